@@ -1,0 +1,84 @@
+"""Platforms: processing units with identity.
+
+A platform is a set of *cores* grouped into *nodes*, nodes grouped into
+*clusters*; each node has a relative speed. Policies that reason in CPU
+counts (paper U, K, the baseline) simply ignore identity; placement-aware
+policies (paper D's contiguous/local allocations, paper Z's per-core
+placement on 4-core nodes) use ``core_node`` and ``node_cluster`` to choose
+explicit core sets.
+
+Examples
+--------
+>>> p = Platform.homogeneous(128)
+>>> p.cpus, p.nodes
+(128, 128)
+>>> q = Platform.homogeneous(16, cores_per_node=4)
+>>> q.core_node[:6].tolist()
+[0, 0, 0, 0, 1, 1]
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A machine of ``cpus`` cores with node/cluster membership.
+
+    Attributes
+    ----------
+    cores_per_node : numpy.ndarray of int
+        Cores of each node; node ``i`` owns a contiguous block of core ids.
+    node_cluster : numpy.ndarray of int
+        Cluster id of each node.
+    node_speed : numpy.ndarray of float
+        Relative speed of each node (1.0 = reference speed of the trace).
+    allocation_unit : int
+        Cores are allocated in multiples of this (paper K's BlueGene/P: 32).
+    name : str
+        Free-form label used in outputs.
+    """
+
+    cores_per_node: np.ndarray
+    node_cluster: np.ndarray
+    node_speed: np.ndarray
+    allocation_unit: int = 1
+    name: str = "platform"
+    core_node: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        cpn = np.asarray(self.cores_per_node, dtype=np.int64)
+        if cpn.ndim != 1 or cpn.size == 0 or (cpn <= 0).any():
+            raise ConfigError("platform: cores_per_node must be a non-empty list of positive integers")
+        if len(self.node_cluster) != cpn.size or len(self.node_speed) != cpn.size:
+            raise ConfigError("platform: node_cluster and node_speed need one entry per node")
+        if self.allocation_unit < 1:
+            raise ConfigError("platform: allocation_unit must be >= 1")
+        object.__setattr__(self, "cores_per_node", cpn)
+        object.__setattr__(self, "node_cluster", np.asarray(self.node_cluster, dtype=np.int64))
+        object.__setattr__(self, "node_speed", np.asarray(self.node_speed, dtype=np.float64))
+        object.__setattr__(self, "core_node", np.repeat(np.arange(cpn.size), cpn))
+
+    @property
+    def cpus(self) -> int:
+        """Total number of cores (the 'processors' of the papers)."""
+        return int(self.cores_per_node.sum())
+
+    @property
+    def nodes(self) -> int:
+        return int(self.cores_per_node.size)
+
+    @classmethod
+    def homogeneous(cls, cpus: int, *, cores_per_node: int = 1, clusters: int = 1,
+                    allocation_unit: int = 1, name: str = "") -> "Platform":
+        """``cpus`` identical cores, ``cores_per_node`` per node, split evenly into clusters."""
+        if cpus <= 0 or cpus % cores_per_node:
+            raise ConfigError(f"platform: {cpus} cpus is not a positive multiple of {cores_per_node} cores per node")
+        nodes = cpus // cores_per_node
+        cluster = (np.arange(nodes) * clusters) // nodes
+        return cls(np.full(nodes, cores_per_node), cluster, np.ones(nodes), allocation_unit,
+                   name or f"{cpus}cpus")

@@ -1,0 +1,85 @@
+"""Policy API.
+
+Two levels, as in pybatsim:
+
+* :class:`Policy` — the low-level contract with the engine: ``attach(sim)``
+  once, then ``on_round(now, finished, submitted, timers, changed)`` once per
+  timestamp, after completions and submissions at ``now`` were applied.
+  A policy acts through the simulator: ``sim.start``, ``sim.resize``,
+  ``sim.set_rate``, ``sim.set_timer``, ``sim.set_estimate``, ``sim.set_work``.
+* :class:`QueuePolicy` — the high-level base most policies use: it keeps the
+  wait queue in priority order (FCFS: submission order) and calls
+  ``schedule(now, full)``, where ``full`` is False when the only news is new
+  submissions (so backfilling need only look at the new jobs).
+
+A new policy is one module with one class plus one line in
+:mod:`simlib.policies` (the registry).
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ..engine.job import WAITING, Job
+
+
+class Policy:
+    """Base of all policies (low-level API)."""
+
+    #: Registry name, e.g. ``"easy"``.
+    name: ClassVar[str] = "policy"
+    #: Accepted keyword parameters and their defaults (validated by make_policy).
+    defaults: ClassVar[dict[str, Any]] = {}
+
+    def __init__(self, **params: Any) -> None:
+        self.params = {**self.defaults, **params}
+        self.sim = None
+
+    def attach(self, sim) -> None:
+        self.sim = sim
+
+    def on_round(self, now: float, finished: list[Job], submitted: list[Job],
+                 timers: list[Any], changed: list[Job]) -> None:
+        raise NotImplementedError
+
+
+class QueuePolicy(Policy):
+    """A policy with one wait queue in FCFS priority order.
+
+    ``self.queue`` holds the waiting jobs; subclasses implement
+    :meth:`schedule` and remove what they start via :meth:`start`.
+    """
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        self.queue: list[Job] = []
+        #: Jobs submitted this round (subset of the queue).
+        self.new_jobs: list[Job] = []
+
+    def on_round(self, now, finished, submitted, timers, changed):
+        self.queue.extend(submitted)
+        self.new_jobs = submitted
+        if not self.queue:
+            return
+        self.schedule(now, full=bool(finished or timers or changed))
+
+    def start(self, job: Job, **kw) -> None:
+        """Start ``job`` now; the caller prunes ``self.queue`` (see :meth:`prune`)."""
+        self.sim.start(job, **kw)
+
+    def prune(self) -> None:
+        """Drop started jobs from the queue (one pass, keeps order)."""
+        self.queue = [j for j in self.queue if j.state == WAITING]
+
+    def start_head_jobs(self) -> None:
+        """Start queue-head jobs, in order, while they fit (strict FCFS part)."""
+        q = self.queue
+        sim = self.sim
+        k = 0
+        while k < len(q) and q[k].procs <= sim.free:
+            sim.start(q[k])
+            k += 1
+        if k:
+            del q[:k]
+
+    def schedule(self, now: float, full: bool) -> None:
+        raise NotImplementedError
