@@ -33,6 +33,7 @@ class Conservative(QueuePolicy):
     def attach(self, sim):
         super().attach(sim)
         self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
+        self._wakeups: set[float] = set()
 
     def _place(self, job, now):
         req = job.requested_time
@@ -79,11 +80,21 @@ class Conservative(QueuePolicy):
         self.queue.extend(submitted)
         started = False
         sim = self.sim
+        next_start = float("inf")
         for job in self.queue:
             if job.data <= now:
                 sim.start(job)
                 started = True
+            elif job.data < next_start:
+                next_start = job.data
         if started:
             self.prune()
+        # Compression can leave a reservation at a time when no job is due to
+        # end, so nothing would wake us: ask for a round then.
+        if next_start != float("inf") and next_start not in self._wakeups:
+            self._wakeups.add(next_start)
+            sim.set_timer(next_start)
+        if timers:
+            self._wakeups.discard(now)
         if len(prof.times) > 2 * (len(self.queue) + len(sim.running)) + 16:
             prof.compact()

@@ -1,0 +1,62 @@
+from helpers_sim import assert_valid_schedule, run, schedule
+
+from simlib.policies import make_policy
+
+# J1 runs on 6 of 10 CPUs until 10; J2 (8 CPUs, head) is reserved at the shadow
+# time 10 with 2 extra processors; J3 (9 CPUs) is second in the queue; J4 (2 CPUs,
+# 40 s) fits in the extra processors, so EASY backfills it at 3 — it holds 2
+# CPUs until 43, so J3 cannot start at 20 (8 free < 9) and waits until 43.
+# Conservative gives J3 its reservation at 20 and places J4 after it, at 30.
+DELAYS_SECOND = [(0, 6, 10), (1, 8, 10), (2, 9, 10), (3, 2, 40)]
+
+
+def test_easy_backfill_may_delay_the_second_queued_job():
+    jobs, _ = run("easy", DELAYS_SECOND, 10)
+    assert schedule(jobs) == {1: (0, 10), 2: (10, 20), 3: (43, 53), 4: (3, 43)}
+    assert_valid_schedule(jobs, 10)
+
+
+def test_backfill_when_job_ends_before_shadow_time():
+    # J3 (4 CPUs, 5 s) ends at 7 <= shadow 10 although 4 > extra 2.
+    jobs, _ = run("easy", [(0, 6, 10), (1, 8, 10), (2, 4, 5)], 10)
+    assert schedule(jobs)[3] == (2, 7)
+
+
+def test_no_backfill_past_shadow_time_beyond_extra_processors():
+    # J3 (4 CPUs, 20 s) would end after the shadow time and 4 > 2 extra: it waits.
+    jobs, _ = run("easy", [(0, 6, 10), (1, 8, 10), (2, 4, 20)], 10)
+    assert schedule(jobs)[3] == (20, 40)
+    assert schedule(jobs)[2] == (10, 20)
+
+
+def test_extra_processors_count_every_job_ending_at_shadow_time():
+    # Three 3-CPU jobs end at 10; the head needs 4, so the shadow time is 10 and ALL
+    # nine CPUs come back then: extra = 1 + 9 - 4 = 6. J5 (1 CPU, 100 s) uses the
+    # last free CPU. Counting only the first job released at 10 would give extra 0.
+    rows = [(0, 3, 10), (0, 3, 10), (0, 3, 10), (1, 4, 10), (2, 1, 100)]
+    jobs, _ = run("easy", rows, 10)
+    assert schedule(jobs)[5] == (2, 102)
+    assert schedule(jobs)[4] == (10, 20)
+
+
+def test_head_retried_at_every_pass_when_jobs_end_early():
+    # J1's estimate is 100 but it ends at 10; the head must start then, not at 100.
+    jobs, _ = run("easy", [(0, 8, 10, 100), (1, 4, 5, 100), (2, 8, 5, 100)], 10)
+    assert schedule(jobs)[2] == (10, 15)
+
+
+def test_reservation_is_exposed():
+    pol = make_policy("easy")
+    run(pol, [(0, 6, 10), (1, 8, 10), (2, 4, 20)], 10)
+    assert pol.reservation is None  # queue empty at the end
+
+
+def test_overrun_kill_ends_job_at_walltime():
+    jobs, _ = run("easy", [(0, 4, 50, 20)], 4)
+    assert schedule(jobs)[1] == (0, 20) and jobs[0].killed
+
+
+def test_overrun_extend_lets_job_finish():
+    jobs, _ = run("easy", [(0, 4, 50, 20), (1, 4, 5, 5)], 4, overrun="extend")
+    assert schedule(jobs) == {1: (0, 50), 2: (50, 55)}
+    assert not jobs[0].killed

@@ -1,0 +1,88 @@
+import pytest
+
+from helpers_sim import make_jobs, run
+
+from simlib.engine.simulator import Simulator
+from simlib.errors import ConfigError, SimulationError
+from simlib.platform import Platform
+from simlib.policies import make_policy
+from simlib.policies.base import Policy
+
+
+def test_same_inputs_give_identical_schedules():
+    rows = [(i * 3 % 17, 1 + i % 7, 5 + (i * 13) % 41, 60) for i in range(200)]
+    rows.sort()
+    a, _ = run("easy", rows, 8, debug=False)
+    b, _ = run("easy", rows, 8, debug=False)
+    assert [(j.start, j.finish, j.alloc) for j in a] == [(j.start, j.finish, j.alloc) for j in b]
+
+
+def test_finishes_are_applied_before_submissions_at_the_same_time():
+    # J2 arrives exactly when J1 ends: it must see the freed CPUs in that round.
+    jobs, _ = run("fcfs", [(0, 4, 10), (10, 4, 5)], 4)
+    assert jobs[1].start == 10
+
+
+class _Shrinker(Policy):
+    """Starts each job on all its CPUs, halves the first one at t=5 (rate 0.5)."""
+    name = "shrinker"
+
+    def on_round(self, now, finished, submitted, timers, changed):
+        for job in submitted:
+            self.sim.start(job)
+            self.sim.set_timer(5.0, job)
+        for job in timers:
+            self.sim.resize(job, cpus=job.cpus // 2, rate=0.5)
+
+
+def test_rate_change_moves_the_finish_time():
+    jobs = make_jobs([(0, 4, 10, 100)])
+    sim = Simulator(Platform.homogeneous(4), jobs, _Shrinker(), debug=True)
+    sim.run()
+    # 5 s at rate 1, then the remaining 5 s of work at rate 0.5 take 10 s.
+    assert jobs[0].finish == 15.0 and jobs[0].cpus == 2
+    assert sim.timeline[1][:2] == (5.0, 2)
+
+
+def test_set_work_changes_a_running_job():
+    class Extender(Policy):
+        name = "extender"
+
+        def on_round(self, now, finished, submitted, timers, changed):
+            for job in submitted:
+                self.sim.start(job)
+                self.sim.set_timer(4.0, job)
+            for job in timers:
+                self.sim.set_work(job, 20.0)
+
+    jobs = make_jobs([(0, 1, 10, 100)])
+    Simulator(Platform.homogeneous(1), jobs, Extender(), debug=True).run()
+    assert jobs[0].finish == 20.0
+
+
+def test_oversized_job_is_a_clear_error():
+    with pytest.raises(ConfigError, match="asks for 9 processors; the platform has 8"):
+        Simulator(Platform.homogeneous(8), make_jobs([(0, 9, 1)]), make_policy("fcfs"))
+
+
+def test_starving_policy_is_detected():
+    class Idle(Policy):
+        name = "idle"
+
+        def on_round(self, *args):
+            pass
+
+    with pytest.raises(SimulationError, match="never finished"):
+        Simulator(Platform.homogeneous(2), make_jobs([(0, 1, 1)]), Idle()).run()
+
+
+def test_unknown_policy_and_parameter():
+    with pytest.raises(ConfigError, match="unknown policy 'nope'"):
+        make_policy("nope")
+    with pytest.raises(ConfigError, match="unknown parameter"):
+        make_policy("easy", lookahead=3)
+
+
+def test_timeline_tracks_busy_and_queued():
+    _, sim = run("fcfs", [(0, 3, 10), (1, 3, 5)], 4)
+    assert sim.timeline == [(0.0, 3, 0, 3), (1.0, 3, 1, 3), (10.0, 3, 0, 3), (15.0, 0, 0, 0)]
