@@ -1,0 +1,575 @@
+"""Result cubes: one xarray Dataset (netCDF file) per study.
+
+A cube has one dimension per swept coordinate (``policy``, ``trace``,
+``load``, ``seed`` ...) and one float variable per metric. Every variable
+carries ``units``, ``long_name`` and ``description`` (from
+:data:`simlib.metrics.METRICS`), and the global attributes carry provenance
+(:func:`provenance`).
+
+Determinism: building a cube twice from the same records gives identical
+datasets and, through :func:`write_cube`, identical file bytes. Hence no
+timestamps anywhere in the attributes, coordinates sorted, attributes in
+sorted key order and a fixed on-disk encoding.
+
+:func:`diff_cubes` compares two cubes with a tolerance (``simlib diff``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import xarray as xr
+
+from simlib import __version__
+from simlib.errors import SimlibError
+from simlib.metrics import METRICS
+
+__all__ = [
+    "CubeReadError",
+    "Difference",
+    "build_cube",
+    "config_sha256",
+    "provenance",
+    "git_commit",
+    "write_cube",
+    "read_cube",
+    "diff_cubes",
+    "format_differences",
+]
+
+#: Attributes of well-known dimension coordinates.
+DIM_ATTRS: dict[str, dict[str, str]] = {
+    "policy": {"long_name": "scheduling policy"},
+    "trace": {"long_name": "workload trace"},
+    "load": {"long_name": "offered load", "units": "1"},
+    "seed": {"long_name": "random seed index"},
+}
+
+# Provenance attributes legitimately differ between two otherwise equal
+# cubes (e.g. the golden cube was made at another commit); diff ignores them.
+PROVENANCE_KEYS = ("simlib_version", "git_commit", "config_sha256", "created_by")
+
+
+class CubeReadError(SimlibError, OSError):
+    """A cube file is missing or is not a readable netCDF cube."""
+
+    def __init__(self, path, reason):
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+# --------------------------------------------------------------------------
+# provenance
+# --------------------------------------------------------------------------
+def _jsonable(obj: Any) -> Any:
+    """``json.dumps`` fallback for numpy scalars/arrays, paths and sets."""
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, os.PathLike):
+        return os.fspath(obj)
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=repr)
+    raise TypeError(f"config value of type {type(obj).__name__} is not JSON-serialisable: {obj!r}")
+
+
+def config_sha256(config_subtree: Any) -> str:
+    """sha256 of the canonical JSON of a config (sub-)tree.
+
+    Canonical: sorted keys, no whitespace, UTF-8; tuples hash like lists and
+    numpy scalars like Python numbers, so equal configs hash equally whatever
+    produced them.
+
+    Examples
+    --------
+    >>> config_sha256({"b": 1, "a": [1, 2]}) == config_sha256({"a": (1, 2), "b": 1})
+    True
+    """
+    text = json.dumps(
+        config_subtree, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+        default=_jsonable,
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _find_git_dir(start: Path) -> Path | None:
+    for d in (start, *start.parents):
+        g = d / ".git"
+        if g.is_dir():
+            return g
+        if g.is_file():  # worktree / submodule: "gitdir: <path>"
+            text = g.read_text().strip()
+            if text.startswith("gitdir:"):
+                p = Path(text[len("gitdir:"):].strip())
+                return p if p.is_absolute() else (d / p).resolve()
+    return None
+
+
+def git_commit(repo_dir: str | os.PathLike | None = None) -> str:
+    """Commit hash of the repository holding ``repo_dir`` (default: simlib's).
+
+    Read from ``.git`` files directly (HEAD, loose refs, packed-refs), so it
+    is cheap and needs no ``git`` executable. The environment variable
+    ``SIMLIB_GIT_COMMIT`` overrides it (for builds outside a checkout).
+    Returns ``"unknown"`` when no commit can be determined. Uncommitted
+    changes are *not* detected (that needs a full ``git status``).
+
+    Examples
+    --------
+    >>> len(git_commit()) in (40, 64) or git_commit() == "unknown"
+    True
+    """
+    env = os.environ.get("SIMLIB_GIT_COMMIT")
+    if env:
+        return env
+    start = Path(repo_dir) if repo_dir is not None else Path(__file__).resolve().parent
+    try:
+        gdir = _find_git_dir(start.resolve())
+        if gdir is None:
+            return "unknown"
+        head = (gdir / "HEAD").read_text().strip()
+        if not head.startswith("ref:"):
+            return head or "unknown"  # detached HEAD holds the hash
+        ref = head[len("ref:"):].strip()
+        # Linked worktrees keep shared refs in the "common" directory.
+        dirs = [gdir]
+        common = gdir / "commondir"
+        if common.is_file():
+            dirs.append((gdir / common.read_text().strip()).resolve())
+        for d in dirs:
+            loose = d / ref
+            if loose.is_file():
+                return loose.read_text().strip()
+        for d in dirs:
+            packed = d / "packed-refs"
+            if packed.is_file():
+                for line in packed.read_text().splitlines():
+                    parts = line.split()
+                    if len(parts) == 2 and parts[1] == ref:
+                        return parts[0]
+    except OSError:
+        pass
+    return "unknown"
+
+
+def provenance(config_subtree: Any, *, repo_dir: str | os.PathLike | None = None) -> dict[str, str]:
+    """Provenance attributes for a cube built from ``config_subtree``.
+
+    Keys: ``simlib_version``, ``git_commit`` (see :func:`git_commit`),
+    ``config_sha256`` (:func:`config_sha256`) and ``created_by``. No
+    timestamp, on purpose: equal inputs must give byte-identical cubes.
+
+    Examples
+    --------
+    >>> sorted(provenance({"policies": ["easy"]}))
+    ['config_sha256', 'created_by', 'git_commit', 'simlib_version']
+    """
+    return {
+        "simlib_version": __version__,
+        "git_commit": git_commit(repo_dir),
+        "config_sha256": config_sha256(config_subtree),
+        "created_by": f"simlib.cube.build_cube (simlib {__version__})",
+    }
+
+
+# --------------------------------------------------------------------------
+# building
+# --------------------------------------------------------------------------
+def _sorted_unique(values: Iterable[Any]) -> list[Any]:
+    uniq = list(dict.fromkeys(values))
+    try:
+        return sorted(uniq)
+    except TypeError:  # mixed types: still deterministic
+        return sorted(uniq, key=lambda v: (type(v).__name__, repr(v)))
+
+
+def _coord_array(values: list[Any]) -> np.ndarray:
+    # numpy scalars -> Python scalars first, so a coordinate of np.float64 and
+    # one of float give the same array (and the same file).
+    return np.asarray([v.item() if isinstance(v, np.generic) else v for v in values])
+
+
+def _check_attr_value(key: str, value: Any) -> Any:
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)  # netCDF has no boolean attribute type
+    if isinstance(value, (str, int, float, np.integer, np.floating)):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) for v in value):
+        return list(value)
+    raise TypeError(
+        f"attribute {key!r}: netCDF attributes must be str, number or list of numbers, "
+        f"got {type(value).__name__}"
+    )
+
+
+def build_cube(
+    records: list[Mapping[str, Any]],
+    dims: list[str],
+    metrics: list[str],
+    *,
+    attrs: Mapping[str, Any] | None = None,
+    metric_info: Mapping[str, tuple[str, str, str]] | None = None,
+) -> xr.Dataset:
+    """Arrange per-run records into a cube with ``dims`` × ``metrics``.
+
+    Parameters
+    ----------
+    records : list of dict
+        One per run; each holds a value for every name in ``dims`` (the
+        run's coordinates) and in ``metrics`` (a number, ``None`` or NaN).
+    dims : list of str
+        Dimension names, in the order of the variables' axes.
+    metrics : list of str
+        Variables to build; their attributes come from ``metric_info`` or
+        else :data:`simlib.metrics.METRICS`.
+    attrs : dict, optional
+        Global attributes, e.g. ``provenance(cfg) | {"study": "baseline"}``.
+        Stored in sorted key order; values must be str or numbers.
+    metric_info : dict, optional
+        Extra or overriding ``name -> (units, long_name, description)``.
+
+    Returns
+    -------
+    xarray.Dataset
+        Coordinates sorted ascending; combinations without a record are NaN.
+
+    Raises
+    ------
+    ValueError
+        A record lacks a dim or metric, two records share coordinates, or a
+        metric has no known units.
+
+    Examples
+    --------
+    >>> ds = build_cube([{"policy": "easy", "load": 0.5, "mean_wait": 3.0},
+    ...                  {"policy": "fcfs", "load": 0.7, "mean_wait": 9.0}],
+    ...                 ["policy", "load"], ["mean_wait"], attrs={"study": "demo"})
+    >>> ds["mean_wait"].sel(policy="easy", load=0.7).item()
+    nan
+    >>> ds["mean_wait"].attrs["units"]
+    's'
+    """
+    info = dict(METRICS)
+    if metric_info:
+        info.update(metric_info)
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"duplicate dimension names in {dims}")
+    if set(dims) & set(metrics):
+        raise ValueError(f"names used both as dimension and metric: {sorted(set(dims) & set(metrics))}")
+    for m in metrics:
+        if m not in info:
+            raise ValueError(
+                f"metric {m!r} has no units/long_name/description: add it to "
+                "simlib.metrics.METRICS or pass metric_info"
+            )
+
+    for i, rec in enumerate(records):
+        missing = [k for k in (*dims, *metrics) if k not in rec]
+        if missing:
+            raise ValueError(f"record {i} lacks {', '.join(map(repr, missing))}: {dict(rec)!r}")
+
+    coords = {d: _sorted_unique(rec[d] for rec in records) for d in dims}
+    index = {d: {v: j for j, v in enumerate(coords[d])} for d in dims}
+    shape = tuple(len(coords[d]) for d in dims)
+    data = {m: np.full(shape, np.nan, dtype="float64") for m in metrics}
+    seen: dict[tuple, int] = {}
+    for i, rec in enumerate(records):
+        pos = tuple(index[d][rec[d]] for d in dims)
+        if pos in seen:
+            key = {d: rec[d] for d in dims}
+            raise ValueError(f"records {seen[pos]} and {i} have the same coordinates {key}")
+        seen[pos] = i
+        for m in metrics:
+            v = rec[m]
+            data[m][pos] = np.nan if v is None else float(v)
+
+    variables = {}
+    for m in metrics:
+        units, long_name, description = info[m]
+        variables[m] = xr.Variable(
+            dims, data[m], attrs={"units": units, "long_name": long_name, "description": description}
+        )
+    coord_vars = {
+        d: xr.Variable((d,), _coord_array(coords[d]), attrs=dict(DIM_ATTRS.get(d, {"long_name": d})))
+        for d in dims
+    }
+    global_attrs = {k: _check_attr_value(k, attrs[k]) for k in sorted(attrs or {})}
+    return xr.Dataset(variables, coords=coord_vars, attrs=global_attrs)
+
+
+# --------------------------------------------------------------------------
+# netCDF I/O
+# --------------------------------------------------------------------------
+def _encoding(ds: xr.Dataset) -> dict[str, dict[str, Any]]:
+    enc: dict[str, dict[str, Any]] = {}
+    for name, var in ds.variables.items():
+        if var.dtype.kind in "fc":
+            # Data variables keep NaN as their fill value; coordinates have
+            # none, so xarray adds no _FillValue attribute to them.
+            fill = np.nan if name in ds.data_vars else None
+            enc[name] = {"dtype": var.dtype.str.lstrip("<>="), "_FillValue": fill}
+            if name in ds.data_vars and var.ndim:
+                enc[name].update({"zlib": True, "complevel": 4, "shuffle": True})
+        elif var.dtype.kind in "iu":
+            enc[name] = {"_FillValue": None}
+    return enc
+
+
+def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> Path:
+    """Write ``ds`` to a netCDF4 file, atomically and deterministically.
+
+    The file is written next to ``path`` under a temporary name and renamed,
+    so an interrupted run never leaves a partial cube behind. Encoding is
+    fixed (float64, NaN fill for variables, zlib level 4 with shuffle), so
+    the same dataset always gives the same bytes.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> ds = build_cube([{"load": 0.5, "makespan": 10.0}], ["load"], ["makespan"])
+    >>> p = write_cube(ds, os.path.join(tempfile.mkdtemp(), "c.nc"))
+    >>> read_cube(p)["makespan"].values.tolist()
+    [10.0]
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def read_cube(path: str | os.PathLike) -> xr.Dataset:
+    """Read a cube written by :func:`write_cube` fully into memory.
+
+    Raises
+    ------
+    CubeReadError
+        The file does not exist or is not a readable netCDF file; the
+        message names the file and the reason.
+
+    Examples
+    --------
+    >>> read_cube("/nonexistent.nc")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.cube.CubeReadError: /nonexistent.nc: no such file
+    """
+    p = Path(path)
+    if not p.exists():
+        raise CubeReadError(p, "no such file")
+    if p.is_dir():
+        raise CubeReadError(p, "is a directory, not a netCDF file")
+    try:
+        with xr.open_dataset(p, engine="netcdf4") as ds:
+            return ds.load()
+    except Exception as exc:  # netCDF4/HDF5 raise assorted types for bad files
+        raise CubeReadError(p, f"not a readable netCDF cube ({type(exc).__name__}: {exc})") from exc
+
+
+# --------------------------------------------------------------------------
+# comparison
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Difference:
+    """One way in which two cubes differ.
+
+    Attributes
+    ----------
+    kind : str
+        ``"dim"`` (dimension missing or resized), ``"coord"`` (coordinate
+        values differ), ``"variable"`` (variable missing or on other dims),
+        ``"value"`` (a cell differs beyond tolerance) or ``"attr"``.
+    name : str
+        The dimension, coordinate, variable or attribute concerned.
+    coords : dict
+        For ``"value"``: the cell's coordinates; else empty.
+    a, b : object
+        What each cube holds (``None`` when absent).
+    detail : str
+        A human-readable explanation.
+    """
+
+    kind: str
+    name: str
+    coords: dict = field(default_factory=dict)
+    a: Any = None
+    b: Any = None
+    detail: str = ""
+
+
+def _close(x: np.ndarray, y: np.ndarray, rtol: float, atol: float) -> np.ndarray:
+    if x.dtype.kind in "fciub" and y.dtype.kind in "fciub":
+        x = x.astype(float)
+        y = y.astype(float)
+        with np.errstate(invalid="ignore"):
+            ok = np.abs(x - y) <= atol + rtol * np.maximum(np.abs(x), np.abs(y))
+        ok |= np.isnan(x) & np.isnan(y)
+        ok |= (x == y)  # equal infinities
+        return ok
+    return np.asarray(x == y, dtype=bool)
+
+
+def _py(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def diff_cubes(
+    a: xr.Dataset,
+    b: xr.Dataset,
+    *,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+    check_attrs: bool = False,
+) -> list[Difference]:
+    """List the differences between cubes ``a`` and ``b``.
+
+    Compares dimensions (names and sizes), coordinate values, the set of
+    variables and their dimensions, and every value. Values ``x``, ``y`` are
+    equal when ``|x - y| <= atol + rtol * max(|x|, |y|)`` (symmetric, so the
+    order of the cubes does not matter), and NaN equals NaN. Where the
+    coordinates differ, values are still compared on the coordinates both
+    cubes share. With ``check_attrs`` variable and global attributes are
+    compared too, except the provenance keys (commit, config hash...), which
+    differ legitimately between a golden cube and a fresh one.
+
+    Returns
+    -------
+    list of Difference
+        Empty when the cubes are equal within tolerance. Ordered: dims,
+        coords, variables, values (per variable in sorted order, cells in
+        array order), attributes.
+
+    Examples
+    --------
+    >>> x = build_cube([{"load": 0.5, "makespan": 10.0}], ["load"], ["makespan"])
+    >>> y = x.copy(deep=True); y["makespan"][0] = 10.5
+    >>> [d.kind for d in diff_cubes(x, y)]
+    ['value']
+    >>> diff_cubes(x, y, atol=1.0)
+    []
+    """
+    if rtol < 0 or atol < 0:
+        raise ValueError("rtol and atol must be non-negative")
+    out: list[Difference] = []
+
+    for d in sorted(set(a.sizes) | set(b.sizes)):
+        na, nb = a.sizes.get(d), b.sizes.get(d)
+        if na is None or nb is None:
+            out.append(Difference("dim", d, a=na, b=nb,
+                                  detail=f"dimension only in {'A' if nb is None else 'B'}"))
+        elif na != nb:
+            out.append(Difference("dim", d, a=na, b=nb, detail=f"size {na} vs {nb}"))
+
+    for c in sorted(set(a.coords) | set(b.coords)):
+        if c not in a.coords or c not in b.coords:
+            out.append(Difference("coord", c, detail=f"coordinate only in {'A' if c in a.coords else 'B'}"))
+            continue
+        va, vb = a[c].values, b[c].values
+        if va.shape == vb.shape and bool(np.all(_close(va, vb, rtol, atol))):
+            continue
+        la, lb = [_py(v) for v in va.ravel()], [_py(v) for v in vb.ravel()]
+        only_a = [v for v in la if v not in lb]
+        only_b = [v for v in lb if v not in la]
+        detail = f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b) else "same values, different order"
+        out.append(Difference("coord", c, a=la, b=lb, detail=detail))
+
+    for v in sorted(set(a.data_vars) | set(b.data_vars)):
+        if v not in a.data_vars or v not in b.data_vars:
+            out.append(Difference("variable", v, detail=f"variable only in {'A' if v in a.data_vars else 'B'}"))
+            continue
+        xa, xb = a[v], b[v]
+        if set(xa.dims) != set(xb.dims):
+            out.append(Difference("variable", v, a=xa.dims, b=xb.dims,
+                                  detail=f"dimensions {xa.dims} vs {xb.dims}"))
+            continue
+        xa, xb = xr.align(xa, xb, join="inner")
+        xb = xb.transpose(*xa.dims)
+        ok = _close(xa.values, xb.values, rtol, atol)
+        for idx in zip(*np.nonzero(~ok)):
+            cell = {d: _py(xa[d].values[i]) for d, i in zip(xa.dims, idx)}
+            ya, yb = _py(xa.values[idx]), _py(xb.values[idx])
+            out.append(Difference("value", v, coords=cell, a=ya, b=yb))
+
+    if check_attrs:
+        def attr_diffs(name, da, db):
+            for k in sorted(set(da) | set(db)):
+                if name == "" and k in PROVENANCE_KEYS:
+                    continue
+                x, y = da.get(k), db.get(k)
+                if not (x is not None and y is not None and np.array_equal(np.asarray(x), np.asarray(y))):
+                    yield Difference("attr", f"{name}:{k}" if name else k, a=_py(x), b=_py(y))
+        out.extend(attr_diffs("", a.attrs, b.attrs))
+        for v in sorted((set(a.variables) & set(b.variables))):
+            out.extend(attr_diffs(v, a[v].attrs, b[v].attrs))
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else f"{v:.10g}"
+    if isinstance(v, list) and len(v) > 6:
+        return f"[{', '.join(_fmt(x) for x in v[:6])}, ... ({len(v)} values)]"
+    return str(v)
+
+
+def format_differences(diffs: list[Difference], *, max_rows: int = 50) -> str:
+    """Render differences as a plain-text table for a terminal or CI log.
+
+    Columns: kind, variable (or dim/coord/attr), coordinates of the cell,
+    value in A, value in B, and |A − B| for numeric cells. At most
+    ``max_rows`` rows; the rest is counted.
+
+    Examples
+    --------
+    >>> print(format_differences([Difference("value", "mean_wait", {"load": 0.5}, 1.0, 2.0)]))
+    1 difference (1 value in 1 variable: mean_wait)
+    kind   variable   coordinates  A  B  |A-B|
+    -----  ---------  -----------  -  -  -----
+    value  mean_wait  load=0.5     1  2  1
+    """
+    if not diffs:
+        return "no differences"
+    values = [d for d in diffs if d.kind == "value"]
+    vars_ = sorted({d.name for d in values})
+    head = f"{len(diffs)} difference{'s' if len(diffs) != 1 else ''}"
+    if values:
+        head += (f" ({len(values)} value{'s' if len(values) != 1 else ''} in {len(vars_)} "
+                 f"variable{'s' if len(vars_) != 1 else ''}: {', '.join(vars_)})")
+    rows = [("kind", "variable", "coordinates", "A", "B", "|A-B|")]
+    for d in diffs[:max_rows]:
+        if d.kind == "value":
+            where = ", ".join(f"{k}={_fmt(v)}" for k, v in d.coords.items())
+            try:
+                delta = _fmt(abs(float(d.a) - float(d.b)))
+            except (TypeError, ValueError):
+                delta = ""
+            rows.append((d.kind, d.name, where, _fmt(d.a), _fmt(d.b), delta))
+        else:
+            rows.append((d.kind, d.name, d.detail, _fmt(d.a), _fmt(d.b), ""))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = [head]
+    for j, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    if len(diffs) > max_rows:
+        lines.append(f"... and {len(diffs) - max_rows} more")
+    return "\n".join(lines)

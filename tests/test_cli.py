@@ -1,0 +1,113 @@
+"""Tests of the simlib command line (simlib.cli): diff exit codes and output, --version."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from simlib import __version__
+from simlib import cli
+from simlib.cube import build_cube, write_cube
+
+
+def _cube(path, bump=0.0):
+    recs = [{"policy": p, "load": l, "mean_wait": 10.0 * i + j, "makespan": 100.0}
+            for i, p in enumerate(["easy", "fcfs"]) for j, l in enumerate([0.5, 0.9])]
+    recs[3]["mean_wait"] += bump  # fcfs, load 0.9
+    return write_cube(build_cube(recs, ["policy", "load"], ["mean_wait", "makespan"],
+                                 attrs={"study": "t"}), path)
+
+
+@pytest.fixture
+def cubes(tmp_path):
+    (tmp_path / "bad.nc").write_text("garbage")
+    return {
+        "a": _cube(tmp_path / "a.nc"),
+        "same": _cube(tmp_path / "same.nc"),
+        "changed": _cube(tmp_path / "changed.nc", bump=0.25),
+        "bad": tmp_path / "bad.nc",
+        "missing": tmp_path / "missing.nc",
+    }
+
+
+def test_diff_equal_exits_0(cubes, capsys):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["same"])]) == 0
+    assert "equal within" in capsys.readouterr().out
+
+
+def test_diff_changed_exits_1_with_table(cubes, capsys):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["changed"])]) == 1
+    out = capsys.readouterr().out
+    assert "mean_wait" in out
+    assert "policy=fcfs, load=0.9" in out
+    assert "11.25" in out and "0.25" in out
+    assert "makespan" not in out  # unchanged variables are not listed
+
+
+def test_diff_tolerance_flags(cubes):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["changed"]), "--atol", "0.3"]) == 0
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["changed"]), "--rtol", "0.03"]) == 0
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["changed"]), "--rtol", "0.01"]) == 1
+
+
+@pytest.mark.parametrize("which,reason", [("missing", "no such file"), ("bad", "not a readable netCDF")])
+def test_diff_unreadable_exits_2(cubes, capsys, which, reason):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes[which])]) == 2
+    err = capsys.readouterr().err
+    assert reason in err and str(cubes[which]) in err
+
+
+def test_negative_tolerance_exits_2(cubes, capsys):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["a"]), "--atol", "-1"]) == 2
+    assert "non-negative" in capsys.readouterr().err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"simlib {__version__}"
+
+
+def test_no_command_prints_help_and_exits_2(capsys):
+    assert cli.main([]) == 2
+    assert "diff" in capsys.readouterr().err
+
+
+def test_registered_providers_by_path(monkeypatch):
+    # A provider given as "module:function" is imported lazily.
+    monkeypatch.setattr(cli, "SUBCOMMAND_PROVIDERS", [*cli.SUBCOMMAND_PROVIDERS, "tests_cli_provider:register"])
+    mod = type(sys)("tests_cli_provider")
+
+    def register(sub):
+        sub.add_parser("hello").set_defaults(func=lambda args: 7)
+
+    mod.register = register
+    monkeypatch.setitem(sys.modules, "tests_cli_provider", mod)
+    assert cli.main(["hello"]) == 7
+
+
+def _run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def test_python_dash_m(cubes):
+    r = _run([sys.executable, "-m", "simlib.cli", "diff", str(cubes["a"]), str(cubes["changed"])])
+    assert r.returncode == 1, r.stderr
+    assert "policy=fcfs, load=0.9" in r.stdout
+    r = _run([sys.executable, "-m", "simlib.cli", "diff", str(cubes["a"]), str(cubes["missing"])])
+    assert r.returncode == 2 and "no such file" in r.stderr and r.stdout == ""
+
+
+def test_console_script(cubes):
+    script = Path(sys.executable).parent / "simlib"
+    if not script.exists():
+        script = shutil.which("simlib")
+    if script is None:
+        pytest.skip("simlib console script not installed")
+    assert _run([str(script), "diff", str(cubes["a"]), str(cubes["same"])]).returncode == 0
+    assert _run([str(script), "diff", str(cubes["a"]), str(cubes["changed"])]).returncode == 1
+    assert _run([str(script), "diff", str(cubes["bad"]), str(cubes["a"])]).returncode == 2
+    r = _run([str(script), "--version"])
+    assert r.returncode == 0 and r.stdout.strip() == f"simlib {__version__}"

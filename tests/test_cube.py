@@ -1,0 +1,243 @@
+"""Tests of simlib.cube: building, provenance, netCDF round trip, determinism, diff."""
+import hashlib
+import math
+import os
+
+import numpy as np
+import pytest
+
+from simlib import __version__
+from simlib import cube as C
+
+
+def baseline_records():
+    """Records of a 2 traces x 3 policies x 3 loads sweep, one combination missing."""
+    recs = []
+    for t, trace in enumerate(["SDSC-SP2", "CTC-SP2"]):
+        for p, policy in enumerate(["fcfs", "easy", "conservative"]):
+            for l, load in enumerate([0.9, 0.5, 0.7]):
+                recs.append({
+                    "trace": trace, "policy": policy, "load": load,
+                    "mean_wait": 100.0 * t + 10.0 * p + l,
+                    "makespan": 1000.0 + l,
+                })
+    return recs[:-1]  # CTC-SP2 / conservative / 0.7 missing
+
+
+DIMS = ["trace", "policy", "load"]
+METRICS = ["mean_wait", "makespan"]
+
+
+def make_cube(records=None, **attrs):
+    recs = baseline_records() if records is None else records
+    return C.build_cube(recs, DIMS, METRICS, attrs=C.provenance({"grid": [1, 2]}) | attrs)
+
+
+# ----------------------------------------------------------------- build
+def test_build_cube_layout_and_values():
+    ds = make_cube(study="baseline")
+    assert ds["mean_wait"].dims == ("trace", "policy", "load")
+    assert ds["trace"].values.tolist() == ["CTC-SP2", "SDSC-SP2"]
+    assert ds["policy"].values.tolist() == ["conservative", "easy", "fcfs"]
+    assert ds["load"].values.tolist() == [0.5, 0.7, 0.9]
+    # SDSC-SP2 (t=0), easy (p=1), load 0.5 (l=1) -> 10 + 1
+    assert ds["mean_wait"].sel(trace="SDSC-SP2", policy="easy", load=0.5).item() == 11.0
+    assert ds["mean_wait"].sel(trace="CTC-SP2", policy="fcfs", load=0.9).item() == 100.0
+    assert math.isnan(ds["mean_wait"].sel(trace="CTC-SP2", policy="conservative", load=0.7).item())
+    assert int(ds["mean_wait"].isnull().sum()) == 1
+    assert ds.attrs["study"] == "baseline"
+
+
+def test_every_variable_has_units_long_name_description():
+    ds = make_cube()
+    for v in ds.data_vars.values():
+        assert set(v.attrs) >= {"units", "long_name", "description"}
+    assert ds["mean_wait"].attrs["units"] == "s"
+    assert ds["load"].attrs["units"] == "1"
+
+
+def test_build_cube_record_order_does_not_matter():
+    a = make_cube()
+    b = make_cube(list(reversed(baseline_records())))
+    assert a.identical(b)
+
+
+def test_build_cube_none_is_nan_and_numpy_scalars_accepted():
+    ds = C.build_cube(
+        [{"seed": np.int64(1), "makespan": None}, {"seed": 0, "makespan": np.float32(2.5)}],
+        ["seed"], ["makespan"],
+    )
+    assert ds["seed"].values.tolist() == [0, 1]
+    assert ds["makespan"].values[0] == 2.5 and math.isnan(ds["makespan"].values[1])
+
+
+def test_build_cube_errors():
+    with pytest.raises(ValueError, match="record 0 lacks 'load'"):
+        C.build_cube([{"trace": "x", "policy": "y", "mean_wait": 1, "makespan": 1}], DIMS, METRICS)
+    dup = baseline_records()[:1] * 2
+    with pytest.raises(ValueError, match="same coordinates"):
+        C.build_cube(dup, DIMS, METRICS)
+    with pytest.raises(ValueError, match="no units"):
+        C.build_cube([{"load": 1, "bogus": 1}], ["load"], ["bogus"])
+    with pytest.raises(TypeError, match="attribute 'cfg'"):
+        C.build_cube([{"load": 1, "makespan": 1}], ["load"], ["makespan"], attrs={"cfg": {"a": 1}})
+
+
+def test_build_cube_metric_info_for_new_metrics():
+    ds = C.build_cube([{"load": 1, "groups": 3}], ["load"], ["groups"],
+                      metric_info={"groups": ("1", "groups formed", "number of coscheduling groups")})
+    assert ds["groups"].attrs == {"units": "1", "long_name": "groups formed",
+                                  "description": "number of coscheduling groups"}
+
+
+# ----------------------------------------------------------------- provenance
+def test_config_sha256_canonical():
+    h = C.config_sha256({"b": 1, "a": [1, 2.5, "x"]})
+    assert h == C.config_sha256({"a": (1, 2.5, "x"), "b": np.int64(1)})
+    assert h != C.config_sha256({"b": 2, "a": [1, 2.5, "x"]})
+    # Canonical form: sorted keys, no spaces.
+    assert h == hashlib.sha256(b'{"a":[1,2.5,"x"],"b":1}').hexdigest()
+
+
+def test_provenance_keys_and_no_timestamps():
+    p = C.provenance({"x": 1})
+    assert set(p) == {"simlib_version", "git_commit", "config_sha256", "created_by"}
+    assert p["simlib_version"] == __version__
+    assert p == C.provenance({"x": 1})
+
+
+def _fake_git(tmp_path, head, refs=None, packed=None):
+    g = tmp_path / "repo" / ".git"
+    g.mkdir(parents=True)
+    (g / "HEAD").write_text(head + "\n")
+    for ref, sha in (refs or {}).items():
+        (g / ref).parent.mkdir(parents=True, exist_ok=True)
+        (g / ref).write_text(sha + "\n")
+    if packed:
+        (g / "packed-refs").write_text("# pack-refs with: peeled\n" + packed)
+    sub = tmp_path / "repo" / "simlib"
+    sub.mkdir()
+    return sub
+
+
+def test_git_commit_from_loose_ref(tmp_path, monkeypatch):
+    monkeypatch.delenv("SIMLIB_GIT_COMMIT", raising=False)
+    sub = _fake_git(tmp_path, "ref: refs/heads/main", refs={"refs/heads/main": "a" * 40})
+    assert C.git_commit(sub) == "a" * 40
+
+
+def test_git_commit_from_packed_refs_and_detached(tmp_path, monkeypatch):
+    monkeypatch.delenv("SIMLIB_GIT_COMMIT", raising=False)
+    sub = _fake_git(tmp_path, "ref: refs/heads/dev", packed=f"{'b' * 40} refs/heads/dev\n")
+    assert C.git_commit(sub) == "b" * 40
+    det = _fake_git(tmp_path / "d", "c" * 40)
+    assert C.git_commit(det) == "c" * 40
+
+
+def test_git_commit_unknown_and_env_override(tmp_path, monkeypatch):
+    monkeypatch.delenv("SIMLIB_GIT_COMMIT", raising=False)
+    assert C.git_commit(tmp_path) == "unknown"  # no .git above a pytest tmp dir
+    sub = _fake_git(tmp_path, "ref: refs/heads/none")
+    assert C.git_commit(sub) == "unknown"
+    monkeypatch.setenv("SIMLIB_GIT_COMMIT", "deadbeef")
+    assert C.git_commit(sub) == "deadbeef"
+
+
+# ----------------------------------------------------------------- I/O
+def test_write_read_round_trip(tmp_path):
+    ds = make_cube(study="baseline")
+    path = C.write_cube(ds, tmp_path / "sub" / "cube.nc")
+    back = C.read_cube(path)
+    assert back.identical(ds)
+    assert back["mean_wait"].attrs["units"] == "s"
+    assert back.attrs["config_sha256"] == C.config_sha256({"grid": [1, 2]})
+    assert os.listdir(tmp_path / "sub") == ["cube.nc"]  # no temporary left behind
+
+
+def test_two_builds_give_identical_bytes(tmp_path):
+    a = C.write_cube(make_cube(), tmp_path / "a.nc")
+    b = C.write_cube(make_cube(list(reversed(baseline_records()))), tmp_path / "b.nc")
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_read_cube_errors(tmp_path):
+    with pytest.raises(C.CubeReadError, match="no such file"):
+        C.read_cube(tmp_path / "missing.nc")
+    bad = tmp_path / "bad.nc"
+    bad.write_text("not netcdf\n")
+    with pytest.raises(C.CubeReadError, match=r"bad\.nc: not a readable netCDF cube"):
+        C.read_cube(bad)
+    with pytest.raises(C.CubeReadError, match="directory"):
+        C.read_cube(tmp_path)
+
+
+# ----------------------------------------------------------------- diff
+def test_diff_equal_and_nan_equals_nan():
+    assert C.diff_cubes(make_cube(), make_cube()) == []
+
+
+def test_diff_ignores_provenance_attrs():
+    a = make_cube()
+    b = make_cube()
+    b.attrs["git_commit"] = "0" * 40
+    assert C.diff_cubes(a, b) == []
+    assert C.diff_cubes(a, b, check_attrs=True) == []
+
+
+def test_diff_value_change_reports_variable_and_coordinates():
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["mean_wait"].loc[dict(trace="SDSC-SP2", policy="easy", load=0.7)] += 0.5
+    diffs = C.diff_cubes(a, b)
+    assert diffs == [C.Difference("value", "mean_wait",
+                                  {"trace": "SDSC-SP2", "policy": "easy", "load": 0.7}, 12.0, 12.5)]
+    assert C.diff_cubes(a, b, atol=0.5) == []
+    assert C.diff_cubes(a, b, rtol=0.05) == []  # 0.5 <= 0.05 * 12.5
+    assert len(C.diff_cubes(a, b, rtol=0.03)) == 1
+    table = C.format_differences(diffs)
+    assert "mean_wait" in table and "trace=SDSC-SP2, policy=easy, load=0.7" in table
+    assert "12.5" in table
+
+
+def test_diff_nan_versus_number():
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["makespan"].loc[dict(trace="CTC-SP2", policy="conservative", load=0.7)] = 5.0
+    (d,) = C.diff_cubes(a, b, atol=1e9)
+    assert d.kind == "value" and math.isnan(d.a) and d.b == 5.0
+
+
+def test_diff_structure_changes():
+    a = make_cube()
+    b = a.drop_vars("makespan").sel(load=[0.5, 0.9])
+    kinds = [(d.kind, d.name) for d in C.diff_cubes(a, b)]
+    assert kinds == [("dim", "load"), ("coord", "load"), ("variable", "makespan")]
+    coord = C.diff_cubes(a, b)[1]
+    assert "only in A: [0.7]" in coord.detail
+
+
+def test_diff_compares_shared_cells_when_coords_differ():
+    a = make_cube()
+    b = a.sel(load=[0.5, 0.9]).copy(deep=True)
+    b["mean_wait"].loc[dict(trace="CTC-SP2", policy="fcfs", load=0.5)] = -1.0
+    values = [d for d in C.diff_cubes(a, b) if d.kind == "value"]
+    assert [(d.coords, d.a, d.b) for d in values] == [
+        ({"trace": "CTC-SP2", "policy": "fcfs", "load": 0.5}, 101.0, -1.0)
+    ]
+
+
+def test_diff_check_attrs_units():
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["mean_wait"].attrs["units"] = "h"
+    assert C.diff_cubes(a, b) == []
+    (d,) = C.diff_cubes(a, b, check_attrs=True)
+    assert (d.kind, d.name, d.a, d.b) == ("attr", "mean_wait:units", "s", "h")
+
+
+def test_format_differences_truncates():
+    diffs = [C.Difference("value", "v", {"seed": i}, float(i), float(i + 1)) for i in range(5)]
+    text = C.format_differences(diffs, max_rows=2)
+    assert text.splitlines()[0] == "5 differences (5 values in 1 variable: v)"
+    assert "... and 3 more" in text
+    assert C.format_differences([]) == "no differences"
