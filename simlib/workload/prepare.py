@@ -1,0 +1,1039 @@
+"""Trace preparation: obtain, verify, clean, subset, rescale and describe.
+
+This is what the pipeline's **traces** rule does to a Parallel Workloads
+Archive (PWA) log before any simulation, in this order::
+
+    fetch_trace -> read_swf -> clean -> subset -> rescale_to_load -> write_swf
+                                                  characterize (for tables)
+
+Obtaining a trace
+-----------------
+Traces are never committed to the project.  :func:`fetch_trace` copies one
+from a *source* -- a local directory (here and in CI: ``shared/traces``) or
+an http(s) base URL such as the PWA's -- into a temporary file next to the
+destination, verifies the sha256 pinned in ``MANIFEST.tsv`` and only then
+renames it into place (atomic on one file system).  Any failure (wrong
+checksum, missing file, refused connection, timeout) removes the temporary
+file, so no partial trace is ever left behind.  The pinned sha256 is of the
+*uncompressed* SWF text, so a log recompressed by the archive still
+verifies.
+
+Cleaning rules
+--------------
+"Size" is the number of processors the job asks for at submission,
+``requested_procs`` (SWF field 8): what a scheduler sees.  "Missing" means
+the SWF value ``-1`` (any negative value is treated the same way).  The
+rules are applied in the order of the table; each one is counted, and each
+has an action chosen in :class:`CleaningPolicy` (every rule also accepts
+``"error"``, which raises :class:`~simlib.errors.TraceFormatError`).
+
+=====================  =============================  ===========================================  ==============================
+rule                   what                           why                                          default action (options)
+=====================  =============================  ===========================================  ==============================
+runtime_missing        ``run_time`` missing           nothing to simulate without a runtime        ``drop`` (error)
+runtime_zero           ``run_time == 0``              jobs that never ran (mostly cancelled        ``drop`` (keep, error)
+                                                      while queued): they use no resources and
+                                                      their slowdown is undefined
+size_from_allocated    ``requested_procs`` missing    the scheduler needs a size; the allocated    ``allocated``: copy field 5
+                       or 0, ``allocated_procs`` > 0  count is what the job really ran on          into field 8 (drop, error)
+size_missing           both sizes missing or 0        no size at all                               ``drop`` (error)
+size_above_machine     size > machine processors      could never start, and would block FCFS /    ``drop`` (clip to the machine,
+                                                      the EASY head forever                        error)
+request_missing        ``requested_time`` missing     reservations (EASY, LOS, conservative        ``runtime``: use the actual
+                       or 0                           backfilling) need an estimate                runtime as a perfect estimate
+                                                                                                   (drop, error)
+runtime_above_request  ``run_time >                   real resource managers kill a job at its     ``clip`` the runtime to the
+                       requested_time``               limit; logs show overruns of a few seconds   request, i.e. the job is
+                                                      (grace periods, accounting)                  killed at its limit (drop,
+                                                                                                   keep: the engine must then
+                                                                                                   handle overruns)
+=====================  =============================  ===========================================  ==============================
+
+Job ids are never renumbered; dropped jobs simply disappear (fields 17
+``preceding_job`` of other jobs may then name a job that is gone).  The
+cleaned workload's header keeps the original lines and gains ``; simlib:``
+lines recording the policy and the counts.
+
+Subsetting
+----------
+:func:`subset` keeps a submit-time window and/or a range of job positions,
+then (by default) shifts submit times so the first kept job is submitted at
+time 0 -- recorded in the header.
+
+Load
+----
+The *offered load* is ``sum(size * run_time) / (span * P)`` with ``P`` the
+machine's processors and, by default, ``span = last submit - first submit``
+(``span="submit"``): known before simulation and exactly inversely
+proportional to an inter-arrival scale factor.  The alternative
+``span="last_end"`` uses ``max(submit + run_time) - first submit``, the
+makespan if no job ever waited (the real makespan is only known after
+simulating).  Paper K's ``Load = lambda / M * sum(w.num / mu)`` is the same
+quantity with ``lambda = jobs / span``.
+
+Loads are changed as in the LOS papers, by multiplying every inter-arrival
+time by a factor (:func:`scale_interarrivals`); the job mix is unchanged.
+Scaled submit times are kept as **float seconds**: rounding them to whole
+seconds (as archive files have) would move the load off its target, so it
+is only an option (``round_to_seconds=True``).
+
+Characterization
+----------------
+:func:`characterize` computes the columns of paper U's Table 2 (CPUs, jobs,
+average CPU utilization ``avg_cpu_time / run_time`` over all jobs and over
+*long* jobs -- more than 64 processes and more than 8 hours -- and mean
+requested CPUs over machine CPUs) plus runtime percentiles, serial and
+power-of-two fractions; :func:`characterization_table` stacks them.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import http.client
+import math
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+import zlib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simlib.errors import ChecksumError, ConfigError, SimlibError, TraceFormatError
+from simlib.workload.swf import Workload
+
+__all__ = [
+    "MANIFEST_COLUMNS",
+    "ManifestEntry",
+    "read_manifest",
+    "verify_sha256",
+    "TraceNotFoundError",
+    "TraceDownloadError",
+    "fetch_trace",
+    "CLEANING_RULES",
+    "CleaningPolicy",
+    "clean",
+    "format_cleaning_log",
+    "subset",
+    "job_size",
+    "scale_interarrivals",
+    "offered_load",
+    "rescale_to_load",
+    "LONG_JOB_MIN_PROCS",
+    "LONG_JOB_MIN_RUNTIME",
+    "CHARACTERIZATION_COLUMNS",
+    "characterize",
+    "characterization_table",
+]
+
+_CHUNK = 1 << 20  # 1 MiB: streaming hash/copy without holding a trace in memory
+
+
+# --------------------------------------------------------------------------
+# Manifest and checksum
+# --------------------------------------------------------------------------
+
+#: Columns of ``MANIFEST.tsv``, in file order.
+MANIFEST_COLUMNS: tuple[str, ...] = (
+    "file", "jobs_in_file", "header_maxjobs", "maxprocs",
+    "sha256_uncompressed", "bytes_gz", "source",
+)
+_MANIFEST_INT_COLUMNS = ("jobs_in_file", "header_maxjobs", "maxprocs", "bytes_gz")
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One trace pinned in ``MANIFEST.tsv``.
+
+    Attributes
+    ----------
+    file : str
+        File name, e.g. ``"KTH-SP2-1996-2.1-cln.swf.gz"``.
+    jobs_in_file : int
+        Job records in the file.
+    header_maxjobs : int
+        ``MaxJobs`` announced by the SWF header (of the uncleaned log).
+    maxprocs : int
+        ``MaxProcs`` of the header: the machine's processors.
+    sha256_uncompressed : str
+        Lower-case hex sha256 of the uncompressed SWF text.
+    bytes_gz : int
+        Size of the gzip file as stored (informative only: another
+        compressor gives another size for the same content).
+    source : str
+        Where the stored copy came from (provenance).
+    """
+
+    file: str
+    jobs_in_file: int
+    header_maxjobs: int
+    maxprocs: int
+    sha256_uncompressed: str
+    bytes_gz: int
+    source: str
+
+
+def read_manifest(path) -> dict[str, ManifestEntry]:
+    """Read a trace manifest (tab-separated, one header row).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``MANIFEST.tsv`` file; columns :data:`MANIFEST_COLUMNS` (extra
+        columns are ignored).
+
+    Returns
+    -------
+    dict of str to ManifestEntry
+        Keyed by file name, in file order.
+
+    Raises
+    ------
+    TraceFormatError
+        Missing column, wrong number of fields, non-integer count, malformed
+        sha256 or duplicate file, naming the line.
+
+    Examples
+    --------
+    >>> m = read_manifest("../shared/traces/MANIFEST.tsv")  # doctest: +SKIP
+    >>> m["KTH-SP2-1996-2.1-cln.swf.gz"].maxprocs            # doctest: +SKIP
+    100
+    """
+    path = str(path)
+    entries: dict[str, ManifestEntry] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = csv.reader(fh, delimiter="\t")
+        header = next(rows, None)
+        if header is None:
+            raise TraceFormatError(path, 1, None, "empty manifest (no header row)")
+        header = [h.strip() for h in header]
+        for col in MANIFEST_COLUMNS:
+            if col not in header:
+                raise TraceFormatError(path, 1, col, f"missing column; header is {header}")
+        pos = {col: header.index(col) for col in MANIFEST_COLUMNS}
+        for lineno, row in enumerate(rows, start=2):
+            if not row or all(not c.strip() for c in row):
+                continue  # tolerate blank lines
+            if len(row) != len(header):
+                raise TraceFormatError(
+                    path, lineno, None,
+                    f"{len(row)} tab-separated fields, header has {len(header)}")
+            values: dict[str, object] = {c: row[pos[c]].strip() for c in MANIFEST_COLUMNS}
+            for col in _MANIFEST_INT_COLUMNS:
+                try:
+                    values[col] = int(values[col])
+                except ValueError:
+                    raise TraceFormatError(
+                        path, lineno, col, f"not an integer: {values[col]!r}") from None
+            sha = str(values["sha256_uncompressed"]).lower()
+            if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
+                raise TraceFormatError(path, lineno, "sha256_uncompressed",
+                                       f"not a 64-digit hex sha256: {sha!r}")
+            values["sha256_uncompressed"] = sha
+            name = str(values["file"])
+            if not name:
+                raise TraceFormatError(path, lineno, "file", "empty file name")
+            if name in entries:
+                raise TraceFormatError(path, lineno, "file", f"duplicate entry {name!r}")
+            entries[name] = ManifestEntry(**values)
+    return entries
+
+
+def _is_gzip(path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == b"\x1f\x8b"
+
+
+def verify_sha256(path, expected: str) -> str:
+    """Check a trace's *uncompressed* content against a pinned sha256.
+
+    A gzip file (recognised by its magic bytes, whatever its name) is hashed
+    after decompression, streaming; a plain file is hashed as is.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The trace file.
+    expected : str
+        Hex sha256 of the uncompressed content (case-insensitive).
+
+    Returns
+    -------
+    str
+        The actual digest (equal to ``expected``, lower case).
+
+    Raises
+    ------
+    ChecksumError
+        Digest mismatch, or a corrupt/truncated gzip stream; the message
+        names the file, the expected and the actual digest.  The exception
+        carries ``path``, ``expected`` and ``actual`` attributes.
+
+    Examples
+    --------
+    >>> verify_sha256("KTH-SP2-1996-2.1-cln.swf.gz",
+    ...               "fba36494c4e4...")                  # doctest: +SKIP
+    """
+    expected = expected.strip().lower()
+    digest = hashlib.sha256()
+    opener = gzip.open if _is_gzip(path) else open
+    try:
+        with opener(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                digest.update(chunk)
+    except (EOFError, zlib.error, OSError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        err = ChecksumError(
+            f"{path}: cannot hash the uncompressed content ({exc}); "
+            f"expected sha256 {expected}, actual: unreadable")
+        err.path, err.expected, err.actual = str(path), expected, None
+        raise err from exc
+    actual = digest.hexdigest()
+    if actual != expected:
+        err = ChecksumError(
+            f"{path}: sha256 of the uncompressed content is {actual}, expected {expected}")
+        err.path, err.expected, err.actual = str(path), expected, actual
+        raise err
+    return actual
+
+
+# --------------------------------------------------------------------------
+# Obtaining a trace
+# --------------------------------------------------------------------------
+
+class TraceNotFoundError(SimlibError, FileNotFoundError):
+    """The trace source has no such file (missing local file or HTTP 404)."""
+
+
+class TraceDownloadError(SimlibError, ConnectionError):
+    """A trace could not be downloaded (refused connection, timeout, HTTP error).
+
+    The message names the URL; the underlying error is chained.
+    """
+
+
+def _trace_url(base: str, name: str) -> str:
+    # The PWA keeps each log in its own folder, so a "{file}" template is
+    # accepted besides a plain base URL.
+    quoted = urllib.parse.quote(name)
+    if "{file}" in base:
+        return base.replace("{file}", quoted)
+    return base.rstrip("/") + "/" + quoted
+
+
+def _download(url: str, out, timeout: float) -> None:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as resp:
+            shutil.copyfileobj(resp, out, _CHUNK)
+    except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the response's socket; the error is chained below
+        if exc.code in (404, 410):
+            raise TraceNotFoundError(f"{url}: HTTP {exc.code} {exc.reason}: no such trace") from exc
+        raise TraceDownloadError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
+    except urllib.error.URLError as exc:
+        raise TraceDownloadError(f"{url}: cannot connect ({exc.reason})") from exc
+    except (TimeoutError, http.client.HTTPException, OSError) as exc:
+        # TimeoutError: no data for `timeout` seconds in the middle of the body.
+        raise TraceDownloadError(f"{url}: download failed ({exc!r})") from exc
+
+
+def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
+                timeout: float = 60.0) -> Path:
+    """Copy or download a trace, verify its sha256, and move it into place.
+
+    The bytes are written to a temporary file in ``dest``'s directory,
+    verified with :func:`verify_sha256` against the manifest, then renamed
+    to ``dest`` atomically.  On any failure the temporary file is removed
+    and an existing ``dest`` is left untouched.
+
+    Parameters
+    ----------
+    name : str
+        File name of the trace, a key of ``manifest``.
+    source : str or path-like
+        A local directory holding ``name``; or an ``http://`` / ``https://``
+        base URL (``name`` is appended) or URL template containing
+        ``{file}``; ``file://`` URLs are treated as local directories.
+    dest : str or path-like
+        Destination file; parent directories are created.
+    manifest : dict of str to ManifestEntry
+        From :func:`read_manifest`.
+    timeout : float, default 60
+        Seconds for connecting and for each read of a download.
+
+    Returns
+    -------
+    pathlib.Path
+        ``dest``.
+
+    Raises
+    ------
+    ConfigError
+        ``name`` is not in the manifest, or unsupported URL scheme.
+    TraceNotFoundError
+        Missing local file or HTTP 404 (a ``FileNotFoundError``).
+    TraceDownloadError
+        Refused connection, timeout or other HTTP error (a
+        ``ConnectionError``), naming the URL.
+    ChecksumError
+        Content does not match the pinned sha256.
+
+    Examples
+    --------
+    >>> m = read_manifest("../shared/traces/MANIFEST.tsv")   # doctest: +SKIP
+    >>> fetch_trace("KTH-SP2-1996-2.1-cln.swf.gz", "../shared/traces",
+    ...             "results/traces/KTH.swf.gz", m)           # doctest: +SKIP
+    PosixPath('results/traces/KTH.swf.gz')
+    """
+    if name not in manifest:
+        raise ConfigError(f"trace {name!r} is not in the manifest; known: {sorted(manifest)}")
+    entry = manifest[name]
+    dest = Path(dest)
+    source = str(source)
+    scheme = urllib.parse.urlsplit(source).scheme.lower()
+    if scheme == "file":
+        source = urllib.request.url2pathname(urllib.parse.urlsplit(source).path)
+        scheme = ""
+    if scheme not in ("http", "https") and "://" in source:
+        raise ConfigError(f"trace source {source!r}: only local directories and http(s) URLs are supported")
+    is_url = scheme in ("http", "https")
+    where = _trace_url(source, name) if is_url else str(Path(source) / name)
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if is_url:
+                _download(where, out, timeout)
+            else:
+                try:
+                    src = open(where, "rb")
+                except FileNotFoundError as exc:
+                    raise TraceNotFoundError(
+                        f"{where}: no such file (trace {name!r} in local source {source!r})") from exc
+                with src:
+                    shutil.copyfileobj(src, out, _CHUNK)
+            out.flush()
+            os.fsync(out.fileno())
+        try:
+            verify_sha256(tmp, entry.sha256_uncompressed)
+        except ChecksumError as exc:
+            err = ChecksumError(
+                f"{where}: trace {name!r} does not match the manifest: sha256 of the "
+                f"uncompressed content is {exc.actual}, expected {exc.expected}")
+            err.path, err.expected, err.actual = where, exc.expected, exc.actual
+            raise err from None
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a trace is not secret
+        os.replace(tmp, dest)
+    except BaseException:
+        # Also on KeyboardInterrupt: never leave a partial file behind.
+        tmp.unlink(missing_ok=True)
+        raise
+    return dest
+
+
+# --------------------------------------------------------------------------
+# Cleaning
+# --------------------------------------------------------------------------
+
+#: Rule name -> (short description, allowed actions), in application order.
+CLEANING_RULES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "runtime_missing": ("run_time missing", ("drop", "error")),
+    "runtime_zero": ("run_time is 0", ("drop", "keep", "error")),
+    "size_from_allocated": ("requested_procs missing, allocated_procs used",
+                            ("allocated", "drop", "error")),
+    "size_missing": ("requested_procs and allocated_procs missing", ("drop", "error")),
+    "size_above_machine": ("size above the machine's processors", ("drop", "clip", "error")),
+    "request_missing": ("requested_time missing", ("runtime", "drop", "error")),
+    "runtime_above_request": ("run_time above requested_time", ("clip", "drop", "keep", "error")),
+}
+
+
+@dataclass(frozen=True)
+class CleaningPolicy:
+    """The action taken by each cleaning rule (see the module docstring).
+
+    Each attribute is named after a rule of :data:`CLEANING_RULES`; the
+    defaults are the documented default actions.
+
+    Examples
+    --------
+    >>> CleaningPolicy(runtime_above_request="drop").runtime_above_request
+    'drop'
+    >>> CleaningPolicy.from_mapping({"runtime_zero": "keep"}).runtime_zero
+    'keep'
+    """
+
+    runtime_missing: str = "drop"
+    runtime_zero: str = "drop"
+    size_from_allocated: str = "allocated"
+    size_missing: str = "drop"
+    size_above_machine: str = "drop"
+    request_missing: str = "runtime"
+    runtime_above_request: str = "clip"
+
+    def __post_init__(self):
+        for f in fields(self):
+            action = getattr(self, f.name)
+            allowed = CLEANING_RULES[f.name][1]
+            if action not in allowed:
+                raise ConfigError(
+                    f"cleaning rule {f.name!r}: unknown action {action!r}; choose one of {list(allowed)}")
+
+    @classmethod
+    def from_mapping(cls, mapping) -> CleaningPolicy:
+        """Build from a config mapping, rejecting unknown rule names."""
+        unknown = set(mapping) - set(CLEANING_RULES)
+        if unknown:
+            raise ConfigError(f"unknown cleaning rule(s) {sorted(unknown)}; known: {list(CLEANING_RULES)}")
+        return cls(**dict(mapping))
+
+    def as_dict(self) -> dict[str, str]:
+        """Rule name -> action."""
+        return asdict(self)
+
+
+def _rule_error(workload: Workload, rule: str, field: str, jobs: pd.DataFrame, mask) -> None:
+    ids = jobs.loc[mask, "job_id"].tolist()
+    shown = ", ".join(str(i) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
+    raise TraceFormatError(
+        workload.path or "<workload>", None, field,
+        f"{len(ids)} job(s) with {CLEANING_RULES[rule][0]} (job_id {shown}); "
+        f"cleaning rule {rule!r} is set to 'error'")
+
+
+def clean(workload: Workload, machine_procs: int, *,
+          policy: CleaningPolicy = CleaningPolicy()) -> tuple[Workload, dict[str, int]]:
+    """Apply the cleaning rules of the module docstring to a workload.
+
+    Parameters
+    ----------
+    workload : Workload
+        Input; not modified.
+    machine_procs : int
+        Processors of the simulated machine (for ``size_above_machine``).
+    policy : CleaningPolicy, optional
+        Action of each rule; defaults to the documented defaults.
+
+    Returns
+    -------
+    cleaned : Workload
+        Rows re-indexed from 0, job ids untouched, header extended with
+        ``; simlib:`` lines describing the policy and counts.
+    counts : dict of str to int
+        ``jobs_in``, then every rule of :data:`CLEANING_RULES` (jobs it
+        matched, whatever the action), then ``jobs_dropped`` and
+        ``jobs_out``.  Write it to the trace's log with
+        :func:`format_cleaning_log`.
+
+    Raises
+    ------
+    TraceFormatError
+        A rule whose action is ``"error"`` matched some job.
+    ConfigError
+        ``machine_procs`` is not a positive integer.
+
+    Examples
+    --------
+    >>> cleaned, counts = clean(workload, 100)           # doctest: +SKIP
+    >>> counts["runtime_above_request"]                  # doctest: +SKIP
+    475
+    """
+    if int(machine_procs) != machine_procs or machine_procs < 1:
+        raise ConfigError(f"machine_procs must be a positive integer, got {machine_procs!r}")
+    jobs = workload.jobs.copy()
+    keep = pd.Series(True, index=jobs.index)
+    counts: dict[str, int] = {"jobs_in": len(jobs)}
+
+    def apply(rule: str, field: str, mask: pd.Series) -> tuple[str, pd.Series]:
+        mask = mask & keep  # rules only see jobs still in the workload
+        counts[rule] = int(mask.sum())
+        action = getattr(policy, rule)
+        if counts[rule] and action == "error":
+            _rule_error(workload, rule, field, jobs, mask)
+        if action == "drop":
+            keep[mask] = False
+        return action, mask
+
+    run = jobs["run_time"]
+    apply("runtime_missing", "run_time", run < 0)
+    apply("runtime_zero", "run_time", run == 0)
+
+    req, alloc = jobs["requested_procs"], jobs["allocated_procs"]
+    action, mask = apply("size_from_allocated", "requested_procs", (req <= 0) & (alloc > 0))
+    if action == "allocated":
+        jobs.loc[mask, "requested_procs"] = jobs.loc[mask, "allocated_procs"]
+    apply("size_missing", "requested_procs", (req <= 0) & (alloc <= 0))
+
+    action, mask = apply("size_above_machine", "requested_procs",
+                         jobs["requested_procs"] > machine_procs)
+    if action == "clip":
+        jobs.loc[mask, "requested_procs"] = machine_procs
+
+    action, mask = apply("request_missing", "requested_time", jobs["requested_time"] <= 0)
+    if action == "runtime":
+        jobs.loc[mask, "requested_time"] = jobs.loc[mask, "run_time"]
+
+    action, mask = apply("runtime_above_request", "run_time",
+                         (jobs["requested_time"] > 0) & (jobs["run_time"] > jobs["requested_time"]))
+    if action == "clip":
+        jobs.loc[mask, "run_time"] = jobs.loc[mask, "requested_time"]
+
+    jobs = jobs[keep].reset_index(drop=True)
+    counts["jobs_dropped"] = counts["jobs_in"] - len(jobs)
+    counts["jobs_out"] = len(jobs)
+
+    header = list(workload.header)
+    header.append(f"; simlib: cleaned by simlib.workload.prepare.clean for a machine of "
+                  f"{int(machine_procs)} processors")
+    for rule, (what, _) in CLEANING_RULES.items():
+        header.append(f"; simlib:   {rule} ({what}): {counts[rule]} jobs -> {getattr(policy, rule)}")
+    header.append(f"; simlib:   jobs in {counts['jobs_in']}, dropped {counts['jobs_dropped']}, "
+                  f"out {counts['jobs_out']} (job ids unchanged)")
+    return Workload(jobs=jobs, header=header, path=workload.path), counts
+
+
+def format_cleaning_log(name: str, counts: dict[str, int],
+                        policy: CleaningPolicy | None = None) -> str:
+    """Render the counts returned by :func:`clean` as a per-trace log.
+
+    Parameters
+    ----------
+    name : str
+        Trace name, for the title line.
+    counts : dict of str to int
+        As returned by :func:`clean`.
+    policy : CleaningPolicy, optional
+        When given, an ``action`` column is added.
+
+    Returns
+    -------
+    str
+        Plain text, one rule per line, ending with a newline.
+
+    Examples
+    --------
+    >>> print(format_cleaning_log("KTH", counts))    # doctest: +SKIP
+    cleaning log of KTH
+    jobs in: 28476
+    ...
+    """
+    lines = [f"cleaning log of {name}", f"jobs in: {counts.get('jobs_in', '?')}"]
+    width = max(len(r) for r in CLEANING_RULES)
+    head = f"{'rule':<{width}}  {'jobs':>8}"
+    lines.append(head + ("  action" if policy is not None else "") + "  what")
+    for rule, (what, _) in CLEANING_RULES.items():
+        row = f"{rule:<{width}}  {counts.get(rule, 0):>8}"
+        if policy is not None:
+            row += f"  {getattr(policy, rule):<9}"
+        lines.append(row + f"  {what}")
+    lines.append(f"jobs dropped: {counts.get('jobs_dropped', '?')}")
+    lines.append(f"jobs out: {counts.get('jobs_out', '?')}")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Subsetting
+# --------------------------------------------------------------------------
+
+def subset(workload: Workload, *, first_job: int | None = None, n_jobs: int | None = None,
+           t_start: float | None = None, t_end: float | None = None,
+           shift_to_zero: bool = True) -> Workload:
+    """Keep a part of a workload, by submit-time window and/or job position.
+
+    The time window ``t_start <= submit_time < t_end`` (trace seconds) is
+    applied first, then the positions ``first_job .. first_job + n_jobs - 1``
+    (0-based row positions, in file order, *not* job ids) within it.
+
+    Parameters
+    ----------
+    workload : Workload
+        Input; not modified.
+    first_job : int, optional
+        First row position kept (default 0).
+    n_jobs : int, optional
+        Number of jobs kept (default: all remaining).
+    t_start, t_end : float, optional
+        Submit-time window, half-open; unbounded when omitted.
+    shift_to_zero : bool, default True
+        Subtract the first kept submit time from every submit time, so the
+        subset starts at 0 (recorded in the header).
+
+    Returns
+    -------
+    Workload
+        Rows re-indexed from 0, job ids unchanged.
+
+    Raises
+    ------
+    ConfigError
+        Invalid bounds, or nothing left.
+
+    Examples
+    --------
+    >>> part = subset(workload, first_job=1000, n_jobs=5000)   # doctest: +SKIP
+    >>> part.jobs["submit_time"].iloc[0]                        # doctest: +SKIP
+    0
+    """
+    where = workload.path or "<workload>"
+    if first_job is not None and (int(first_job) != first_job or first_job < 0):
+        raise ConfigError(f"{where}: first_job must be an integer >= 0, got {first_job!r}")
+    if n_jobs is not None and (int(n_jobs) != n_jobs or n_jobs < 1):
+        raise ConfigError(f"{where}: n_jobs must be an integer >= 1, got {n_jobs!r}")
+    if t_start is not None and t_end is not None and t_end <= t_start:
+        raise ConfigError(f"{where}: empty submit window [{t_start}, {t_end})")
+
+    jobs = workload.jobs
+    mask = pd.Series(True, index=jobs.index)
+    if t_start is not None:
+        mask &= jobs["submit_time"] >= t_start
+    if t_end is not None:
+        mask &= jobs["submit_time"] < t_end
+    sel = jobs[mask]
+    start = int(first_job or 0)
+    stop = None if n_jobs is None else start + int(n_jobs)
+    sel = sel.iloc[start:stop].reset_index(drop=True)
+    if sel.empty:
+        raise ConfigError(
+            f"{where}: subset is empty (first_job={first_job}, n_jobs={n_jobs}, "
+            f"window [{t_start}, {t_end}) on {len(jobs)} jobs)")
+
+    header = list(workload.header)
+    header.append(f"; simlib: subset first_job={first_job} n_jobs={n_jobs} "
+                  f"t_start={t_start} t_end={t_end}: {len(sel)} of {len(jobs)} jobs kept")
+    if shift_to_zero:
+        offset = sel["submit_time"].min()
+        sel["submit_time"] = sel["submit_time"] - offset
+        header.append(f"; simlib: submit times shifted by -{offset} s so the subset starts at 0")
+    return Workload(jobs=sel, header=header, path=workload.path)
+
+
+# --------------------------------------------------------------------------
+# Load
+# --------------------------------------------------------------------------
+
+def job_size(jobs: pd.DataFrame) -> pd.Series:
+    """Processors of each job: ``requested_procs``, else ``allocated_procs``.
+
+    The fallback only matters for uncleaned workloads (cleaning fills field 8).
+    Missing sizes stay ``-1``.
+
+    Examples
+    --------
+    >>> job_size(workload.jobs).max()   # doctest: +SKIP
+    100
+    """
+    req = jobs["requested_procs"]
+    return req.where(req > 0, jobs["allocated_procs"])
+
+
+_SPANS = ("submit", "last_end")
+
+
+def _work_and_runs(jobs: pd.DataFrame) -> tuple[float, np.ndarray]:
+    size = job_size(jobs).to_numpy(dtype=float).clip(min=0)
+    run = jobs["run_time"].to_numpy(dtype=float).clip(min=0)
+    return float(np.sum(size * run)), run
+
+
+def _span(jobs: pd.DataFrame, span: str) -> float:
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if span == "submit":
+        return float(submit.max() - submit.min())
+    if span == "last_end":
+        run = jobs["run_time"].to_numpy(dtype=float).clip(min=0)
+        return float((submit + run).max() - submit.min())
+    raise ConfigError(f"unknown load span definition {span!r}; choose one of {list(_SPANS)}")
+
+
+def offered_load(workload: Workload, machine_procs: int, *, span: str = "submit") -> float:
+    """Offered load ``sum(size * run_time) / (span * machine_procs)``.
+
+    Parameters
+    ----------
+    workload : Workload
+        Ideally cleaned (missing runtimes/sizes count as 0).
+    machine_procs : int
+        Processors of the machine.
+    span : {"submit", "last_end"}, default "submit"
+        ``"submit"``: last submit - first submit.  ``"last_end"``:
+        ``max(submit + run_time) - first submit`` (makespan without waiting).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ConfigError
+        Empty workload, zero span, or unknown ``span``.
+
+    Examples
+    --------
+    >>> offered_load(workload, 100)   # doctest: +SKIP
+    0.69
+    """
+    jobs = workload.jobs
+    if jobs.empty:
+        raise ConfigError(f"{workload.path or '<workload>'}: offered load of an empty workload")
+    s = _span(jobs, span)
+    if s <= 0:
+        raise ConfigError(f"{workload.path or '<workload>'}: span is 0 (span={span!r}); "
+                          "the offered load is undefined")
+    work, _ = _work_and_runs(jobs)
+    return work / (s * machine_procs)
+
+
+def scale_interarrivals(workload: Workload, factor: float, *,
+                        round_to_seconds: bool = False) -> Workload:
+    """Multiply every inter-arrival time by ``factor``.
+
+    ``new submit_i = submit_0 + factor * (submit_i - submit_0)`` with
+    ``submit_0`` the first submit time.  ``factor < 1`` compresses arrivals
+    (higher load): with ``span="submit"`` the offered load becomes
+    ``load / factor`` exactly.
+
+    Parameters
+    ----------
+    workload : Workload
+        Input; not modified.
+    factor : float
+        Positive scale factor.
+    round_to_seconds : bool, default False
+        Round the new submit times to whole seconds (as SWF archive files
+        have); off by default because it moves the load off its target.
+
+    Returns
+    -------
+    Workload
+        Submit times as float seconds (unless rounded); header extended.
+
+    Examples
+    --------
+    >>> scale_interarrivals(workload, 0.5)   # doctest: +SKIP
+    """
+    if not (isinstance(factor, (int, float, np.floating, np.integer))
+            and math.isfinite(factor) and factor > 0):
+        raise ConfigError(f"inter-arrival scale factor must be a finite number > 0, got {factor!r}")
+    jobs = workload.jobs.copy()
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if len(submit):
+        s0 = submit.min()
+        new = s0 + float(factor) * (submit - s0)
+        jobs["submit_time"] = np.rint(new).astype(np.int64) if round_to_seconds else new
+    header = list(workload.header)
+    header.append(f"; simlib: inter-arrival times multiplied by {float(factor)!r}"
+                  + (" (submit times rounded to seconds)" if round_to_seconds else
+                     " (submit times in float seconds)"))
+    return Workload(jobs=jobs, header=header, path=workload.path)
+
+
+def rescale_to_load(workload: Workload, machine_procs: int, target_load: float, *,
+                    span: str = "submit", round_to_seconds: bool = False
+                    ) -> tuple[Workload, float]:
+    """Scale inter-arrival times so the offered load equals ``target_load``.
+
+    With ``span="submit"`` the factor is ``offered_load / target_load``.
+    With ``span="last_end"`` it is the smallest factor ``f`` with
+    ``max_i(f * d_i + r_i) = W / (target * P)`` (``d_i`` submit offset,
+    ``r_i`` runtime, ``W`` total work), found in closed form.
+
+    Parameters
+    ----------
+    workload : Workload
+        Input; not modified.
+    machine_procs : int
+        Processors of the machine.
+    target_load : float
+        Wanted offered load, > 0.
+    span : {"submit", "last_end"}, default "submit"
+        Load definition, see :func:`offered_load`.
+    round_to_seconds : bool, default False
+        Passed to :func:`scale_interarrivals`.
+
+    Returns
+    -------
+    workload : Workload
+        Rescaled.
+    factor : float
+        Inter-arrival scale factor used.
+
+    Raises
+    ------
+    ConfigError
+        Non-positive target, undefined load, or (``"last_end"``) a target
+        no factor can reach because single jobs already span too long.
+
+    Examples
+    --------
+    >>> w70, f = rescale_to_load(workload, 128, 0.7)   # doctest: +SKIP
+    >>> round(offered_load(w70, 128), 12)               # doctest: +SKIP
+    0.7
+    """
+    if not (math.isfinite(target_load) and target_load > 0):
+        raise ConfigError(f"target load must be a finite number > 0, got {target_load!r}")
+    if span == "submit":
+        factor = offered_load(workload, machine_procs, span="submit") / target_load
+    elif span == "last_end":
+        jobs = workload.jobs
+        if jobs.empty:
+            raise ConfigError(f"{workload.path or '<workload>'}: offered load of an empty workload")
+        work, run = _work_and_runs(jobs)
+        submit = jobs["submit_time"].to_numpy(dtype=float)
+        d = submit - submit.min()
+        target_span = work / (target_load * machine_procs)
+        moving = d > 0
+        # Jobs submitted with the first one do not move: their end bounds the span.
+        if not moving.any() or run[~moving].max() > target_span or (
+                (target_span - run[moving]) <= 0).any():
+            raise ConfigError(
+                f"{workload.path or '<workload>'}: target load {target_load} is unreachable "
+                f"with span='last_end' (the longest job alone spans {run.max()} s > "
+                f"{target_span} s)")
+        factor = float(np.min((target_span - run[moving]) / d[moving]))
+    else:
+        raise ConfigError(f"unknown load span definition {span!r}; choose one of {list(_SPANS)}")
+    scaled = scale_interarrivals(workload, factor, round_to_seconds=round_to_seconds)
+    scaled.header.append(f"; simlib: rescaled to offered load {target_load} on {machine_procs} "
+                         f"processors (span={span!r}, factor {factor!r})")
+    return scaled, factor
+
+
+# --------------------------------------------------------------------------
+# Characterization
+# --------------------------------------------------------------------------
+
+#: Paper U's long jobs: more than 64 processes and more than 8 hours.
+LONG_JOB_MIN_PROCS = 64
+LONG_JOB_MIN_RUNTIME = 8 * 3600
+
+_PERCENTILES = (10, 25, 50, 75, 90, 99)
+
+#: Keys of :func:`characterize`, in table order.
+CHARACTERIZATION_COLUMNS: tuple[str, ...] = (
+    "jobs", "machine_cpus", "offered_load", "span_s",
+    *(f"runtime_p{p}" for p in _PERCENTILES),
+    "cpu_util_mean", "cpu_util_jobs",
+    "long_jobs", "long_cpu_util_mean", "long_cpu_util_jobs",
+    "req_cpus_ratio", "serial_fraction", "pow2_fraction", "pow2_parallel_fraction",
+)
+
+
+def _mean_or_nan(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def characterize(workload: Workload, machine_procs: int) -> dict:
+    """Describe a workload (paper U's Table 2 and more).
+
+    Parameters
+    ----------
+    workload : Workload
+        Usually cleaned.
+    machine_procs : int
+        Processors of the machine.
+
+    Returns
+    -------
+    dict
+        Keys :data:`CHARACTERIZATION_COLUMNS`:
+
+        - ``jobs``, ``machine_cpus``;
+        - ``offered_load`` (``span="submit"``, NaN if the span is 0) and
+          ``span_s`` (last - first submit, seconds);
+        - ``runtime_p10`` ... ``runtime_p99``: percentiles (linear
+          interpolation) of ``run_time`` over jobs where it is present;
+        - ``cpu_util_mean``: mean of ``avg_cpu_time / run_time`` (fields
+          6 / 4) clipped to [0, 1], over the ``cpu_util_jobs`` jobs where
+          both are present and ``run_time > 0`` (NaN if none);
+        - ``long_jobs``: jobs with size > 64 and ``run_time`` > 8 h; and
+          ``long_cpu_util_mean`` / ``long_cpu_util_jobs``, the same mean
+          restricted to them;
+        - ``req_cpus_ratio``: mean size / machine processors;
+        - ``serial_fraction``: fraction of jobs of size 1;
+        - ``pow2_fraction``: fraction whose size is a power of two (1
+          included); ``pow2_parallel_fraction``: the same among size > 1.
+
+        Size is :func:`job_size`; fractions are over jobs with a size.
+
+    Examples
+    --------
+    >>> characterize(workload, 100)["runtime_p50"]   # doctest: +SKIP
+    848.0
+    """
+    jobs = workload.jobs
+    out: dict = {"jobs": int(len(jobs)), "machine_cpus": int(machine_procs)}
+    try:
+        out["offered_load"] = offered_load(workload, machine_procs)
+    except ConfigError:
+        out["offered_load"] = float("nan")
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    out["span_s"] = float(submit.max() - submit.min()) if len(submit) else float("nan")
+
+    run = jobs["run_time"].to_numpy(dtype=float)
+    present = run[run >= 0]
+    for p in _PERCENTILES:
+        out[f"runtime_p{p}"] = float(np.percentile(present, p)) if len(present) else float("nan")
+
+    cpu = jobs["avg_cpu_time"].to_numpy(dtype=float)
+    size = job_size(jobs).to_numpy(dtype=float)
+    has_util = (cpu >= 0) & (run > 0)
+    util = np.zeros(len(jobs))
+    util[has_util] = np.clip(cpu[has_util] / run[has_util], 0.0, 1.0)
+    out["cpu_util_mean"] = _mean_or_nan(util[has_util])
+    out["cpu_util_jobs"] = int(has_util.sum())
+    long = (size > LONG_JOB_MIN_PROCS) & (run > LONG_JOB_MIN_RUNTIME)
+    out["long_jobs"] = int(long.sum())
+    out["long_cpu_util_mean"] = _mean_or_nan(util[has_util & long])
+    out["long_cpu_util_jobs"] = int((has_util & long).sum())
+
+    sized = size[size > 0]
+    out["req_cpus_ratio"] = _mean_or_nan(sized) / machine_procs
+    out["serial_fraction"] = _mean_or_nan((sized == 1).astype(float))
+    # Sizes are integers in SWF; a non-integral size is simply not a power of two.
+    integral = sized == np.floor(sized)
+    as_int = np.where(integral, sized, 3).astype(np.int64)
+    pow2 = integral & ((as_int & (as_int - 1)) == 0)
+    out["pow2_fraction"] = _mean_or_nan(pow2.astype(float))
+    out["pow2_parallel_fraction"] = _mean_or_nan(pow2[sized > 1].astype(float))
+    return out
+
+
+def characterization_table(rows: dict[str, dict]) -> pd.DataFrame:
+    """Stack :func:`characterize` results into one table.
+
+    Parameters
+    ----------
+    rows : dict of str to dict
+        Workload name -> characterization.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per workload (index named ``workload``, in the given order),
+        columns :data:`CHARACTERIZATION_COLUMNS` then any extra keys; ready
+        for ``to_csv`` / ``to_markdown``.
+
+    Examples
+    --------
+    >>> table = characterization_table({"KTH": characterize(kth, 100)})  # doctest: +SKIP
+    >>> table.loc["KTH", "jobs"]                                          # doctest: +SKIP
+    28476
+    """
+    extra: list[str] = []
+    for row in rows.values():
+        for key in row:
+            if key not in CHARACTERIZATION_COLUMNS and key not in extra:
+                extra.append(key)
+    columns = [*CHARACTERIZATION_COLUMNS, *extra]
+    table = pd.DataFrame([{c: row.get(c, np.nan) for c in columns} for row in rows.values()],
+                         index=pd.Index(list(rows), name="workload"), columns=columns)
+    return table

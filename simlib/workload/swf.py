@@ -1,0 +1,639 @@
+"""Standard Workload Format (SWF) of the Parallel Workloads Archive.
+
+An SWF file is a block of header comment lines (starting with ``;``, e.g.
+``; MaxProcs: 338``) followed by one line per job with 18 whitespace-separated
+numeric fields (:data:`SWF_FIELDS`); ``-1`` means "missing".
+
+Conventions chosen here
+-----------------------
+Column dtypes
+    ``float64`` for :data:`FLOAT_FIELDS` (``avg_cpu_time``, ``used_memory``),
+    ``int64`` for the 16 others. The SWF definition makes both of those
+    fields *averages* (CPU time and memory per processor), and four of the six
+    shared traces (CTC, HPC2N, SDSC-SP2, SDSC-BLUE) do hold fractional CPU
+    times (``552.21``). No shared trace has a fractional value in any other
+    field, so requested memory and think time stay integral. An integral
+    field may be written ``7.00`` (read as ``7``), but a fractional value
+    there (``1.5``) is an error rather than a silent dtype change.
+Numbers
+    Plain decimal notation: optional sign, digits, optional fraction
+    (``-1``, ``42``, ``552.21``, ``.5``). No exponents, ``nan`` or ``inf``.
+Non-negative fields
+    :data:`NONNEGATIVE_FIELDS` are the times and sizes: ``submit_time``,
+    ``wait_time``, ``run_time``, ``allocated_procs``, ``avg_cpu_time``,
+    ``used_memory``, ``requested_procs``, ``requested_time``,
+    ``requested_memory``. A negative value other than ``-1`` there is an
+    error. Identifiers, status, preceding job and think time are not checked
+    for sign (think time is a difference of times).
+Order
+    Submit times must not decrease from one job line to the next
+    (``unsorted="reject"``, the default); ``unsorted="sort"`` sorts the jobs
+    stably by submit time instead.
+Layout
+    Header lines come first; a ``;`` line after the first job line is an
+    error. Blank (or whitespace-only) lines are ignored anywhere. ``\\r\\n``
+    line ends are accepted. Header lines are kept verbatim (trailing
+    whitespace included, a leading indentation before ``;`` removed).
+Exact round trip
+    ``read_swf(write_swf(w))`` gives back ``w.jobs`` (same values, dtypes and
+    a RangeIndex) and ``w.header`` exactly, for any workload ``write_swf``
+    accepts; hence writing a re-read workload reproduces the same bytes. The
+    writer puts integral values without a decimal point and fractional values
+    with the shortest digits that parse back to the same float (like
+    ``repr``, but never in exponent notation). Fields are right-aligned in
+    columns as in the archive's files. Original bytes are *not* preserved
+    (``142.00`` is written ``142``, blank lines are dropped).
+
+Reading is vectorised (pandas' C parser plus numpy checks); only when a check
+fails is the file re-scanned line by line to report the first offending line
+with a :class:`~simlib.errors.TraceFormatError`.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from io import BytesIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simlib.errors import TraceFormatError
+
+#: The 18 SWF fields, in file order, with simlib's column names.
+SWF_FIELDS: tuple[str, ...] = (
+    "job_id",            # 1  job number
+    "submit_time",       # 2  seconds
+    "wait_time",         # 3  seconds
+    "run_time",          # 4  seconds
+    "allocated_procs",   # 5
+    "avg_cpu_time",      # 6  seconds (average over processors)
+    "used_memory",       # 7  KB per processor
+    "requested_procs",   # 8
+    "requested_time",    # 9  seconds
+    "requested_memory",  # 10 KB per processor
+    "status",            # 11
+    "user_id",           # 12
+    "group_id",          # 13
+    "executable",        # 14
+    "queue",             # 15
+    "partition",         # 16
+    "preceding_job",     # 17
+    "think_time",        # 18
+)
+
+#: Fields that may be fractional (stored as float64); all others are int64.
+FLOAT_FIELDS: tuple[str, ...] = ("avg_cpu_time", "used_memory")
+
+#: Times and sizes: negative values other than -1 (missing) are rejected.
+NONNEGATIVE_FIELDS: tuple[str, ...] = (
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "allocated_procs",
+    "avg_cpu_time",
+    "used_memory",
+    "requested_procs",
+    "requested_time",
+    "requested_memory",
+)
+
+#: Column dtypes of :attr:`Workload.jobs`.
+SWF_DTYPES: dict[str, np.dtype] = {
+    name: np.dtype(np.float64 if name in FLOAT_FIELDS else np.int64)
+    for name in SWF_FIELDS
+}
+
+UNSORTED_POLICIES = ("reject", "sort")
+
+_N_FIELDS = len(SWF_FIELDS)
+_IS_FLOAT = np.array([name in FLOAT_FIELDS for name in SWF_FIELDS])
+_IS_NONNEG = np.array([name in NONNEGATIVE_FIELDS for name in SWF_FIELDS])
+_SUBMIT = SWF_FIELDS.index("submit_time")
+_GZIP_MAGIC = b"\x1f\x8b"
+# Every byte a valid job section can contain; anything else sends the reader
+# to the line-by-line path (which then names the culprit).
+_BODY_BYTES = b"0123456789.+- \t\r\n"
+_NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
+_INTEGER = re.compile(rb"[+-]?\d+")
+# Integers at or above 2**53 are not exact once parsed as float64: such
+# files go through the line-by-line path, which parses them with int().
+_EXACT_INT_LIMIT = 2.0**53
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_HEADER_ITEM = re.compile(r";\s*([A-Za-z_][\w-]*)\s*:(.*)\Z", re.S)
+_GZIP_LEVEL = 6  # level 9 is ~6x slower for ~5% smaller files
+
+
+@dataclass
+class Workload:
+    """A workload: one row per job with the 18 SWF columns, plus header.
+
+    Attributes
+    ----------
+    jobs : pandas.DataFrame
+        Columns exactly :data:`SWF_FIELDS` in that order; ``-1`` means missing.
+        Read workloads have the dtypes of :data:`SWF_DTYPES` and a RangeIndex.
+    header : list of str
+        Header comment lines verbatim, each starting with ``;``.
+    path : str or None
+        Where it was read from, for error messages and provenance.
+    """
+
+    jobs: pd.DataFrame
+    header: list[str] = field(default_factory=list)
+    path: str | None = None
+
+
+# --------------------------------------------------------------------------
+# reading
+# --------------------------------------------------------------------------
+
+
+def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
+    """Read an SWF file, plain or gzip-compressed.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file. Gzip is detected by its magic bytes, not by the name.
+    unsorted : {"reject", "sort"}
+        What to do when submit times decrease between job lines: raise a
+        :class:`~simlib.errors.TraceFormatError` naming the line, or sort the
+        jobs by submit time (stable, so equal submit times keep file order).
+
+    Returns
+    -------
+    Workload
+        ``jobs`` with the columns :data:`SWF_FIELDS` (dtypes
+        :data:`SWF_DTYPES`, RangeIndex), the header lines, and ``path``.
+
+    Raises
+    ------
+    TraceFormatError
+        With path, 1-based line, field and reason, for a wrong field count,
+        a non-numeric or out-of-range value, a fractional value in an integer
+        field, a negative time or size other than -1 (see
+        :data:`NONNEGATIVE_FIELDS`), decreasing submit times (when
+        ``unsorted="reject"``) or a header line after the first job line.
+
+    Examples
+    --------
+    >>> w = read_swf("traces/KTH-SP2-1996-2.1-cln.swf.gz")  # doctest: +SKIP
+    >>> len(w.jobs), max_procs(w)                           # doctest: +SKIP
+    (28476, 100)
+    """
+    if unsorted not in UNSORTED_POLICIES:
+        raise ValueError(
+            f"unsorted must be one of {UNSORTED_POLICIES}, got {unsorted!r}"
+        )
+    path_str = str(path)
+    data = _read_bytes(path_str)
+    header, body_start = _split_header(data)
+    columns = _parse_body_fast(data[body_start:], unsorted)
+    if columns is None:
+        # Something is off (or merely unusual, e.g. huge integers): the slow
+        # path either raises the precise error or parses the file itself.
+        header, columns = _parse_lines(data, path_str, unsorted)
+    jobs = pd.DataFrame(columns, columns=list(SWF_FIELDS))
+    if unsorted == "sort":
+        order = np.argsort(jobs["submit_time"].to_numpy(), kind="stable")
+        if np.any(order != np.arange(len(order))):
+            jobs = jobs.take(order).reset_index(drop=True)
+    return Workload(jobs=jobs, header=header, path=path_str)
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == _GZIP_MAGIC:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise TraceFormatError(path, None, None,
+                                   f"corrupt gzip data: {exc}") from None
+    return data
+
+
+def _decode_header_line(line: bytes) -> str:
+    # Archive headers are ASCII; tolerate Latin-1 names rather than fail.
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("latin-1")
+
+
+def _header_text(line: bytes) -> str:
+    """Header line as stored: no line end, no indentation before ``;``."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return _decode_header_line(line.lstrip())
+
+
+def _split_header(data: bytes) -> tuple[list[str], int]:
+    """Header lines and the offset of the first job line (or ``len(data)``)."""
+    header: list[str] = []
+    pos, n = 0, len(data)
+    while pos < n:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            end = n
+        line = data[pos:end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b";"):
+            return header, pos
+        if stripped:
+            header.append(_header_text(line))
+        pos = end + 1
+    return header, n
+
+
+def _read_csv_kwargs() -> dict:
+    kwargs = dict(sep=r"\s+", header=None, dtype=np.float64, engine="c",
+                  na_filter=False)
+    # pandas 2 needs round_trip for correctly rounded floats; pandas 3 always
+    # rounds correctly and deprecates the option.
+    if int(pd.__version__.split(".")[0]) < 3:
+        kwargs["float_precision"] = "round_trip"
+    return kwargs
+
+
+def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
+    """Vectorised parse of the job lines; ``None`` if any check fails."""
+    if not body.strip():
+        return _empty_columns()
+    if body.translate(None, _BODY_BYTES):
+        return None  # a letter, ';', exponent, nan, ... somewhere
+    try:
+        values = pd.read_csv(BytesIO(body), **_read_csv_kwargs()).to_numpy()
+    except (ValueError, pd.errors.ParserError):
+        return None  # bad token or too many fields on some line
+    if values.ndim != 2 or values.shape[1] != _N_FIELDS:
+        return None
+    if not np.isfinite(values).all():
+        return None  # short lines are padded with NaN
+    ints = values[:, ~_IS_FLOAT]
+    if (np.abs(ints) >= _EXACT_INT_LIMIT).any() or (ints != np.trunc(ints)).any():
+        return None
+    nonneg = values[:, _IS_NONNEG]
+    if ((nonneg < 0) & (nonneg != -1)).any():
+        return None
+    submit = values[:, _SUBMIT]
+    if unsorted == "reject" and (submit[1:] < submit[:-1]).any():
+        return None
+    return {
+        name: values[:, j].astype(SWF_DTYPES[name])
+        for j, name in enumerate(SWF_FIELDS)
+    }
+
+
+def _empty_columns() -> dict:
+    return {name: np.empty(0, SWF_DTYPES[name]) for name in SWF_FIELDS}
+
+
+def _show(token: bytes) -> str:
+    return token.decode("utf-8", "backslashreplace")
+
+
+def _parse_token(token: bytes, j: int, path: str, lineno: int):
+    """One field value, validated; raises TraceFormatError."""
+    name = SWF_FIELDS[j]
+    if not _NUMBER.fullmatch(token):
+        raise TraceFormatError(path, lineno, name,
+                               f"not a number: {_show(token)!r}")
+    if _IS_FLOAT[j]:
+        value = float(token)
+    elif _INTEGER.fullmatch(token):
+        value = int(token)
+        if not _INT64_MIN <= value <= _INT64_MAX:
+            raise TraceFormatError(
+                path, lineno, name,
+                f"value {_show(token)} does not fit in a 64-bit integer")
+    else:
+        # Same rounding as the fast path: through float64.
+        as_float = float(token)
+        if not as_float.is_integer():
+            raise TraceFormatError(
+                path, lineno, name,
+                f"fractional value {_show(token)} in an integer field")
+        value = int(as_float)
+    if _IS_NONNEG[j] and value < 0 and value != -1:
+        raise TraceFormatError(
+            path, lineno, name,
+            f"negative value {_show(token)}: only -1 (missing) may be negative")
+    return value
+
+
+def _parse_lines(data: bytes, path: str, unsorted: str):
+    """Line-by-line parse that raises on the first offending line."""
+    header: list[str] = []
+    rows: list[list] = []
+    prev_submit = prev_line = None
+    for lineno, line in enumerate(data.split(b"\n"), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith(b";"):
+            if rows:
+                raise TraceFormatError(
+                    path, lineno, None,
+                    "header comment line (starting with ';') after the "
+                    "first job line")
+            header.append(_header_text(line))
+            continue
+        tokens = stripped.split()
+        if len(tokens) != _N_FIELDS:
+            missing = SWF_FIELDS[len(tokens)] if len(tokens) < _N_FIELDS else None
+            raise TraceFormatError(
+                path, lineno, missing,
+                f"expected {_N_FIELDS} fields, found {len(tokens)}")
+        row = [_parse_token(tok, j, path, lineno) for j, tok in enumerate(tokens)]
+        submit = row[_SUBMIT]
+        if unsorted == "reject" and prev_submit is not None and submit < prev_submit:
+            raise TraceFormatError(
+                path, lineno, "submit_time",
+                f"submit time {submit} is earlier than {prev_submit} on line "
+                f"{prev_line}: jobs must be in submit order "
+                f"(read with unsorted='sort' to sort them)")
+        prev_submit, prev_line = submit, lineno
+        rows.append(row)
+    if not rows:
+        return header, _empty_columns()
+    columns = {}
+    for j, name in enumerate(SWF_FIELDS):
+        columns[name] = np.array([row[j] for row in rows], dtype=SWF_DTYPES[name])
+    return header, columns
+
+
+# --------------------------------------------------------------------------
+# writing
+# --------------------------------------------------------------------------
+
+
+def write_swf(workload: Workload, path: str | os.PathLike) -> None:
+    """Write a workload as SWF; gzip-compressed when the name ends in ``.gz``.
+
+    The header lines come first, verbatim, then one line per job with the 18
+    fields right-aligned in columns. Integral values have no decimal point;
+    fractional ones (only possible in :data:`FLOAT_FIELDS`) use the shortest
+    decimal that reads back to the same float. Gzip output has no time stamp
+    or name, so equal workloads give equal bytes. The file is replaced
+    atomically (no partial file on failure).
+
+    Parameters
+    ----------
+    workload : Workload
+        ``jobs`` must have exactly the columns :data:`SWF_FIELDS`, and pass the
+        checks :func:`read_swf` applies (so the output is always readable).
+    path : str or path-like
+        Destination.
+
+    Raises
+    ------
+    ValueError
+        If the columns, a header line or a value (NaN, a fractional value in
+        an integer field, a negative time or size other than -1, submit times
+        out of order) would not make a valid SWF file.
+
+    Examples
+    --------
+    >>> w = read_swf("in.swf.gz")          # doctest: +SKIP
+    >>> write_swf(w, "copy.swf")           # doctest: +SKIP
+    >>> read_swf("copy.swf").jobs.equals(w.jobs)   # doctest: +SKIP
+    True
+    """
+    text = _format_swf(workload)
+    path_str = os.fspath(path)
+    if path_str.endswith(".gz"):
+        buffer = BytesIO()
+        # mtime=0 and no file name: the output depends only on the content.
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
+                           compresslevel=_GZIP_LEVEL) as gz:
+            gz.write(text)
+        text = buffer.getvalue()
+    _atomic_write(path_str, text)
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{Path(path).name}.",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _format_swf(workload: Workload) -> bytes:
+    """The SWF bytes of a workload (validated)."""
+    jobs = workload.jobs
+    if tuple(jobs.columns) != SWF_FIELDS:
+        raise ValueError(
+            f"jobs columns must be exactly SWF_FIELDS in order, got "
+            f"{list(jobs.columns)}")
+    lines = []
+    for k, line in enumerate(workload.header):
+        if not isinstance(line, str) or not line.startswith(";") or \
+                "\n" in line or "\r" in line:
+            raise ValueError(
+                f"header line {k} must be one line starting with ';': {line!r}")
+        lines.append(line.encode("utf-8") + b"\n")
+    head = b"".join(lines)
+    if len(jobs) == 0:
+        return head
+    columns = [_column_values(jobs[name], name) for name in SWF_FIELDS]
+    submit = columns[_SUBMIT]
+    # Compare, don't subtract: differences of int64 can overflow.
+    backwards = np.flatnonzero(submit[1:] < submit[:-1])
+    if backwards.size:
+        row = int(backwards[0]) + 1
+        raise ValueError(
+            f"submit_time decreases at row {row} (job_id "
+            f"{jobs['job_id'].iloc[row]}): sort the jobs by submit time first")
+    cells = [_format_column(values) for values in columns]
+    return head + _join_cells(cells)
+
+
+def _column_values(column: pd.Series, name: str) -> np.ndarray:
+    """Column as int64 / float64 array, after the reader's checks."""
+    if column.isna().any():
+        row = int(np.flatnonzero(column.isna().to_numpy())[0])
+        raise ValueError(f"{name}: missing value at row {row} (write -1)")
+    try:
+        values = column.to_numpy(dtype=np.float64 if name in FLOAT_FIELDS
+                                 else None)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: non-numeric column") from None
+    if name not in FLOAT_FIELDS:
+        if values.dtype.kind not in "iuf":
+            raise ValueError(f"{name}: non-numeric column of dtype {values.dtype}")
+        if values.dtype.kind == "f":
+            bad = ~np.isfinite(values) | (values != np.trunc(values)) | \
+                (np.abs(values) >= 2.0**63)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"{name}: value {values[row].item()!r} at row {row} is not an "
+                    f"integer (only {FLOAT_FIELDS} may be fractional)")
+        elif values.dtype.kind == "u" and (values > _INT64_MAX).any():
+            raise ValueError(f"{name}: values do not fit in int64")
+        values = values.astype(np.int64)
+    elif not np.isfinite(values).all():
+        row = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise ValueError(f"{name}: non-finite value at row {row}")
+    if name in NONNEGATIVE_FIELDS:
+        bad = (values < 0) & (values != -1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{name}: negative value {values[row].item()!r} at row {row} "
+                f"(only -1, missing, may be negative)")
+    return values
+
+
+def _int_cells(values: np.ndarray, width: int) -> np.ndarray:
+    """Right-aligned ASCII of int64 ``values``: uint8 array (n, width)."""
+    n = values.shape[0]
+    out = np.full((n, width), ord(" "), dtype=np.uint8)
+    negative = values < 0
+    # abs() wraps for -2**63, but the uint64 view of it is then right.
+    rest = np.abs(values).astype(np.uint64)
+    digits = np.zeros(n, dtype=np.int64)
+    for k in range(width):
+        live = (rest > 0) | (k == 0)
+        if not live.any():
+            break
+        col = width - 1 - k
+        out[live, col] = (rest[live] % 10).astype(np.uint8) + ord("0")
+        digits += live
+        rest //= 10
+    rows = np.flatnonzero(negative)
+    out[rows, width - 1 - digits[rows]] = ord("-")
+    return out
+
+
+def _int_width(values: np.ndarray) -> int:
+    if values.size == 0:
+        return 1
+    return max(len(str(int(values.max()))), len(str(int(values.min()))))
+
+
+def _fraction_text(x: float) -> str:
+    text = repr(x)
+    if "e" in text or "E" in text:
+        # Positional, still the shortest round-tripping digits.
+        text = np.format_float_positional(x, unique=True, trim="-")
+    return text
+
+
+def _format_column(values: np.ndarray) -> np.ndarray:
+    """Cells of one column as a uint8 array (n, width)."""
+    if values.dtype.kind == "i":
+        return _int_cells(values, _int_width(values))
+    integral = (values == np.trunc(values)) & (np.abs(values) < 2.0**63)
+    if integral.all():
+        as_int = values.astype(np.int64)
+        return _int_cells(as_int, _int_width(as_int))
+    as_int = np.where(integral, values, 0).astype(np.int64)
+    texts = [_fraction_text(float(x)) for x in values[~integral]]
+    width = max(_int_width(as_int[integral]) if integral.any() else 1,
+                max(len(t) for t in texts))
+    out = np.empty((values.shape[0], width), dtype=np.uint8)
+    out[integral] = _int_cells(as_int[integral], width)
+    padded = np.array([t.rjust(width) for t in texts], dtype=f"S{width}")
+    out[~integral] = padded.view(np.uint8).reshape(-1, width)
+    return out
+
+
+def _join_cells(cells: list[np.ndarray]) -> bytes:
+    """Lay column cells out as space-separated lines."""
+    n = cells[0].shape[0]
+    widths = [c.shape[1] for c in cells]
+    line_len = sum(widths) + len(widths)  # separators + newline
+    out = np.full((n, line_len), ord(" "), dtype=np.uint8)
+    pos = 0
+    for c, w in zip(cells, widths):
+        out[:, pos:pos + w] = c
+        pos += w + 1
+    out[:, -1] = ord("\n")
+    return out.tobytes()
+
+
+# --------------------------------------------------------------------------
+# header
+# --------------------------------------------------------------------------
+
+
+def header_value(workload: Workload, key: str) -> str | None:
+    """Value of a header item such as ``; MaxProcs: 338``.
+
+    Parameters
+    ----------
+    workload : Workload
+    key : str
+        Header keyword (``MaxProcs``, ``MaxNodes``, ``UnixStartTime``, ...),
+        matched case-insensitively.
+
+    Returns
+    -------
+    str or None
+        The text after the colon of the first matching line, stripped;
+        ``None`` if no header line has that key.
+
+    Examples
+    --------
+    >>> w = Workload(jobs=pd.DataFrame(columns=list(SWF_FIELDS)),
+    ...              header=["; Version: 2.2", "; MaxProcs: 338"])
+    >>> header_value(w, "MaxProcs")
+    '338'
+    >>> header_value(w, "MaxNodes") is None
+    True
+    """
+    wanted = key.casefold()
+    for line in workload.header:
+        match = _HEADER_ITEM.match(line)
+        if match and match.group(1).casefold() == wanted:
+            return match.group(2).strip()
+    return None
+
+
+def max_procs(workload: Workload) -> int | None:
+    """Machine size from the header: ``MaxProcs``, else ``MaxNodes``.
+
+    A missing, non-integer or non-positive value (``-1``) counts as absent.
+
+    Parameters
+    ----------
+    workload : Workload
+
+    Returns
+    -------
+    int or None
+
+    Examples
+    --------
+    >>> w = Workload(jobs=pd.DataFrame(columns=list(SWF_FIELDS)),
+    ...              header=["; MaxNodes: 128", "; MaxProcs: -1"])
+    >>> max_procs(w)
+    128
+    """
+    for key in ("MaxProcs", "MaxNodes"):
+        text = header_value(workload, key)
+        if text is None:
+            continue
+        try:
+            value = int(text)
+        except ValueError:
+            continue
+        if value > 0:
+            return value
+    return None
