@@ -1,0 +1,453 @@
+"""Statistical and functional tests of simlib.workload.lublin (issue 3).
+
+Every statistical check compares 100,000 generated jobs per type setting
+with a value derived analytically from the parameters (never from the
+generator's own output), with a tolerance set by the sample size:
+
+* fractions and means: 5 standard errors (two-sided false-alarm rate
+  6e-7 per check under a normal approximation); standard errors come from
+  the analytic variances;
+* goodness of fit (KS, chi-square): p-value above 1e-3 divided by the number
+  of tests in the module (Bonferroni);
+* every such test also has a "can fail" twin showing that the same
+  statistic rejects a slightly wrong model.
+
+Seeds are fixed, so the outcome is deterministic; the tolerances say how
+unlikely a false failure would be for an arbitrary seed.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from simlib.errors import ConfigError
+from simlib.workload import lublin as L
+from simlib.workload.swf import SWF_FIELDS, read_swf, write_swf
+
+N = 100_000
+SETTINGS = {
+    "typeless": L.LublinParams.typeless(),
+    "batch": L.LublinParams.single("batch"),
+    "interactive": L.LublinParams.single("interactive"),
+    "typed": L.LublinParams.typed(),
+}
+#: Bonferroni level for the goodness-of-fit tests of this module (~60 tests).
+ALPHA = 1e-3 / 60
+Z = 5.0
+
+
+@pytest.fixture(scope="module")
+def workloads():
+    return {name: L.generate_lublin(p, n_jobs=N, seed=20030101) for name, p in SETTINGS.items()}
+
+
+def _streams(workloads):
+    """(setting, stream, jobs of that stream) for every stream of every setting."""
+    for name, p in SETTINGS.items():
+        j = workloads[name].jobs
+        for s in p.streams:
+            yield name, s, j[j["queue"] == s.queue]
+
+
+def _offered_load(workload, procs):
+    j = workload.jobs
+    sub = j["submit_time"].to_numpy(float)
+    work = np.sum(j["requested_procs"].to_numpy(float) * j["run_time"].to_numpy(float))
+    return work / ((sub.max() - sub.min()) * procs)
+
+
+# --------------------------------------------------------------------------
+# parameters
+# --------------------------------------------------------------------------
+
+def test_defaults_are_the_issue_table():
+    table = {  # issue 3, column by column
+        "serial_prob": (0.2927, 0.1541, 0.244), "pow2_prob": (0.6686, 0.625, 0.576),
+        "ulow": (1.2, 1, 0.8), "umed": (5, 3, 4.5), "uhi": (7, 5.5, 7),
+        "uprob": (0.875, 0.705, 0.86), "a1": (6.57, 3.8351, 4.2), "b1": (0.823, 0.6605, 0.94),
+        "a2": (639.1, 7.073, 312), "b2": (0.0156, 0.6856, 0.03),
+        "pa": (-0.003, -0.0118, -0.0054), "pb": (0.6986, 0.9156, 0.78),
+        "aarr": (6.0415, 6.5510, 10.2303), "barr": (0.8531, 0.6621, 0.4871),
+        "anum": (6.1271, 8.9186, 8.1737), "bnum": (5.2740, 3.6680, 3.9631),
+        "arar": (1.0519, 0.9797, 1.0225),
+    }
+    for field, values in table.items():
+        assert (getattr(L.BATCH, field), getattr(L.INTERACTIVE, field),
+                getattr(L.TYPELESS, field)) == values, field
+    assert L.LublinParams.typed().stream("batch").queue == L.QUEUE_BATCH == 1
+    assert L.LublinParams.typed().stream("interactive").queue == L.QUEUE_INTERACTIVE == 0
+
+
+def test_parameter_overrides_and_validation():
+    p = L.LublinParams.from_config({"model": "typeless",
+                                    "overrides": {"typeless": {"aarr": 13.2303, "bnum": 0.9631}}})
+    assert p.stream("typeless").params.aarr == 13.2303
+    assert p.stream("typeless").params.serial_prob == 0.244
+    with pytest.raises(ConfigError, match="unknown Lublin parameter"):
+        L.BATCH.replace(alpha=1.0)
+    with pytest.raises(ConfigError, match="uprob"):
+        L.BATCH.replace(uprob=1.5)
+    with pytest.raises(ConfigError, match="serial_prob \\+ pow2_prob"):
+        L.BATCH.replace(serial_prob=0.5, pow2_prob=0.6)
+    with pytest.raises(ConfigError, match="ulow <= umed <= uhi"):
+        L.BATCH.replace(umed=8.0)
+    with pytest.raises(ConfigError, match="lublin.overrides"):
+        L.LublinParams.from_config({"model": "typed", "overrides": {"typeless": {}}})
+    with pytest.raises(ConfigError, match="model"):
+        L.LublinParams.from_config({"model": "hourly"})
+
+
+def test_generation_argument_errors():
+    with pytest.raises(ConfigError, match="seed is required"):
+        L.generate_lublin(n_jobs=10, seed=None)
+    with pytest.raises(ConfigError, match="n_jobs and/or span"):
+        L.generate_lublin(seed=1)
+    with pytest.raises(ConfigError, match="machine_size=64"):
+        L.generate_lublin(n_jobs=10, machine_size=64, seed=1)
+    with pytest.raises(ConfigError, match="start_hour"):
+        L.generate_lublin(n_jobs=10, start_hour=24, seed=1)
+
+
+def test_for_machine_shifts_sizes():
+    p = L.LublinParams.typed().for_machine(1024)
+    assert p.stream("batch").params.uhi == 10 and p.stream("batch").params.umed == 8
+    assert p.stream("interactive").params.uhi == 8.5
+    w = L.generate_lublin(p, n_jobs=20_000, machine_size=1024, seed=3)
+    assert w.jobs["requested_procs"].max() > 128
+    assert w.jobs["requested_procs"].max() <= 1024
+
+
+# --------------------------------------------------------------------------
+# sizes
+# --------------------------------------------------------------------------
+
+def test_serial_and_pow2_fractions(workloads):
+    for name, s, j in _streams(workloads):
+        size = j["requested_procs"].to_numpy()
+        n = len(size)
+        for observed, expected in (
+                ((size == 1).mean(), L.expected_serial_fraction(s.params)),
+                (((size >= 2) & ((size & (size - 1)) == 0)).mean(),
+                 L.expected_pow2_fraction(s.params))):
+            se = math.sqrt(expected * (1 - expected) / n)   # binomial standard error
+            assert abs(observed - expected) <= Z * se, (name, s.name, observed, expected)
+
+
+def test_size_distribution_chi_square(workloads):
+    # Sizes are iid, so Pearson's chi-square applies directly.  Sizes whose
+    # expected count is < 20 are pooled into one cell.
+    for name, s, j in _streams(workloads):
+        size = j["requested_procs"].to_numpy()
+        pmf = L.size_pmf(s.params)
+        obs = np.bincount(size, minlength=len(pmf))[: len(pmf)]
+        exp = pmf * len(size)
+        big = exp >= 20
+        o = np.append(obs[big], obs[~big].sum())
+        e = np.append(exp[big], exp[~big].sum())
+        o, e = o[e > 0], e[e > 0]
+        p = stats.chisquare(o, e * o.sum() / e.sum()).pvalue
+        assert p > ALPHA, (name, s.name, p)
+
+
+def test_size_pmf_exact_values():
+    # ulow = 1.2 > log2(1.5): a parallel draw can never round to 1 processor.
+    assert L.expected_serial_fraction(L.BATCH) == pytest.approx(0.2927, abs=1e-15)
+    pmf = L.size_pmf(L.TYPELESS)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    assert pmf[129:].sum() == 0 and len(pmf) == 129
+    # Interactive jobs stop at round(2**5.5) = 45 processors.
+    assert np.flatnonzero(L.size_pmf(L.INTERACTIVE)).max() == 45
+
+
+# --------------------------------------------------------------------------
+# runtimes
+# --------------------------------------------------------------------------
+
+def test_mean_log_runtime_per_size(workloads):
+    checked = 0
+    for name, s, j in _streams(workloads):
+        size = j["requested_procs"].to_numpy()
+        logrun = np.log(j["run_time"].to_numpy(float))
+        for k in np.unique(size):
+            m = size == k
+            n = int(m.sum())
+            if n < 100:
+                continue
+            mean, sd = L.log_runtime_moments(s.params, int(k))
+            assert abs(logrun[m].mean() - mean) <= Z * sd / math.sqrt(n), (name, s.name, k)
+            checked += 1
+    assert checked > 40
+
+
+def _dequantized_ks(runtimes, params, size, rng):
+    """KS p-value of runtime + U(0,1) against the exact continuous CDF.
+
+    runtime = floor(exp(g)) is discrete; adding independent U(0,1) noise
+    gives a continuous variable whose CDF is the linear interpolation of
+    P(runtime <= r), so the KS p-value is exact.  ln is monotone, so this is
+    the KS test of ln(runtime) as well.
+    """
+    y = runtimes + rng.random(len(runtimes))
+
+    def cdf(v):
+        r = np.floor(v)
+        lo = L.runtime_cdf(params, size, r - 1)
+        hi = L.runtime_cdf(params, size, r)
+        return lo + (v - r) * (hi - lo)
+
+    return stats.kstest(y, cdf).pvalue
+
+
+def test_ks_log_runtime_fixed_size(workloads):
+    rng = np.random.default_rng(7)
+    tested = 0
+    for name, s, j in _streams(workloads):
+        size = j["requested_procs"].to_numpy()
+        run = j["run_time"].to_numpy(float)
+        for k in (1, 2, 4, 8, 16, 32, 64):
+            m = size == k
+            if m.sum() < 500:
+                continue
+            p = _dequantized_ks(run[m], s.params, k, rng)
+            assert p > ALPHA, (name, s.name, k, p)
+            tested += 1
+    assert tested >= 20
+
+
+def test_ks_rejects_a_slightly_wrong_mixture(workloads):
+    # The same KS test must reject when p = pa*size + pb is off by 0.03.
+    j = workloads["typeless"].jobs
+    serial = j.loc[j["requested_procs"] == 1, "run_time"].to_numpy(float)
+    wrong = L.TYPELESS.replace(pb=L.TYPELESS.pb + 0.03)
+    assert _dequantized_ks(serial, wrong, 1, np.random.default_rng(1)) < 1e-6
+
+
+def test_log_runtime_cdf_truncation():
+    # Mixture renormalised on g <= 12, as the whole draw is repeated above 12.
+    x = np.array([3.0, 8.0, 11.9])
+    q = 0.7746
+    f = lambda a, b, v: stats.gamma.cdf(v, a, scale=b)  # noqa: E731
+    want = (q * f(4.2, 0.94, x) + (1 - q) * f(312, 0.03, x)) / \
+        (q * f(4.2, 0.94, 12) + (1 - q) * f(312, 0.03, 12))
+    np.testing.assert_allclose(L.log_runtime_cdf(L.TYPELESS, 1, x), want, rtol=1e-12)
+    assert L.log_runtime_cdf(L.TYPELESS, 1, 12.5) == 1.0
+    # P(runtime <= r) = P(exp(g) < r + 1).
+    assert L.runtime_cdf(L.TYPELESS, 1, 99) == pytest.approx(
+        float(L.log_runtime_cdf(L.TYPELESS, 1, math.log(100))))
+
+
+# --------------------------------------------------------------------------
+# arrivals
+# --------------------------------------------------------------------------
+
+def test_bucket_weights_follow_the_issue():
+    a, b = L.TYPELESS.anum, L.TYPELESS.bnum
+    raw = np.zeros(48)
+    for i in range(11, 59):
+        raw[(i - 1) % 48] = stats.gamma.cdf(i + 0.5, a, scale=b) - stats.gamma.cdf(i - 0.5, a, scale=b)
+    np.testing.assert_allclose(L.bucket_weights(L.TYPELESS), raw / raw.mean(), rtol=1e-12)
+
+
+def _sequential_walk(interarrivals, weights, start_bucket):
+    """lublin99's bucket walk, literally as issue 3 describes it."""
+    points = remainder = 0.0
+    bucket, now, out = start_bucket, 0.0, []
+    for x in interarrivals:
+        points += x / 1800.0
+        step = 0.0
+        while points > weights[bucket]:
+            points -= weights[bucket]
+            bucket = (bucket + 1) % 48
+            step += 1800.0
+        new_rem = points / weights[bucket]
+        step += 1800.0 * (new_rem - remainder)
+        remainder = new_rem
+        now += step
+        out.append(now)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("start_hour", [0, 13])
+def test_vectorised_walk_equals_sequential_walk(start_hour):
+    rng = np.random.default_rng(5)
+    p = L.TYPELESS
+    g = rng.gamma(p.aarr * p.arar, p.barr, size=5000)
+    ia = np.exp(g[g <= 13])
+    want = _sequential_walk(ia, L.bucket_weights(p), start_hour * 2)
+    np.testing.assert_allclose(L.arrival_times(ia, p, start_hour=start_hour), want,
+                               rtol=1e-9, atol=1e-3)
+
+
+def test_interarrival_moment_numerics():
+    # With k*barr < 1 the truncated moment has a closed form (gamma MGF).
+    p = L.TYPELESS
+    a, b = p.aarr * p.arar, p.barr
+    closed = (1 - b) ** -a * stats.gamma.cdf(13, a, scale=b / (1 - b)) / stats.gamma.cdf(13, a, scale=b)
+    assert L.interarrival_moments(p)[0] == pytest.approx(closed, rel=1e-8)
+
+
+def test_mean_interarrival(workloads):
+    # Per stream: (last - first submit)/(n - 1) = 1800 * (mean of n-1 iid
+    # point draws) + (daily-cycle term bounded by cycle_deviation) / (n-1),
+    # + < 1 s flooring.  5 standard errors of the iid mean plus those bounds.
+    for name, s, j in _streams(workloads):
+        t = j["submit_time"].to_numpy(float)
+        n = len(t)
+        mean, sd = L.interarrival_moments(s.params)
+        observed = (t[-1] - t[0]) / (n - 1)
+        tol = Z * sd / math.sqrt(n - 1) + (L.cycle_deviation(s.params) + 1.0) / (n - 1)
+        assert abs(observed - mean) <= tol, (name, s.name, observed, mean, tol)
+
+
+def _hour_of_day_test(buckets, expected, n_blocks=100):
+    """Chi-square test of the half-hour histogram, corrected for burstiness.
+
+    Arrivals are a bursty renewal process (CV^2 of inter-arrivals 30-100),
+    so bucket counts are over-dispersed and Pearson's X^2 is inflated by a
+    factor phi.  phi is estimated from the between-block heterogeneity of
+    consecutive blocks of arrivals (batch means, free of the expected
+    values); X^2 / (47 phi) is then F(47, 47 (K-1)) distributed.
+    """
+    n = len(buckets)
+    observed = np.bincount(buckets, minlength=48)
+    x2 = np.sum((observed - n * expected) ** 2 / (n * expected))
+    blocks = np.array([np.bincount(b, minlength=48) for b in np.array_split(buckets, n_blocks)])
+    pooled = observed / n
+    sizes = blocks.sum(axis=1, keepdims=True)
+    phi = np.sum((blocks - sizes * pooled) ** 2 / (sizes * pooled)) / ((n_blocks - 1) * 47)
+    f = x2 / 47 / phi
+    return stats.f.sf(f, 47, 47 * (n_blocks - 1))
+
+
+def test_hour_of_day_histogram(workloads):
+    for name, s, j in _streams(workloads):
+        buckets = L.arrival_bucket(j["submit_time"].to_numpy())
+        p = _hour_of_day_test(buckets, L.expected_bucket_distribution(s.params))
+        assert p > ALPHA, (name, s.name, p)
+
+
+def test_hour_of_day_with_start_hour_and_power():
+    # Start at 09:00; the test must also reject weights shifted by 30 min.
+    w = L.generate_lublin(SETTINGS["typeless"], n_jobs=N, start_hour=9, seed=11)
+    buckets = L.arrival_bucket(w.jobs["submit_time"].to_numpy(), start_hour=9)
+    expected = L.expected_bucket_distribution(L.TYPELESS)
+    assert _hour_of_day_test(buckets, expected) > ALPHA
+    assert _hour_of_day_test(buckets, np.roll(expected, 1)) < 1e-6
+
+
+def test_typed_streams_are_merged_by_earliest_arrival(workloads):
+    typed = workloads["typed"].jobs
+    batch_only = workloads["batch"].jobs        # batch is stream 0 in both: same draws
+    tb = typed[typed["queue"] == L.QUEUE_BATCH]
+    cols = ["submit_time", "run_time", "requested_procs"]
+    np.testing.assert_array_equal(tb[cols].to_numpy(), batch_only[cols].to_numpy()[: len(tb)])
+    assert np.all(np.diff(typed["submit_time"].to_numpy()) >= 0)
+    assert typed["job_id"].tolist() == list(range(1, N + 1))
+    # Batch share: renewal CLT for the batch count up to the last submit time
+    # T (mean T/m, variance T sd^2/m^3), 5 sigma.
+    m, sd = L.interarrival_moments(L.BATCH)
+    T = float(typed["submit_time"].iloc[-1])
+    assert abs(len(tb) - T / m) <= Z * math.sqrt(T * sd**2 / m**3) + 1
+
+
+# --------------------------------------------------------------------------
+# determinism and SWF output
+# --------------------------------------------------------------------------
+
+def test_same_seed_same_swf_bytes(tmp_path):
+    paths = []
+    for k, seed in enumerate((np.random.SeedSequence([3, 1, 4]),) * 2):
+        w = L.generate_lublin(SETTINGS["typed"], n_jobs=5000, seed=seed)
+        paths.append(tmp_path / f"w{k}.swf")
+        write_swf(w, paths[-1])
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    back = read_swf(paths[0])
+    assert tuple(back.jobs.columns) == SWF_FIELDS
+    assert set(back.jobs["queue"]) == {0, 1}
+    assert (back.jobs["allocated_procs"] == back.jobs["requested_procs"]).all()
+
+
+def test_different_seeds_differ():
+    a = L.generate_lublin(n_jobs=2000, seed=1).jobs
+    b = L.generate_lublin(n_jobs=2000, seed=2).jobs
+    assert not np.array_equal(a["submit_time"], b["submit_time"])
+    assert not np.array_equal(a["run_time"], b["run_time"])
+    assert not np.array_equal(a["requested_procs"], b["requested_procs"])
+
+
+def test_prefix_stability():
+    short = L.generate_lublin(SETTINGS["typeless"], n_jobs=1000, seed=9).jobs
+    long = L.generate_lublin(SETTINGS["typeless"], n_jobs=9000, seed=9).jobs
+    assert short.equals(long.iloc[:1000])
+
+
+def test_span_bounds_the_workload():
+    span = 20 * 86400
+    w = L.generate_lublin(SETTINGS["typed"], span=span, seed=4)
+    t = w.jobs["submit_time"].to_numpy()
+    assert t.max() < span and len(t) > 1000
+    longer = L.generate_lublin(SETTINGS["typed"], span=2 * span, seed=4).jobs
+    assert w.jobs.equals(longer.iloc[: len(w.jobs)])
+
+
+# --------------------------------------------------------------------------
+# load calibration
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("setting", ["typeless", "typed"])
+@pytest.mark.parametrize("target", [0.3, 0.5, 0.7, 0.9])
+def test_calibration_hits_target_load(setting, target):
+    w, scale = L.calibrate_load(target, SETTINGS[setting], n_jobs=20_000, seed=17)
+    assert len(w.jobs) == 20_000
+    assert abs(_offered_load(w, 128) / target - 1) <= 0.01
+    again, scale2 = L.calibrate_load(target, SETTINGS[setting], n_jobs=20_000, seed=17)
+    assert scale == scale2 and again.jobs.equals(w.jobs)
+
+
+def test_calibration_small_workload_and_stretch():
+    for method in ("cycle", "stretch"):
+        for target in (0.3, 0.9):
+            w, _ = L.calibrate_load(target, SETTINGS["typeless"], n_jobs=150, seed=2,
+                                    method=method)
+            assert abs(_offered_load(w, 128) / target - 1) <= 0.01, (method, target)
+
+
+def test_calibration_only_moves_arrivals():
+    w, scale = L.calibrate_load(0.5, SETTINGS["typeless"], n_jobs=3000, seed=8)
+    plain = L.generate_lublin(SETTINGS["typeless"], n_jobs=3000, seed=8, arrival_scale=scale)
+    assert w.jobs.equals(plain.jobs)
+    base = L.generate_lublin(SETTINGS["typeless"], n_jobs=3000, seed=8).jobs
+    assert base["run_time"].equals(w.jobs["run_time"])
+    assert not base["submit_time"].equals(w.jobs["submit_time"])
+
+
+def test_calibration_with_span():
+    w, _ = L.calibrate_load(0.6, SETTINGS["typeless"], span=60 * 86400, seed=5)
+    assert abs(_offered_load(w, 128) / 0.6 - 1) <= 0.01
+    assert w.jobs["submit_time"].max() < 60 * 86400
+
+
+def test_expected_offered_load_matches_long_run():
+    # Long run (100k jobs): the realised load scatters around the analytic one;
+    # heavy-tailed work makes a 5 % band a loose but meaningful check.
+    w = L.generate_lublin(SETTINGS["typeless"], n_jobs=N, seed=21)
+    assert _offered_load(w, 128) == pytest.approx(
+        L.expected_offered_load(SETTINGS["typeless"], 128), rel=0.05)
+
+
+# --------------------------------------------------------------------------
+# figure (simlib.figures.workloads)
+# --------------------------------------------------------------------------
+
+def test_validation_figure(tmp_path):
+    from simlib.figures.workloads import plot_lublin_validation
+    w = L.generate_lublin(SETTINGS["typed"], n_jobs=3000, seed=1)
+    a = plot_lublin_validation(w, SETTINGS["typed"], tmp_path / "a.png", scale_label="smoke")
+    b = plot_lublin_validation(w, SETTINGS["typed"], tmp_path / "b.png", scale_label="smoke")
+    assert a.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert a.read_bytes() == b.read_bytes()
+    with pytest.raises(ValueError, match="png"):
+        plot_lublin_validation(w, SETTINGS["typed"], tmp_path / "a.svg")
