@@ -68,7 +68,8 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     Size = requested processors (field 8), or allocated processors (field 5)
     when missing; estimate = requested time (field 9), or the runtime when
     missing; work = runtime (field 4); CPU utilization = field 6 / field 4
-    when both are present, else 1.0. Jobs are taken in submission order
+    when both are present, else NaN (each policy that
+    uses it states its default). Jobs are taken in submission order
     (stable), as the engine requires.
     """
     df = workload.jobs
@@ -80,7 +81,7 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     req = df["requested_time"].to_numpy(dtype=np.float64)
     req = np.where(req > 0, req, run)
     cpu = df["avg_cpu_time"].to_numpy(dtype=np.float64)
-    util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), 1.0)
+    util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
     bad = (procs <= 0) | (run < 0) | (req <= 0) | (submit < 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

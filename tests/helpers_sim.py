@@ -31,12 +31,19 @@ def schedule(jobs):
     return {j.job_id: (j.start, j.finish) for j in jobs}
 
 
-def assert_valid_schedule(jobs, cpus):
-    """Every job done, none before its submission, and no instant over-allocated."""
+def assert_valid_schedule(jobs, cpus, sim=None):
+    """Every job done, none before its submission, and no instant over-allocated.
+
+    With ``sim`` (needed for malleable policies, whose jobs may hold fewer CPUs
+    than processes) the check uses the busy-CPU timeline instead of sizes.
+    """
     for j in jobs:
         assert j.state == DONE, j
         assert j.start >= j.submit, j
         assert j.finish >= j.start, j
+    if sim is not None:
+        assert all(busy <= cpus for _, busy, _, _ in sim.timeline)
+        return
     # Sweep over start/finish events; finishes first at equal times.
     events = sorted([(j.start, 1, j.procs) for j in jobs] + [(j.finish, 0, -j.procs) for j in jobs])
     used = 0

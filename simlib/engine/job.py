@@ -43,6 +43,9 @@ class Job:
         Identities of the allocated cores.
     estimated_end : float
         When the policy should expect the cores back.
+    cpu_util : float
+        Fraction of its runtime the job computes (SWF field 6 / field 4),
+        NaN when unknown; used by paper U's time model.
     """
 
     __slots__ = (

@@ -250,6 +250,10 @@ class Simulator:
             self.events.push(self.now + job.work_left / job.rate, FINISH, (job, job.version))
 
     def _complete(self, job: Job) -> None:
+        if self.debug:  # work conservation: the rate integral must equal the work
+            left = job.work_left - (self.now - job.last_update) * job.rate
+            if abs(left) > 1e-6 * max(1.0, job.work):
+                raise SimulationError(f"job {job.job_id} ends with {left} s of work left")
         job.work_left = 0.0
         job.state = DONE
         job.finish = self.now

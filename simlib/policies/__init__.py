@@ -10,6 +10,7 @@ from .base import Policy, QueuePolicy
 from .conservative import Conservative
 from .easy import EASY
 from .fcfs import FCFS
+from .fcfs_malleable import FCFSMalleable
 
 #: name -> policy class
 POLICIES: dict[str, type[Policy]] = {}
@@ -26,6 +27,7 @@ def register(cls: type[Policy]) -> type[Policy]:
 register(FCFS)
 register(EASY)
 register(Conservative)
+register(FCFSMalleable)
 
 
 def make_policy(name: str, **params) -> Policy:

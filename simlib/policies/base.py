@@ -29,6 +29,9 @@ class Policy:
     name: ClassVar[str] = "policy"
     #: Accepted keyword parameters and their defaults (validated by make_policy).
     defaults: ClassVar[dict[str, Any]] = {}
+    #: True when jobs always run on all their processors at full speed from
+    #: start to end (their execution time is then their work).
+    rigid: ClassVar[bool] = True
 
     def __init__(self, **params: Any) -> None:
         self.params = {**self.defaults, **params}
