@@ -145,7 +145,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
-             record_timeline: bool = True) -> SimResult:
+             record_timeline: bool = True, commands=()) -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -161,6 +161,8 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         See :class:`~simlib.engine.simulator.Simulator`.
     debug : bool
         Check invariants after every round (slow).
+    commands : sequence of (time, payload)
+        Timed external events passed to the policy (see Simulator).
     """
     if platform is None:
         if cpus is None:
@@ -170,7 +172,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         policy = make_policy(policy, **(policy_params or {}))
     jobs = jobs_from_workload(workload)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
-                    record_timeline=record_timeline)
+                    record_timeline=record_timeline, commands=commands)
     sim.run()
     timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
     return SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, policy.name, jobs)

@@ -57,6 +57,10 @@ class Simulator:
     record_timeline : bool
         Keep (time, busy cores, waiting jobs, processes) after every round,
         for fragmentation, MPL and utilization-over-time metrics.
+    commands : sequence of (time, payload)
+        External events from the workload (e.g. paper K's elastic control
+        commands), handed to the policy in ``timers`` at their time, after
+        that time's submissions.
 
     Examples
     --------
@@ -70,7 +74,8 @@ class Simulator:
 
     def __init__(self, platform: Platform, jobs: Sequence[Job], policy: "Policy", *,
                  overrun: str = "kill", overrun_step: float | None = None,
-                 debug: bool = False, record_timeline: bool = True) -> None:
+                 debug: bool = False, record_timeline: bool = True,
+                 commands: Sequence[tuple[float, Any]] = ()) -> None:
         if overrun not in ("kill", "extend"):
             raise ConfigError(f"overrun must be 'kill' or 'extend', not {overrun!r}")
         self.platform = platform
@@ -103,6 +108,8 @@ class Simulator:
             if overrun == "kill" and job.work > job.requested_time:
                 job.work = job.work_left = job.requested_time
                 job.killed = True
+        for time, payload in commands:
+            self.events.push(float(time), TIMER, payload)
         policy.attach(self)
 
     # ------------------------------------------------------------------ loop
