@@ -69,7 +69,8 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     when missing; estimate = requested time (field 9), or the runtime when
     missing; work = runtime (field 4); CPU utilization = field 6 / field 4
     when both are present, else NaN (each policy that
-    uses it states its default). Jobs are taken in submission order
+    uses it states its default). A ``requested_start`` column (CWF) sets
+    :attr:`Job.requested_start`. Jobs are taken in submission order
     (stable), as the engine requires.
     """
     df = workload.jobs
@@ -91,8 +92,12 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     ids = df["job_id"].to_numpy(dtype=np.int64)[order].tolist()
     cols = [submit[order].tolist(), procs[order].tolist(), req[order].tolist(),
             run[order].tolist(), util[order].tolist()]
-    return [Job(i, jid, s, p, r, w, False, u)
+    jobs = [Job(i, jid, s, p, r, w, False, u)
             for i, (jid, s, p, r, w, u) in enumerate(zip(ids, *cols))]
+    if "requested_start" in df.columns:  # CWF field 19 (paper K's dedicated jobs)
+        for job, rs in zip(jobs, df["requested_start"].to_numpy(dtype=np.float64)[order].tolist()):
+            job.requested_start = rs
+    return jobs
 
 
 def intervals(ids) -> str:

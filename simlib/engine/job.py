@@ -43,6 +43,8 @@ class Job:
         Identities of the allocated cores.
     estimated_end : float
         When the policy should expect the cores back.
+    requested_start : float
+        Start time a *dedicated* job asks for (paper K), ``-1`` for batch jobs.
     cpu_util : float
         Fraction of its runtime the job computes (SWF field 6 / field 4),
         NaN when unknown; used by paper U's time model.
@@ -52,6 +54,7 @@ class Job:
         "idx", "job_id", "submit", "procs", "requested_time", "work", "killed",
         "cpu_util", "state", "start", "finish", "rate", "work_left",
         "last_update", "version", "cpus", "alloc", "estimated_end", "data",
+        "requested_start",
     )
 
     def __init__(self, idx: int, job_id: int, submit: float, procs: int,
@@ -76,6 +79,7 @@ class Job:
         self.alloc: list[int] = []
         self.estimated_end = float("inf")
         self.data: dict | None = None  # free slot for policies (reservation, skip count...)
+        self.requested_start = -1.0  # dedicated jobs (paper K): fixed start time, -1 = batch
 
     def __repr__(self) -> str:
         return (f"Job(id={self.job_id}, submit={self.submit}, procs={self.procs}, "
