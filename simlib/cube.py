@@ -346,6 +346,7 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     os.close(fd)
     try:
         ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a result file is for sharing
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -1,0 +1,45 @@
+# Set-up and main commands (see README.md).
+#   make reproduce   install into .venv, run the pipeline at default scale
+#   make test        install into .venv, run the tests
+#   make smoke       install into .venv, run the smoke-scale pipeline in build/smoke
+#   make dry-run     show what the pipeline would run (default scale)
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.simlib-installed
+PROFILE ?= profiles/local
+SMOKE_DIR ?= build/smoke
+SNAKEMAKE_ARGS ?=
+PYTEST_ARGS ?=
+
+.PHONY: reproduce test smoke dry-run install
+
+reproduce: $(STAMP)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all $(SNAKEMAKE_ARGS)
+
+# pytest exits 5 when nothing was collected: fine for a selection that
+# happens to be empty (e.g. PYTEST_ARGS="-m slurm"), an error otherwise.
+test: $(STAMP)
+	@status=0; $(BIN)/pytest $(PYTEST_ARGS) || status=$$?; \
+	if [ $$status -eq 5 ] && [ -n "$(PYTEST_ARGS)" ]; then \
+	  echo "pytest: no test matches '$(PYTEST_ARGS)' (exit 5), nothing to do"; status=0; fi; \
+	exit $$status
+
+# Outside the repository's results/ and paper_figures/, which hold the
+# default-scale artifacts.
+smoke: $(STAMP)
+	mkdir -p $(SMOKE_DIR)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all --config scale=smoke \
+	  --directory $(SMOKE_DIR) $(SNAKEMAKE_ARGS)
+
+dry-run: $(STAMP)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all -n $(SNAKEMAKE_ARGS)
+
+install: $(STAMP)
+
+# Reinstall when the dependencies change; only PyPI is contacted.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -e '.[pipeline,test]'
+	touch $@

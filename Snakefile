@@ -1,0 +1,59 @@
+# Reproduction pipeline of four parallel-job-scheduling papers (see README.md).
+#
+#   snakemake --cores all                      # default scale
+#   snakemake --cores all --config scale=smoke # CI scale
+#
+# Thin on purpose: configuration, validation, the stage rules, and `all`.
+# Stages: traces -> workloads -> simulate -> aggregate -> figures -> report.
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version, validate
+
+from simlib.errors import ConfigError
+
+min_version("9.0")
+
+# Paths relative to the repository, so `--directory <elsewhere>` works.
+configfile: f"{workflow.basedir}/config/config.yaml"
+configfile: f"{workflow.basedir}/config/grids/baseline.yaml"
+
+# Structure first (types, enums, unknown keys; fills defaults), then names
+# (common.smk): both before any job runs.
+try:
+    validate(config, "config/config.schema.json")
+except WorkflowError as exc:
+    # Name the offending key in one line rather than dumping the schema.
+    err = exc.__cause__ or exc.__context__
+    if not hasattr(err, "absolute_path"):
+        raise
+    key = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in err.absolute_path)
+    raise ConfigError(f"config {key.lstrip('.') or '(top level)'}: {err.message} "
+                      "(schema: config/config.schema.json)") from None
+
+
+include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    scale="smoke|default|full",
+    trace="[A-Za-z0-9_-]+",
+    policy="[A-Za-z0-9_-]+",
+    load="[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?",
+
+
+include: "workflow/rules/traces.smk"
+include: "workflow/rules/workloads.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
+
+
+localrules: all, fetch_trace, report
+
+
+rule all:
+    input:
+        "paper_figures/README.md",
+        [a["path"] for a in ARTIFACTS],
+    default_target: True

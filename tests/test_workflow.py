@@ -1,0 +1,269 @@
+"""End-to-end tests of the Snakemake pipeline (Snakefile, workflow/, config/).
+
+Every run happens in a temporary working directory (``--directory``), so
+the repository's results/ and paper_figures/ are never touched. The smoke
+pipeline runs once per module (fixture ``smoke``); the other tests are dry
+runs or a tiny sweep.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simlib.cube import read_cube
+
+pytestmark = pytest.mark.pipeline
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+TIMEOUT = 900
+
+
+def snakemake(workdir, *args, env=None, check=True):
+    """Run snakemake on the repository's Snakefile in ``workdir``."""
+    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--cores", "2", "--nocolor", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT,
+                          env={**os.environ, **(env or {})})
+    out = proc.stdout + proc.stderr
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{out[-5000:]}")
+    return proc.returncode, out
+
+
+def pending(workdir, *args, env=None):
+    """Output files Snakemake would (re)build, as {path: rule}."""
+    _, out = snakemake(workdir, "--detailed-summary", *args, env=env)
+    rows = list(csv.reader(out.splitlines(), delimiter="\t"))
+    header = next(i for i, r in enumerate(rows) if r[:1] == ["output_file"])
+    cols = rows[header]
+    result = {}
+    for r in rows[header + 1:]:
+        if len(r) != len(cols):
+            continue
+        rec = dict(zip(cols, r))
+        if rec["plan"] != "no update":
+            result[rec["output_file"]] = rec["rule"]
+    return result
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    """Work directory holding one complete smoke-scale run."""
+    wd = tmp_path_factory.mktemp("smoke")
+    snakemake(wd, "--config", "scale=smoke")
+    return wd
+
+
+# ----------------------------------------------------------- configuration
+
+def write_yaml(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.mark.parametrize("override, message", [
+    ("studies: {baseline: {policies: {eazy: {}}}}",
+     "config studies.baseline.policies.eazy: unknown policy 'eazy'"),
+    ("studies: {baseline: {traces: [SDSC-SP2, NOPE-SP2]}}",
+     "config studies.baseline.traces[1]: unknown trace 'NOPE-SP2'"),
+    ("studies: {baseline: {policies: {easy: {depth: 3}}}}",
+     "config studies.baseline.policies.easy: unknown parameter(s) depth"),
+    ("studies: {baseline: {loads: {smoke: [0.5, -0.1]}}}",
+     "config studies.baseline.loads.smoke[1]: -0.1 is less than or equal to the minimum of 0"),
+    ("scale: huge", "config scale: 'huge' is not one of ['smoke', 'default', 'full']"),
+    ("simulations: {}", "Additional properties are not allowed ('simulations' was unexpected)"),
+    ("traces: {cleaning: {runtime_zero: burn}}", "config traces.cleaning:"),
+])
+def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
+    cfg = write_yaml(tmp_path / "override.yaml", override)
+    code, out = snakemake(tmp_path, "-n", "--configfile", cfg, check=False)
+    assert code != 0
+    assert message in out, out[-3000:]
+    assert "ConfigError" in out
+    assert not (tmp_path / "data").exists()  # nothing ran
+
+
+def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    stats = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            stats[parts[0]] = int(parts[1])
+    # 2 traces x 3 policies x 6 loads; one rescaled workload per (trace, load).
+    assert stats["simulate_trace_sweep"] == 36
+    assert stats["scale_load"] == 12
+    assert stats["fetch_trace"] == stats["prepare_trace"] == 2
+    assert stats["aggregate_trace_sweep"] == stats["figures_baseline"] == stats["report"] == 1
+
+
+def test_missing_trace_gives_a_clear_error_and_no_file(tmp_path):
+    empty = tmp_path / "no_traces"
+    empty.mkdir()
+    cfg = write_yaml(tmp_path / "src.yaml", f"traces: {{source: '{empty}'}}")
+    code, out = snakemake(tmp_path, "data/traces/raw/SDSC-SP2.swf.gz", "--configfile", cfg,
+                          "--show-failed-logs", check=False)
+    assert code != 0
+    assert "SDSC-SP2-1998-4.2-cln.swf.gz: no such file" in out
+    assert not (tmp_path / "data/traces/raw/SDSC-SP2.swf.gz").exists()
+
+
+def test_trace_fetched_from_a_url_is_verified(tmp_path):
+    """traces.source may be a base URL (here a local server over the shared traces)."""
+    shared = REPO.parent / "shared" / "traces"
+    if not (shared / "SDSC-SP2-1998-4.2-cln.swf.gz").exists():
+        pytest.skip(f"no local trace directory {shared}")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(shared))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        cfg = write_yaml(tmp_path / "url.yaml", f"traces: {{source: '{url}'}}")
+        snakemake(tmp_path, "data/traces/raw/SDSC-SP2.swf.gz", "--configfile", cfg)
+    finally:
+        server.shutdown()
+        server.server_close()
+    got = tmp_path / "data/traces/raw/SDSC-SP2.swf.gz"
+    assert got.read_bytes() == (shared / "SDSC-SP2-1998-4.2-cln.swf.gz").read_bytes()
+    log = (tmp_path / "logs/traces/fetch.SDSC-SP2.log").read_text()
+    assert f"from {url}" in log and "verified" in log
+
+
+# ------------------------------------------------------------- smoke run
+
+def test_smoke_run_builds_the_cube(smoke):
+    cube = read_cube(smoke / "results/baseline.smoke.nc")
+    assert dict(cube.sizes) == {"policy": 3, "trace": 2, "load": 6}
+    assert list(cube["policy"].values) == ["conservative", "easy", "fcfs"]
+    assert np.allclose(cube["load"].values, [0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+    for name in ("mean_wait", "mean_response", "mean_bounded_slowdown", "utilization", "makespan"):
+        var = cube[name]
+        assert var.attrs["units"] in ("s", "1"), name
+        assert np.isfinite(var.values).all(), name
+    assert len(cube.attrs["config_sha256"]) == 64
+    assert cube.attrs["scale"] == "smoke"
+    # The rescaled workloads hit their target loads (up to rounding submit
+    # times to seconds).
+    assert np.allclose(cube["offered_load"].values,
+                       cube["load"].values[None, None, :], rtol=1e-4)
+    # Every job of the 1,500-job subsets was simulated.
+    assert (cube["jobs"].values == 1500).all()
+    # Backfilling never does worse than FCFS on average here.
+    wait = cube["mean_wait"]
+    assert (wait.sel(policy="easy") <= wait.sel(policy="fcfs")).all()
+
+
+def test_smoke_run_writes_per_run_tables(smoke):
+    run = smoke / "results/runs/baseline/smoke/SDSC-SP2/easy/load0.7"
+    header = (run / "jobs.csv").read_text().splitlines()[0].split(",")
+    for col in ("job_id", "submission_time", "requested_number_of_resources", "requested_time",
+                "starting_time", "execution_time", "finishing_time", "waiting_time",
+                "turnaround_time", "stretch", "allocated_resources"):
+        assert col in header
+    assert len((run / "jobs.csv").read_text().splitlines()) == 1501
+
+
+def test_smoke_run_writes_figures_tables_and_index(smoke):
+    fig = smoke / "paper_figures/baseline/mean_wait_vs_load.png"
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (smoke / "paper_figures/baseline/mean_wait_vs_load.svg").read_text().lstrip().startswith("<?xml")
+    with open(smoke / "paper_figures/baseline/metrics_by_load.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 36 and {r["scale"] for r in rows} == {"smoke"}
+    assert "smoke scale" in (smoke / "paper_figures/baseline/metrics_by_load.md").read_text()
+    char = (smoke / "paper_figures/traces/characterization.csv").read_text()
+    assert "SDSC-SP2" in char and "CTC-SP2" in char
+    cleaning = (smoke / "logs/traces/SDSC-SP2.smoke.cleaning.txt").read_text()
+    assert "runtime_above_request" in cleaning
+
+    index = (smoke / "paper_figures/README.md").read_text()
+    assert "Scale: **smoke**" in index
+    for path in ("paper_figures/baseline/mean_wait_vs_load.png",
+                 "paper_figures/baseline/metrics_by_load.csv",
+                 "paper_figures/traces/characterization.md",
+                 "results/baseline.smoke.nc"):
+        assert f"[`{path}`]" in index
+        assert (smoke / path).exists()
+
+
+def test_second_run_is_a_no_op(smoke):
+    _, out = snakemake(smoke, "-n", "--config", "scale=smoke")
+    assert "Nothing to be done" in out
+
+
+# ------------------------------------------------------- incremental reruns
+
+PLUGIN = '''
+"""A test policy registered from outside simlib (config policy_modules)."""
+from simlib.policies import register
+from simlib.policies.easy import EASY
+
+
+class TaggedEASY(EASY):
+    name = "easy_tagged"
+    defaults = {"tag": 0}
+
+
+register(TaggedEASY)
+'''
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A small sweep with a user policy, run once: (workdir, env, config)."""
+    wd = tmp_path_factory.mktemp("tiny")
+    plugins = wd / "plugins"
+    plugins.mkdir()
+    (plugins / "wf_test_policies.py").write_text(PLUGIN)
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(plugins), os.environ.get("PYTHONPATH")]))}
+    cfg = write_yaml(wd / "tiny.yaml", """\
+        scale: smoke
+        policy_modules: [wf_test_policies]
+        scales: {smoke: {trace_jobs: 300}}
+        studies:
+          baseline:
+            traces: [SDSC-SP2]
+            policies: {easy_tagged: {tag: 0}}
+            loads: {smoke: [0.6, 0.9]}
+        """)
+    snakemake(wd, "--configfile", cfg, env=env)
+    assert pending(wd, "--configfile", cfg, env=env) == {}
+    return wd, env, cfg
+
+
+def test_changing_one_policys_params_reruns_only_its_runs(tiny):
+    wd, env, cfg = tiny
+    changed = write_yaml(wd / "changed.yaml", "studies: {baseline: {policies: {easy_tagged: {tag: 1}}}}")
+    todo = pending(wd, "--configfile", cfg, changed, env=env)
+    sims = {p for p, rule in todo.items() if rule == "simulate_trace_sweep"}
+    # Both loads of easy_tagged (jobs.csv + summary.json each), nothing else.
+    assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
+    assert set(todo.values()) == {"simulate_trace_sweep", "aggregate_trace_sweep",
+                                  "figures_baseline", "report"}
+
+
+def test_changing_one_policys_code_reruns_only_its_runs(tiny):
+    wd, env, cfg = tiny
+    module = wd / "plugins/wf_test_policies.py"
+    original = module.read_text()
+    try:
+        module.write_text(original + "\n# a change in the policy's code\n")
+        todo = pending(wd, "--configfile", cfg, env=env)
+    finally:
+        module.write_text(original)
+    sims = {p for p, rule in todo.items() if rule == "simulate_trace_sweep"}
+    assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
+    assert "scale_load" not in todo.values() and "prepare_trace" not in todo.values()
