@@ -64,6 +64,8 @@ def plot_wait_vs_load(
     metric: str = "mean_wait",
     scale_label: str,
     title: str | None = None,
+    log_y: bool = True,
+    note: str | None = None,
 ) -> Path:
     """Plot ``metric`` against offered load: a panel per trace, a line per policy.
 
@@ -82,6 +84,11 @@ def plot_wait_vs_load(
         the footnote so no figure is mistaken for another scale's.
     title : str, optional
         Overrides the default title ("<long_name> vs offered load").
+    log_y : bool
+        Logarithmic y axis (default) when every value is positive: FCFS waits
+        are orders of magnitude above the backfilling ones near saturation.
+    note : str, optional
+        Extra footnote text, e.g. the traces' source and acknowledgement.
 
     Returns
     -------
@@ -134,6 +141,8 @@ def plot_wait_vs_load(
             if n_seeds > 1:
                 ax.fill_between(loads, lo, hi, color=color, alpha=0.2, linewidth=0)
         ax.set_xlabel("offered load")
+        if log_y and bool((sub > 0).all()):
+            ax.set_yscale("log")
         if trace is not None:
             ax.set_title(trace)
         ax.grid(True, alpha=0.3)
@@ -142,8 +151,8 @@ def plot_wait_vs_load(
     axes[-1].legend(title="policy" if policies != [None] else None, fontsize="small")
     fig.suptitle(title or f"{long_name} vs offered load")
     band = "mean over seeds, band = min–max" if n_seeds > 1 else "single run per point"
-    fig.text(0.01, 0.0, f"scale: {scale_label}; seeds: {n_seeds} ({band})",
-             fontsize="small", ha="left", va="bottom", color="0.35")
+    foot = f"scale: {scale_label}; seeds: {n_seeds} ({band})" + (f"\n{note}" if note else "")
+    fig.text(0.01, 0.0, foot, fontsize="small", ha="left", va="bottom", color="0.35")
     fig.get_layout_engine().set(h_pad=0.25)
 
     out_path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,10 @@ from _common import job_log
 from simlib.cube import read_cube
 from simlib.figures.baseline import baseline_table, plot_wait_vs_load, table_to_markdown
 
+#: The traces' source, to be cited wherever results derived from them are shown.
+PWA_NOTE = ("Traces: Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), 2014), "
+            "cleaned logs SDSC-SP2 and CTC-SP2; see each log's header for its acknowledgement.")
+
 #: Table column order: the study's headline metrics first.
 FIRST = ["mean_wait", "mean_response", "mean_bounded_slowdown", "utilization", "makespan",
          "p50_wait", "p95_wait", "max_wait", "offered_load", "interarrival_factor",
@@ -21,7 +25,8 @@ def main(snakemake):
     with job_log(snakemake) as log:
         cube = read_cube(snakemake.input.cube)
         for out in (snakemake.output.png, snakemake.output.svg):
-            plot_wait_vs_load(cube, out, metric=snakemake.params.metric, scale_label=scale)
+            plot_wait_vs_load(cube, out, metric=snakemake.params.metric, scale_label=scale,
+                              note=PWA_NOTE)
             log.info("wrote %s", out)
         names = [str(v) for v in cube.data_vars]
         table = baseline_table(cube, [m for m in FIRST if m in names]
