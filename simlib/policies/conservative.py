@@ -18,6 +18,8 @@ use it except when a running job's estimate grows, which only happens with
 """
 from __future__ import annotations
 
+import bisect
+
 from .base import QueuePolicy
 from .profile import AvailabilityProfile
 
@@ -52,13 +54,20 @@ class Conservative(QueuePolicy):
 
     def _compress(self, now):
         prof = self.profile
+        times, free = prof.times, prof.free
         for job in self.queue:
             old = job.data
             if old is None or old <= now:
                 continue
+            # A job can only move if some step before its reservation has room
+            # for it (its own reservation starts at `old`, so it is not counted);
+            # the slice max runs in C and spares most jobs the full search.
+            before = bisect.bisect_left(times, old)
+            if before == 0 or max(free[:before]) < job.procs:
+                continue
             req = job.requested_time
             prof.release(old, old + req, job.procs)
-            start = prof.earliest_start(job.procs, req, now)
+            start = prof.earliest_start(job.procs, req, now, limit=old)
             prof.reserve(start, start + req, job.procs)
             job.data = start
 

@@ -54,27 +54,32 @@ class AvailabilityProfile:
         """Give back ``procs`` processors on ``[start, end)``."""
         self.reserve(start, end, -procs)
 
-    def earliest_start(self, procs: int, duration: float, not_before: float) -> float:
-        """Earliest ``t >= not_before`` with ``procs`` free on ``[t, t+duration)``."""
+    def earliest_start(self, procs: int, duration: float, not_before: float,
+                       limit: float = float("inf")) -> float:
+        """Earliest ``t >= not_before`` with ``procs`` free on ``[t, t+duration)``.
+
+        With ``limit`` (a start already known to be feasible) the search stops
+        there and returns ``limit`` without checking its window again: this is
+        what makes schedule compression cheap for jobs that cannot move.
+        """
         times, free = self.times, self.free
         n = len(times)
         i = max(bisect.bisect_right(times, not_before) - 1, 0)
         start = max(not_before, times[i])
-        j = i
-        while True:
+        while start < limit:
+            end = start + duration
+            j = i
             # Extend the window from `start` while capacity holds.
-            while j < n and (times[j] < start + duration or j == i):
-                if free[j] < procs:
-                    break
+            while free[j] >= procs:
                 j += 1
-            else:
-                return start
-            # Blocked at breakpoint j: the next candidate start is after it.
+                if j == n or times[j] >= end:
+                    return start
+            # Blocked at step j: the next candidate start is the step after it.
             i = j + 1
             if i >= n:  # pragma: no cover - last step always holds `total`
                 raise RuntimeError("profile never frees enough processors")
             start = times[i]
-            j = i
+        return limit
 
     def advance(self, now: float) -> None:
         """Forget breakpoints before ``now`` (the value at ``now`` is kept)."""
