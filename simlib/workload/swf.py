@@ -300,11 +300,22 @@ def _show(token: bytes) -> str:
 
 def _parse_token(token: bytes, j: int, path: str, lineno: int):
     """One field value, validated; raises TraceFormatError."""
-    name = SWF_FIELDS[j]
+    return _parse_number(token, SWF_FIELDS[j], bool(_IS_FLOAT[j]),
+                         bool(_IS_NONNEG[j]), path, lineno)
+
+
+def _parse_number(token: bytes, name: str, fractional: bool, nonnegative: bool,
+                  path: str, lineno: int):
+    """A numeric field value, validated; raises TraceFormatError.
+
+    Shared with the CWF reader (:mod:`simlib.workload.cwf`), whose extra
+    numeric fields follow the same rules: ``fractional`` allows a float,
+    ``nonnegative`` rejects negatives other than ``-1`` (missing).
+    """
     if not _NUMBER.fullmatch(token):
         raise TraceFormatError(path, lineno, name,
                                f"not a number: {_show(token)!r}")
-    if _IS_FLOAT[j]:
+    if fractional:
         value = float(token)
     elif _INTEGER.fullmatch(token):
         value = int(token)
@@ -320,7 +331,7 @@ def _parse_token(token: bytes, j: int, path: str, lineno: int):
                 path, lineno, name,
                 f"fractional value {_show(token)} in an integer field")
         value = int(as_float)
-    if _IS_NONNEG[j] and value < 0 and value != -1:
+    if nonnegative and value < 0 and value != -1:
         raise TraceFormatError(
             path, lineno, name,
             f"negative value {_show(token)}: only -1 (missing) may be negative")

@@ -1,0 +1,937 @@
+"""Paper K's CWF workload generator: the Lublin model on a BlueGene/P.
+
+D. Kumar, Z.-Y. Shae, H. Jamjoom, "Scheduling Batch and Heterogeneous Jobs
+with Runtime Elasticity in a Parallel Processing Environment", Section IV-D
+(the generator), Tables I-II (parameters) and Section V (M = 320, N_J = 500,
+P_E = 0.2, P_R = 0.1).  Output is a CWF workload
+(:mod:`simlib.workload.cwf`): jobs, dedicated jobs' requested start times and
+elastic control commands.
+
+The model, per job
+------------------
+**Size** (processors, a multiple of the allocation unit 32).  With
+probability ``P_S`` a *small* job: ``x ~ U[1, 3]``; otherwise *large*:
+``x ~ U[4, 10]``.  Size = ``32 * round(x)``, rounding to the nearest
+integer (halves up, a null event).  So small jobs are 32, 64, 96 with
+probabilities 1/4, 1/2, 1/4 and large jobs 128 and 320 with 1/12 each and
+160..288 with 1/6 each; ``E[size] = 32 * (2 P_S + 7 (1 - P_S))``.
+(``size_scale="log2"`` draws x uniform in log2 instead; see below.)
+
+**Runtime** (s).  Lublin's hyper-gamma with Table I: ``ln(runtime)`` is
+``Gamma(a1, b1)`` with probability ``p = clip(pa * s + pb, 0, 1)``, else
+``Gamma(a2, b2)``, conditioned on ``<= 12`` (lublin99 redraws above 12);
+runtime = ``floor(exp(g))``.  *Unit of s*: processors (``p_size =
+"processors"``, default), see "Interpretations" below; ``"units"`` (s in
+units of 32) is the alternative.  Table I is exactly lublin99's typeless
+runtime model (:data:`simlib.workload.lublin.TYPELESS`).
+
+**Arrivals**.  Lublin's arrival process (:mod:`simlib.workload.lublin`):
+``ln(inter-arrival) ~ Gamma(aarr * arar, barr)`` truncated at 13, paced by
+the daily cycle of ``Gamma(anum, bnum)``; Table II's values.  ``barr``
+(β_arr) is solved for so that the paper's Load of the 500 jobs hits the
+target (:func:`kumar_load`).
+
+**Dedicated jobs**.  Each job independently with probability ``P_D``; its
+requested start time = its submit time + ``max(1, ceil(D))`` with ``D``
+exponential of mean ``dedicated_delay_mean`` (the paper's constraint
+``start >= t + 1``).  SWF queue (field 15) is 0 for dedicated
+("dedicated/interactive", SWF's interactive queue) and 1 for batch.
+
+**Elastic control commands**.  Each job gets at most one command: ``ET``
+with probability ``P_E``, else ``RT`` with probability ``P_R`` (one uniform
+draw: ``u < P_E`` -> ET, ``P_E <= u < P_E + P_R`` -> RT).  Amount =
+``max(1, ceil(A))`` seconds with ``A`` exponential of mean
+``extension_mean`` / ``reduction_mean`` times the job's runtime
+(``amount_basis="runtime"``, default) or in seconds (``"seconds"``).  An RT
+is capped at ``runtime - 1`` (a job keeps at least 1 s); a 1-second job gets
+no RT.  Issue time = the job's earliest possible start (submit time; the
+requested start for a dedicated job) + ``max(1, ceil(U * command_window *
+runtime))``, ``U ~ U(0, 1)``.
+
+Requested time (SWF field 9) = runtime (exact estimates; the paper's
+``dur`` is "duration or user-estimated execution time"); apply
+:mod:`simlib.workload.estimates` afterwards for other models.
+
+Interpretations (the paper is silent or ambiguous)
+-------------------------------------------------
+* **Unit of size in** ``p = pa * s + pb``: processors.  (1) The paper's
+  sizes are processors everywhere (32..320; n̄ is "139.35 processors"), and
+  Table I is lublin99's model, where ``s`` is a processor count.  (2) It
+  keeps the correlation the paper points out ("runtimes of jobs are
+  correlated with their size"): ``p`` = 0.607, 0.434, 0.262, 0.089 for 32,
+  64, 96, 128 processors and 0 from 160 up, whereas in units of 32 ``p``
+  only moves from 0.775 to 0.726.  (3) Table II's β_arr range
+  [0.4101, 0.6101] holds the values the paper's loads need with
+  processors: the long-run β_arr for Load 0.5 .. 1.0 is 0.465 .. 0.581
+  over P_S = 0.2 .. 0.8 (:func:`expected_beta_arr`), and all 240
+  calibrated 500-job workloads of seeds 0..39 x P_S {0.2, 0.5, 0.8} x
+  Load {0.5, 1.0} fell in [0.445, 0.605].  In units of 32 the long-run
+  values are 0.410 .. 0.490 and about a third of the P_S = 0.8 / Load 1.0
+  workloads (Figs. 6 and 8) need β_arr below 0.4101.
+* **Size rounding and scale**: the text says U[1, 3] and U[4, 10],
+  rounded, times 32; we round to the nearest integer (``size_scale =
+  "linear"``, default).  The published n̄ values sit 1.1, 2.0, 3.0 and 3.9
+  standard errors (500 jobs) *below* that model's expectation (144, 96,
+  192, 192), all on the same side (chi-square 29.4 on 4 d.o.f., p = 7e-6).
+  Drawing x uniform in log2 instead (``size_scale="log2"``, the way
+  lublin99 draws sizes, so plausibly what the authors' modified lublin99
+  did) expects 133.4, 87.9, 179.0, 179.0 and puts the published values at
+  +1.5, +0.6, +0.5, -0.4 standard errors (p = 0.54).  Floor rounding (128,
+  80, 176) does not fit either.  :func:`published_n_bar_fit` computes this.
+* **Load** (the paper's formula ``λ/M Σ num_i / μ_i``): ``1/λ`` "the total
+  duration of an experiment" is taken as last submit - first submit (the
+  only duration known before scheduling; same as
+  :func:`simlib.workload.lublin.offered_load`), ``1/μ_i`` the runtime on
+  the job's ``S`` line, before commands.  Calibrating without commands
+  makes a workload with commands the same jobs and arrivals as the one
+  without (paired comparison of -E variants); :func:`kumar_load` with
+  ``include_commands=True`` reports the load after commands as well.
+* **Means the paper does not give**: ``dedicated_delay_mean`` = 3600 s
+  (a slot booked about an hour ahead, so the reservation lies in the
+  future when the job arrives, which is what Hybrid-LOS's freeze end
+  time/capacity handle; batch waits in these bursty workloads are far
+  longer -- mean EASY waits of roughly 7-18 h at Load 0.5 and 1-2.5 days
+  at Load 0.9 for P_S = 0.5 -- so dedicated jobs still overtake the batch
+  queue, which is the point of the class);
+  ``extension_mean`` = ``reduction_mean`` = 0.25 of the job's runtime
+  (runtimes span 1 s .. 45 h, so a fixed number of seconds would be
+  negligible for long jobs and dominate short ones; 0.25 caps only
+  e^-4 = 1.8 % of RTs).  **When a command is issued**: during the job's
+  execution window if it started as early as possible, so whether it
+  finds the job queued or running depends on the scheduler, as the paper
+  wants (both cases occur).  All are :class:`KumarParams` fields.
+* **β_arr** is solved for on the positive axis; the header records it and
+  whether it lies in the paper's printed range.
+
+Determinism: every random quantity comes from its own child of the seed's
+SeedSequence (arrivals, sizes, runtimes, dedicated, commands), one draw per
+job whatever the parameters, so workloads that differ only in ``P_D``,
+``P_E`` or ``P_R`` share jobs and arrivals, and changing ``P_S`` only moves
+jobs between the small and large stages (common random numbers).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+from simlib.errors import ConfigError
+from simlib.workload import lublin
+from simlib.workload.cwf import ElasticCommand, merge_commands, split_commands
+from simlib.workload.swf import SWF_FIELDS, Workload, max_procs
+
+__all__ = [
+    "SOURCE", "MACHINE_SIZE", "ALLOCATION_UNIT", "N_JOBS", "PAPER_P_E", "PAPER_P_R",
+    "TABLE_I", "TABLE_II", "BETA_ARR_RANGE", "PUBLISHED_N_BAR", "PUBLISHED_N_BAR_SOURCE",
+    "QUEUE_BATCH", "QUEUE_DEDICATED",
+    "KumarParams", "table_ii_vs_lublin", "size_pmf", "expected_mean_job_size",
+    "mean_job_size_se", "hyper_gamma_p", "expected_runtime", "expected_load",
+    "expected_beta_arr", "generate_kumar", "kumar_load", "mean_job_size", "kumar_info",
+    "published_n_bar", "n_bar_report", "published_n_bar_fit",
+]
+
+#: The paper this module implements.
+SOURCE = ("D. Kumar, Z.-Y. Shae, H. Jamjoom, \"Scheduling Batch and Heterogeneous Jobs "
+          "with Runtime Elasticity in a Parallel Processing Environment\"")
+#: Processors of the simulated BlueGene/P (Section IV-A).
+MACHINE_SIZE = 320
+#: Processors per allocation unit (BlueGene/P node card).
+ALLOCATION_UNIT = 32
+#: Jobs per workload (N_J, Section V).
+N_JOBS = 500
+#: Probabilities of ET and RT commands used for every elastic experiment.
+PAPER_P_E = 0.2
+PAPER_P_R = 0.1
+
+#: Table I (job runtimes), as printed.
+TABLE_I: dict[str, float] = {"a1": 4.2, "b1": 0.94, "a2": 312.0, "b2": 0.03,
+                             "pa": -0.0054, "pb": 0.78}
+#: Table II (arrival process), as printed; β_arr "varies in [0.4101, 0.6101]".
+TABLE_II: dict[str, float] = {"aarr": 13.2303, "anum": 15.1737, "bnum": 0.9631,
+                              "arar": 1.0225}
+#: Table II's printed range of β_arr.
+BETA_ARR_RANGE: tuple[float, float] = (0.4101, 0.6101)
+
+#: n̄ (mean job size, processors) printed in Section V, keyed by (P_S, P_D).
+PUBLISHED_N_BAR: dict[tuple[float, float], float] = {
+    (0.5, 0.0): 139.35,   # Fig. 5 (batch, Load 0.9, C_s sweep)
+    (0.8, 0.0): 89.72,    # Fig. 6 (batch, Load 0.9, C_s sweep)
+    (0.2, 0.0): 180.84,   # Fig. 7 (batch, load sweep)
+    (0.2, 0.5): 177.7,    # Fig. 9 (heterogeneous, load sweep)
+}
+#: Where :data:`PUBLISHED_N_BAR` comes from.
+PUBLISHED_N_BAR_SOURCE = (SOURCE + ", Section V-A (Figs. 5, 6, 7: P_S = 0.5, 0.8, 0.2) and "
+                          "V-B (Fig. 9: P_D = 0.5, P_S = 0.2); n̄ = (1/N_J) Σ w_i.num")
+
+#: SWF queue (field 15) of batch jobs.
+QUEUE_BATCH = 1
+#: SWF queue of dedicated jobs (SWF's interactive queue 0).
+QUEUE_DEDICATED = 0
+
+_G_RUN_LIMIT = lublin.RUNTIME_LOG_LIMIT      # ln(runtime) <= 12
+_G_ARR_LIMIT = lublin.ARRIVAL_LOG_LIMIT      # ln(inter-arrival) <= 13
+_P_SIZE_UNITS = ("processors", "units")
+_AMOUNT_BASES = ("runtime", "seconds")
+_SIZE_SCALES = ("linear", "log2")
+# Child seed keys, one per purpose.
+_ARRIVALS, _SIZES, _RUNTIMES, _DEDICATED, _COMMANDS = range(5)
+
+
+# --------------------------------------------------------------------------
+# Parameters
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KumarParams:
+    """Parameters of paper K's generator (defaults: the paper's, batch only).
+
+    Attributes
+    ----------
+    p_s : float
+        P_S, probability of a small job.
+    p_d : float
+        P_D, probability of a dedicated job.
+    p_e, p_r : float
+        P_E, P_R: probability that a job gets an ET / an RT command
+        (the paper's elastic runs: :data:`PAPER_P_E`, :data:`PAPER_P_R`).
+    machine_size, unit : int
+        M = 320 processors, allocated in units of 32.
+    small_units, large_units : (float, float)
+        Uniform ranges (in units) of small and large jobs.
+    size_scale : {"linear", "log2"}
+        ``"linear"`` (the paper's text): ``x ~ U[low, high]``.  ``"log2"``:
+        ``x = 2**U[log2 low, log2 high]`` (uniform in log2, as lublin99
+        draws sizes); see "Interpretations" for why it is offered.
+    a1, b1, a2, b2, pa, pb : float
+        Table I.
+    p_size : {"processors", "units"}
+        Unit of the size in ``p = pa * size + pb``.
+    aarr, barr, anum, bnum, arar : float
+        Table II; ``barr`` is only used when no load is targeted.
+    start_hour : float
+        Hour of the day at time 0 (daily cycle).
+    dedicated_delay_mean : float
+        Mean of requested start - submit (s), exponential.
+    amount_basis : {"runtime", "seconds"}
+        Unit of ``extension_mean`` / ``reduction_mean``.
+    extension_mean, reduction_mean : float
+        Means of the exponential ET / RT amounts.
+    command_window : float
+        Commands are issued within ``command_window * runtime`` after the
+        job's earliest start.
+
+    Examples
+    --------
+    >>> KumarParams(p_s=0.8).replace(p_d=0.5).p_d
+    0.5
+    """
+
+    p_s: float = 0.5
+    p_d: float = 0.0
+    p_e: float = 0.0
+    p_r: float = 0.0
+    machine_size: int = MACHINE_SIZE
+    unit: int = ALLOCATION_UNIT
+    small_units: tuple[float, float] = (1.0, 3.0)
+    large_units: tuple[float, float] = (4.0, 10.0)
+    size_scale: str = "linear"
+    a1: float = TABLE_I["a1"]
+    b1: float = TABLE_I["b1"]
+    a2: float = TABLE_I["a2"]
+    b2: float = TABLE_I["b2"]
+    pa: float = TABLE_I["pa"]
+    pb: float = TABLE_I["pb"]
+    p_size: str = "processors"
+    aarr: float = TABLE_II["aarr"]
+    barr: float = 0.5101
+    anum: float = TABLE_II["anum"]
+    bnum: float = TABLE_II["bnum"]
+    arar: float = TABLE_II["arar"]
+    start_hour: float = 0.0
+    dedicated_delay_mean: float = 3600.0
+    amount_basis: str = "runtime"
+    extension_mean: float = 0.25
+    reduction_mean: float = 0.25
+    command_window: float = 1.0
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name in ("p_size", "amount_basis", "size_scale"):
+                continue
+            if f.name in ("small_units", "large_units"):
+                try:
+                    lo, hi = (float(x) for x in v)
+                except (TypeError, ValueError):
+                    raise ConfigError(f"Kumar parameter {f.name!r} = {v!r}: must be a pair "
+                                      "[low, high] of numbers") from None
+                if not (math.isfinite(lo) and math.isfinite(hi) and 0.5 <= lo <= hi):
+                    raise ConfigError(f"Kumar parameter {f.name!r} = {v!r}: need "
+                                      "0.5 <= low <= high")
+                object.__setattr__(self, f.name, (lo, hi))
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                    or not math.isfinite(v):
+                raise ConfigError(f"Kumar parameter {f.name!r} = {v!r}: must be a finite number")
+            if f.name in ("machine_size", "unit"):
+                if v != int(v) or v < 1:
+                    raise ConfigError(f"Kumar parameter {f.name!r} = {v!r}: must be an "
+                                      "integer >= 1")
+                object.__setattr__(self, f.name, int(v))
+            else:
+                object.__setattr__(self, f.name, float(v))
+        for name in ("p_s", "p_d", "p_e", "p_r"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"Kumar parameter {name!r} = {getattr(self, name)}: must be "
+                                  "a probability in [0, 1]")
+        if self.p_e + self.p_r > 1.0 + 1e-12:
+            raise ConfigError(f"Kumar parameters p_e + p_r = {self.p_e + self.p_r}: must be "
+                              "<= 1 (a job gets at most one command)")
+        for name in ("a1", "b1", "a2", "b2", "aarr", "barr", "anum", "bnum", "arar",
+                     "dedicated_delay_mean", "extension_mean", "reduction_mean",
+                     "command_window"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"Kumar parameter {name!r} = {getattr(self, name)}: "
+                                  "must be > 0")
+        if self.p_size not in _P_SIZE_UNITS:
+            raise ConfigError(f"Kumar parameter 'p_size' = {self.p_size!r}: choose one of "
+                              f"{_P_SIZE_UNITS}")
+        if self.size_scale not in _SIZE_SCALES:
+            raise ConfigError(f"Kumar parameter 'size_scale' = {self.size_scale!r}: choose "
+                              f"one of {_SIZE_SCALES}")
+        if self.amount_basis not in _AMOUNT_BASES:
+            raise ConfigError(f"Kumar parameter 'amount_basis' = {self.amount_basis!r}: "
+                              f"choose one of {_AMOUNT_BASES}")
+        if not 0.0 <= self.start_hour < 24.0:
+            raise ConfigError(f"Kumar parameter 'start_hour' = {self.start_hour}: must be "
+                              "in [0, 24)")
+        biggest = self.unit * _round_half_up(max(self.small_units[1], self.large_units[1]))
+        if biggest > self.machine_size:
+            raise ConfigError(f"Kumar parameters: jobs of up to {int(biggest)} processors do "
+                              f"not fit machine_size = {self.machine_size}")
+
+    def replace(self, **overrides) -> "KumarParams":
+        """Copy with some parameters changed; unknown names raise ConfigError.
+
+        Examples
+        --------
+        >>> KumarParams().replace(p_s=0.2).p_s
+        0.2
+        """
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ConfigError(f"unknown Kumar parameter(s) {unknown}; known: {sorted(known)}")
+        return dataclasses.replace(self, **overrides)
+
+    @classmethod
+    def from_config(cls, cfg: Mapping | None, where: str = "kumar") -> "KumarParams":
+        """Build from a config mapping of field names (missing = default).
+
+        Examples
+        --------
+        >>> KumarParams.from_config({"p_s": 0.8, "large_units": [4, 10]}).large_units
+        (4.0, 10.0)
+        """
+        try:
+            return cls().replace(**dict(cfg or {}))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+
+    def to_dict(self) -> dict:
+        """Plain data (for headers and provenance).
+
+        Examples
+        --------
+        >>> KumarParams().to_dict()["small_units"]
+        [1.0, 3.0]
+        """
+        d = dataclasses.asdict(self)
+        d["small_units"] = list(self.small_units)
+        d["large_units"] = list(self.large_units)
+        return d
+
+    def lublin_equivalent(self, barr: float | None = None) -> lublin.JobTypeParams:
+        """Lublin stream parameters with Table I/II (runtime and arrivals).
+
+        Only the runtime and arrival fields are meaningful (sizes are drawn
+        by this module); used to reuse lublin's analytic helpers.
+
+        Examples
+        --------
+        >>> KumarParams().lublin_equivalent(0.45).barr
+        0.45
+        """
+        return lublin.TYPELESS.replace(
+            a1=self.a1, b1=self.b1, a2=self.a2, b2=self.b2, pa=self.pa, pb=self.pb,
+            aarr=self.aarr, barr=self.barr if barr is None else barr, anum=self.anum,
+            bnum=self.bnum, arar=self.arar)
+
+
+def table_ii_vs_lublin() -> dict[str, tuple]:
+    """Paper K's runtime/arrival parameters beside lublin99's typeless defaults.
+
+    Table I equals lublin99's typeless runtime model; Table II differs in
+    ``aarr`` (13.2303 vs 10.2303), ``anum`` (15.1737 vs 8.1737) and ``bnum``
+    (0.9631 vs 3.9631); ``arar`` is the same and lublin99's ``barr`` 0.4871
+    lies inside the paper's range.
+
+    Returns
+    -------
+    dict
+        name -> (paper, lublin99, equal?).
+
+    Examples
+    --------
+    >>> table_ii_vs_lublin()["aarr"]
+    (13.2303, 10.2303, False)
+    """
+    t = lublin.TYPELESS
+    out = {k: (v, getattr(t, k), v == getattr(t, k)) for k, v in {**TABLE_I, **TABLE_II}.items()}
+    lo, hi = BETA_ARR_RANGE
+    out["barr"] = (BETA_ARR_RANGE, t.barr, lo <= t.barr <= hi)
+    return out
+
+
+def _as_params(params) -> KumarParams:
+    if params is None:
+        return KumarParams()
+    if isinstance(params, KumarParams):
+        return params
+    if isinstance(params, Mapping):
+        return KumarParams.from_config(params)
+    raise ConfigError(f"expected KumarParams or a mapping, got {params!r}")
+
+
+def _round_half_up(x):
+    return np.floor(np.asarray(x, dtype=float) + 0.5)
+
+
+# --------------------------------------------------------------------------
+# Analytic expectations
+# --------------------------------------------------------------------------
+
+def _stage_pmf(lo: float, hi: float, scale: str = "linear") -> dict[int, float]:
+    """P(round(x) = k): the rounding cells [k - 1/2, k + 1/2) cut by [lo, hi].
+
+    ``x`` is uniform on [lo, hi] (``"linear"``) or its log2 is (``"log2"``).
+    """
+    if hi == lo:
+        return {int(_round_half_up(lo)): 1.0}
+    f = math.log2 if scale == "log2" else (lambda v: v)
+    out = {}
+    for k in range(int(_round_half_up(lo)), int(_round_half_up(hi)) + 1):
+        mass = (f(min(hi, k + 0.5)) - f(max(lo, k - 0.5))) / (f(hi) - f(lo))
+        if mass > 0:
+            out[k] = mass
+    return out
+
+
+def size_pmf(params=None) -> dict[int, float]:
+    """Exact distribution of job sizes in processors.
+
+    Examples
+    --------
+    >>> pmf = size_pmf(KumarParams(p_s=1.0))
+    >>> pmf
+    {32: 0.25, 64: 0.5, 96: 0.25}
+    """
+    p = _as_params(params)
+    pmf: dict[int, float] = {}
+    for weight, (lo, hi) in ((p.p_s, p.small_units), (1.0 - p.p_s, p.large_units)):
+        if weight == 0:
+            continue
+        for k, m in _stage_pmf(lo, hi, p.size_scale).items():
+            pmf[p.unit * k] = pmf.get(p.unit * k, 0.0) + weight * m
+    return dict(sorted(pmf.items()))
+
+
+def expected_mean_job_size(params=None) -> float:
+    """E[size] in processors (the expectation of n̄).
+
+    Examples
+    --------
+    >>> [round(expected_mean_job_size(KumarParams(p_s=s)), 9) for s in (0.2, 0.5, 0.8)]
+    [192.0, 144.0, 96.0]
+    """
+    return float(sum(k * m for k, m in size_pmf(params).items()))
+
+
+def mean_job_size_se(params=None, n_jobs: int = N_JOBS) -> float:
+    """Standard error of n̄ over ``n_jobs`` independent jobs.
+
+    Examples
+    --------
+    >>> round(mean_job_size_se(KumarParams(p_s=0.5), 500), 2)
+    4.07
+    """
+    pmf = size_pmf(params)
+    mean = sum(k * m for k, m in pmf.items())
+    var = sum(m * (k - mean) ** 2 for k, m in pmf.items())
+    return math.sqrt(var / n_jobs)
+
+
+def hyper_gamma_p(params, size) -> np.ndarray:
+    """``p = clip(pa * s + pb, 0, 1)`` for sizes in processors.
+
+    ``s`` is the size in processors or in units, per ``params.p_size``.
+
+    Examples
+    --------
+    >>> hyper_gamma_p(KumarParams(), [32, 160]).round(4).tolist()
+    [0.6072, 0.0]
+    >>> hyper_gamma_p(KumarParams(p_size="units"), [32, 320]).round(4).tolist()
+    [0.7746, 0.726]
+    """
+    p = _as_params(params)
+    s = np.asarray(size, dtype=float)
+    if p.p_size == "units":
+        s = s / p.unit
+    return np.clip(p.pa * s + p.pb, 0.0, 1.0)
+
+
+def expected_runtime(params, size: int) -> float:
+    """E[runtime | size] in seconds (exact sum over integer runtimes).
+
+    Examples
+    --------
+    >>> expected_runtime(KumarParams(), 320) > expected_runtime(KumarParams(), 32)
+    True
+    """
+    p = _as_params(params)
+    s = size / p.unit if p.p_size == "units" else size
+    return lublin.expected_runtime(p.lublin_equivalent(), s)
+
+
+def _expected_work(p: KumarParams) -> float:
+    return float(sum(m * k * expected_runtime(p, k) for k, m in size_pmf(p).items()))
+
+
+def expected_load(params=None, barr: float | None = None) -> float:
+    """Long-run Load ``E[size * runtime] / (E[inter-arrival] * M)``.
+
+    Examples
+    --------
+    >>> expected_load(KumarParams(), 0.45) > expected_load(KumarParams(), 0.55)
+    True
+    """
+    p = _as_params(params)
+    mean_ia, _ = lublin.interarrival_moments(p.lublin_equivalent(barr))
+    return _expected_work(p) / (mean_ia * p.machine_size)
+
+
+def expected_beta_arr(params=None, load: float = 0.9) -> float:
+    """β_arr whose long-run Load (:func:`expected_load`) is ``load``.
+
+    Examples
+    --------
+    >>> lo, hi = BETA_ARR_RANGE
+    >>> lo < expected_beta_arr(KumarParams(p_s=0.5), 0.9) < hi
+    True
+    """
+    p = _as_params(params)
+    return lublin._solve_decreasing(lambda b: expected_load(p, b), float(load), p.barr,
+                                    f"expected beta_arr for Load {load}")
+
+
+# --------------------------------------------------------------------------
+# Generation
+# --------------------------------------------------------------------------
+
+def _truncated_gamma(u, shape, scale, limit):
+    """Inverse-CDF draw of Gamma(shape, scale) conditioned on <= limit.
+
+    Continuous and increasing in ``scale`` for fixed ``u`` (the truncated
+    family is ordered by likelihood ratio), which makes load calibration a
+    1-D root search with common random numbers.
+    """
+    top = special.gammainc(shape, limit / scale)
+    return scale * special.gammaincinv(shape, u * top)
+
+
+class _Draws:
+    """All per-job uniforms/exponentials of one workload, drawn once."""
+
+    def __init__(self, ss: np.random.SeedSequence, n: int):
+        def rng(key):
+            return lublin._child(ss, key)
+
+        self.arrival_u = rng(_ARRIVALS).random(n)
+        self.stage_u, self.pos_u = rng(_SIZES).random((2, n))
+        self.comp_u, self.gamma_u = rng(_RUNTIMES).random((2, n))
+        g = rng(_DEDICATED)
+        self.dedicated_u = g.random(n)
+        self.delay_e = g.standard_exponential(n)
+        g = rng(_COMMANDS)
+        self.command_u = g.random(n)
+        self.amount_e = g.standard_exponential(n)
+        self.issue_u = g.random(n)
+
+
+def _sizes(p: KumarParams, d: _Draws) -> np.ndarray:
+    small = d.stage_u < p.p_s
+    lo = np.where(small, p.small_units[0], p.large_units[0])
+    hi = np.where(small, p.small_units[1], p.large_units[1])
+    if p.size_scale == "log2":
+        x = lo * (hi / lo) ** d.pos_u
+    else:
+        x = lo + (hi - lo) * d.pos_u
+    units = _round_half_up(x)
+    return (p.unit * units).astype(np.int64)
+
+
+def _runtimes(p: KumarParams, d: _Draws, size: np.ndarray) -> np.ndarray:
+    q = hyper_gamma_p(p, size)
+    # lublin99 redraws the whole mixture above the limit: the same as picking
+    # the component with weights conditioned on g <= limit.
+    f1 = special.gammainc(p.a1, _G_RUN_LIMIT / p.b1)
+    f2 = special.gammainc(p.a2, _G_RUN_LIMIT / p.b2)
+    w1 = q * f1 / (q * f1 + (1.0 - q) * f2)
+    first = d.comp_u < w1
+    g = np.where(first, _truncated_gamma(d.gamma_u, p.a1, p.b1, _G_RUN_LIMIT),
+                 _truncated_gamma(d.gamma_u, p.a2, p.b2, _G_RUN_LIMIT))
+    return np.maximum(np.floor(np.exp(g)), 1.0).astype(np.int64)
+
+
+def _submits(p: KumarParams, d: _Draws, barr: float) -> np.ndarray:
+    g = _truncated_gamma(d.arrival_u, p.aarr * p.arar, barr, _G_ARR_LIMIT)
+    t = lublin.arrival_times(np.exp(g), p.lublin_equivalent(barr), start_hour=p.start_hour)
+    return np.floor(t).astype(np.int64)
+
+
+def _load(size, run, submit, machine_size) -> float:
+    span = submit[-1] - submit[0]
+    if span <= 0:
+        return math.inf
+    return float(np.sum(size * run.astype(float)) / (span * machine_size))
+
+
+def _commands(p: KumarParams, d: _Draws, ids, run, earliest) -> tuple[list, int]:
+    et = d.command_u < p.p_e
+    rt = ~et & (d.command_u < p.p_e + p.p_r)
+    base = np.where(et, p.extension_mean, p.reduction_mean) * d.amount_e
+    if p.amount_basis == "runtime":
+        base = base * run
+    amount = np.maximum(1.0, np.ceil(base))
+    amount = np.where(rt, np.minimum(amount, run - 1), amount)
+    skipped = rt & (amount < 1)          # a 1-second job cannot be reduced
+    rt &= ~skipped
+    issue = earliest + np.maximum(1.0, np.ceil(d.issue_u * p.command_window * run))
+    cmds = [ElasticCommand(int(issue[i]), int(ids[i]), "ET" if et[i] else "RT", int(amount[i]))
+            for i in np.flatnonzero(et | rt)]
+    return cmds, int(skipped.sum())
+
+
+def _check_n_jobs(n_jobs, load):
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
+        raise ConfigError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
+    if load is not None and n_jobs < 2:
+        raise ConfigError("a target load needs n_jobs >= 2 (the load's duration is last "
+                          "submit - first submit)")
+
+
+def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOBS, seed,
+                   tolerance: float = 0.01) -> Workload:
+    """Generate one CWF workload of paper K.
+
+    Parameters
+    ----------
+    params : KumarParams or mapping, optional
+        Default ``KumarParams()`` (P_S = 0.5, batch only, no commands).
+    load : float or None, default 0.9
+        Target Load (:func:`kumar_load`, without commands): β_arr is solved
+        for.  ``None``: use ``params.barr`` as given.
+    n_jobs : int, default 500
+    seed : int, sequence of int, SeedSequence or Generator
+        Required.  Same seed and arguments give the same bytes.
+    tolerance : float, default 0.01
+        Maximum relative error of the achieved load (ConfigError if missed).
+
+    Returns
+    -------
+    Workload
+        CWF columns (:data:`simlib.workload.cwf.CWF_FIELDS`): ``n_jobs``
+        ``S`` lines with ids 1..n in arrival order, then the commands
+        interleaved by time.  The header records the parameters, seed,
+        β_arr, the load with and without commands and the counts
+        (:func:`kumar_info` reads them back).
+
+    Raises
+    ------
+    ConfigError
+        Bad parameters, missing seed, unreachable load.
+
+    Examples
+    --------
+    >>> w = generate_kumar(KumarParams(p_s=0.5, p_d=0.5, p_e=0.2, p_r=0.1), seed=1)
+    >>> info = kumar_info(w)
+    >>> info["n_jobs"], round(info["load"], 2)
+    (500, 0.9)
+    """
+    p = _as_params(params)
+    _check_n_jobs(n_jobs, load)
+    ss = lublin._as_seed_sequence(seed)
+    d = _Draws(ss, int(n_jobs))
+    size = _sizes(p, d)
+    run = _runtimes(p, d, size)
+    M = p.machine_size
+    if load is None:
+        barr = p.barr
+    else:
+        if isinstance(load, bool) or not isinstance(load, (int, float, np.integer, np.floating)) \
+                or not (math.isfinite(load) and load > 0):
+            raise ConfigError(f"load must be a finite number > 0, got {load!r}")
+        barr = lublin._solve_decreasing(lambda b: _load(size, run, _submits(p, d, b), M),
+                                        float(load), p.barr, f"Load calibration to {load}")
+    submit = _submits(p, d, barr)
+    achieved = _load(size, run, submit, M)
+    if load is not None and not abs(achieved / load - 1.0) <= tolerance:
+        raise ConfigError(f"Load calibration to {load}: reached only {achieved:.6g} "
+                          f"(tolerance {tolerance}); generate more jobs")
+    n = int(n_jobs)
+    ids = np.arange(1, n + 1, dtype=np.int64)
+    dedicated = d.dedicated_u < p.p_d
+    delay = np.maximum(1.0, np.ceil(d.delay_e * p.dedicated_delay_mean)).astype(np.int64)
+    requested_start = np.where(dedicated, submit + delay, -1)
+    cols = {name: np.full(n, -1, dtype=np.int64) for name in SWF_FIELDS}
+    cols.update(job_id=ids, submit_time=submit, run_time=run, allocated_procs=size,
+                requested_procs=size, requested_time=run, status=np.ones(n, np.int64),
+                queue=np.where(dedicated, QUEUE_DEDICATED, QUEUE_BATCH))
+    jobs = pd.DataFrame(cols, columns=list(SWF_FIELDS))
+    jobs["avg_cpu_time"] = jobs["avg_cpu_time"].astype(float)
+    jobs["used_memory"] = jobs["used_memory"].astype(float)
+    jobs["requested_start"] = requested_start
+    earliest = np.where(dedicated, requested_start, submit)
+    commands, skipped = _commands(p, d, ids, run, earliest)
+    with_cmds = _work_with_commands(size, run, ids, commands)
+    span = submit[-1] - submit[0] if n > 1 else 0
+    kinds = [c.kind for c in commands]
+    info = {
+        "n_jobs": n, "beta_arr": barr,
+        "beta_arr_in_paper_range": bool(BETA_ARR_RANGE[0] <= barr <= BETA_ARR_RANGE[1]),
+        "target_load": None if load is None else float(load), "load": achieved,
+        "load_with_commands": with_cmds / (span * M) if span > 0 else math.inf,
+        "n_bar": float(size.mean()), "dedicated": int(dedicated.sum()),
+        "commands": {"ET": kinds.count("ET"), "RT": kinds.count("RT")},
+        "rt_skipped_one_second_jobs": skipped,
+        "seed": lublin._seed_text(seed, ss),
+    }
+    header = [
+        "; Version: 2.2",
+        "; Format: CWF = SWF + field 19 requested start time, 20 request type "
+        "(S, ET, EP, RT, RP), 21 amount (simlib docs/cwf_format.md)",
+        "; Computer: synthetic BlueGene/P, allocation in units of "
+        f"{p.unit} processors",
+        "; Installation: simlib.workload.kumar (paper K's CWF generator on the Lublin model)",
+        f"; MaxJobs: {n}",
+        f"; MaxRecords: {n + len(commands)}",
+        f"; MaxNodes: {M}",
+        f"; MaxProcs: {M}",
+        f"; Queues: SWF field 15: {QUEUE_BATCH} = batch, {QUEUE_DEDICATED} = dedicated "
+        "(requested start time in field 19)",
+        f"; Note: beta_arr {barr!r}"
+        + ("" if load is None else f" solved for Load {load} (achieved {achieved!r}, "
+           "span = last - first submit, runtimes before commands)"),
+        "; simlib: kumar params " + json.dumps(p.to_dict(), sort_keys=True),
+        "; simlib: kumar generated " + json.dumps(info, sort_keys=True),
+    ]
+    return merge_commands(Workload(jobs=jobs, header=header), commands)
+
+
+def _work_with_commands(size, run, ids, commands) -> float:
+    run = run.astype(float).copy()
+    pos = {int(j): i for i, j in enumerate(ids)}
+    for c in commands:
+        i = pos[c.job_id]
+        run[i] = max(run[i] + c.time_delta, 0.0)
+    return float(np.sum(size * run))
+
+
+# --------------------------------------------------------------------------
+# Measurements on a workload
+# --------------------------------------------------------------------------
+
+def _split(workload: Workload):
+    if "request_type" in workload.jobs.columns:
+        return split_commands(workload)
+    return workload, []
+
+
+def kumar_load(workload: Workload, machine_size: int | None = None, *,
+               include_commands: bool = False) -> float:
+    """The paper's Load ``λ/M Σ num_i / μ_i`` of a (CWF or SWF) workload.
+
+    ``1/λ`` = last submit - first submit of the jobs (``S`` lines),
+    ``num_i`` = requested processors, ``1/μ_i`` = runtime, plus the
+    ET/RT changes when ``include_commands`` (a runtime never below 0).
+
+    Parameters
+    ----------
+    workload : Workload
+    machine_size : int, optional
+        M; default the header's MaxProcs, else 320.
+    include_commands : bool, default False
+
+    Examples
+    --------
+    >>> w = generate_kumar(KumarParams(p_e=0.2, p_r=0.1), load=0.7, seed=3)
+    >>> round(kumar_load(w), 2)
+    0.7
+    """
+    jobs_w, commands = _split(workload)
+    j = jobs_w.jobs
+    M = machine_size or max_procs(workload) or MACHINE_SIZE
+    submit = j["submit_time"].to_numpy(np.int64)
+    size = j["requested_procs"].to_numpy(np.int64)
+    run = j["run_time"].to_numpy(np.int64)
+    if len(submit) < 2 or submit.max() <= submit.min():
+        raise ConfigError(f"{workload.path or '<workload>'}: Load needs a submit span > 0")
+    span = float(submit.max() - submit.min())
+    if include_commands:
+        work = _work_with_commands(size, run, j["job_id"].to_numpy(), commands)
+    else:
+        work = float(np.sum(size * run.astype(float)))
+    return work / (span * M)
+
+
+def mean_job_size(workload: Workload) -> float:
+    """n̄ = (1/N_J) Σ w_i.num: mean requested processors over the jobs.
+
+    Commands (CWF lines other than ``S``) are not jobs and are excluded.
+
+    Examples
+    --------
+    >>> w = generate_kumar(KumarParams(p_s=0.5), load=None, n_jobs=20000, seed=2)
+    >>> abs(mean_job_size(w) - 144) < 2
+    True
+    """
+    jobs_w, _ = _split(workload)
+    return float(jobs_w.jobs["requested_procs"].to_numpy(float).mean())
+
+
+def kumar_info(workload: Workload) -> dict:
+    """Parameters and generation facts recorded in a generated workload's header.
+
+    Returns
+    -------
+    dict
+        ``{"params": {...}, **generated}`` (see :func:`generate_kumar`).
+
+    Raises
+    ------
+    ConfigError
+        If the header has no ``; simlib: kumar`` lines.
+
+    Examples
+    --------
+    >>> kumar_info(generate_kumar(load=None, n_jobs=10, seed=0))["params"]["p_s"]
+    0.5
+    """
+    out = {}
+    for line in workload.header:
+        for key, prefix in (("params", "; simlib: kumar params "),
+                            ("generated", "; simlib: kumar generated ")):
+            if line.startswith(prefix):
+                out[key] = json.loads(line[len(prefix):])
+    if set(out) != {"params", "generated"}:
+        raise ConfigError(f"{workload.path or '<workload>'}: not made by simlib.workload.kumar "
+                          "(no '; simlib: kumar' header lines)")
+    return {"params": out["params"], **out["generated"]}
+
+
+def published_n_bar(p_s: float, p_d: float = 0.0) -> float | None:
+    """The paper's n̄ for (P_S, P_D), or None if it printed none.
+
+    Examples
+    --------
+    >>> published_n_bar(0.2, 0.5), published_n_bar(0.3)
+    (177.7, None)
+    """
+    for (s, d), v in PUBLISHED_N_BAR.items():
+        if math.isclose(s, p_s) and math.isclose(d, p_d):
+            return v
+    return None
+
+
+def n_bar_report(workloads: Iterable[Workload]) -> pd.DataFrame:
+    """n̄ of generated workloads beside its expectation and the paper's value.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per workload: ``workload`` (path or position), ``p_s``,
+        ``p_d``, ``n_jobs``, ``n_bar`` (ours), ``expected`` (E[size]),
+        ``se`` (standard error of n̄ for that many jobs), ``z`` (ours vs
+        expected, in se), ``published`` (NaN if none), ``published_z``
+        (the paper's value vs expected, in se), ``diff`` (ours - published).
+        The source of the published values is in ``attrs["source"]``.
+
+    Examples
+    --------
+    >>> ws = [generate_kumar(KumarParams(p_s=s), seed=7) for s in (0.5, 0.8)]
+    >>> n_bar_report(ws)[["p_s", "expected", "published"]].round(2).values.tolist()
+    [[0.5, 144.0, 139.35], [0.8, 96.0, 89.72]]
+    """
+    rows = []
+    for k, w in enumerate(workloads):
+        info = kumar_info(w)
+        p = KumarParams.from_config(info["params"])
+        n = int(info["n_jobs"])
+        ours = mean_job_size(w)
+        expected = expected_mean_job_size(p)
+        se = mean_job_size_se(p, n)
+        pub = published_n_bar(p.p_s, p.p_d)
+        pub = math.nan if pub is None else pub
+        rows.append({"workload": w.path or str(k), "p_s": p.p_s, "p_d": p.p_d, "n_jobs": n,
+                     "n_bar": ours, "expected": expected, "se": se,
+                     "z": (ours - expected) / se if se > 0 else math.nan,
+                     "published": pub,
+                     "published_z": (pub - expected) / se if se > 0 else math.nan,
+                     "diff": ours - pub})
+    out = pd.DataFrame(rows, columns=["workload", "p_s", "p_d", "n_jobs", "n_bar", "expected",
+                                      "se", "z", "published", "published_z", "diff"])
+    out.attrs["source"] = PUBLISHED_N_BAR_SOURCE
+    return out
+
+
+def published_n_bar_fit(n_jobs: int = N_JOBS, params=None) -> pd.DataFrame:
+    """How well each size model explains the paper's n̄ values.
+
+    For every published (P_S, P_D) and each ``size_scale``: the expected
+    n̄, its standard error for ``n_jobs`` jobs and the published value's
+    z-score; ``attrs["chi2_pvalue"]`` maps each scale to the p-value of the
+    sum of squared z-scores (chi-square, one d.o.f. per published value,
+    treating the paper's workloads as independent samples).
+
+    Parameters
+    ----------
+    n_jobs : int, default 500
+    params : KumarParams or mapping, optional
+        Other parameters (only the size fields matter).
+
+    Examples
+    --------
+    >>> fit = published_n_bar_fit()
+    >>> fit.attrs["chi2_pvalue"]["linear"] < 0.001 < fit.attrs["chi2_pvalue"]["log2"]
+    True
+    """
+    base = _as_params(params)
+    rows = []
+    for (ps, pd_), value in PUBLISHED_N_BAR.items():
+        for scale in _SIZE_SCALES:
+            p = base.replace(p_s=ps, p_d=pd_, size_scale=scale)
+            e, se = expected_mean_job_size(p), mean_job_size_se(p, n_jobs)
+            rows.append({"p_s": ps, "p_d": pd_, "size_scale": scale, "published": value,
+                         "expected": e, "se": se, "published_z": (value - e) / se})
+    out = pd.DataFrame(rows)
+    out.attrs["chi2_pvalue"] = {
+        scale: float(stats.chi2.sf(float((g["published_z"] ** 2).sum()), len(g)))
+        for scale, g in out.groupby("size_scale")}
+    out.attrs["source"] = PUBLISHED_N_BAR_SOURCE
+    return out
