@@ -167,7 +167,8 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     debug : bool
         Check invariants after every round (slow).
     commands : sequence of (time, payload)
-        Timed external events passed to the policy (see Simulator).
+        Timed external events passed to the policy (see Simulator); ignored
+        unless the policy declares ``elastic = True``.
     """
     if platform is None:
         if cpus is None:
@@ -175,6 +176,11 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         platform = Platform.homogeneous(int(cpus))
     if isinstance(policy, str):
         policy = make_policy(policy, **(policy_params or {}))
+    if commands and not getattr(policy, "elastic", False):
+        # Only the -E/-DE variants process elastic commands; the others run the
+        # same jobs without them (and without rounds at command times, which
+        # would e.g. inflate Delayed-LOS skip counts).
+        commands = ()
     jobs = jobs_from_workload(workload)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
                     record_timeline=record_timeline, commands=commands)

@@ -231,6 +231,8 @@ class Simulator:
         del idx[i]
         job.estimated_end = estimated_end
         bisect.insort(idx, (estimated_end, job.idx))
+        if self.overrun == "extend":  # re-arm the overrun watch at the new estimate
+            self.events.push(estimated_end, CHANGE, ("estimate_passed", job, estimated_end))
 
     def set_work(self, job: Job, work: float) -> None:
         """Change a running job's total work (full-speed seconds); its finish moves."""
@@ -277,8 +279,7 @@ class Simulator:
             if job.state != RUNNING or job.estimated_end != when:
                 return None
             step = self.overrun_step or max(60.0, 0.1 * job.requested_time)
-            self.set_estimate(job, self.now + step)
-            self.events.push(job.estimated_end, CHANGE, ("estimate_passed", job, job.estimated_end))
+            self.set_estimate(job, self.now + step)  # re-arms the watch
             return job
         raise SimulationError(f"unknown change event {kind!r}")
 

@@ -8,9 +8,14 @@ from __future__ import annotations
 from ..errors import ConfigError
 from .base import Policy, QueuePolicy
 from .conservative import Conservative
+from .dedicated import EASYD, LOSD
+from .delayed_los import DelayedLOS
 from .easy import EASY
 from .fcfs import FCFS
+from .ecc import DelayedLOSE, EASYDE, EASYE, HybridLOSE, LOSDE, LOSE
 from .fcfs_malleable import FCFSMalleable
+from .hybrid_los import HybridLOS
+from .los import LOS
 
 #: name -> policy class
 POLICIES: dict[str, type[Policy]] = {}
@@ -28,6 +33,18 @@ register(FCFS)
 register(EASY)
 register(Conservative)
 register(FCFSMalleable)
+# Paper K, Table III: the twelve algorithms (EASY above).
+register(LOS)
+register(DelayedLOS)
+register(EASYD)
+register(LOSD)
+register(HybridLOS)
+register(EASYE)
+register(LOSE)
+register(DelayedLOSE)
+register(EASYDE)
+register(LOSDE)
+register(HybridLOSE)
 
 
 def make_policy(name: str, **params) -> Policy:

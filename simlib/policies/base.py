@@ -22,6 +22,49 @@ from typing import Any, ClassVar
 from ..engine.job import WAITING, Job
 
 
+def shadow_time(sim, need: int) -> tuple[float, int]:
+    """EASY's reservation for a job of ``need`` processors that does not fit now.
+
+    Returns ``(shadow_time, extra_processors)``: the **shadow time** is the
+    earliest estimated end of running jobs at which ``need`` processors are
+    free; the **extra processors** are those free at the shadow time beyond
+    ``need`` — counting every running job whose estimated end is at or before
+    the shadow time, ties included. Paper K calls them the *freeze end time*
+    and *freeze end capacity* (``fret_b``, ``frec_b``).
+
+    Examples
+    --------
+    >>> from simlib.engine.job import Job
+    >>> from simlib.engine.simulator import Simulator
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.fcfs import FCFS
+    >>> jobs = [Job(0, 1, 0.0, 6, 10.0, 10.0)]
+    >>> sim = Simulator(Platform.homogeneous(10), jobs, FCFS())
+    >>> jobs[0].state = WAITING; sim.start(jobs[0])   # 6 of 10 busy until 10
+    >>> shadow_time(sim, 8)
+    (10.0, 2)
+    """
+    avail = sim.free
+    running = sim.running
+    index = sim.by_estimated_end
+    n = len(index)
+    i = 0
+    shadow = sim.now
+    while i < n:
+        end, idx = index[i]
+        avail += running[idx].cpus
+        i += 1
+        if avail >= need:
+            shadow = end
+            break
+    # Every job with the same estimated end also releases its processors then.
+    while i < n and index[i][0] == shadow:
+        avail += running[index[i][1]].cpus
+        i += 1
+    # Under overrun="extend" an estimate can lag behind the clock.
+    return max(shadow, sim.now), avail - need
+
+
 class Policy:
     """Base of all policies (low-level API)."""
 
@@ -32,6 +75,12 @@ class Policy:
     #: True when jobs always run on all their processors at full speed from
     #: start to end (their execution time is then their work).
     rigid: ClassVar[bool] = True
+    #: True when the policy starts dedicated jobs (``Job.requested_start``
+    #: >= 0, paper K) at their requested start; others treat them as batch.
+    heterogeneous: ClassVar[bool] = False
+    #: True when the policy applies elastic control commands (paper K's ECC
+    #: processor); others ignore command payloads.
+    elastic: ClassVar[bool] = False
 
     def __init__(self, **params: Any) -> None:
         self.params = {**self.defaults, **params}

@@ -26,7 +26,7 @@ rounds O(new jobs) instead of O(queue).
 from __future__ import annotations
 
 from ..engine.job import WAITING
-from .base import QueuePolicy
+from .base import QueuePolicy, shadow_time
 
 
 class EASY(QueuePolicy):
@@ -44,27 +44,7 @@ class EASY(QueuePolicy):
 
     def shadow(self, head):
         """Return ``(shadow_time, extra_processors)`` for ``head`` (which does not fit now)."""
-        sim = self.sim
-        avail = sim.free
-        need = head.procs
-        running = sim.running
-        index = sim.by_estimated_end
-        n = len(index)
-        i = 0
-        shadow = sim.now
-        while i < n:
-            end, idx = index[i]
-            avail += running[idx].cpus
-            i += 1
-            if avail >= need:
-                shadow = end
-                break
-        # Every job with the same estimated end also releases its processors then.
-        while i < n and index[i][0] == shadow:
-            avail += running[index[i][1]].cpus
-            i += 1
-        # Under overrun="extend" an estimate can lag behind the clock.
-        return max(shadow, sim.now), avail - need
+        return shadow_time(self.sim, head.procs)
 
     def schedule(self, now, full):
         q = self.queue

@@ -1,0 +1,328 @@
+"""LOS, the Lookahead Optimizing Scheduler (Shmueli & Feitelson, JPDC 2005).
+
+Paper K (Kumar, Shae, Jamjoom) builds Delayed-LOS and Hybrid-LOS on LOS and
+names its two dynamic programs:
+
+* **Basic_DP** — among the waiting jobs (the first ``lookahead`` = 50 of the
+  queue), choose the subset that maximizes the processors used now: a 0/1
+  knapsack whose weight and value are both the job size, capacity the free
+  processors ``m``.
+* **Reservation_DP** — when the head job does not fit, it is reserved at its
+  shadow time (paper K: *freeze end time* ``fret``) and the processors free
+  then beyond its size (*freeze end capacity* ``frec``) are the *extra*
+  processors. The DP runs over two capacities, (free processors now, extra
+  processors at ``fret``): a selected job still running at ``fret`` by its
+  estimate also uses extra processors (its ``frenum``, Notations box of
+  paper K, equals its size; 0 when it ends by ``fret``).
+
+Both are one function here, :func:`los_dp`, over the free processors and any
+number of *freeze points* ``(frenums, frec)``; :func:`basic_dp` and
+:func:`reservation_dp` are the two cases the papers name.
+
+LOS itself: start the head job at once whenever it fits (repeatedly, as the
+new head may fit too); when the head does not fit, reserve it with EASY's
+shadow-time rule (:func:`~simlib.policies.base.shadow_time`, which counts
+every job ending at the shadow time) and start the Reservation_DP's choice
+among the next ``lookahead - 1`` jobs.
+
+**Tie-break.** Several subsets can use the same number of processors. We
+pick the one that is *lexicographically first in queue order*: it contains
+the earliest-queued job that any optimal subset contains, then, given that,
+the next earliest, and so on. This favours older jobs (the FCFS spirit of
+the queue) and makes every schedule deterministic. (Shmueli & Feitelson's
+table back-tracking prefers later jobs on ties; the papers do not rely on
+either rule.)
+
+**Allocation units.** The DP works in units: sizes are rounded up to a
+multiple of ``unit`` processors and capacities down (so a choice never
+over-allocates), then the greatest common divisor of all weights is divided
+out, which is exact. With BlueGene/P sizes (multiples of 32 on 320
+processors) the tables are 11 × 11 whatever ``unit`` is; ``unit`` > 1 only
+coarsens workloads whose sizes are not multiples of it.
+
+**Freeze end tests.** A job started now "ends by the freeze end time" when
+``now + requested_time <= fret`` (EASY's test; Algorithm 1 of paper K prints
+``<``): a job ending exactly at ``fret`` gives its processors back before
+the reserved job starts (the engine applies completions first).
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..engine.job import WAITING
+from ..errors import ConfigError
+from .base import QueuePolicy, shadow_time
+
+#: Largest DP table (cells per job) before freeze points are left to the
+#: greedy feasibility check instead (memory is ``lookahead`` tables).
+MAX_DP_CELLS = 1 << 17
+
+
+def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int], int]] = (),
+           unit: int = 1) -> list[int]:
+    """Subset of jobs maximizing the processors used now, under freeze points.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Processors of each candidate job, in queue order.
+    free : int
+        Processors free now (``m``).
+    freezes : sequence of (frenums, frec)
+        Each freeze point gives, per candidate, the processors it still holds
+        at the freeze end time (``frenum``: its size, or 0 if it ends by
+        then), and the capacity available then (``frec``; a negative one
+        counts as 0: jobs gone by then may still be chosen).
+    unit : int
+        Allocation unit of the DP (sizes round up, capacities down).
+
+    Returns
+    -------
+    list of int
+        Positions (into ``sizes``) of the chosen jobs, increasing; among the
+        optimal subsets, the lexicographically first in queue order.
+
+    Examples
+    --------
+    >>> los_dp([7, 4, 6], 10)                 # paper K, Fig. 2: 4 + 6 beats 7
+    [1, 2]
+    >>> los_dp([3, 3, 4], 6, [([3, 0, 4], 3)])  # only one long job fits the extra
+    [0, 1]
+    """
+    n = len(sizes)
+    if n == 0 or free <= 0:
+        return []
+    if unit < 1:
+        raise ConfigError(f"los_dp: unit must be >= 1, not {unit}")
+    weights = [[-(-int(s) // unit) for s in sizes]]
+    caps = [int(free) // unit]
+    for frenums, frec in freezes:
+        if len(frenums) != n:
+            raise ValueError(f"los_dp: {len(frenums)} frenums for {n} jobs")
+        weights.append([-(-int(f) // unit) if f > 0 else 0 for f in frenums])
+        caps.append(max(int(frec), 0) // unit)
+    g = 0
+    for row in weights:
+        for x in row:
+            g = math.gcd(g, x)
+    if g > 1:  # exact: every weight is a multiple of g
+        weights = [[x // g for x in row] for row in weights]
+        caps = [c // g for c in caps]
+    dims = len(caps)
+    cols = [tuple(row[i] for row in weights) for i in range(n)]
+    fits = [all(w[d] <= caps[d] for d in range(dims)) for w in cols]
+    table = np.zeros((n + 1,) + tuple(c + 1 for c in caps), dtype=np.int64)
+    # Backward: table[i][c] = best use of jobs i.. within capacities c.
+    for i in range(n - 1, -1, -1):
+        nxt, cur = table[i + 1], table[i]
+        cur[...] = nxt
+        if fits[i]:
+            w = cols[i]
+            dst = tuple(slice(w[d], None) for d in range(dims))
+            src = tuple(slice(0, caps[d] + 1 - w[d]) for d in range(dims))
+            np.maximum(cur[dst], nxt[src] + int(sizes[i]), out=cur[dst])
+    # Forward: take a job whenever an optimal completion still exists
+    # (this is what makes the choice lexicographically first).
+    c = list(caps)
+    chosen = []
+    for i in range(n):
+        if not fits[i]:
+            continue
+        w = cols[i]
+        if all(c[d] >= w[d] for d in range(dims)):
+            rest = [c[d] - w[d] for d in range(dims)]
+            if table[i + 1][tuple(rest)] + int(sizes[i]) == table[i][tuple(c)]:
+                chosen.append(i)
+                c = rest
+    return chosen
+
+
+def basic_dp(sizes: Sequence[int], free: int, unit: int = 1) -> list[int]:
+    """Basic_DP: the subset using the most of ``free`` processors now.
+
+    Examples
+    --------
+    >>> basic_dp([7, 4, 6], 10)
+    [1, 2]
+    """
+    return los_dp(sizes, free, (), unit)
+
+
+def reservation_dp(sizes: Sequence[int], frenums: Sequence[int], free: int, frec: int,
+                   unit: int = 1) -> list[int]:
+    """Reservation_DP: as Basic_DP, but jobs still running at the freeze end
+    time (``frenums[i] > 0``) must also fit in the ``frec`` extra processors.
+
+    Examples
+    --------
+    >>> reservation_dp([4, 2], [4, 0], 6, 2)   # the 4 would delay the reserved head
+    [1]
+    """
+    return los_dp(sizes, free, [(frenums, frec)], unit)
+
+
+class Freezes:
+    """Free processors now and the freeze points a job started now must respect.
+
+    A freeze point ``[fret, frec]``: every job started now whose estimated
+    end is after ``fret`` holds its processors at ``fret``, and together they
+    may not exceed ``frec``. This is the batch version: the only freeze point
+    is the head's reservation (EASY's shadow time and extra processors);
+    :class:`~simlib.policies.dedicated.DedicatedPlan` adds those of dedicated
+    jobs. Checking a job against every point is then exact.
+    """
+
+    def __init__(self, sim, now: float) -> None:
+        self.sim = sim
+        self.now = now
+        self.free = sim.free
+        self.points: list[list] = []
+
+    def admits(self, job) -> bool:
+        """Can ``job`` start now without breaking the free count or a freeze point?"""
+        p = job.procs
+        if p > self.free:
+            return False
+        end = self.now + job.requested_time
+        for fret, frec in self.points:
+            if end > fret and p > frec:
+                return False
+        return True
+
+    def commit(self, job) -> None:
+        """Account for ``job``, just started."""
+        p = job.procs
+        self.free -= p
+        end = self.now + job.requested_time
+        for point in self.points:
+            if end > point[0]:
+                point[1] -= p
+
+    def reserve(self, job) -> float:
+        """Reserve ``job`` (which does not fit now); return its start time."""
+        fret, frec = shadow_time(self.sim, job.procs)
+        self.points = [[fret, frec]]
+        return fret
+
+
+class LOS(QueuePolicy):
+    """Lookahead Optimizing Scheduler with reservations for the head job.
+
+    Parameters
+    ----------
+    lookahead : int
+        Waiting jobs (from the head) the DP looks at (default 50).
+    unit : int
+        Allocation unit of the DP (default 1; see the module notes).
+    max_freezes : int
+        Freeze points modelled in the DP (default 2); further ones, which
+        only dedicated jobs create, are enforced job by job in queue order.
+
+    ``stats`` counts head starts, Basic_DP and Reservation_DP calls;
+    ``reservation`` is ``(head job, reserved start)`` after a pass that
+    reserved the head, else None.
+    """
+
+    name = "los"
+    defaults = {"lookahead": 50, "unit": 1, "max_freezes": 2}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        p = self.params
+        for key, low in (("lookahead", 1), ("unit", 1), ("max_freezes", 0)):
+            if not isinstance(p[key], int) or p[key] < low:
+                raise ConfigError(f"{self.name}: {key} must be an integer >= {low}, not {p[key]!r}")
+        self.lookahead = p["lookahead"]
+        self.unit = p["unit"]
+        self.max_freezes = p["max_freezes"]
+        self.stats = {"head_start": 0, "basic_dp": 0, "reservation_dp": 0}
+        self.reservation = None
+
+    # -------------------------------------------------- hooks for variants
+    def constraints(self, now: float) -> Freezes:
+        """What jobs started now must respect (batch: the head's shadow)."""
+        return Freezes(self.sim, now)
+
+    def head_must_start(self, head) -> bool:
+        """LOS starts a head that fits at once (Delayed-LOS may skip it)."""
+        return True
+
+    def head_skipped(self, head) -> None:
+        """The head fitted but the Basic_DP did not choose it."""
+
+    def head_reserved(self, head, chosen) -> None:
+        """The head did not fit; it was reserved and ``chosen`` started."""
+
+    # ------------------------------------------------------------ algorithm
+    def schedule(self, now, full):
+        cons = self.constraints(now)
+        q = self.queue
+        sim = self.sim
+        look = self.lookahead
+        stats = self.stats
+        k = 0
+        started = False
+        self.reservation = None
+        while k < len(q) and cons.free > 0:
+            head = q[k]
+            if cons.admits(head):
+                if self.head_must_start(head):
+                    sim.start(head)
+                    cons.commit(head)
+                    stats["head_start"] += 1
+                    k += 1
+                    started = True
+                    continue
+                stats["basic_dp"] += 1
+                chosen = self.start_chosen(self.select(q[k:k + look], cons), cons)
+                if not chosen or chosen[0] is not head:
+                    self.head_skipped(head)
+            else:
+                self.reservation = (head, cons.reserve(head))
+                stats["reservation_dp"] += 1
+                chosen = self.start_chosen(self.select(q[k + 1:k + look], cons), cons)
+                self.head_reserved(head, chosen)
+            started = started or bool(chosen)
+            break
+        if started:
+            self.prune()
+
+    def select(self, window, cons: Freezes) -> list:
+        """The DP's choice among ``window`` (jobs in queue order).
+
+        Jobs that cannot start now on their own are filtered out first (a
+        cheap test), and the DP runs only when some job is left — then it
+        starts at least one job, so it never reruns on an unchanged state.
+        """
+        now = cons.now
+        cands = [j for j in window if j.state == WAITING and cons.admits(j)]
+        if not cands:
+            return []
+        # Only freeze points that can bind go into the DP, earliest first.
+        points = []
+        for fret, frec in cons.points:
+            frenums = [j.procs if now + j.requested_time > fret else 0 for j in cands]
+            if sum(frenums) > frec:
+                points.append((frenums, frec))
+        points = points[:self.max_freezes]
+        free = cons.free
+        unit = self.unit
+        while points and (free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points) > MAX_DP_CELLS:
+            points.pop()
+        picks = los_dp([j.procs for j in cands], free, points, unit)
+        return [cands[i] for i in picks]
+
+    def start_chosen(self, chosen, cons: Freezes) -> list:
+        """Start the chosen jobs in queue order, re-checking every freeze point
+        (exact when the DP modelled them all; otherwise drops later jobs)."""
+        started = []
+        sim = self.sim
+        for job in chosen:
+            if cons.admits(job):
+                sim.start(job)
+                cons.commit(job)
+                started.append(job)
+        return started
