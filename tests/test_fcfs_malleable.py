@@ -151,3 +151,11 @@ def test_malleable_properties(order, case):
     for j in jobs:
         assert j.finish >= j.start >= j.submit
         assert j.finish - j.start >= min(j.work, j.requested_time) - 1e-9
+
+
+def test_as_printed_with_zero_utilization_is_floored():
+    jobs = make_jobs([(0, 2, 10, 100)])
+    jobs[0].cpu_util = 0.0
+    Simulator(Platform.homogeneous(2), jobs, make_policy("fcfs_malleable", ov_max=0.0,
+                                                          stretch="as_printed")).run()
+    assert jobs[0].finish == pytest.approx(0.1)

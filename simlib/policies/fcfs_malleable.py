@@ -28,7 +28,7 @@ CPU utilization ``u``, one second of its expanded work takes
 job from the run's seed; expanded phases take 1 s per second of work.
 ``max(1, ·)`` because formula 3 as printed (``m·u``) would make an expanded
 job with ``u < 1`` faster than its trace runtime (``stretch="as_printed"``
-restores it). ``ov_scope="all_work"`` charges OV on expanded work too.
+restores it, floored at 0.01 so that ``u = 0`` does not mean zero time). ``ov_scope="all_work"`` charges OV on expanded work too.
 Jobs without CPU time in the trace use ``missing_cpu_util`` (default 1.0:
 no overlap of communication and computation is assumed).
 """
@@ -98,7 +98,12 @@ class FCFSMalleable(QueuePolicy):
         """Progress rate (expanded-work seconds per second) on ``cpus`` CPUs."""
         mpl = job.procs / cpus
         u = job.cpu_util
-        stretch = mpl * u if self.params["stretch"] == "as_printed" else max(1.0, mpl * u)
+        if self.params["stretch"] == "as_printed":
+            # As printed, a job with no computation would take no time at all:
+            # floor the stretch so the reading stays usable for sensitivity runs.
+            stretch = max(mpl * u, 0.01)
+        else:
+            stretch = max(1.0, mpl * u)
         if cpus < job.procs or self.params["ov_scope"] == "all_work":
             stretch += self.ov[job.idx]
         return 1.0 / stretch
