@@ -16,6 +16,8 @@ min_version("9.0")
 # Paths relative to the repository, so `--directory <elsewhere>` works.
 configfile: f"{workflow.basedir}/config/config.yaml"
 configfile: f"{workflow.basedir}/config/grids/baseline.yaml"
+configfile: f"{workflow.basedir}/config/grids/utrera.yaml"
+configfile: f"{workflow.basedir}/config/grids/kumar.yaml"
 
 # Structure first (types, enums, unknown keys; fills defaults), then names
 # (common.smk): both before any job runs.

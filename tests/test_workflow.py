@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import functools
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -84,6 +85,15 @@ def write_yaml(path, text):
     ("scale: huge", "config scale: 'huge' is not one of ['smoke', 'default', 'full']"),
     ("simulations: {}", "Additional properties are not allowed ('simulations' was unexpected)"),
     ("traces: {cleaning: {runtime_zero: burn}}", "config traces.cleaning:"),
+    ("studies: {utrera: {trace_portions: {NOPE: {machine_procs: 1, first_job: {smoke: 0, default: 0, "
+     "full: 0}, jobs: {smoke: 1, default: 1, full: 1}}}}}",
+     "config studies.utrera.trace_portions.NOPE: unknown trace 'NOPE'"),
+    ("studies: {utrera: {readings: {bad: {ov_scope: everywhere}}}}",
+     "config studies.utrera.readings.bad: fcfs_malleable: ov_scope must be"),
+    ("studies: {utrera: {table1: {fit: sideways}}}",
+     "config studies.utrera.table1.fit: 'sideways' is not one of ['runtimes', 'arrivals']"),
+    ("lublin: {validation: {param_set: nope, seed: 1}}",
+     "config lublin.validation.param_set: unknown parameter set 'nope'"),
 ])
 def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
     cfg = write_yaml(tmp_path / "override.yaml", override)
@@ -101,11 +111,26 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
         parts = line.split()
         if len(parts) == 2 and parts[1].isdigit():
             stats[parts[0]] = int(parts[1])
-    # 2 traces x 3 policies x 6 loads; one rescaled workload per (trace, load).
-    assert stats["simulate_trace_sweep"] == 36
+    # Baseline: 2 traces x 3 policies x 6 loads; paper K's Fig. 1 adds EASY
+    # and LOS on SDSC-SP2 at the same loads (rescaled workloads shared): one
+    # rescaled workload per (trace, load). Paper K's own rules are counted in
+    # tests/test_workflow_kumar.py.
+    assert stats["simulate_trace_sweep"] == 36 + 12
     assert stats["scale_load"] == 12
-    assert stats["fetch_trace"] == stats["prepare_trace"] == 2
-    assert stats["aggregate_trace_sweep"] == stats["figures_baseline"] == stats["report"] == 1
+    assert stats["prepare_trace"] == 2
+    assert stats["aggregate_trace_sweep"] == 2
+    assert stats["figures_baseline"] == stats["report"] == 1
+    # Paper U adds SDSC-BLUE; its trace runs are one job per (trace, policy
+    # variant) with the OV seeds inside: 3 traces x (easy, fcfs_malleable,
+    # 3 other orders, 3 readings).
+    assert stats["fetch_trace"] == stats["utrera_prepare_trace"] == 3
+    assert stats["utrera_simulate_traces"] == 24
+    assert stats["utrera_simulate_table1"] == 2 * 4  # policy x load, seeds inside
+    assert stats["utrera_table1_workloads"] == 3      # one per Lublin seed at smoke
+    assert stats["lublin_workload"] == 3 + 1          # + the validation workload
+    assert stats["utrera_simulate_long_util"] == 2 * 3
+    assert stats["utrera_aggregate"] == 4
+    assert stats["utrera_readme"] == stats["lublin_validation"] == 1
 
 
 def test_missing_trace_gives_a_clear_error_and_no_file(tmp_path):
@@ -199,6 +224,68 @@ def test_smoke_run_writes_figures_tables_and_index(smoke):
         assert (smoke / path).exists()
 
 
+U_ARTIFACTS = ("fig2_gantt.png", "fig2_numbers.md", "table1.png", "table1.md", "table2.md",
+               "fig3.png", "fig3.md", "table3.md", "fragmentation.md", "headline_gains.md",
+               "orders_ablation.png", "time_model_readings.png", "long_util.png", "long_util.md",
+               "fig1_substitute.png", "README.md")
+
+
+def test_smoke_run_builds_the_utrera_cubes(smoke):
+    fig2 = read_cube(smoke / "results/utrera_fig2.smoke.nc")
+    assert np.allclose(fig2["mean_response"].sel(policy=["fcfs", "easy", "fcfs_malleable"]),
+                       [14 / 3, 13 / 3, 11 / 3])
+    assert np.allclose(fig2["utrera_fragmentation"].sel(policy=["fcfs", "easy", "fcfs_malleable"]),
+                       [0.3, 0.3, 0.0])
+    t1 = read_cube(smoke / "results/utrera_table1.smoke.nc")
+    assert dict(t1.sizes) == {"policy": 2, "load": 4, "seed": 3}
+    # 150 jobs submitted within 2 hours at each target load.
+    assert (t1["jobs"].values == 150).all()
+    assert np.allclose(t1["offered_load"].values, t1["load"].values[None, :, None], rtol=0.01)
+    tr = read_cube(smoke / "results/utrera_traces.smoke.nc")
+    assert dict(tr.sizes) == {"trace": 3, "policy": 8, "seed": 2}
+    assert tr.attrs["seed_independent_policies"] == "easy"
+    easy = tr["mean_response"].sel(policy="easy").values
+    assert (easy == easy[:, :1]).all()  # EASY does not depend on the OV seed
+    fm = tr["mean_response"].sel(policy="fcfs_malleable").values
+    assert (fm[:, 0] != fm[:, 1]).any()  # fcfs_malleable does
+    assert (tr["utrera_mean_mpl"].sel(policy="easy") <= 1).all()
+    assert (tr["utrera_mean_mpl"] <= 2).all()
+    assert (tr["jobs"].values == 1000).all()
+    lu = read_cube(smoke / "results/utrera_long_util.smoke.nc")
+    assert dict(lu.sizes) == {"policy": 2, "long_util": 3, "seed": 2}
+    for cube in (fig2, t1, tr, lu):
+        assert cube.attrs["study"] == "utrera" and len(cube.attrs["config_sha256"]) == 64
+        assert cube["utrera_slowdown"].attrs["units"] == "1"
+
+
+def test_smoke_run_writes_utrera_artifacts(smoke):
+    for name in U_ARTIFACTS:
+        path = smoke / "paper_figures/U" / name
+        assert path.exists(), name
+        if name.endswith(".png"):
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    readme = (smoke / "paper_figures/U/README.md").read_text()
+    assert "**Scale: smoke**" in readme and "## Verdicts" in readme
+    fig2_row = next(line for line in readme.splitlines() if line.startswith("| 1 | Fig. 2"))
+    assert "**reproduced**" in fig2_row
+    assert "Interpretation choices" in readme and "J6 starts expanded" in readme
+    index = (smoke / "paper_figures/README.md").read_text()
+    for path in ("paper_figures/U/README.md", "paper_figures/U/fig3.png",
+                 "paper_figures/workloads/lublin_validation.png", "results/utrera_traces.smoke.nc"):
+        assert f"[`{path}`]" in index
+    assert (smoke / "paper_figures/workloads/lublin_validation.png").read_bytes()[:4] == b"\x89PNG"
+    info = json.loads((smoke / "data/traces/utrera/CTC-SP2.smoke.json").read_text())
+    assert info["machine_procs"] == 430 and info["first_job"] == 20000 and info["jobs"] == 1000
+
+
+def test_lublin_rule_makes_a_workload_at_a_load(smoke):
+    target = "data/workloads/lublin/utrera_table1/load0.5/seed7.swf.gz"
+    snakemake(smoke, target, "--config", "scale=smoke")
+    info = json.loads((smoke / target.replace(".swf.gz", ".json")).read_text())
+    assert info["jobs"] == 150 and info["seed"] == 7
+    assert abs(info["offered_load"] / 0.5 - 1) < 0.01
+
+
 def test_second_run_is_a_no_op(smoke):
     _, out = snakemake(smoke, "-n", "--config", "scale=smoke")
     assert "Nothing to be done" in out
@@ -238,6 +325,9 @@ def tiny(tmp_path_factory):
             traces: [SDSC-SP2]
             policies: {easy_tagged: {tag: 0}}
             loads: {smoke: [0.6, 0.9]}
+          utrera: {enabled: false}
+          kumar: {enabled: false}
+        lublin: {validation: null}
         """)
     snakemake(wd, "--configfile", cfg, env=env)
     assert pending(wd, "--configfile", cfg, env=env) == {}

@@ -36,7 +36,7 @@ SCALE = config["scale"]
 #: Studies whose grid is (traces x policies x loads) on real, load-rescaled
 #: traces. Other studies (synthetic workloads, published grids) get their own
 #: rules.
-TRACE_SWEEP_STUDIES = [s for s in ("baseline",) if s in config["studies"]]
+TRACE_SWEEP_STUDIES = [s for s in ("baseline", "kumar_fig1") if s in config["studies"]]
 
 #: Artifacts listed in paper_figures/README.md: dicts with path, title,
 #: section (study or "traces"); appended to by the figures rules.
@@ -227,3 +227,221 @@ def study_summaries(study, scale=None):
 
 def cube_path(study, scale=None):
     return f"results/{study}.{scale or SCALE}.nc"
+
+
+# ------------------------------------------------ Lublin workloads (issue 3)
+
+#: Named parameter sets of the Lublin–Feitelson generator (config lublin.param_sets).
+LUBLIN_SETS = (config.get("lublin") or {}).get("param_sets") or {}
+
+
+def check_lublin_config():
+    """Each parameter set's model must build (the library names what is wrong)."""
+    from simlib.workload.lublin import LublinParams
+    for name, ps in LUBLIN_SETS.items():
+        try:
+            LublinParams.from_config(ps.get("model") or {}, where=f"lublin.param_sets.{name}.model")
+        except ConfigError as exc:
+            raise ConfigError(f"config {exc}") from None
+    val = (config.get("lublin") or {}).get("validation")
+    if val and val["param_set"] not in LUBLIN_SETS:
+        raise ConfigError(f"config lublin.validation.param_set: unknown parameter set "
+                          f"{val['param_set']!r}; known: {', '.join(sorted(LUBLIN_SETS))}")
+
+
+check_lublin_config()
+
+
+def lublin_path(param_set, load, seed, ext="swf.gz"):
+    """A generated workload: load None = no calibration ("native")."""
+    tag = "native" if load is None else load_tag(load)
+    return f"data/workloads/lublin/{param_set}/load{tag}/seed{int(seed)}.{ext}"
+
+
+# ------------------------------------------------------------------ paper U
+# Study "utrera" (config/grids/utrera.yaml): rules in the stage files under
+# `if UTRERA:`; helpers here.
+
+UTRERA = (config["studies"].get("utrera")
+          if (config["studies"].get("utrera") or {}).get("enabled", True) else None)
+
+
+def utrera_seeds(kind, scale=None):
+    """Seed indices of a part: kind "table1" (workload + OV) or "ov" (traces)."""
+    n = UTRERA["table1"]["seeds"] if kind == "table1" else UTRERA["ov_seeds"]
+    return list(range(int(n[scale or SCALE])))
+
+
+def utrera_policy(policy):
+    """Parameters of one of the two compared policies."""
+    return dict(UTRERA["policies"].get(policy) or {})
+
+
+def utrera_trace_variants():
+    """Policies run on the traces: key (path-safe) -> policy, params, label.
+
+    "easy" and "fcfs_malleable" (Fig. 3, Tables 2-3), one key per other
+    candidate order (ablation) and per time-model reading (sensitivity).
+    The label is the cube's policy coordinate.
+    """
+    base = utrera_policy("fcfs_malleable")
+    out = {"easy": dict(policy="easy", params=utrera_policy("easy"), label="easy", seeded=False),
+           "fcfs_malleable": dict(policy="fcfs_malleable", params=base, label="fcfs_malleable",
+                                  seeded=True)}
+    for order in UTRERA["orders"]:
+        if order != base.get("order", "oldest"):
+            out[f"order-{order}"] = dict(policy="fcfs_malleable", params={**base, "order": order},
+                                         label=f"fcfs_malleable:order={order}", seeded=True)
+    for name, over in (UTRERA.get("readings") or {}).items():
+        out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **(over or {})},
+                                      label=f"fcfs_malleable:{name}", seeded=True)
+    return out
+
+
+def utrera_order_labels():
+    """Candidate order -> its policy label in the traces cube."""
+    base = utrera_policy("fcfs_malleable").get("order", "oldest")
+    return {o: ("fcfs_malleable" if o == base else f"fcfs_malleable:order={o}")
+            for o in UTRERA["orders"]}
+
+
+def utrera_portion(trace, scale=None):
+    """CPUs and portion of one trace at a scale."""
+    tp = UTRERA["trace_portions"][trace]
+    scale = scale or SCALE
+    return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
+            "n_jobs": int(tp["jobs"][scale])}
+
+
+def utrera_table1_workload(seed, load):
+    """Table 1 workload of a seed and load, per the configured fit."""
+    t1 = UTRERA["table1"]
+    if t1["fit"] == "arrivals":
+        return lublin_path(t1["lublin_params"], load, seed)
+    return f"data/workloads/utrera/table1/seed{int(seed)}/load{load_tag(load)}.swf.gz"
+
+
+def utrera_long_util_values(scale=None):
+    return [float(x) for x in UTRERA["long_util"]["values"][scale or SCALE]]
+
+
+def utrera_subtree(part, scale=None):
+    """The config a U cube depends on (its provenance hash)."""
+    scale = scale or SCALE
+    catalog = config["traces"]["catalog"]
+    traces = {t: {"file": catalog[t]["file"],
+                  "sha256": MANIFEST[catalog[t]["file"]].sha256_uncompressed,
+                  **utrera_portion(t, scale)} for t in UTRERA["trace_portions"]}
+    sub = {"study": "utrera", "part": part, "scale": scale,
+           "policies": {p: utrera_policy(p) for p in UTRERA["policies"]},
+           "simulation": simulation_params(),
+           "trace_cleaning": config["traces"].get("cleaning", {}),
+           "policy_modules": list(config.get("policy_modules") or [])}
+    if part == "fig2":
+        sub["fig2"] = UTRERA["fig2"]
+    elif part == "table1":
+        t1 = dict(UTRERA["table1"])
+        sub["table1"] = {**t1, "seeds": utrera_seeds("table1", scale),
+                         "lublin": LUBLIN_SETS[t1["lublin_params"]]}
+    elif part == "traces":
+        sub.update(traces=traces, ov_seeds=utrera_seeds("ov", scale),
+                   variants={k: {"policy": v["policy"], "params": v["params"]}
+                             for k, v in utrera_trace_variants().items()})
+    elif part == "long_util":
+        lu = UTRERA["long_util"]
+        sub.update(trace=traces[lu["trace"]], ov_seeds=utrera_seeds("ov", scale),
+                   long_util={"values": utrera_long_util_values(scale), "mode": lu["mode"]})
+    return sub
+
+
+def check_utrera_config():
+    """What the schema cannot check in the utrera study; ConfigError names the key."""
+    from simlib.policies import make_policy
+    catalog = config["traces"]["catalog"]
+    for p in ("easy", "fcfs_malleable"):
+        if p not in UTRERA["policies"]:
+            raise ConfigError(f"config studies.utrera.policies: the study compares easy and "
+                              f"fcfs_malleable; {p!r} is missing")
+    for i, p in enumerate(UTRERA["fig2"]["policies"]):
+        if p not in POLICIES:
+            raise ConfigError(f"config studies.utrera.fig2.policies[{i}]: unknown policy {p!r}")
+    for trace in UTRERA["trace_portions"]:
+        if trace not in catalog:
+            raise ConfigError(f"config studies.utrera.trace_portions.{trace}: unknown trace "
+                              f"{trace!r}; known traces (traces.catalog): {', '.join(sorted(catalog))}")
+        if catalog[trace]["file"] not in MANIFEST:
+            raise ConfigError(f"config traces.catalog.{trace}.file: no pinned sha256 in the manifest")
+    for key in ("long_util", "fig1"):
+        t = UTRERA[key]["trace"]
+        if t not in UTRERA["trace_portions"]:
+            raise ConfigError(f"config studies.utrera.{key}.trace: {t!r} is not in "
+                              "studies.utrera.trace_portions")
+    for key, v in utrera_trace_variants().items():
+        try:
+            make_policy(v["policy"], **v["params"])
+        except ConfigError as exc:
+            where = ("orders" if key.startswith("order-") else
+                     f"readings.{key[8:]}" if key.startswith("reading-") else f"policies.{key}")
+            raise ConfigError(f"config studies.utrera.{where}: {exc}") from None
+    if UTRERA["table1"]["lublin_params"] not in LUBLIN_SETS:
+        raise ConfigError(f"config studies.utrera.table1.lublin_params: unknown parameter set "
+                          f"{UTRERA['table1']['lublin_params']!r}; known (lublin.param_sets): "
+                          f"{', '.join(sorted(LUBLIN_SETS))}")
+    if not Path(repo_path(UTRERA["published"])).is_file():
+        raise ConfigError(f"config studies.utrera.published: no such file {repo_path(UTRERA['published'])}")
+
+
+if UTRERA:
+    check_utrera_config()
+
+
+# ------------------------------------------------------------------ paper K
+# Studies "kumar_fig1" (a trace sweep, see TRACE_SWEEP_STUDIES) and "kumar"
+# (config/grids/kumar.yaml): rules in the stage files under `if KUMAR:`;
+# the logic is in simlib.studies.kumar.
+
+from simlib.studies import kumar as kumar_study
+
+KUMAR = (config["studies"].get("kumar")
+         if (config["studies"].get("kumar") or {}).get("enabled", True) else None)
+KUMAR_FIG1 = "kumar_fig1" in config["studies"]
+
+
+def kumar_plan(scale=None):
+    """The kumar grid resolved for a scale (simlib.studies.kumar.KumarPlan)."""
+    return kumar_study.KumarPlan.from_config(config, scale or SCALE)
+
+
+def kumar_set_dir(purpose, workload, scale=None):
+    """Directory of one set of generated CWF workloads (every load x seed)."""
+    return f"data/workloads/kumar/{scale or SCALE}/{purpose}/{workload}"
+
+
+def kumar_run_dir(purpose, workload, policy, scale=None):
+    return f"results/runs/kumar/{scale or SCALE}/{purpose}/{workload}/{policy}"
+
+
+def kumar_summaries(purpose, scale=None):
+    """Summaries of every simulation chunk of one sweep."""
+    return [f"{kumar_run_dir(p, w, pol, scale)}/summary.json"
+            for p, w, pol in kumar_plan(scale).jobs() if p == purpose]
+
+
+def check_kumar_config():
+    """What the schema cannot check in the kumar study; ConfigError names the key."""
+    path = repo_path(KUMAR["published"])
+    if not Path(path).is_file():
+        raise ConfigError(f"config studies.kumar.published: no such file {path}")
+    kumar_study.check_config(config, kumar_study.load_published(path))
+
+
+if KUMAR:
+    check_kumar_config()
+    KUMAR_PLAN = kumar_plan()
+    #: Generator code the workload sets depend on.
+    KUMAR_GEN_CODE = [str(REPO / f"simlib/workload/{m}.py") for m in ("kumar", "lublin", "cwf", "swf")]
+    #: Study code the K runs, cubes and C_s pick depend on.
+    KUMAR_RUN_CODE = [str(REPO / "simlib/studies/kumar.py")]
+    #: Code the K figures, tables and README depend on (editing it reruns no simulation).
+    KUMAR_FIG_CODE = KUMAR_RUN_CODE + [str(REPO / "simlib/studies/kumar_report.py"),
+                                       str(REPO / "simlib/figures/kumar.py")]

@@ -35,3 +35,283 @@ if "baseline" in config["studies"]:
         dict(section="baseline", path="paper_figures/baseline/metrics_by_load.md",
              title="Same table, Markdown"),
     ])
+
+
+# Lublin–Feitelson model (issue 3): one generated workload against the
+# model's analytic distributions.
+if (config.get("lublin") or {}).get("validation"):
+    _LV = config["lublin"]["validation"]
+
+    rule lublin_validation:
+        message:
+            "Plotting the Lublin model validation figure ({params.param_set}, seed {params.seed})"
+        input:
+            swf=lublin_path(_LV["param_set"], None, _LV["seed"]),
+        output:
+            png="paper_figures/workloads/lublin_validation.png",
+        params:
+            param_set=_LV["param_set"],
+            seed=_LV["seed"],
+            model=LUBLIN_SETS[_LV["param_set"]].get("model") or {},
+            machine_size=LUBLIN_SETS[_LV["param_set"]].get("machine_size", 128),
+            fit_machine=LUBLIN_SETS[_LV["param_set"]].get("fit_machine", False),
+            scale=SCALE,
+        log:
+            "logs/figures/lublin_validation.log",
+        script:
+            "../scripts/lublin_validation.py"
+
+    ARTIFACTS.append(dict(
+        section="workloads", path="paper_figures/workloads/lublin_validation.png",
+        title=f"Lublin–Feitelson model: {LUBLIN_SETS[_LV['param_set']].get('n_jobs')} generated jobs "
+              f"(parameter set {_LV['param_set']}, seed {_LV['seed']}) against the analytic size, "
+              "runtime and arrival distributions"))
+
+
+if UTRERA:
+    # Code the figures and tables depend on (not the simulations: see UTRERA_CODE).
+    UTRERA_FIG_CODE = [str(REPO / "simlib/figures/utrera.py"),
+                       str(REPO / "simlib/studies/utrera_report.py")]
+    _U = "paper_figures/U"
+
+    rule utrera_figures_fig2:
+        message:
+            "Drawing paper U's Fig. 2 Gantt charts and its nine numbers"
+        input:
+            schedules=f"results/runs/utrera/{SCALE}/fig2/schedules.json",
+            published=repo_path(UTRERA["published"]),
+            code=UTRERA_FIG_CODE,
+        output:
+            png=f"{_U}/fig2_gantt.png",
+            csv=f"{_U}/fig2_numbers.csv",
+            md=f"{_U}/fig2_numbers.md",
+        params:
+            scale=SCALE,
+            policies=UTRERA["fig2"]["policies"],
+        log:
+            f"logs/figures/utrera_fig2.{SCALE}.log",
+        script:
+            "../scripts/utrera_figures.py"
+
+    rule utrera_figures_table1:
+        message:
+            "Tabulating and plotting paper U's Table 1 ({params.scale} scale)"
+        input:
+            cube=f"results/utrera_table1.{SCALE}.nc",
+            fits=([f"data/workloads/utrera/table1/seed{s}/fit.json" for s in utrera_seeds("table1")]
+                  if UTRERA["table1"]["fit"] == "runtimes" else []),
+            published=repo_path(UTRERA["published"]),
+            code=UTRERA_FIG_CODE,
+        output:
+            png=f"{_U}/table1.png",
+            csv=f"{_U}/table1.csv",
+            md=f"{_U}/table1.md",
+        params:
+            scale=SCALE,
+            fit=UTRERA["table1"]["fit"],
+            lublin=LUBLIN_SETS[UTRERA["table1"]["lublin_params"]],
+        log:
+            f"logs/figures/utrera_table1.{SCALE}.log",
+        script:
+            "../scripts/utrera_figures.py"
+
+    rule utrera_figures_traces:
+        message:
+            "Drawing paper U's Fig. 3, Tables 2-3, fragmentation, headline, orders and readings "
+            "({params.scale} scale)"
+        input:
+            cube=f"results/utrera_traces.{SCALE}.nc",
+            infos=[f"data/traces/utrera/{t}.{SCALE}.json" for t in UTRERA["trace_portions"]],
+            fig1_jobs=f"results/runs/utrera/{SCALE}/traces/{UTRERA['fig1']['trace']}/easy/jobs.csv",
+            fig1_timeline=f"results/runs/utrera/{SCALE}/traces/{UTRERA['fig1']['trace']}/easy/timeline.csv.gz",
+            published=repo_path(UTRERA["published"]),
+            code=UTRERA_FIG_CODE,
+        output:
+            fig3=f"{_U}/fig3.png",
+            fig3_csv=f"{_U}/fig3.csv",
+            fig3_md=f"{_U}/fig3.md",
+            table2_csv=f"{_U}/table2.csv",
+            table2_md=f"{_U}/table2.md",
+            table3_csv=f"{_U}/table3.csv",
+            table3_md=f"{_U}/table3.md",
+            frag_csv=f"{_U}/fragmentation.csv",
+            frag_md=f"{_U}/fragmentation.md",
+            gains_csv=f"{_U}/headline_gains.csv",
+            gains_md=f"{_U}/headline_gains.md",
+            orders=f"{_U}/orders_ablation.png",
+            orders_csv=f"{_U}/orders_ablation.csv",
+            readings=f"{_U}/time_model_readings.png",
+            readings_csv=f"{_U}/time_model_readings.csv",
+            fig1=f"{_U}/fig1_substitute.png",
+        params:
+            scale=SCALE,
+            traces=list(UTRERA["trace_portions"]),
+            orders=utrera_order_labels(),
+            readings={"main": "fcfs_malleable",
+                      **{n: f"fcfs_malleable:{n}" for n in (UTRERA.get("readings") or {})}},
+            reading_params={"main": utrera_policy("fcfs_malleable"),
+                            **{n: dict(v or {}) for n, v in (UTRERA.get("readings") or {}).items()}},
+            fig1=UTRERA["fig1"],
+            fig1_cpus=utrera_portion(UTRERA["fig1"]["trace"])["machine_procs"],
+        log:
+            f"logs/figures/utrera_traces.{SCALE}.log",
+        script:
+            "../scripts/utrera_figures.py"
+
+    rule utrera_figures_long_util:
+        message:
+            "Plotting paper U's Sect. 5.1 long-job CPU utilization sweep ({params.scale} scale)"
+        input:
+            cube=f"results/utrera_long_util.{SCALE}.nc",
+            info=f"data/traces/utrera/{UTRERA['long_util']['trace']}.{SCALE}.json",
+            published=repo_path(UTRERA["published"]),
+            code=UTRERA_FIG_CODE,
+        output:
+            png=f"{_U}/long_util.png",
+            csv=f"{_U}/long_util.csv",
+            md=f"{_U}/long_util.md",
+        params:
+            scale=SCALE,
+            trace=UTRERA["long_util"]["trace"],
+            mode=UTRERA["long_util"].get("mode", "set"),
+        log:
+            f"logs/figures/utrera_long_util.{SCALE}.log",
+        script:
+            "../scripts/utrera_figures.py"
+
+    _UA = [
+        ("fig2_gantt.png", "Fig. 2: Gantt charts of FCFS, EASY and FCFS-malleable on the toy example, rendered from simulation, with the paper's nine numbers"),
+        ("fig2_numbers.md", "Fig. 2: the nine numbers (average response, slowdown, fragmentation), ours vs published"),
+        ("table1.png", "Table 1: Lublin workloads (150 jobs in 2 h) at 30-90 % load, ours (mean ± 95 % CI over seeds) vs the paper's S and R columns, and the gains"),
+        ("table1.md", "Table 1 as a table: ours vs published S and R"),
+        ("table2.md", "Table 2: workload characteristics of the trace portions (CPUs, jobs, CPU utilization, long jobs' utilization, Req.Cpus/Cpus readings) vs published"),
+        ("fig3.png", "Fig. 3 (a)-(d): average wait, execution, response time and slowdown per trace, EASY vs FCFS-malleable (95 % CI over OV seeds)"),
+        ("fig3.md", "Fig. 3's values as a table"),
+        ("table3.md", "Table 3: average MPL per trace and policy vs published"),
+        ("fragmentation.md", "Fragmentation (formula 2) per trace and policy vs published"),
+        ("headline_gains.md", "Headline claim (28 % slowdown, 31 % response) recomputed: gains of FCFS-malleable over EASY per trace and averaged"),
+        ("orders_ablation.png", "Ablation: the four candidate orders for shrinking/expanding (oldest, least CPU utilization, longest, shortest)"),
+        ("time_model_readings.png", "Sensitivity: FCFS-malleable / EASY under other readings of the time model (OV = 0, OV on all work, expanding jobs started shrunk)"),
+        ("long_util.png", "Sect. 5.1: SDSC re-simulated with the long jobs' CPU utilization from 60 % to 100 %"),
+        ("long_util.md", "Sect. 5.1 values as a table"),
+        ("fig1_substitute.png", "Fig. 1 SUBSTITUTE: one week of utilization and wait queue of a PWA trace simulated under EASY (MareNostrum data are not public)"),
+        ("README.md", "Paper U: every artifact with published vs reproduced numbers, a verdict per claim, scale, seeds and interpretation choices"),
+    ]
+    ARTIFACTS.extend(dict(section="U", path=f"{_U}/{name}", title=title) for name, title in _UA)
+    ARTIFACTS.extend(dict(section="U", path=f"results/utrera_{part}.{SCALE}.nc", title=title) for part, title in (
+        ("fig2", "Cube (netCDF): Fig. 2 metrics, dims (policy)"),
+        ("table1", "Cube (netCDF): Table 1 runs, dims (policy, load, seed)"),
+        ("traces", "Cube (netCDF): trace runs (Fig. 3, Tables 2-3, orders, readings), dims (trace, policy, seed)"),
+        ("long_util", "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)"),
+    ))
+
+
+if KUMAR:
+    _K = "paper_figures/K"
+    KUMAR_ARTS = kumar_study.artifact_list(KUMAR_PLAN, fig1=KUMAR_FIG1)
+
+    def _k_out(rule_name):
+        return [f"{_K}/{a['file']}" for a in KUMAR_ARTS if a["rule"] == rule_name]
+
+    if KUMAR_FIG1:
+
+        rule kumar_fig1:
+            message:
+                "Drawing paper K's Fig. 1 (EASY vs LOS on {params.trace}, {params.scale} scale)"
+            input:
+                cube=cube_path("kumar_fig1"),
+                code=KUMAR_FIG_CODE,
+            output:
+                png=f"{_K}/fig1_easy_vs_los_sdsc.png",
+                svg=f"{_K}/fig1_easy_vs_los_sdsc.svg",
+                csv=f"{_K}/fig1_easy_vs_los_sdsc.csv",
+            params:
+                scale=SCALE,
+                trace=", ".join(config["studies"]["kumar_fig1"]["traces"]),
+            log:
+                f"logs/figures/kumar_fig1.{SCALE}.log",
+            script:
+                "../scripts/kumar_fig1.py"
+
+    rule kumar_examples:
+        message:
+            "Drawing paper K's Fig. 2 from simulation and Table III from the policy registry"
+        input:
+            published=repo_path(KUMAR["published"]),
+            code=KUMAR_FIG_CODE,
+            policies=sorted({f for p in kumar_study.PAPER_NAMES if p in POLICIES
+                             for f in policy_code(p)}),
+        output:
+            fig2_png=f"{_K}/fig2_delayed_los_example.png",
+            fig2_svg=f"{_K}/fig2_delayed_los_example.svg",
+            fig2_csv=f"{_K}/fig2_delayed_los_example.csv",
+            table3_md=f"{_K}/table3_algorithms.md",
+            table3_csv=f"{_K}/table3_algorithms.csv",
+        log:
+            "logs/figures/kumar_examples.log",
+        script:
+            "../scripts/kumar_examples.py"
+
+    rule kumar_figures:
+        message:
+            "Drawing paper K's Figs. 5-11 ({params.scale} scale)"
+        input:
+            cs_cube=f"results/kumar_cs.{SCALE}.nc",
+            load_cube=f"results/kumar_load.{SCALE}.nc",
+            picks=f"results/kumar_cs_pick.{SCALE}.json",
+            code=KUMAR_FIG_CODE,
+        output:
+            _k_out("figures"),
+        params:
+            study=KUMAR,
+            scale=SCALE,
+            outdir=_K,
+        log:
+            f"logs/figures/kumar_figures.{SCALE}.log",
+        script:
+            "../scripts/kumar_figures.py"
+
+    def kumar_tables_inputs(w):
+        out = {"load_cube": f"results/kumar_load.{SCALE}.nc",
+               "cs_cube": f"results/kumar_cs.{SCALE}.nc",
+               "picks": f"results/kumar_cs_pick.{SCALE}.json",
+               "published": repo_path(KUMAR["published"]),
+               "workloads": [kumar_set_dir("load", w_) for w_ in KUMAR_PLAN.purpose_workloads("load")],
+               "code": KUMAR_FIG_CODE}
+        if KUMAR_FIG1:
+            out["fig1_cube"] = cube_path("kumar_fig1")
+        return out
+
+    rule kumar_tables:
+        message:
+            "Tabulating paper K's Tables IV-VII, n-bar and the claims ({params.scale} scale)"
+        input:
+            unpack(kumar_tables_inputs),
+        output:
+            tables_md=f"{_K}/tables_iv_vii.md",
+            tables_csv=f"{_K}/tables_iv_vii.csv",
+            by_load_csv=f"{_K}/improvements_by_load.csv",
+            n_bar_md=f"{_K}/n_bar.md",
+            n_bar_csv=f"{_K}/n_bar.csv",
+            claims_csv=f"{_K}/claims.csv",
+        params:
+            study=KUMAR,
+            scale=SCALE,
+            workloads=KUMAR_PLAN.purpose_workloads("load"),
+        log:
+            f"logs/figures/kumar_tables.{SCALE}.log",
+        script:
+            "../scripts/kumar_tables.py"
+
+    ARTIFACTS.extend(dict(section="K", path=f"{_K}/{a['file']}", title=a["title"])
+                     for a in KUMAR_ARTS)
+    ARTIFACTS.append(dict(section="K", path=f"{_K}/README.md",
+                          title="Paper K: every artifact with published vs reproduced numbers "
+                                "and a verdict per claim"))
+    ARTIFACTS.extend(dict(section="K", path=f"results/kumar_{part}.{SCALE}.nc", title=title)
+                     for part, title in (
+        ("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)"),
+        ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)")))
+    if KUMAR_FIG1:
+        ARTIFACTS.append(dict(section="K", path=cube_path("kumar_fig1"),
+                              title="Cube (netCDF): Fig. 1 trace sweep, dims (policy, trace, load)"))

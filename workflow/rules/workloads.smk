@@ -19,3 +19,80 @@ rule scale_load:
         "logs/workloads/{scale}/{trace}/load{load}.log",
     script:
         "../scripts/scale_load.py"
+
+
+# Lublin–Feitelson workloads (issue 3), by (parameter set, load, seed); any
+# study may ask for one. Load "native" = the model's own arrival rate.
+rule lublin_workload:
+    message:
+        "Generating Lublin workload {wildcards.lparams}, load {wildcards.lload}, seed {wildcards.seed}"
+    output:
+        swf="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.swf.gz",
+        info="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.json",
+    params:
+        # The parameter set's own entry only: editing another set reruns nothing here.
+        model=lambda w: LUBLIN_SETS[w.lparams].get("model") or {},
+        machine_size=lambda w: LUBLIN_SETS[w.lparams].get("machine_size", 128),
+        fit_machine=lambda w: LUBLIN_SETS[w.lparams].get("fit_machine", False),
+        n_jobs=lambda w: LUBLIN_SETS[w.lparams].get("n_jobs"),
+        span=lambda w: LUBLIN_SETS[w.lparams].get("span"),
+        start_hour=lambda w: LUBLIN_SETS[w.lparams].get("start_hour", 0),
+        calibration=lambda w: LUBLIN_SETS[w.lparams].get("calibration", "cycle"),
+        estimates=lambda w: LUBLIN_SETS[w.lparams].get("estimates", {"model": "exact"}),
+        load=lambda w: None if w.lload == "native" else float(w.lload),
+        seed=lambda w: int(w.seed),
+    wildcard_constraints:
+        lparams="|".join(LUBLIN_SETS) or "(?!)",
+        lload="native|[0-9]+(\\.[0-9]+)?(e-?[0-9]+)?",
+        seed="[0-9]+",
+    log:
+        "logs/workloads/lublin/{lparams}/load{lload}/seed{seed}.log",
+    script:
+        "../scripts/lublin_workload.py"
+
+
+if UTRERA:
+
+    # Paper U, Table 1 (fit: runtimes): one Lublin seed made into one
+    # workload per load, all 150 jobs submitted within the span.
+    rule utrera_table1_workloads:
+        message:
+            "Fitting Lublin seed {wildcards.seed} into {params.span} s at loads {params.loads} (paper U, Table 1)"
+        input:
+            swf=lambda w: lublin_path(UTRERA["table1"]["lublin_params"], None, w.seed),
+        output:
+            swfs=[f"data/workloads/utrera/table1/seed{{seed}}/load{load_tag(x)}.swf.gz"
+                  for x in UTRERA["table1"]["loads"]],
+            info="data/workloads/utrera/table1/seed{seed}/fit.json",
+        params:
+            loads=[float(x) for x in UTRERA["table1"]["loads"]],
+            span=float(UTRERA["table1"]["span"]),
+            machine_size=LUBLIN_SETS[UTRERA["table1"]["lublin_params"]].get("machine_size", 128),
+        wildcard_constraints:
+            seed="[0-9]+",
+        log:
+            "logs/workloads/utrera/table1/seed{seed}.log",
+        script:
+            "../scripts/utrera_table1_workloads.py"
+
+
+if KUMAR:
+
+    # Paper K: one set of CWF workloads per (sweep, variant), every load x
+    # seed of the scale in one job (a workload takes ~0.03 s to generate).
+    rule kumar_workloads:
+        message:
+            "Generating paper K's {wildcards.workload} workloads for the {wildcards.purpose} sweep ({wildcards.scale})"
+        input:
+            code=KUMAR_GEN_CODE + KUMAR_RUN_CODE,
+        output:
+            dir=directory("data/workloads/kumar/{scale}/{purpose}/{workload}"),
+        params:
+            spec=lambda w: kumar_plan(w.scale).generation_spec(w.purpose, w.workload),
+        wildcard_constraints:
+            purpose="cs|load",
+            workload="|".join(KUMAR["workloads"]),
+        log:
+            "logs/workloads/kumar/{scale}/{purpose}/{workload}.log",
+        script:
+            "../scripts/kumar_workloads.py"

@@ -1,0 +1,379 @@
+"""Figures of paper K (Kumar, Shae, Jamjoom): Figs. 1, 2 and 5–11.
+
+Inputs are the study's cubes (:mod:`simlib.studies.kumar`): the C_s sweep
+``(workload, policy, cs, seed)``, the load sweep ``(workload, policy, load,
+seed)`` and Fig. 1's trace sweep ``(policy, trace, load)``. Curves are
+means over seeds with a shaded 95 % Student-t confidence band; every figure
+prints the scale and the number of seeds that produced it. Colours follow
+the policy's family so that a figure reads the same way in every panel:
+EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green.
+
+Rendering goes through matplotlib's Agg canvas on a private ``Figure`` (no
+pyplot state) with pinned metadata, so reruns give identical files.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import xarray as xr
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import MaxNLocator
+
+from ..studies.kumar import PAPER_NAMES
+
+__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "plot_cs_sweep",
+           "plot_load_sweep", "save"]
+
+_FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
+_FAMILY_MARKERS = {"easy": "s", "los": "o", "new": "D", "other": "^"}
+_TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
+_LABELS = {"utilization": "mean utilization", "mean_wait": "mean job waiting time",
+           "kumar_slowdown": "slowdown (ratio of means)"}
+_SHORT = {"utilization": "utilization", "mean_wait": "mean wait", "kumar_slowdown": "slowdown"}
+
+
+def policy_style(policy: str) -> dict:
+    """Colour, marker and label of a policy (by family).
+
+    Examples
+    --------
+    >>> policy_style("hybrid_los_e")["label"], policy_style("los_d")["color"]
+    ('Hybrid-LOS-E', 'tab:orange')
+    """
+    if policy.startswith(("delayed_los", "hybrid_los")):
+        fam = "new"
+    elif policy.startswith("easy"):
+        fam = "easy"
+    elif policy.startswith("los"):
+        fam = "los"
+    else:
+        fam = "other"
+    return {"color": _FAMILY_COLORS[fam], "marker": _FAMILY_MARKERS[fam],
+            "label": PAPER_NAMES.get(policy, policy)}
+
+
+def seed_band(da: xr.DataArray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean over ``seed`` and the Student-t confidence band (lower, upper).
+
+    Without a ``seed`` dim (or with one seed) the band is the line itself.
+
+    Examples
+    --------
+    >>> da = xr.DataArray([[1.0, 3.0]], dims=("load", "seed"))
+    >>> m, lo, hi = seed_band(da)
+    >>> m.tolist(), bool(lo[0] < 1.0 and hi[0] > 3.0)
+    ([2.0], True)
+    """
+    from scipy.stats import t as student_t
+
+    if "seed" not in da.dims:
+        v = da.values.astype(float)
+        return v, v, v
+    vals = np.moveaxis(da.values.astype(float), da.dims.index("seed"), -1)
+    n = np.isfinite(vals).sum(axis=-1)
+    with np.errstate(all="ignore"):
+        mean = np.nanmean(vals, axis=-1)
+        sd = np.nanstd(vals, axis=-1, ddof=1)
+        half = np.where(n > 1, student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd
+                        / np.sqrt(np.maximum(n, 1)), 0.0)
+    return mean, mean - half, mean + half
+
+
+def _time_scale(values) -> tuple[float, str]:
+    v = np.asarray(values, dtype=float)
+    peak = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    for factor, name in _TIME_UNITS:
+        if peak >= 3 * factor:
+            return factor, name
+    return 1.0, "s"
+
+
+def save(fig: Figure, out_path) -> Path:
+    """Write ``fig`` as PNG or SVG (by suffix) with pinned metadata."""
+    out_path = Path(out_path)
+    fmt = out_path.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"{out_path}: figure format must be .png or .svg")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"Date": None} if fmt == "svg" else {}
+    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
+        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
+    return out_path
+
+
+def _new_figure(nrows: int, ncols: int, w: float = 4.0, h: float = 3.2):
+    fig = Figure(figsize=(w * ncols + 0.4, h * nrows + 0.9), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(nrows, ncols, squeeze=False)
+
+
+def _footer(fig, text: str) -> None:
+    # Wrap to the figure's width; constrained layout ignores fig.text, so
+    # keep a strip at the bottom for it.
+    width = max(40, int(fig.get_figwidth() * 15))
+    text = "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
+    lines = text.count("\n") + 1
+    strip = (0.17 * lines + 0.08) / fig.get_figheight()
+    fig.text(0.01, 0.01, text, fontsize="small", ha="left", va="bottom", color="0.35")
+    fig.get_layout_engine().set(h_pad=0.05, rect=(0, strip, 1, 1 - strip))
+
+
+def _seeds_note(da: xr.DataArray, scale_label: str) -> str:
+    if "seed" not in da.dims:
+        return f"scale: {scale_label}; deterministic input, one run per point"
+    n = int(da.sizes["seed"])
+    band = "mean over seeds, band = 95 % CI" if n > 1 else "one run per point"
+    return f"scale: {scale_label}; seeds: {n} ({band})"
+
+
+def _metric_axis(ax, metric: str, unit: str) -> None:
+    label = _LABELS.get(metric, metric)
+    ax.set_ylabel(f"{label} ({unit})" if unit else label)
+    ax.grid(True, alpha=0.3)
+
+
+def _draw(ax, x, da, policy, factor=1.0, **kw):
+    st = policy_style(policy)
+    mean, lo, hi = seed_band(da)
+    ax.plot(x, mean / factor, color=st["color"], marker=st["marker"], markersize=4,
+            label=st["label"], **kw)
+    if np.any(hi > lo):
+        ax.fill_between(x, lo / factor, hi / factor, color=st["color"], alpha=0.18, linewidth=0)
+
+
+# --------------------------------------------------------------------------
+# Fig. 1
+# --------------------------------------------------------------------------
+def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None,
+              policies: Sequence[str] = ("easy", "los")) -> Path:
+    """Fig. 1: mean wait of EASY and LOS against offered load on a real trace.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from simlib.cube import build_cube
+    >>> cube = build_cube([{"policy": p, "trace": "SDSC-SP2", "load": x, "mean_wait": w}
+    ...     for p, x, w in [("easy", .5, 10.0), ("easy", .9, 50.0), ("los", .5, 9.0),
+    ...                     ("los", .9, 40.0)]], ["policy", "trace", "load"], ["mean_wait"])
+    >>> plot_fig1(cube, os.path.join(tempfile.mkdtemp(), "f.png"), scale_label="smoke").exists()
+    True
+    """
+    da = cube["mean_wait"]
+    traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
+    fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
+    factor, unit = _time_scale(da.values)
+    for ax, trace in zip(axes[0], traces):
+        sub = da.sel(trace=trace) if trace else da
+        x = sub["load"].values.astype(float)
+        for p in policies:
+            if p in sub["policy"].values:
+                _draw(ax, x, sub.sel(policy=p), p, factor)
+        ax.set_xlabel("offered load (inter-arrival times scaled)")
+        _metric_axis(ax, "mean_wait", unit)
+        if bool((sub > 0).all()):
+            ax.set_yscale("log")
+        ax.set_title(trace or None)
+        ax.legend(fontsize="small")
+    fig.suptitle("Fig. 1: EASY vs LOS on the SDSC log")
+    _footer(fig, _seeds_note(da, scale_label) + (f"\n{note}" if note else ""))
+    return save(fig, out_path)
+
+
+# --------------------------------------------------------------------------
+# Fig. 2
+# --------------------------------------------------------------------------
+def _cores(text: str) -> list[int]:
+    out = []
+    for part in str(text).split():
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10,
+              titles: Mapping[str, str] | None = None, scale_label: str | None = None) -> Path:
+    """Fig. 2: the schedules of the 7-4-6 example, one Gantt panel per policy.
+
+    ``schedules`` maps a policy name to its per-job table (Batsim columns,
+    as :func:`simlib.studies.kumar.fig2_example` returns); each job is drawn
+    on the processors it was allocated.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from simlib.studies.kumar import fig2_example
+    >>> plot_fig2(fig2_example(), os.path.join(tempfile.mkdtemp(), "f.png")).exists()
+    True
+    """
+    titles = dict(titles or {})
+    names = list(schedules)
+    fig, axes = _new_figure(1, len(names), 4.2, 3.0)
+    colors = matplotlib.colormaps["Set2"]
+    horizon = max(float(df["finishing_time"].max()) for df in schedules.values())
+    for ax, name in zip(axes[0], names):
+        df = schedules[name]
+        for k, row in enumerate(df.itertuples()):
+            cores = _cores(row.allocated_resources)
+            # Contiguous runs of cores become one rectangle each.
+            runs, start = [], None
+            for i, c in enumerate(cores):
+                if start is None:
+                    start = c
+                if i + 1 == len(cores) or cores[i + 1] != c + 1:
+                    runs.append((start, c))
+                    start = None
+            for lo, hi in runs:
+                ax.add_patch(Rectangle((row.starting_time, lo), row.execution_time, hi - lo + 1,
+                                       facecolor=colors(k % 8), edgecolor="black", linewidth=0.8))
+            mid = cores[len(cores) // 2] if cores else 0
+            ax.text(row.starting_time + row.execution_time / 2, mid + 0.5,
+                    f"job {row.job_id}\n{row.requested_number_of_resources} procs",
+                    ha="center", va="center", fontsize="small")
+        used_now = int(df.loc[df["starting_time"] == 0, "requested_number_of_resources"].sum())
+        ax.set_xlim(0, horizon)
+        ax.set_ylim(0, cpus)
+        ax.set_xlabel("time")
+        ax.set_ylabel("processor")
+        ax.set_yticks(range(0, cpus + 1, 2))
+        ax.set_title(titles.get(name, PAPER_NAMES.get(name, name)) +
+                     f"\n{used_now} of {cpus} processors busy at t = 0", fontsize="medium")
+    fig.suptitle("Fig. 2: jobs of 7, 4 and 6 processors arrive on an idle machine of "
+                 f"{cpus} (simulated)")
+    _footer(fig, "Rendered from simlib simulations (simlib.studies.kumar.fig2_example)"
+            + (f"; scale: {scale_label} (independent of scale)" if scale_label else ""))
+    return save(fig, out_path)
+
+
+# --------------------------------------------------------------------------
+# Figs. 5-6: the C_s sweep
+# --------------------------------------------------------------------------
+def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str,
+                  swept: str = "delayed_los", policies: Sequence[str] = ("easy", "los"),
+                  metrics: Sequence[str] = ("utilization", "mean_wait"),
+                  pick: int | None = None, title: str | None = None,
+                  subtitle: str | None = None, paired: str | None = "mean_wait") -> Path:
+    """Figs. 5–6: metrics against C_s for the swept policy and its references.
+
+    EASY and LOS do not depend on C_s: they are flat lines (one run per
+    seed). ``pick`` marks the C_s the pipeline picked. ``paired`` adds a
+    panel with the swept policy's paired % improvement in that metric over
+    each reference (mean and 95 % CI over seeds): the seed-to-seed spread
+    of the absolute values hides differences that pairing reveals.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from simlib.cube import build_cube
+    >>> recs = [{"workload": "ps05", "policy": p, "cs": c, "seed": s, "utilization": 0.8,
+    ...          "mean_wait": 100.0 + c + s} for p in ("easy", "los", "delayed_los")
+    ...         for c in (1, 2) for s in (0, 1)]
+    >>> cube = build_cube(recs, ["workload", "policy", "cs", "seed"], ["utilization", "mean_wait"])
+    >>> plot_cs_sweep(cube, "ps05", os.path.join(tempfile.mkdtemp(), "f.png"),
+    ...               scale_label="smoke", pick=1).exists()
+    True
+    """
+    from ..metrics import percent_improvement
+
+    sub = cube.sel(workload=workload)
+    x = sub["cs"].values.astype(float)
+    fig, axes = _new_figure(1, len(metrics) + (paired is not None), 4.2, 3.3)
+    if paired is not None:
+        ax = axes[0][-1]
+        higher = paired == "utilization"
+        new = sub[paired].sel(policy=swept)
+        for p in policies:
+            if p not in sub["policy"].values:
+                continue
+            imp = percent_improvement(new.transpose("cs", "seed").values,
+                                      sub[paired].sel(policy=p).transpose("cs", "seed").values,
+                                      higher_is_better=higher)
+            st = policy_style(p)
+            mean, lo, hi = seed_band(xr.DataArray(imp, dims=("cs", "seed")))
+            ax.plot(x, mean, color=st["color"], marker=st["marker"], markersize=4,
+                    label=f"over {st['label']}")
+            ax.fill_between(x, lo, hi, color=st["color"], alpha=0.18, linewidth=0)
+        ax.axhline(0, color="0.3", linewidth=0.8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("maximum skip count C_s")
+        ax.set_ylabel(f"% improvement in {_SHORT.get(paired, paired)} (paired)")
+        ax.set_title(f"{policy_style(swept)['label']}'s improvement", fontsize="medium")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    for ax, m in zip(axes[0], metrics):
+        da = sub[m]
+        factor, unit = _time_scale(da.values) if da.attrs.get("units") == "s" else (1.0, "")
+        for p in [*policies, swept]:
+            if p in da["policy"].values:
+                _draw(ax, x, da.sel(policy=p), p, factor,
+                      linestyle="--" if p != swept else "-")
+        if pick is not None:
+            ax.axvline(pick, color="0.3", linestyle=":", linewidth=1)
+            right = pick > (x.min() + x.max()) / 2
+            ax.annotate(f"picked C_s = {pick}", (pick, 1.0), xycoords=("data", "axes fraction"),
+                        xytext=(-3 if right else 3, -12), textcoords="offset points",
+                        ha="right" if right else "left", fontsize="small", color="0.3")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("maximum skip count C_s")
+        _metric_axis(ax, m, unit)
+    axes[0][len(metrics) - 1].legend(fontsize="small")
+    fig.suptitle((title or f"metrics vs C_s ({workload})") + (f"\n{subtitle}" if subtitle else ""),
+                 fontsize="medium")
+    _footer(fig, _seeds_note(sub[metrics[0]], scale_label)
+            + "; EASY and LOS do not depend on C_s")
+    return save(fig, out_path)
+
+
+# --------------------------------------------------------------------------
+# Figs. 7-11: the load sweeps
+# --------------------------------------------------------------------------
+def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, scale_label: str,
+                    policies: Mapping[str, Sequence[str]] | None = None,
+                    metrics: Sequence[str] = ("utilization", "mean_wait", "kumar_slowdown"),
+                    title: str | None = None, row_titles: Mapping[str, str] | None = None,
+                    note: str | None = None) -> Path:
+    """Figs. 7–11: metrics against Load, one row per workload, one column per metric.
+
+    ``policies`` maps each workload to the policies to draw (default: every
+    policy with values for it).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from simlib.cube import build_cube
+    >>> recs = [{"workload": "ps02", "policy": p, "load": x, "seed": s, "mean_wait": 3600 * x + s}
+    ...         for p in ("easy", "los") for x in (0.5, 0.9) for s in (0, 1)]
+    >>> cube = build_cube(recs, ["workload", "policy", "load", "seed"], ["mean_wait"])
+    >>> plot_load_sweep(cube, ["ps02"], os.path.join(tempfile.mkdtemp(), "f.png"),
+    ...                 scale_label="smoke", metrics=["mean_wait"]).exists()
+    True
+    """
+    row_titles = dict(row_titles or {})
+    fig, axes = _new_figure(len(workloads), len(metrics), 4.0, 3.1)
+    for r, w in enumerate(workloads):
+        sub = cube.sel(workload=w)
+        x = sub["load"].values.astype(float)
+        pols = list((policies or {}).get(w) or
+                    [p for p in sub["policy"].values
+                     if np.isfinite(sub[metrics[0]].sel(policy=p).values).any()])
+        for c, m in enumerate(metrics):
+            ax = axes[r][c]
+            da = sub[m]
+            vals = da.sel(policy=pols).values
+            factor, unit = _time_scale(vals) if da.attrs.get("units") == "s" else (1.0, "")
+            for p in pols:
+                _draw(ax, x, da.sel(policy=p), p, factor)
+            ax.set_xlabel("Load")
+            _metric_axis(ax, m, unit)
+            if c == 0 and w in row_titles:
+                ax.set_title(row_titles[w], fontsize="medium", loc="left")
+        axes[r][-1].legend(fontsize="small")
+    fig.suptitle(title or "metrics vs Load", fontsize="medium")
+    _footer(fig, _seeds_note(cube[metrics[0]], scale_label) + (f"\n{note}" if note else ""))
+    return save(fig, out_path)

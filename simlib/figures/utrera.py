@@ -1,0 +1,595 @@
+"""Figures and tables of paper U (Utrera et al., FCFS-malleable).
+
+One function per artifact of ``paper_figures/U/``; the data come from the
+study's cubes through the table builders of :mod:`simlib.studies.utrera`.
+Every figure prints the scale and the number of seeds that produced it,
+and shows the paper's numbers beside ours where the paper printed any
+(labelled "paper").
+
+Rendering goes through matplotlib's Agg canvas on a private ``Figure`` (no
+pyplot global state), with pinned metadata so reruns give identical files.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+__all__ = [
+    "POLICY_LABELS", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
+    "plot_readings", "plot_long_util", "plot_fig1", "to_markdown",
+]
+
+#: Display names of the policies.
+POLICY_LABELS = {"fcfs": "FCFS", "easy": "EASY backfilling", "fcfs_malleable": "FCFS-malleable"}
+_COLORS = {"easy": "tab:blue", "fcfs_malleable": "tab:orange", "fcfs": "tab:gray"}
+_METRIC_LABELS = {
+    "mean_wait": "average wait time",
+    "mean_execution": "average execution time",
+    "mean_response": "average response time",
+    "utrera_slowdown": "average slowdown",
+    "utrera_fragmentation": "fragmentation (formula 2)",
+    "utrera_mean_mpl": "average MPL",
+}
+_TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
+
+
+def _label(policy: str) -> str:
+    base, _, variant = policy.partition(":")
+    return POLICY_LABELS.get(base, base) + (f" [{variant}]" if variant else "")
+
+
+def _new_figure(w: float, h: float) -> Figure:
+    fig = Figure(figsize=(w, h), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig: Figure, out) -> Path:
+    out = Path(out)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"{out}: figure format must be .png or .svg")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"Date": None} if fmt == "svg" else {}
+    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
+        fig.savefig(out, format=fmt, dpi=150, metadata=metadata)
+    return out
+
+
+def _footer(fig: Figure, text: str) -> None:
+    # Reserve a band at the bottom for the footer's lines (constrained
+    # layout ignores free text).
+    lines = text.count("\n") + 1
+    band = min(0.3, (0.19 * lines + 0.05) / fig.get_figheight())
+    fig.text(0.005, 0.005, text, fontsize="small", ha="left", va="bottom", color="0.35")
+    fig.get_layout_engine().set(rect=(0, band, 1, 1 - band), h_pad=0.04)
+
+
+def _log_y(ax, values) -> None:
+    """Log y axis with plain-number tick labels (no 4x10^0 on short ranges)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_yscale("log")
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size:
+        # Error bars reaching 0 would stretch the axis to nothing: keep it
+        # around the values.
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(max(lo, v.min() / 3), max(hi, v.max() * 1.2))
+    lo, hi = ax.get_ylim()
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    # Minor labels on short ranges only, and only at 2, 3 and 5 x 10^k.
+    sparse = FuncFormatter(lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else "")
+    decades = np.log10(hi / lo)
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain if decades < 0.5 else sparse if decades < 2
+                                 else NullFormatter())
+
+
+def _time_unit(values) -> tuple[float, str]:
+    v = np.asarray(values, dtype=float)
+    peak = float(np.nanmax(np.abs(v))) if np.any(np.isfinite(v)) else 0.0
+    for factor, name in _TIME_UNITS:
+        if peak >= 3 * factor:
+            return factor, name
+    return 1.0, "s"
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 3, index: bool = False) -> str:
+    """A DataFrame as a GitHub Markdown table (numbers to ``digits`` significant digits).
+
+    Examples
+    --------
+    >>> print(to_markdown(pd.DataFrame({"a": [1.23456], "b": ["x"]})), end="")
+    | a | b |
+    |---:|---|
+    | 1.23 | x |
+    """
+    frame = df.reset_index() if index else df
+    cols = [str(c) for c in frame.columns]
+    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
+
+    def cell(v, num):
+        if not num:
+            return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+        if v is None or not np.isfinite(v):
+            return "–"
+        if float(v) == int(v) and abs(v) < 1e12:
+            return str(int(v))
+        return f"{v:.{digits}g}"
+
+    lines = ["| " + " | ".join(cols) + " |",
+             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v, n).replace("|", "\\|")
+                                       for v, n in zip(row, numeric)) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Fig. 2
+# --------------------------------------------------------------------------
+def _trunc2(x: float) -> float:
+    return math.floor(x * 100 + 1e-9) / 100
+
+
+def fig2_table(schedules: Mapping, published: Mapping) -> pd.DataFrame:
+    """The nine numbers of Fig. 2: ours beside the paper's.
+
+    ``schedules`` is the JSON of the pipeline's fig2 run (``policies ->
+    {metrics, segments}``), ``published`` the ``fig2`` block of the
+    published numbers. Columns ``policy, metric, ours, ours_truncated,
+    paper, match`` (the paper truncates to two decimals).
+
+    Examples
+    --------
+    >>> s = {"policies": {"easy": {"metrics": {"mean_response": 13 / 3}}}}
+    >>> p = {"values": {"easy": {"mean_response": 4.33}}}
+    >>> fig2_table(s, p)[["ours_truncated", "match"]].values.tolist()
+    [[4.33, True]]
+    """
+    rows = []
+    for pol, mets in published["values"].items():
+        for m, p in mets.items():
+            o = float(schedules["policies"][pol]["metrics"][m])
+            t = o if m == "utrera_fragmentation" else _trunc2(o)
+            rows.append({"policy": pol, "metric": m, "ours": o, "ours_truncated": t,
+                         "paper": float(p), "match": bool(abs(t - p) < 1e-9)})
+    return pd.DataFrame(rows)
+
+
+def _runs(ids: Sequence[int]) -> list[tuple[int, int]]:
+    """Contiguous runs of core ids as (first, count)."""
+    ids = sorted(ids)
+    out, start, prev = [], None, None
+    for c in ids:
+        if start is None:
+            start = prev = c
+        elif c == prev + 1:
+            prev = c
+        else:
+            out.append((start, prev - start + 1))
+            start = prev = c
+    if start is not None:
+        out.append((start, prev - start + 1))
+    return out
+
+
+def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
+              policies: Sequence[str] | None = None) -> Path:
+    """Fig. 2: one Gantt chart per policy, rendered from the simulated schedules.
+
+    Each rectangle is a job on a contiguous range of CPUs over time,
+    labelled ``J<k>`` and ``<CPUs> x <processes per CPU>`` (``4 x 2``: four
+    CPUs holding two processes each, i.e. shrunk). The panel titles give our
+    average response, slowdown and fragmentation with the paper's values.
+
+    Examples
+    --------
+    >>> s = {"cpus": 2, "policies": {"fcfs": {"metrics": {"mean_response": 1.0,
+    ...      "utrera_slowdown": 1.0, "utrera_fragmentation": 0.0}, "segments": [
+    ...      {"job_id": 1, "procs": 2, "start": 0.0, "end": 1.0, "cpus": 2, "mpl": 1.0,
+    ...       "cpu_ids": [0, 1]}]}}}
+    >>> import tempfile, os
+    >>> p = plot_fig2(s, {"values": {}}, os.path.join(tempfile.mkdtemp(), "f.png"),
+    ...               scale_label="smoke")
+    >>> p.stat().st_size > 0
+    True
+    """
+    policies = list(policies or schedules["policies"])
+    cpus = int(schedules["cpus"])
+    t_max = max(s["end"] for p in policies for s in schedules["policies"][p]["segments"])
+    job_ids = sorted({s["job_id"] for p in policies for s in schedules["policies"][p]["segments"]})
+    cmap = matplotlib.colormaps["Pastel1"]
+    colors = {j: cmap(i % 9) for i, j in enumerate(job_ids)}
+    fig = _new_figure(4.4 * len(policies), 3.9)
+    axes = fig.subplots(1, len(policies), squeeze=False)[0]
+    pub = published.get("values", {})
+    for k, (ax, pol) in enumerate(zip(axes, policies)):
+        segs = schedules["policies"][pol]["segments"]
+        for s in segs:
+            runs = _runs(s["cpu_ids"])
+            big = max(runs, key=lambda r: r[1])
+            for first, n in runs:
+                ax.add_patch(Rectangle((s["start"], first), s["end"] - s["start"], n,
+                                       facecolor=colors[s["job_id"]], edgecolor="0.2", lw=0.8))
+                # The CPU set may be split: name every piece, size it on the largest.
+                mpl = s["procs"] / s["cpus"]
+                text = (f"J{s['job_id']}\n{s['cpus']}×{mpl:g}" if (first, n) == big
+                        else f"J{s['job_id']}")
+                ax.text(s["start"] + (s["end"] - s["start"]) / 2, first + n / 2, text,
+                        ha="center", va="center", fontsize="small")
+        ax.set_xlim(0, math.ceil(t_max))
+        ax.set_ylim(0, cpus)
+        ax.set_xticks(range(0, math.ceil(t_max) + 1))
+        ax.set_yticks(range(0, cpus + 1, 2))
+        ax.set_xlabel("time (units)")
+        if k == 0:
+            ax.set_ylabel("CPUs")
+        ax.grid(True, alpha=0.3)
+        m = schedules["policies"][pol]["metrics"]
+        pm = pub.get(pol, {})
+
+        def both(key, fmt, scale=1.0):
+            ours = fmt.format(scale * m[key])
+            unit = " %" if fmt.endswith("%") else ""
+            return ours + (f" ({scale * pm[key]:g}{unit})" if key in pm else "")
+
+        ax.set_title(f"({chr(97 + k)}) {_label(pol)}\n"
+                     f"response {both('mean_response', '{:.3f}')}, "
+                     f"slowdown {both('utrera_slowdown', '{:.3f}')}\n"
+                     f"fragmentation {both('utrera_fragmentation', '{:.0f} %', 100)}",
+                     fontsize="medium")
+    fig.suptitle("Fig. 2: scheduling the example on 10 CPUs (simulated); paper's values in parentheses")
+    _footer(fig, f"scale: {scale_label} (the toy example is the same at every scale); J<k> = job, "
+                 "<CPUs>×<processes per CPU> (a job's CPUs may be non-adjacent: every piece is named); "
+                 "the paper truncates 4.666.. to 4.66 and 3.166.. to 3.16")
+    return _save(fig, out)
+
+
+# --------------------------------------------------------------------------
+# Table 1
+# --------------------------------------------------------------------------
+def _gains(t1: pd.DataFrame, col: str) -> pd.DataFrame:
+    piv = t1.pivot_table(index=["metric", "load"], columns="policy", values=col)
+    return 100 * (piv["easy"] - piv["fcfs_malleable"]) / piv["easy"]
+
+
+def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
+                note: str | None = None) -> Path:
+    """Table 1 as a figure: ours (mean ± 95 % CI) against the paper's S and R.
+
+    Top row: average wait, response and slowdown against load for both
+    policies, ours as solid lines, the paper's simulator (S) and runtime
+    system (R) columns as dashed / dotted lines. Bottom row: the gain of
+    FCFS-malleable over EASY in percent, which does not depend on the
+    absolute runtimes (ours were rescaled to fit 150 jobs into 2 hours).
+
+    ``t1`` is :func:`simlib.studies.utrera.table1_frame` with published
+    columns.
+
+    Examples
+    --------
+    >>> rows = [dict(load=l, policy=p, metric=m, mean=v, ci95=1.0, n=3, paper_S=v, paper_R=v)
+    ...         for l in (0.3, 0.9) for p, v in (("easy", 10.0), ("fcfs_malleable", 5.0))
+    ...         for m in ("mean_wait", "mean_response", "utrera_slowdown")]
+    >>> import tempfile, os
+    >>> p = plot_table1(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "t.png"),
+    ...                 scale_label="smoke", n_seeds=3)
+    >>> p.stat().st_size > 0
+    True
+    """
+    metrics = [m for m in ("mean_wait", "mean_response", "utrera_slowdown") if m in set(t1["metric"])]
+    fig = _new_figure(4.3 * len(metrics), 7.0)
+    axes = fig.subplots(2, len(metrics), squeeze=False)
+    for j, m in enumerate(metrics):
+        ax = axes[0][j]
+        sub = t1[t1["metric"] == m]
+        for pol in ("easy", "fcfs_malleable"):
+            d = sub[sub["policy"] == pol].sort_values("load")
+            c = _COLORS[pol]
+            ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), color=c, marker="o",
+                        capsize=3, label=f"{_label(pol)} (ours)")
+            if "paper_S" in d:
+                ax.plot(d["load"], d["paper_S"], color=c, ls="--", marker="s", mfc="none",
+                        label=f"{_label(pol)} (paper S)")
+                ax.plot(d["load"], d["paper_R"], color=c, ls=":", marker="x",
+                        label=f"{_label(pol)} (paper R)")
+        unit = "" if m == "utrera_slowdown" else " (s)"
+        ax.set_title(_METRIC_LABELS[m])
+        ax.set_ylabel(_METRIC_LABELS[m] + unit)
+        ax.set_xlabel("offered load")
+        if bool((sub[["mean"]].to_numpy() > 0).all()):
+            _log_y(ax, np.r_[sub["mean"], sub.get("paper_S", []), sub.get("paper_R", [])])
+        ax.grid(True, alpha=0.3)
+        ax2 = axes[1][j]
+        g_ours = _gains(sub, "mean").loc[m]
+        ax2.plot(g_ours.index, g_ours.values, color="k", marker="o", label="ours")
+        if "paper_S" in sub:
+            g_s = _gains(sub, "paper_S").loc[m]
+            g_r = _gains(sub, "paper_R").loc[m]
+            ax2.plot(g_s.index, g_s.values, color="k", ls="--", marker="s", mfc="none",
+                     label="paper S")
+            ax2.plot(g_r.index, g_r.values, color="k", ls=":", marker="x", label="paper R")
+        ax2.axhline(0, color="0.5", lw=0.8)
+        ax2.set_xlabel("offered load")
+        ax2.set_ylabel("gain of FCFS-malleable over EASY (%)")
+        ax2.grid(True, alpha=0.3)
+    axes[0][0].legend(fontsize="x-small")
+    axes[1][0].legend(fontsize="x-small")
+    fig.suptitle("Table 1: 150 Lublin jobs submitted within 2 hours, EASY vs FCFS-malleable")
+    foot = (f"scale: {scale_label}; {n_seeds} workload seeds (mean ± 95 % CI); gains = "
+            "100 (EASY - FCFS-malleable) / EASY of the means")
+    _footer(fig, foot + (f"\n{note}" if note else ""))
+    return _save(fig, out)
+
+
+# --------------------------------------------------------------------------
+# Fig. 3 and the trace ablations
+# --------------------------------------------------------------------------
+def _grouped_bars(ax, df, groups, members, colors, labels, *, log=False, scale=1.0):
+    width = 0.8 / len(members)
+    for i, mem in enumerate(members):
+        vals, errs = [], []
+        for g in groups:
+            r = df[(df["group"] == g) & (df["member"] == mem)]
+            vals.append(float(r["mean"].iloc[0]) / scale if len(r) else np.nan)
+            errs.append(float(r["ci95"].fillna(0).iloc[0]) / scale if len(r) else 0.0)
+        x = np.arange(len(groups)) + (i - (len(members) - 1) / 2) * width
+        ax.bar(x, vals, width, yerr=errs, capsize=2, color=colors[i], label=labels[i],
+               edgecolor="0.3", lw=0.5)
+    ax.set_xticks(np.arange(len(groups)), groups)
+    if log:
+        _log_y(ax, df["mean"] / scale)
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
+              policies: Sequence[str] = ("easy", "fcfs_malleable"),
+              note: str | None = None) -> Path:
+    """Fig. 3 (a)-(d): average wait, execution, response time and slowdown.
+
+    Grouped bars per trace, one per policy, ours with 95 % CI error bars
+    (over OV seeds). The paper's Fig. 3 prints no numbers: its claims are
+    checked in the README. Logarithmic y axes, since the policies differ by
+    orders of magnitude on some traces.
+
+    ``traces`` is :func:`simlib.studies.utrera.traces_frame`.
+
+    Examples
+    --------
+    >>> rows = [dict(trace=t, policy=p, metric=m, mean=2.0, ci95=0.1, n=2)
+    ...         for t in ("A", "B") for p in ("easy", "fcfs_malleable")
+    ...         for m in ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown")]
+    >>> import tempfile, os
+    >>> p = plot_fig3(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "f.png"),
+    ...               scale_label="smoke", n_seeds=2)
+    >>> p.stat().st_size > 0
+    True
+    """
+    metrics = ["mean_wait", "mean_execution", "mean_response", "utrera_slowdown"]
+    groups = sorted(set(traces["trace"]))
+    fig = _new_figure(10.0, 7.4)
+    axes = fig.subplots(2, 2).ravel()
+    for k, (ax, m) in enumerate(zip(axes, metrics)):
+        d = traces[(traces["metric"] == m) & traces["policy"].isin(policies)].rename(
+            columns={"trace": "group", "policy": "member"})
+        if m == "utrera_slowdown":
+            scale, unit = 1.0, ""
+        else:
+            scale, unit = _time_unit(d["mean"])
+            unit = f" ({unit})"
+        _grouped_bars(ax, d, groups, list(policies), [_COLORS.get(p, "0.5") for p in policies],
+                      [_label(p) for p in policies], log=bool((d["mean"] > 0).all()), scale=scale)
+        ax.set_title(f"({chr(97 + k)}) {_METRIC_LABELS[m]}")
+        ax.set_ylabel(_METRIC_LABELS[m] + unit)
+        ax.tick_params(axis="x", labelsize="small")
+    axes[0].legend(fontsize="small")
+    fig.suptitle("Fig. 3: traces simulated under EASY and FCFS-malleable (the paper's bars carry "
+                 "no printed numbers)")
+    foot = (f"scale: {scale_label}; fcfs_malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
+            "EASY is deterministic (one run)")
+    _footer(fig, foot + (f"\n{note}" if note else ""))
+    return _save(fig, out)
+
+
+def _ratio_frame(traces, metric, labels, base_label):
+    rows = []
+    for t in sorted(set(traces["trace"])):
+        b = traces[(traces["trace"] == t) & (traces["policy"] == base_label)
+                   & (traces["metric"] == metric)]
+        if not len(b):
+            continue
+        base = float(b["mean"].iloc[0])
+        for name, lab in labels.items():
+            r = traces[(traces["trace"] == t) & (traces["policy"] == lab) & (traces["metric"] == metric)]
+            if len(r):
+                rows.append({"group": t, "member": name, "mean": float(r["mean"].iloc[0]) / base,
+                             "ci95": float(np.nan_to_num(r["ci95"].iloc[0])) / base})
+    return pd.DataFrame(rows, columns=["group", "member", "mean", "ci95"])
+
+
+def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_label: str,
+                n_seeds: int, base: str = "oldest") -> Path:
+    """Ablation: the four candidate orders of FCFS-malleable, relative to ``base``.
+
+    Bars: average slowdown and response time of each order divided by the
+    ``base`` order's (1 = as good as oldest first; below 1 = better), per
+    trace, with the CI scaled the same way.
+
+    ``orders`` maps order name -> policy label in ``traces``.
+
+    Examples
+    --------
+    >>> rows = [dict(trace="A", policy=p, metric=m, mean=v, ci95=0.1, n=2)
+    ...         for p, v in (("fm", 2.0), ("fm:short", 3.0))
+    ...         for m in ("utrera_slowdown", "mean_response")]
+    >>> import tempfile, os
+    >>> p = plot_orders(pd.DataFrame(rows), {"oldest": "fm", "shortest": "fm:short"},
+    ...                 os.path.join(tempfile.mkdtemp(), "o.png"), scale_label="smoke", n_seeds=2)
+    >>> p.stat().st_size > 0
+    True
+    """
+    names = list(orders)
+    cmap = matplotlib.colormaps["tab10"]
+    fig = _new_figure(11.5, 3.8)
+    axes = fig.subplots(1, 2)
+    for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
+        d = _ratio_frame(traces, m, orders, orders[base])
+        groups = sorted(set(d["group"]))
+        # Linear: the orders differ by percents.
+        _grouped_bars(ax, d, groups, names, [cmap(i) for i in range(len(names))], names)
+        ax.axhline(1.0, color="k", lw=0.8)
+        lo = float(np.nanmin(d["mean"] - d["ci95"])) if len(d) else 0.9
+        ax.set_ylim(bottom=max(0.0, min(0.9, lo - 0.05)))
+        ax.set_title(f"{_METRIC_LABELS[m]} / {base}-first's")
+        ax.set_ylabel(f"ratio to '{base}' (< 1: better)")
+    # Outside the axes: the bars fill them.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="shrink/expand first", fontsize="small",
+               loc="outside right upper")
+    fig.suptitle("FCFS-malleable: candidate order for shrinking and expanding (paper: oldest is best)")
+    _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / base mean")
+    return _save(fig, out)
+
+
+def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, scale_label: str,
+                  n_seeds: int, base_label: str = "easy") -> Path:
+    """Sensitivity to the reading of the time model: FCFS-malleable / EASY.
+
+    For the main reading and each alternative (``readings``: name -> policy
+    label in ``traces``), the ratio of FCFS-malleable's average slowdown and
+    response time to EASY's, per trace (below 1: FCFS-malleable wins).
+
+    Examples
+    --------
+    >>> rows = [dict(trace="A", policy=p, metric=m, mean=v, ci95=0.0, n=1)
+    ...         for p, v in (("easy", 2.0), ("fm", 1.0)) for m in ("utrera_slowdown", "mean_response")]
+    >>> import tempfile, os
+    >>> p = plot_readings(pd.DataFrame(rows), {"main": "fm"}, os.path.join(tempfile.mkdtemp(),
+    ...                   "r.png"), scale_label="smoke", n_seeds=1)
+    >>> p.stat().st_size > 0
+    True
+    """
+    names = list(readings)
+    cmap = matplotlib.colormaps["Set2"]
+    fig = _new_figure(11.5, 3.8)
+    axes = fig.subplots(1, 2)
+    for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
+        d = _ratio_frame(traces, m, readings, base_label)
+        groups = sorted(set(d["group"]))
+        _grouped_bars(ax, d, groups, names, [cmap(i) for i in range(len(names))], names,
+                      log=bool((d["mean"] > 0).all()))
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set_title(f"{_METRIC_LABELS[m]}: FCFS-malleable / EASY")
+        ax.set_ylabel("ratio (< 1: FCFS-malleable better)")
+    # Outside the axes: the bars fill them.
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="time-model reading", fontsize="small",
+               loc="outside right upper")
+    fig.suptitle("How the reading of formulas 3-4 changes the comparison with EASY")
+    _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / EASY")
+    return _save(fig, out)
+
+
+# --------------------------------------------------------------------------
+# Sect. 5.1 and Fig. 1
+# --------------------------------------------------------------------------
+def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_seeds: int,
+                   threshold: float | None = 0.9, note: str | None = None) -> Path:
+    """Sect. 5.1: average slowdown and response against long jobs' CPU utilization.
+
+    ``lu`` is :func:`simlib.studies.utrera.long_util_frame`; the paper's
+    threshold (FCFS-malleable wins below it) is drawn as a vertical line.
+
+    Examples
+    --------
+    >>> rows = [dict(long_util=u, policy=p, metric=m, mean=v * u, ci95=0.1, n=2)
+    ...         for u in (0.6, 1.0) for p, v in (("easy", 2.0), ("fcfs_malleable", 3.0))
+    ...         for m in ("utrera_slowdown", "mean_response")]
+    >>> import tempfile, os
+    >>> p = plot_long_util(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "l.png"),
+    ...                    trace="SDSC-SP2", scale_label="smoke", n_seeds=2)
+    >>> p.stat().st_size > 0
+    True
+    """
+    fig = _new_figure(9.5, 3.8)
+    axes = fig.subplots(1, 2)
+    for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
+        sub = lu[lu["metric"] == m]
+        scale, unit = (1.0, "") if m == "utrera_slowdown" else _time_unit(sub["mean"])
+        for pol in ("easy", "fcfs_malleable"):
+            d = sub[sub["policy"] == pol].sort_values("long_util")
+            ax.errorbar(100 * d["long_util"], d["mean"] / scale, yerr=d["ci95"].fillna(0) / scale,
+                        marker="o", capsize=3, color=_COLORS[pol], label=_label(pol))
+        if threshold is not None:
+            ax.axvline(100 * threshold, color="k", ls="--", lw=0.8,
+                       label=f"paper: FCFS-malleable wins below {100 * threshold:.0f} %")
+        ax.set_xlabel("CPU utilization of long jobs (%)")
+        ax.set_ylabel(_METRIC_LABELS[m] + (f" ({unit})" if unit else ""))
+        if bool((sub["mean"] > 0).all()):
+            _log_y(ax, sub["mean"] / scale)
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize="small")
+    fig.suptitle(f"Sect. 5.1: {trace} re-simulated with the long jobs' (> 64 processes, > 8 h) "
+                 "CPU utilization varied")
+    _footer(fig, f"scale: {scale_label}; FCFS-malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
+                 "EASY does not use CPU utilization (one run per point)"
+                 + (f"\n{note}" if note else ""))
+    return _save(fig, out)
+
+
+def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length: float, out, *,
+              trace: str, scale_label: str, note: str | None = None) -> Path:
+    """Fig. 1 substitute: one window of a trace simulated under EASY.
+
+    Top: CPUs busy and CPUs requested by waiting jobs; bottom: wait-queue
+    length (jobs). ``waiting_cpus`` holds the requested CPUs of the waiting
+    jobs at each timeline row. Time in days from ``t0``.
+
+    Examples
+    --------
+    >>> tl = pd.DataFrame({"time": [0.0, 3600.0, 7200.0], "busy_cpus": [4, 8, 0],
+    ...                    "queued_jobs": [0, 3, 0], "processes": [4, 8, 0]})
+    >>> import tempfile, os
+    >>> p = plot_fig1(tl, [0, 12, 0], 8, 0.0, 7200.0, os.path.join(tempfile.mkdtemp(), "f.png"),
+    ...               trace="T", scale_label="smoke")
+    >>> p.stat().st_size > 0
+    True
+    """
+    t = timeline["time"].to_numpy(dtype=float)
+    wc = np.asarray(waiting_cpus, dtype=float)
+    keep = (t >= t0) & (t <= t0 + length)
+    # Carry the state in force at t0 into the window.
+    k0 = max(int(np.searchsorted(t, t0, side="right")) - 1, 0)
+    idx = np.union1d([k0], np.flatnonzero(keep))
+    x = (np.maximum(t[idx], t0) - t0) / 86400.0
+    busy = timeline["busy_cpus"].to_numpy(dtype=float)[idx]
+    queue = timeline["queued_jobs"].to_numpy(dtype=float)[idx]
+    fig = _new_figure(10.0, 5.5)
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
+    ax1.step(x, busy, where="post", color="tab:blue", label="CPUs busy")
+    ax1.step(x, wc[idx], where="post", color="tab:red", label="CPUs requested by waiting jobs")
+    ax1.axhline(cpus, color="k", ls="--", lw=0.8, label=f"machine ({cpus} CPUs)")
+    ax1.set_ylabel("CPUs")
+    ax1.legend(fontsize="small", loc="upper left")
+    ax1.grid(True, alpha=0.3)
+    ax2.step(x, queue, where="post", color="tab:green")
+    ax2.set_ylabel("jobs in the wait queue")
+    ax2.set_xlabel("days")
+    ax2.set_xlim(0, length / 86400.0)
+    ax2.grid(True, alpha=0.3)
+    fig.suptitle(f"Fig. 1 SUBSTITUTE: {trace} simulated under EASY, {length / 86400:g} days "
+                 "(the paper's MareNostrum data are not public)")
+    _footer(fig, f"scale: {scale_label}" + (f"; {note}" if note else ""))
+    return _save(fig, out)

@@ -1,0 +1,108 @@
+"""Shared helpers for the tests of paper K's study glue and figures: small
+configs and synthetic cubes with known values."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from simlib.cube import build_cube
+
+#: A tiny but complete kumar study (every workload the paper's figures need).
+STUDY = {
+    "published": "config/published/kumar.yaml",
+    "machine_procs": 320,
+    "n_jobs": 40,
+    "base_seed": 7,
+    "generator": {"size_scale": "log2"},
+    "workloads": {
+        "ps02": {"p_s": 0.2}, "ps05": {"p_s": 0.5}, "ps08": {"p_s": 0.8},
+        "het_pd05_ps02": {"p_s": 0.2, "p_d": 0.5}, "het_pd09_ps05": {"p_s": 0.5, "p_d": 0.9},
+        "elastic_batch": {"p_s": 0.5, "p_e": 0.2, "p_r": 0.1},
+        "elastic_het": {"p_s": 0.5, "p_d": 0.5, "p_e": 0.2, "p_r": 0.1},
+    },
+    "policies": {"easy": {}, "los": {"unit": 32}, "delayed_los": {"unit": 32},
+                 "easy_d": {}, "los_d": {"unit": 32}, "hybrid_los": {"unit": 32},
+                 "easy_e": {}, "los_e": {"unit": 32}, "delayed_los_e": {"unit": 32},
+                 "easy_de": {}, "los_de": {"unit": 32}, "hybrid_los_e": {"unit": 32}},
+    "cs_sweep": {"load": 0.9, "workloads": ["ps02", "ps05", "ps08"], "policies": ["easy", "los"],
+                 "swept": "delayed_los"},
+    "load_sweeps": {
+        "ps02": ["easy", "los", "delayed_los"], "ps05": ["easy", "los", "delayed_los"],
+        "ps08": ["easy", "los", "delayed_los"],
+        "het_pd05_ps02": ["easy_d", "los_d", "hybrid_los"],
+        "het_pd09_ps05": ["easy_d", "los_d", "hybrid_los"],
+        "elastic_batch": ["easy_e", "los_e", "delayed_los_e"],
+        "elastic_het": ["easy_de", "los_de", "hybrid_los_e"],
+    },
+    "seeds": {"smoke": 2, "default": 3, "full": 4},
+    "loads": {"smoke": [0.6, 0.9], "default": [0.5, 0.7, 0.9], "full": [0.5, 0.9]},
+    "cs_values": {"smoke": [1, 3], "default": [1, 2, 3], "full": [1, 2]},
+}
+
+
+def config(scale="smoke", **changes):
+    """``{"scale": ..., "studies": {"kumar": STUDY + changes}}`` (deep copy)."""
+    st = copy.deepcopy(STUDY)
+    st.update(changes)
+    return {"scale": scale, "studies": {"kumar": st}}
+
+
+#: Mean wait of each policy family in the synthetic load cube, seconds, before
+#: the per-seed factor: the new policies are 20 % better than LOS, 10 % than EASY.
+BASE_WAIT = {"easy": 900.0, "los": 1000.0, "new": 800.0}
+
+
+def _family(policy):
+    if policy.startswith(("delayed", "hybrid")):
+        return "new"
+    return "easy" if policy.startswith("easy") else "los"
+
+
+def load_cube(loads=(0.5, 0.9), seeds=(0, 1, 2), noise=0.0):
+    """Load-sweep cube of every (workload, policy) of STUDY with known values.
+
+    mean_wait = BASE_WAIT[family] * (1 + load) * (1 + seed / 10) (+ noise on
+    the new policy at the first load of seed 0); utilization = load (all
+    equal); kumar_slowdown = mean_wait / 100; n_bar = 100.
+    """
+    recs = []
+    for w, pols in STUDY["load_sweeps"].items():
+        for p in pols:
+            for x in loads:
+                for s in seeds:
+                    wait = BASE_WAIT[_family(p)] * (1 + x) * (1 + s / 10)
+                    if noise and _family(p) == "new" and x == loads[0] and s == 0:
+                        wait *= 1 - noise
+                    recs.append({"workload": w, "policy": p, "load": x, "seed": s,
+                                 "mean_wait": wait, "utilization": x,
+                                 "kumar_slowdown": wait / 100, "n_bar": 100.0})
+    return build_cube(recs, ["workload", "policy", "load", "seed"],
+                      ["mean_wait", "utilization", "kumar_slowdown", "n_bar"],
+                      metric_info={"n_bar": ("1", "n", "n")})
+
+
+def cs_cube(cs=(1, 2, 3, 4, 5), seeds=(0, 1, 2), best=3):
+    """C_s-sweep cube: Delayed-LOS's wait is smallest at ``best``; EASY/LOS flat."""
+    recs = []
+    for w in STUDY["cs_sweep"]["workloads"]:
+        for c in cs:
+            for s in seeds:
+                for p in ("easy", "los", "delayed_los"):
+                    wait = {"easy": 900.0, "los": 1000.0}.get(p, 800.0 + 10.0 * (c - best) ** 2)
+                    wait *= 1 + s / 10
+                    recs.append({"workload": w, "policy": p, "cs": c, "seed": s,
+                                 "mean_wait": wait, "utilization": 0.8, "n_bar": 100.0})
+    return build_cube(recs, ["workload", "policy", "cs", "seed"],
+                      ["mean_wait", "utilization", "n_bar"],
+                      metric_info={"n_bar": ("1", "n", "n")})
+
+
+def fig1_cube(easy=(10.0, 50.0), los=(9.0, 60.0), loads=(0.5, 0.9)):
+    recs = [{"policy": p, "trace": "SDSC-SP2", "load": x, "mean_wait": v}
+            for p, vals in (("easy", easy), ("los", los)) for x, v in zip(loads, vals)]
+    return build_cube(recs, ["policy", "trace", "load"], ["mean_wait"])
+
+
+def finite(a):
+    return np.asarray(a, float)[np.isfinite(np.asarray(a, float))]

@@ -1,0 +1,121 @@
+"""Tests of simlib.figures.utrera: paper U's figures and tables."""
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.figures import utrera as F
+from simlib.studies.utrera import run_metrics, simulate_with_allocations
+from simlib.studies.utrera_report import load_published
+from simlib.workload.utrera import toy_workload
+
+PNG = b"\x89PNG\r\n\x1a\n"
+PUBLISHED = Path(__file__).resolve().parents[1] / "config/published/utrera.yaml"
+FIG2 = [(0, 8, 2), (0, 4, 1), (0, 2, 1), (0, 8, 2), (0, 4, 2), (0, 8, 1)]
+
+
+@pytest.fixture(scope="module")
+def pub():
+    return load_published(PUBLISHED)
+
+
+@pytest.fixture(scope="module")
+def schedules():
+    out = {"cpus": 10, "policies": {}}
+    for pol in ("fcfs", "easy", "fcfs_malleable"):
+        params = {"ov_max": 0.0} if pol == "fcfs_malleable" else {}
+        res, seg = simulate_with_allocations(toy_workload(FIG2), pol, cpus=10, policy_params=params)
+        out["policies"][pol] = {"metrics": run_metrics(res),
+                                "segments": [{**r, "cpu_ids": list(r["cpu_ids"])}
+                                             for r in seg.to_dict("records")]}
+    return out
+
+
+def _png(path):
+    data = Path(path).read_bytes()
+    assert data.startswith(PNG) and len(data) > 10_000
+    return data
+
+
+def test_fig2_table_nine_numbers_match(schedules, pub):
+    t = F.fig2_table(schedules, pub["fig2"])
+    assert len(t) == 9 and t["match"].all()
+    row = t[(t["policy"] == "easy") & (t["metric"] == "utrera_slowdown")].iloc[0]
+    assert row["ours"] == pytest.approx(19 / 6) and row["ours_truncated"] == 3.16
+
+
+def test_fig2_gantt(tmp_path, schedules, pub):
+    _png(F.plot_fig2(schedules, pub["fig2"], tmp_path / "g.png", scale_label="smoke"))
+    a = F.plot_fig2(schedules, pub["fig2"], tmp_path / "a.svg", scale_label="smoke").read_bytes()
+    b = F.plot_fig2(schedules, pub["fig2"], tmp_path / "b.svg", scale_label="smoke").read_bytes()
+    assert a == b  # deterministic output
+    assert b"J6" in a or b"<path" in a
+
+
+def test_runs_of_core_ids():
+    assert F._runs([4, 5, 8, 9]) == [(4, 2), (8, 2)]
+    assert F._runs([3]) == [(3, 1)]
+    assert F._runs([]) == []
+
+
+def _table1_rows():
+    rows = []
+    for load in (0.3, 0.5, 0.7, 0.9):
+        for pol, f in (("easy", 1.0), ("fcfs_malleable", 0.7)):
+            for m, v in (("mean_wait", 50.0), ("mean_response", 100.0), ("utrera_slowdown", 3.0)):
+                rows.append(dict(load=load, policy=pol, metric=m, mean=f * v * (1 + load),
+                                 ci95=1.0, n=5, paper_S=f * v, paper_R=f * v * 1.05))
+    return pd.DataFrame(rows)
+
+
+def test_table1_figure_and_gains(tmp_path):
+    t1 = _table1_rows()
+    _png(F.plot_table1(t1, tmp_path / "t1.png", scale_label="default", n_seeds=5, note="x"))
+    g = F._gains(t1, "mean")
+    assert np.allclose(g.values, 30.0)
+
+
+def _traces_rows(policies=("easy", "fcfs_malleable")):
+    rows = []
+    for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2"):
+        for k, p in enumerate(policies):
+            for m in ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown"):
+                rows.append(dict(trace=t, policy=p, metric=m, mean=1000.0 * (k + 1), ci95=50.0, n=5))
+    return pd.DataFrame(rows)
+
+
+def test_fig3_orders_readings(tmp_path):
+    _png(F.plot_fig3(_traces_rows(), tmp_path / "f3.png", scale_label="smoke", n_seeds=2))
+    pols = ("fcfs_malleable", "fcfs_malleable:order=longest")
+    tf = _traces_rows(pols)
+    _png(F.plot_orders(tf, {"oldest": pols[0], "longest": pols[1]}, tmp_path / "o.png",
+                       scale_label="smoke", n_seeds=2))
+    ratio = F._ratio_frame(tf, "mean_response", {"oldest": pols[0], "longest": pols[1]}, pols[0])
+    assert ratio.set_index("member")["mean"].loc["longest"].tolist() == [2.0, 2.0, 2.0]
+    _png(F.plot_readings(_traces_rows(("easy", "fcfs_malleable", "fcfs_malleable:ov0")),
+                         {"main": "fcfs_malleable", "ov0": "fcfs_malleable:ov0"},
+                         tmp_path / "r.png", scale_label="smoke", n_seeds=2))
+
+
+def test_long_util_and_fig1(tmp_path):
+    lu = pd.DataFrame([dict(long_util=u, policy=p, metric=m, mean=v + u, ci95=0.1, n=3)
+                       for u in (0.6, 0.8, 1.0) for p, v in (("easy", 5.0), ("fcfs_malleable", 4.0))
+                       for m in ("utrera_slowdown", "mean_response")])
+    _png(F.plot_long_util(lu, tmp_path / "l.png", trace="SDSC-SP2", scale_label="smoke", n_seeds=3))
+    t = np.arange(0, 10 * 86400, 3600.0)
+    tl = pd.DataFrame({"time": t, "busy_cpus": (t // 3600) % 100, "queued_jobs": (t // 7200) % 7,
+                       "processes": (t // 3600) % 100})
+    _png(F.plot_fig1(tl, np.zeros(len(t)), 128, 86400.0, 7 * 86400.0, tmp_path / "f1.png",
+                     trace="SDSC-BLUE", scale_label="smoke"))
+
+
+def test_to_markdown_formats():
+    md = F.to_markdown(pd.DataFrame({"x": [1.0, 2.5, np.nan], "y": ["a", None, "c"]}))
+    assert md.splitlines()[1] == "|---:|---|"
+    assert "| 1 | a |" in md and "| – |  |" not in md and "| – | c |" in md
+
+
+def test_bad_format_is_rejected(tmp_path, schedules, pub):
+    with pytest.raises(ValueError, match="png or .svg"):
+        F.plot_fig2(schedules, pub["fig2"], tmp_path / "g.pdf", scale_label="smoke")

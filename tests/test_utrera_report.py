@@ -1,0 +1,163 @@
+"""Tests of simlib.studies.utrera_report: published numbers, tables, verdicts."""
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib.cube import build_cube
+from simlib.errors import ConfigError
+from simlib.studies import utrera_report as R
+
+PUBLISHED = Path(__file__).resolve().parents[1] / "config/published/utrera.yaml"
+
+
+@pytest.fixture(scope="module")
+def pub():
+    return R.load_published(PUBLISHED)
+
+
+def test_mean_ci_student_t():
+    m, h, n = R.mean_ci([1.0, 2.0, 3.0, np.nan])
+    # t_{0.975, 2} = 4.302653; sd = 1.
+    assert (m, n) == (2.0, 3) and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
+    assert R.mean_ci([5.0, 5.0, 5.0]) == (5.0, 0.0, 3)
+    m, h, n = R.mean_ci([7.0])
+    assert m == 7.0 and math.isnan(h) and n == 1
+    assert R.mean_ci([])[2] == 0
+
+
+def test_published_file_reads(pub):
+    assert pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"] == 1.47
+    assert pub["table1"]["values"][0.9]["easy"]["mean_wait"] == [175.0, 162.0]
+    assert pub["headline"]["values"] == {"utrera_slowdown": 0.28, "mean_response": 0.31}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d.pop("table3"), "key 'table3' missing"),
+    (lambda d: d["table2"].pop("source"), "table2.source missing"),
+    (lambda d: d["table1"]["values"][0.3]["easy"].update(mean_wait=[55.0]), "must be [S, R]"),
+    (lambda d: d["table3"]["values"]["CTC-SP2"].update(easy="x"), "table3.values.CTC-SP2.easy"),
+])
+def test_published_errors_name_file_and_key(tmp_path, pub, edit, message):
+    import copy
+    import yaml
+    data = copy.deepcopy(pub)
+    edit(data)
+    path = tmp_path / "pub.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as err:
+        R.load_published(path)
+    assert str(path) in str(err.value) and message in str(err.value)
+
+
+def _table1_cube():
+    recs = []
+    for p, f in (("easy", 1.0), ("fcfs_malleable", 0.5)):
+        for load in (0.3, 0.9):
+            for s in range(3):
+                recs.append({"policy": p, "load": load, "seed": s, "mean_wait": f * (100 + s),
+                             "mean_response": f * (200 + s), "utrera_slowdown": f * (3 + s)})
+    return build_cube(recs, ["policy", "load", "seed"],
+                      ["mean_wait", "mean_response", "utrera_slowdown"])
+
+
+def test_table1_frame_with_published(pub):
+    t1 = R.table1_frame(_table1_cube(), pub)
+    row = t1[(t1["load"] == 0.9) & (t1["policy"] == "easy") & (t1["metric"] == "mean_wait")].iloc[0]
+    assert row["mean"] == 101.0 and row["n"] == 3
+    assert (row["paper_S"], row["paper_R"]) == (175.0, 162.0)
+    assert row["rel_diff_S"] == pytest.approx(101 / 175 - 1)
+    assert list(dict.fromkeys(t1["metric"])) == ["mean_wait", "mean_response", "utrera_slowdown"]
+
+
+def _traces_cube(values):
+    """values: {(trace, policy): {metric: [per seed]}}."""
+    recs = []
+    for (t, p), mets in values.items():
+        n = len(next(iter(mets.values())))
+        for s in range(n):
+            recs.append({"trace": t, "policy": p, "seed": s, **{m: v[s] for m, v in mets.items()}})
+    metrics = sorted({m for mets in values.values() for m in mets})
+    return build_cube(recs, ["trace", "policy", "seed"], metrics)
+
+
+def test_gains_frame_per_trace_mean_and_pooled():
+    cube = _traces_cube({
+        ("A", "easy"): {"mean_response": [100.0, 100.0]},
+        ("A", "fcfs_malleable"): {"mean_response": [60.0, 80.0]},
+        ("B", "easy"): {"mean_response": [1000.0, 1000.0]},
+        ("B", "fcfs_malleable"): {"mean_response": [1000.0, 1000.0]},
+    })
+    g = R.gains_frame(cube, ["mean_response"]).set_index("trace")["mean"]
+    assert g["A"] == pytest.approx(30.0) and g["B"] == 0.0
+    assert g["mean of traces"] == pytest.approx(15.0)
+    # Pooled: per seed, (1100 - 1060) / 1100 and (1100 - 1080) / 1100.
+    assert g["pooled"] == pytest.approx(100 * 30 / 1100)
+
+
+def test_orders_frame_ranks():
+    cube = _traces_cube({("A", p): {"mean_response": [v, v]} for p, v in
+                         (("fm", 5.0), ("fm:order=longest", 4.0), ("fm:order=shortest", 6.0))})
+    df = R.orders_frame(cube, {"oldest": "fm", "longest": "fm:order=longest",
+                               "shortest": "fm:order=shortest"}, ["mean_response"])
+    assert dict(zip(df["order"], df["rank"])) == {"oldest": 2, "longest": 1, "shortest": 3}
+
+
+def _traces_frame(resp, sld, mpl=(0.75, 0.91), frag=(0.06, 0.0), ex=(10.0, 15.0), ci=0.0):
+    rows = []
+    for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2"):
+        for i, p in enumerate(("easy", "fcfs_malleable")):
+            for m, v in (("mean_response", resp[t][i]), ("utrera_slowdown", sld[t][i]),
+                         ("utrera_mean_mpl", mpl[i]), ("utrera_fragmentation", frag[i]),
+                         ("mean_execution", ex[i])):
+                rows.append(dict(trace=t, policy=p, metric=m, mean=v, ci95=ci if i else 0.0, n=5))
+    return pd.DataFrame(rows)
+
+
+def _verdicts(out):
+    return {v["claim"].split(":")[0]: v["verdict"] for v in out}
+
+
+def test_claims_on_traces_paper_like_results(pub):
+    resp = {t: (100.0, 60.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
+    sld = {"CTC-SP2": (10.0, 5.0), "SDSC-BLUE": (10.0, 5.0), "SDSC-SP2": (10.0, 20.0)}
+    v = _verdicts(R.claims(published=pub, traces=_traces_frame(resp, sld)))
+    assert v["Fig. 3(c)"] == v["Fig. 3(b)"] == v["Fig. 3(d)"] == "reproduced"
+    # MPL: SDSC-Blue and SDSC published 0.76/0.98 and 0.89/1.47 vs our constant 0.75/0.91.
+    assert v["Table 3"] == "partly"
+    assert v["Fragmentation"] == "partly"  # SDSC's EASY printed 14 %, ours 6 %
+
+
+def test_claims_on_traces_respect_confidence_intervals(pub):
+    resp = {t: (100.0, 90.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
+    sld = {t: (10.0, 20.0) for t in resp}
+    v = _verdicts(R.claims(published=pub, traces=_traces_frame(resp, sld, ci=20.0)))
+    assert v["Fig. 3(c)"] == "not reproduced"  # 90 + 20 is not below 100
+    assert v["Fig. 3(d)"] == "partly"  # only SDSC's "not better" holds
+
+
+def test_claims_headline_and_fig2(pub):
+    gains = pd.DataFrame({"policy": "fcfs_malleable", "trace": "mean of traces",
+                          "metric": ["utrera_slowdown", "mean_response"], "mean": [10.0, 40.0],
+                          "ci95": [1.0, 1.0], "n": [5, 5]})
+    fig2 = pd.DataFrame([{"policy": p, "metric": m, "ours": v}
+                         for p, vals in pub["fig2"]["values"].items() for m, v in vals.items()])
+    fig2.loc[0, "ours"] = 14 / 3  # 4.666.. truncates to the printed 4.66
+    v = _verdicts(R.claims(published=pub, gains=gains, fig2=fig2))
+    assert v["Headline"] == "partly"  # positive but not within 5 points
+    assert v["Fig. 2"] == "reproduced"
+    fig2.loc[1, "ours"] = 3.6
+    assert _verdicts(R.claims(published=pub, fig2=fig2))["Fig. 2"] == "partly"
+
+
+def test_claims_long_util_threshold(pub):
+    def lu(fm):
+        return pd.DataFrame([dict(long_util=u, policy=p, metric="utrera_slowdown", mean=v,
+                                  ci95=0.0, n=1)
+                             for u, f in zip((0.6, 0.8, 0.9, 1.0), fm)
+                             for p, v in (("easy", 10.0), ("fcfs_malleable", f))])
+    assert _verdicts(R.claims(published=pub, long_util=lu([5, 8, 12, 15])))["Sect. 5.1"] == "reproduced"
+    assert _verdicts(R.claims(published=pub, long_util=lu([5, 11, 12, 15])))["Sect. 5.1"] == "partly"
+    assert _verdicts(R.claims(published=pub, long_util=lu([11, 11, 12, 15])))["Sect. 5.1"] == "not reproduced"

@@ -1,0 +1,93 @@
+"""Tests of simlib.workload.utrera: paper U's workload transformations."""
+import numpy as np
+import pytest
+
+from simlib.errors import ConfigError
+from simlib.workload.estimates import exact_estimates
+from simlib.workload.lublin import LublinParams, generate_lublin
+from simlib.workload.utrera import fit_to_window, long_jobs, set_long_job_cpu_util, toy_workload
+
+
+@pytest.fixture(scope="module")
+def lublin150():
+    return exact_estimates(generate_lublin(LublinParams.typed(), n_jobs=150, seed=3))
+
+
+def _load(w, cpus, span):
+    j = w.jobs
+    return float((j.requested_procs * j.run_time).sum() / (cpus * span))
+
+
+def test_toy_workload_columns():
+    w = toy_workload([(0, 8, 2), (1, 4, 3)])
+    j = w.jobs
+    assert j["job_id"].tolist() == [1, 2]
+    assert j["submit_time"].tolist() == [0, 1]
+    assert j["requested_procs"].tolist() == j["allocated_procs"].tolist() == [8, 4]
+    assert j["requested_time"].tolist() == j["run_time"].tolist() == [2, 3]
+    assert j["avg_cpu_time"].tolist() == [2.0, 3.0]  # CPU utilization 1
+
+
+@pytest.mark.parametrize("rows", [[(1, 2, 1), (0, 2, 1)], [(0, 0, 1)], [(0, 2, 0)], [(0, 2)],
+                                  [(0, 2, 1.5)]])
+def test_toy_workload_rejects_bad_rows(rows):
+    with pytest.raises(ConfigError, match="toy: row"):
+        toy_workload(rows)
+
+
+@pytest.mark.parametrize("load", [0.3, 0.5, 0.7, 0.9])
+def test_fit_to_window_hits_the_load_within_the_span(lublin150, load):
+    w, f = fit_to_window(lublin150, span=7200, machine_size=128, load=load)
+    j = w.jobs
+    assert len(j) == 150
+    assert j["submit_time"].iloc[0] == 0 and j["submit_time"].iloc[-1] == 7200
+    assert (np.diff(j["submit_time"]) >= 0).all()
+    assert abs(_load(w, 128, 7200) / load - 1) < 0.01
+    # One factor for every job (up to rounding to whole seconds, at least 1 s).
+    expected = np.maximum(1, np.rint(lublin150.jobs["run_time"] * f))
+    assert (j["run_time"].to_numpy() == expected).all()
+    assert (j["requested_time"] >= j["run_time"]).all()
+    # Sizes and order untouched, input untouched.
+    assert (j["requested_procs"] == lublin150.jobs["requested_procs"]).all()
+    assert lublin150.jobs["submit_time"].iloc[-1] > 7200
+
+
+def test_fit_to_window_factor_grows_with_load(lublin150):
+    factors = [fit_to_window(lublin150, span=7200, machine_size=128, load=x)[1]
+               for x in (0.3, 0.6, 0.9)]
+    assert factors[0] < factors[1] < factors[2]
+    assert factors[2] / factors[0] == pytest.approx(3.0, rel=0.05)
+
+
+def test_fit_to_window_keeps_relative_spacing():
+    w = toy_workload([(0, 1, 10), (10, 1, 10), (30, 1, 10)])
+    out, _ = fit_to_window(w, span=300, machine_size=1, load=0.1)
+    assert out.jobs["submit_time"].tolist() == [0, 100, 300]
+
+
+def test_fit_to_window_rejects_unreachable_load():
+    w = toy_workload([(0, 64, 10), (5, 64, 10)])
+    with pytest.raises(ConfigError, match="unreachable"):
+        fit_to_window(w, span=10, machine_size=128, load=0.01)
+    with pytest.raises(ConfigError, match="at least 2 jobs"):
+        fit_to_window(toy_workload([(0, 1, 10)]), span=10, machine_size=1, load=0.5)
+
+
+def test_long_jobs_definition():
+    w = toy_workload([(0, 65, 28801), (0, 64, 30000), (0, 128, 28800), (0, 100, 40000)])
+    assert long_jobs(w).tolist() == [True, False, False, True]
+
+
+def test_set_long_job_cpu_util_set_and_scale():
+    w = toy_workload([(0, 65, 30000), (0, 100, 40000), (0, 8, 30000)])
+    w.jobs["avg_cpu_time"] = [15000.0, 40000.0, 3000.0]  # utilizations 0.5, 1.0, 0.1
+    s = set_long_job_cpu_util(w, 0.6)
+    assert s.jobs["avg_cpu_time"].tolist() == [18000.0, 24000.0, 3000.0]
+    c = set_long_job_cpu_util(w, 0.6, mode="scale")
+    # Mean 0.75 scaled to 0.6: factor 0.8 -> 0.4 and 0.8; the short job is untouched.
+    assert c.jobs["avg_cpu_time"].tolist() == pytest.approx([12000.0, 32000.0, 3000.0])
+    assert w.jobs["avg_cpu_time"].tolist() == [15000.0, 40000.0, 3000.0]
+    with pytest.raises(ConfigError):
+        set_long_job_cpu_util(w, 1.5)
+    with pytest.raises(ConfigError):
+        set_long_job_cpu_util(w, 0.5, mode="shift")

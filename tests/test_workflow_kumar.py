@@ -1,0 +1,227 @@
+"""Paper K through the Snakemake pipeline: config checks, the planned DAG,
+a reduced smoke run of every K artifact, and incremental reruns.
+
+Runs happen in temporary directories (``--directory``); the repository's
+results/ and paper_figures/ are never touched.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from simlib.cube import read_cube
+from simlib.studies.kumar import FIGURES
+
+pytestmark = pytest.mark.pipeline
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+TIMEOUT = 900
+K = "paper_figures/K"
+CS_DEPENDENT = {"delayed_los", "hybrid_los", "delayed_los_e", "hybrid_los_e"}
+
+
+def snakemake(workdir, *args, check=True):
+    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--cores", "2", "--nocolor", *map(str, args)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=os.environ)
+    out = proc.stdout + proc.stderr
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{out[-5000:]}")
+    return proc.returncode, out
+
+
+def pending(workdir, *args):
+    """Output files Snakemake would (re)build for paper K's README, as {path: rule}."""
+    # The target first: --configfile takes every argument after it.
+    _, out = snakemake(workdir, f"{K}/README.md", "--detailed-summary", *args)
+    rows = list(csv.reader(out.splitlines(), delimiter="\t"))
+    header = next(i for i, r in enumerate(rows) if r[:1] == ["output_file"])
+    cols = rows[header]
+    return {r[0]: dict(zip(cols, r))["rule"] for r in rows[header + 1:]
+            if len(r) == len(cols) and dict(zip(cols, r))["plan"] != "no update"}
+
+
+def write_yaml(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def job_counts(out):
+    stats = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            stats[parts[0]] = int(parts[1])
+    return stats
+
+
+# ----------------------------------------------------------- configuration
+
+@pytest.mark.parametrize("override, message", [
+    ("studies: {kumar: {load_sweeps: {ps03: [easy]}}}",
+     "config studies.kumar.load_sweeps.ps03: unknown workload 'ps03'"),
+    ("studies: {kumar: {policies: {eazy: {}}}}",
+     "config studies.kumar.policies.eazy: unknown policy 'eazy'"),
+    ("studies: {kumar: {policies: {los: {units: 32}}}}",
+     "config studies.kumar.policies.los: unknown parameter(s) units"),
+    ("studies: {kumar: {load_sweeps: {ps02: [easy, easy_d]}}}",
+     "config studies.kumar.load_sweeps.ps02: Table IV compares delayed_los, which this "
+     "workload does not run"),
+    ("studies: {kumar: {generator: {size_scale: cubic}}}",
+     "Kumar parameter 'size_scale' = 'cubic'"),
+    ("studies: {kumar: {cs_sweep: {pick: {rule: median}}}}",
+     "config studies.kumar.cs_sweep.pick.rule: 'median' is not one of"),
+    ("studies: {kumar: {seeds: {smoke: 0}}}",
+     "config studies.kumar.seeds.smoke: 0 is less than the minimum of 1"),
+    ("studies: {kumar: {published: nowhere.yaml}}",
+     "config studies.kumar.published: no such file"),
+])
+def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message):
+    cfg = write_yaml(tmp_path / "override.yaml", override)
+    code, out = snakemake(tmp_path, "-n", "--configfile", cfg, check=False)
+    assert code != 0
+    assert message in out, out[-3000:]
+    assert "ConfigError" in out
+    assert not (tmp_path / "data").exists()
+
+
+def test_dry_run_plans_paper_k_in_chunks(tmp_path):
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    stats = job_counts(out)
+    # 3 C_s-sweep + 7 load-sweep workload sets; one simulation chunk per
+    # (sweep, workload, policy): 3 x 3 + 7 x 3.
+    assert stats["kumar_workloads"] == 10
+    assert stats["kumar_simulate"] == 30
+    assert stats["kumar_aggregate"] == 2
+    for rule in ("kumar_pick_cs", "kumar_fig1", "kumar_examples", "kumar_figures",
+                 "kumar_tables", "kumar_report"):
+        assert stats[rule] == 1, rule
+    # The default scale keeps the same number of K jobs (seeds, loads and
+    # C_s values live inside the chunks): the DAG stays small.
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=full")
+    assert job_counts(out)["kumar_simulate"] == 30
+
+
+# ------------------------------------------------------------- a K run
+
+REDUCED = """\
+    scale: smoke
+    scales: {smoke: {trace_jobs: 300}}
+    studies:
+      utrera: {enabled: false}
+      kumar_fig1: {loads: {smoke: [0.7, 0.9]}}
+      kumar:
+        n_jobs: 60
+        seeds: {smoke: 2}
+        loads: {smoke: [0.6, 0.9]}
+        cs_values: {smoke: [1, 3]}
+    lublin: {validation: null}
+    """
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """Every K artifact of a reduced smoke grid, built once: (workdir, config)."""
+    wd = tmp_path_factory.mktemp("kumar")
+    cfg = write_yaml(wd / "reduced.yaml", REDUCED)
+    snakemake(wd, f"{K}/README.md", "--configfile", cfg)
+    return wd, cfg
+
+
+def test_cubes_have_the_sweeps_dims(run):
+    wd, _ = run
+    cs = read_cube(wd / "results/kumar_cs.smoke.nc")
+    assert dict(cs.sizes) == {"workload": 3, "policy": 3, "cs": 2, "seed": 2}
+    assert cs.attrs["sweep"] == "cs" and len(cs.attrs["config_sha256"]) == 64
+    # EASY does not depend on C_s: repeated along cs.
+    easy = cs["mean_wait"].sel(policy="easy").values
+    assert (easy[:, 0, :] == easy[:, 1, :]).all()
+    load = read_cube(wd / "results/kumar_load.smoke.nc")
+    assert dict(load.sizes) == {"workload": 7, "policy": 12, "load": 2, "seed": 2}
+    assert (load["jobs"].sel(workload="ps02", policy="easy").values == 60).all()
+    assert np.allclose(load["offered_load"].sel(workload="ps02", policy="easy").values,
+                       load["load"].values[:, None], rtol=0.011)
+    for m in ("mean_wait", "utilization", "kumar_slowdown"):
+        assert load[m].attrs["units"] in ("s", "1")
+    # Batch policies do not run on heterogeneous workloads.
+    assert np.isnan(load["mean_wait"].sel(workload="het_pd05_ps02", policy="easy")).all()
+
+
+def test_load_sweeps_use_the_pipelines_cs_pick(run):
+    wd, _ = run
+    picks = json.loads((wd / "results/kumar_cs_pick.smoke.json").read_text())
+    assert set(picks["by_p_s"]) == {"0.2", "0.5", "0.8"}
+    assert picks["metric"] == "mean_wait" and picks["rule"] == "argmin"
+    load = read_cube(wd / "results/kumar_load.smoke.nc")
+    for w, p, ps in (("ps02", "delayed_los", "0.2"), ("het_pd09_ps05", "hybrid_los", "0.5"),
+                     ("elastic_het", "hybrid_los_e", "0.5"), ("ps08", "delayed_los", "0.8")):
+        assert (load["cs_used"].sel(workload=w, policy=p).values == picks["by_p_s"][ps]).all()
+    assert np.isnan(load["cs_used"].sel(workload="ps02", policy="los")).all()
+    # The pick is the best seed mean of the C_s sweep.
+    cs = read_cube(wd / "results/kumar_cs.smoke.nc")
+    wait = cs["mean_wait"].sel(workload="ps05", policy="delayed_los").mean("seed")
+    assert int(wait["cs"].values[int(np.argmin(wait.values))]) == picks["by_workload"]["ps05"]
+
+
+def test_every_k_artifact_is_written_and_indexed(run):
+    wd, _ = run
+    readme = (wd / K / "README.md").read_text()
+    assert "at **smoke** scale" in readme
+    for spec in FIGURES.values():
+        for ext in ("png", "svg"):
+            path = wd / K / f"{spec['file']}.{ext}"
+            assert path.exists(), path
+            assert f"({spec['file']}.{ext})" in readme
+    for name in ("fig1_easy_vs_los_sdsc.png", "fig2_delayed_los_example.png",
+                 "table3_algorithms.md", "tables_iv_vii.md", "n_bar.md", "claims.csv",
+                 "cs_pick.csv", "improvements_by_load.csv", "cs_sweep_ps02.png"):
+        assert (wd / K / name).exists(), name
+    assert (wd / K / "fig5_cs_sweep_ps05.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with open(wd / K / "tables_iv_vii.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 24 and {r["scale"] for r in rows} == {"smoke"}
+    assert {r["table"] for r in rows} == {"IV", "V", "VI", "VII"}
+    with open(wd / K / "claims.csv") as fh:
+        claims = list(csv.DictReader(fh))
+    texts = " ".join(c["claim"] for c in claims)
+    assert "LOS performs worse than EASY when job sizes vary" in texts
+    assert "C_s optimum lies near 7–8" in texts
+    assert all(c["verdict"] for c in claims)
+    fig2 = (wd / K / "fig2_delayed_los_example.csv").read_text()
+    assert "los,1,7,0.0,10.0" in fig2 and "delayed_los,1,7,10.0,20.0" in fig2
+
+
+def test_second_run_is_a_no_op(run):
+    wd, cfg = run
+    assert pending(wd, "--configfile", cfg) == {}
+
+
+def test_changing_one_policy_reruns_only_its_chunks(run):
+    wd, cfg = run
+    changed = write_yaml(wd / "changed.yaml",
+                         "studies: {kumar: {policies: {los_d: {unit: 32, lookahead: 40}}}}")
+    todo = pending(wd, "--configfile", cfg, changed)
+    sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
+    # los_d runs on the two heterogeneous workloads (summary + jobs each).
+    assert len(sims) == 4 and all("/los_d/" in p for p in sims)
+    assert "kumar_workloads" not in todo.values() and "kumar_pick_cs" not in todo.values()
+
+
+def test_changing_the_pick_rule_reruns_only_cs_dependent_chunks(run):
+    wd, cfg = run
+    changed = write_yaml(wd / "pick.yaml", "studies: {kumar: {cs_sweep: {pick: {rule: one_se}}}}")
+    todo = pending(wd, "--configfile", cfg, changed)
+    assert "kumar_pick_cs" in todo.values()
+    sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
+    assert sims and all(p.split("/")[4] == "load" and p.split("/")[6] in CS_DEPENDENT
+                        for p in sims)
+    assert "kumar_workloads" not in todo.values()
