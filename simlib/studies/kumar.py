@@ -60,6 +60,7 @@ from ..metrics import kumar_slowdown, summarize
 from ..policies import POLICIES, make_policy
 from ..runner import simulate
 from ..workload import kumar as kgen
+from ..stats import mean_ci  # noqa: F401  (re-exported)
 from ..workload.cwf import command_events, read_cwf, split_commands, write_cwf
 
 __all__ = [
@@ -635,28 +636,7 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
 # --------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------
-def mean_ci(values, level: float = 0.95) -> tuple[float, float, int]:
-    """Mean, Student-t CI half-width and count of the finite values.
-
-    Examples
-    --------
-    >>> m, h, n = mean_ci([1.0, 2.0, 3.0])
-    >>> m, round(h, 4), n
-    (2.0, 2.4841, 3)
-    """
-    from scipy.stats import t as student_t
-
-    x = np.asarray(values, dtype=float)
-    x = x[np.isfinite(x)]
-    n = int(x.size)
-    if n == 0:
-        return math.nan, math.nan, 0
-    m = float(x.mean())
-    if n == 1:
-        return m, math.nan, 1
-    return m, float(student_t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n)), n
-
-
+# mean_ci lives in simlib.stats (shared by the studies).
 # --------------------------------------------------------------------------
 # the C_s pick
 # --------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import yaml
 from simlib.errors import ConfigError
 from simlib.metrics import percent_improvement
 from simlib.studies.utrera import EASY, MALLEABLE
+from ..stats import mean_ci  # noqa: F401  (re-exported)
 
 __all__ = [
     "mean_ci", "load_published", "table1_frame", "table2_frame", "traces_frame",
@@ -40,34 +41,7 @@ __all__ = [
 # --------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------
-def mean_ci(values, level: float = 0.95) -> tuple[float, float, int]:
-    """Mean, half-width of the Student-t confidence interval, and count.
-
-    NaN values are ignored; with one value the half-width is NaN, with
-    identical values it is 0.
-
-    Examples
-    --------
-    >>> m, h, n = mean_ci([1.0, 2.0, 3.0])
-    >>> m, round(h, 4), n
-    (2.0, 2.4841, 3)
-    """
-    from scipy.stats import t as student_t
-
-    x = np.asarray(values, dtype=float)
-    x = x[np.isfinite(x)]
-    n = int(x.size)
-    if n == 0:
-        return float("nan"), float("nan"), 0
-    m = float(x.mean())
-    if n == 1:
-        return m, float("nan"), 1
-    if np.ptp(x) == 0:  # identical runs (a deterministic policy): exactly 0, not round-off
-        return float(x[0]), 0.0, n
-    sd = float(x.std(ddof=1))
-    return m, float(student_t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)), n
-
-
+# mean_ci lives in simlib.stats (shared by the studies).
 # --------------------------------------------------------------------------
 # published numbers
 # --------------------------------------------------------------------------
