@@ -557,17 +557,7 @@ def write_cwf(workload: Workload, path: str | os.PathLike) -> None:
     >>> read_cwf("w.cwf").jobs.equals(w.jobs)                                 # doctest: +SKIP
     True
     """
-    text = _format_cwf(workload)
-    path_str = os.fspath(path)
-    if path_str.endswith(".gz"):
-        import gzip
-
-        buffer = BytesIO()
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
-                           compresslevel=_swf._GZIP_LEVEL) as gz:
-            gz.write(text)
-        text = buffer.getvalue()
-    _swf._atomic_write(path_str, text)
+    _swf._write_text_file(path, _format_cwf(workload))
 
 
 def _columns_of(jobs: pd.DataFrame) -> dict:

@@ -416,7 +416,12 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> None:
     >>> read_swf("copy.swf").jobs.equals(w.jobs)   # doctest: +SKIP
     True
     """
-    text = _format_swf(workload)
+    _write_text_file(path, _format_swf(workload))
+
+
+def _write_text_file(path, text: bytes) -> None:
+    """Write ``text`` atomically, gzip-compressed when ``path`` ends in ``.gz``
+    (shared by the SWF and CWF writers)."""
     path_str = os.fspath(path)
     if path_str.endswith(".gz"):
         buffer = BytesIO()
