@@ -176,7 +176,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         platform = Platform.homogeneous(int(cpus))
     if isinstance(policy, str):
         policy = make_policy(policy, **(policy_params or {}))
-    if commands and not getattr(policy, "elastic", False):
+    if commands and not policy.elastic:
         # Only the -E/-DE variants process elastic commands; the others run the
         # same jobs without them (and without rounds at command times, which
         # would e.g. inflate Delayed-LOS skip counts).

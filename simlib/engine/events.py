@@ -50,8 +50,5 @@ class EventQueue:
         """Time of the next event, ``inf`` when empty."""
         return self._heap[0][0] if self._heap else float("inf")
 
-    def peek_key(self):
-        return self._heap[0][:2] if self._heap else (float("inf"), 99)
-
     def __len__(self) -> int:
         return len(self._heap)

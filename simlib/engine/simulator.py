@@ -243,9 +243,6 @@ class Simulator:
         job.version += 1
         self._schedule_finish(job)
 
-    def estimated_end(self, job: Job) -> float:
-        return job.estimated_end
-
     # -------------------------------------------------------------- internals
     def _advance(self, job: Job) -> None:
         now = self.now

@@ -98,7 +98,8 @@ class QueuePolicy(Policy):
     """A policy with one wait queue in FCFS priority order.
 
     ``self.queue`` holds the waiting jobs; subclasses implement
-    :meth:`schedule` and remove what they start via :meth:`start`.
+    :meth:`schedule`, start jobs through ``self.sim.start`` and drop them
+    from the queue (:meth:`prune`, :meth:`start_head_jobs`).
     """
 
     def __init__(self, **params: Any) -> None:
@@ -113,10 +114,6 @@ class QueuePolicy(Policy):
         if not self.queue:
             return
         self.schedule(now, full=bool(finished or timers or changed))
-
-    def start(self, job: Job, **kw) -> None:
-        """Start ``job`` now; the caller prunes ``self.queue`` (see :meth:`prune`)."""
-        self.sim.start(job, **kw)
 
     def prune(self) -> None:
         """Drop started jobs from the queue (one pass, keeps order)."""
