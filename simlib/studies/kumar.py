@@ -48,6 +48,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +61,7 @@ from ..metrics import kumar_slowdown, summarize
 from ..policies import POLICIES, make_policy
 from ..runner import simulate
 from ..workload import kumar as kgen
+from ..published import published_number, read_published
 from ..stats import mean_ci  # noqa: F401  (re-exported)
 from ..workload.cwf import command_events, read_cwf, split_commands, write_cwf
 
@@ -733,24 +735,9 @@ def load_published(path) -> dict:
     >>> pub["tables"]["IV"]["values"]["los"]["mean_wait"]       # doctest: +SKIP
     31.88
     """
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read published numbers ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level")
-    for block in ("table3", "n_bar", "tables", "headline", "cs_optimum", "cs_insensitive"):
-        if not isinstance(data.get(block), dict):
-            raise ConfigError(f"{path}: key {block!r} missing or not a mapping")
-    for block in ("table3", "n_bar", "headline", "cs_optimum", "cs_insensitive"):
-        if not isinstance(data[block].get("source"), str):
-            raise ConfigError(f"{path}: {block}.source missing (say which table/section)")
-
-    def num(x, key):
-        if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise ConfigError(f"{path}: {key} must be a number, got {x!r}")
-        return float(x)
+    blocks = ("table3", "n_bar", "tables", "headline", "cs_optimum", "cs_insensitive")
+    data = read_published(path, blocks, sourced=[b for b in blocks if b != "tables"])
+    num = partial(published_number, path)
 
     for name, row in data["table3"].get("values", {}).items():
         if name not in POLICIES:

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from functools import partial
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from simlib.errors import ConfigError
 from simlib.metrics import percent_improvement
+from simlib.published import published_number, read_published
+from simlib.stats import mean_ci  # noqa: F401  (re-exported)
 from simlib.studies.utrera import EASY, MALLEABLE
-from ..stats import mean_ci  # noqa: F401  (re-exported)
 
 __all__ = [
     "mean_ci", "load_published", "table1_frame", "table2_frame", "traces_frame",
@@ -63,23 +63,8 @@ def load_published(path) -> dict:
     >>> pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"]   # doctest: +SKIP
     1.47
     """
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read published numbers ({exc})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping at the top level")
-    for block in _PUBLISHED_BLOCKS:
-        if not isinstance(data.get(block), dict):
-            raise ConfigError(f"{path}: key {block!r} missing or not a mapping")
-        if not isinstance(data[block].get("source"), str):
-            raise ConfigError(f"{path}: {block}.source missing (say which table/section)")
-
-    def num(x, key):
-        if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise ConfigError(f"{path}: {key} must be a number, got {x!r}")
-        return float(x)
+    data = read_published(path, _PUBLISHED_BLOCKS)
+    num = partial(published_number, path)
 
     for pol, vals in data["fig2"].get("values", {}).items():
         for m in ("mean_response", "utrera_slowdown", "utrera_fragmentation"):
