@@ -479,18 +479,7 @@ def _parse_lines(data: bytes, path: str, unsorted: str):
     linenos: list[int] = []
     cross = _CrossChecker(path)
     prev_submit = prev_line = None
-    for lineno, line in enumerate(data.split(b"\n"), start=1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith(b";"):
-            if rows:
-                raise TraceFormatError(path, lineno, None,
-                                       "header comment line (starting with ';') after the "
-                                       "first job line")
-            header.append(_swf._header_text(line))
-            continue
-        tokens = stripped.split()
+    for lineno, tokens in _swf._body_lines(data, path, header):
         if len(tokens) != _N_FIELDS:
             missing = CWF_FIELDS[len(tokens)] if len(tokens) < _N_FIELDS else None
             hint = " (an SWF line? CWF adds requested start, request type, amount)" \

@@ -338,24 +338,35 @@ def _parse_number(token: bytes, name: str, fractional: bool, nonnegative: bool,
     return value
 
 
-def _parse_lines(data: bytes, path: str, unsorted: str):
-    """Line-by-line parse that raises on the first offending line."""
-    header: list[str] = []
-    rows: list[list] = []
-    prev_submit = prev_line = None
+def _body_lines(data: bytes, path: str, header: list[str]):
+    """Yield ``(lineno, tokens)`` for each job line (SWF and CWF alike).
+
+    Blank lines are skipped; header comment lines are appended to ``header``;
+    a comment line after the first job line is an error.
+    """
+    in_body = False
     for lineno, line in enumerate(data.split(b"\n"), start=1):
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith(b";"):
-            if rows:
+            if in_body:
                 raise TraceFormatError(
                     path, lineno, None,
                     "header comment line (starting with ';') after the "
                     "first job line")
             header.append(_header_text(line))
             continue
-        tokens = stripped.split()
+        in_body = True
+        yield lineno, stripped.split()
+
+
+def _parse_lines(data: bytes, path: str, unsorted: str):
+    """Line-by-line parse that raises on the first offending line."""
+    header: list[str] = []
+    rows: list[list] = []
+    prev_submit = prev_line = None
+    for lineno, tokens in _body_lines(data, path, header):
         if len(tokens) != _N_FIELDS:
             missing = SWF_FIELDS[len(tokens)] if len(tokens) < _N_FIELDS else None
             raise TraceFormatError(
