@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
 from .events import CHANGE, FINISH, SUBMIT, TIMER, EventQueue
-from .job import DONE, PENDING, RUNNING, WAITING, Job
+from .job import DONE, RUNNING, WAITING, Job
 from .ledger import ResourceLedger
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -23,12 +23,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 import matplotlib
 
+from .common import save_figure, time_unit
+
 __all__ = ["plot_wait_vs_load", "baseline_table", "table_to_markdown", "write_table"]
 
 _KNOWN_DIMS = ("trace", "policy", "load", "seed")
 
 # Seconds are unreadable for multi-day waits; pick one unit per figure.
-_TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
 
 
 def _check_dims(cube: xr.Dataset, metric: str) -> xr.DataArray:
@@ -50,11 +51,7 @@ def _check_dims(cube: xr.Dataset, metric: str) -> xr.DataArray:
 def _time_scale(da: xr.DataArray) -> tuple[float, str]:
     if da.attrs.get("units") != "s":
         return 1.0, str(da.attrs.get("units", ""))
-    peak = float(np.nanmax(np.abs(da.values))) if np.any(np.isfinite(da.values)) else 0.0
-    for factor, name in _TIME_UNITS:
-        if peak >= 3 * factor:
-            return factor, name
-    return 1.0, "s"
+    return time_unit(da.values)
 
 
 def plot_wait_vs_load(
@@ -155,12 +152,7 @@ def plot_wait_vs_load(
     fig.text(0.01, 0.0, foot, fontsize="small", ha="left", va="bottom", color="0.35")
     fig.get_layout_engine().set(h_pad=0.25)
 
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    # Pinned metadata: svg carries a date and random ids unless told not to.
-    metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
-        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
-    return out_path
+    return save_figure(fig, out_path)
 
 
 def baseline_table(cube: xr.Dataset, metrics: Sequence[str] | None = None) -> pd.DataFrame:

@@ -27,13 +27,13 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..studies.kumar import PAPER_NAMES
+from .common import save_figure, time_unit
 
 __all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "plot_cs_sweep",
            "plot_load_sweep", "save"]
 
 _FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
 _FAMILY_MARKERS = {"easy": "s", "los": "o", "new": "D", "other": "^"}
-_TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
 _LABELS = {"utilization": "mean utilization", "mean_wait": "mean job waiting time",
            "kumar_slowdown": "slowdown (ratio of means)"}
 _SHORT = {"utilization": "utilization", "mean_wait": "mean wait", "kumar_slowdown": "slowdown"}
@@ -84,28 +84,6 @@ def seed_band(da: xr.DataArray, level: float = 0.95) -> tuple[np.ndarray, np.nda
         half = np.where(n > 1, student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd
                         / np.sqrt(np.maximum(n, 1)), 0.0)
     return mean, mean - half, mean + half
-
-
-def _time_scale(values) -> tuple[float, str]:
-    v = np.asarray(values, dtype=float)
-    peak = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
-    for factor, name in _TIME_UNITS:
-        if peak >= 3 * factor:
-            return factor, name
-    return 1.0, "s"
-
-
-def save(fig: Figure, out_path) -> Path:
-    """Write ``fig`` as PNG or SVG (by suffix) with pinned metadata."""
-    out_path = Path(out_path)
-    fmt = out_path.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg"):
-        raise ValueError(f"{out_path}: figure format must be .png or .svg")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
-        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
-    return out_path
 
 
 def _new_figure(nrows: int, ncols: int, w: float = 4.0, h: float = 3.2):
@@ -168,7 +146,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
     da = cube["mean_wait"]
     traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
     fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
-    factor, unit = _time_scale(da.values)
+    factor, unit = time_unit(da.values)
     for ax, trace in zip(axes[0], traces):
         sub = da.sel(trace=trace) if trace else da
         x = sub["load"].values.astype(float)
@@ -183,7 +161,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
         ax.legend(fontsize="small")
     fig.suptitle("Fig. 1: EASY vs LOS on the SDSC log")
     _footer(fig, _seeds_note(da, scale_label) + (f"\n{note}" if note else ""))
-    return save(fig, out_path)
+    return save_figure(fig, out_path)
 
 
 # --------------------------------------------------------------------------
@@ -248,7 +226,7 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
                  f"{cpus} (simulated)")
     _footer(fig, "Rendered from simlib simulations (simlib.studies.kumar.fig2_example)"
             + (f"; scale: {scale_label} (independent of scale)" if scale_label else ""))
-    return save(fig, out_path)
+    return save_figure(fig, out_path)
 
 
 # --------------------------------------------------------------------------
@@ -308,7 +286,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
         ax.legend(fontsize="small")
     for ax, m in zip(axes[0], metrics):
         da = sub[m]
-        factor, unit = _time_scale(da.values) if da.attrs.get("units") == "s" else (1.0, "")
+        factor, unit = time_unit(da.values) if da.attrs.get("units") == "s" else (1.0, "")
         for p in [*policies, swept]:
             if p in da["policy"].values:
                 _draw(ax, x, da.sel(policy=p), p, factor,
@@ -327,7 +305,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
                  fontsize="medium")
     _footer(fig, _seeds_note(sub[metrics[0]], scale_label)
             + "; EASY and LOS do not depend on C_s")
-    return save(fig, out_path)
+    return save_figure(fig, out_path)
 
 
 # --------------------------------------------------------------------------
@@ -366,7 +344,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
             ax = axes[r][c]
             da = sub[m]
             vals = da.sel(policy=pols).values
-            factor, unit = _time_scale(vals) if da.attrs.get("units") == "s" else (1.0, "")
+            factor, unit = time_unit(vals) if da.attrs.get("units") == "s" else (1.0, "")
             for p in pols:
                 _draw(ax, x, da.sel(policy=p), p, factor)
             ax.set_xlabel("Load")
@@ -376,4 +354,8 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
         axes[r][-1].legend(fontsize="small")
     fig.suptitle(title or "metrics vs Load", fontsize="medium")
     _footer(fig, _seeds_note(cube[metrics[0]], scale_label) + (f"\n{note}" if note else ""))
-    return save(fig, out_path)
+    return save_figure(fig, out_path)
+
+
+#: Kept for callers of the earlier name.
+save = save_figure

@@ -12,7 +12,6 @@ pyplot global state), with pinned metadata so reruns give identical files.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +21,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+
+from .common import save_figure, time_unit
 
 __all__ = [
     "POLICY_LABELS", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
@@ -39,7 +40,6 @@ _METRIC_LABELS = {
     "utrera_fragmentation": "fragmentation (formula 2)",
     "utrera_mean_mpl": "average MPL",
 }
-_TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
 
 
 def _label(policy: str) -> str:
@@ -51,18 +51,6 @@ def _new_figure(w: float, h: float) -> Figure:
     fig = Figure(figsize=(w, h), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
-
-
-def _save(fig: Figure, out) -> Path:
-    out = Path(out)
-    fmt = out.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg"):
-        raise ValueError(f"{out}: figure format must be .png or .svg")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
-        fig.savefig(out, format=fmt, dpi=150, metadata=metadata)
-    return out
 
 
 def _footer(fig: Figure, text: str) -> None:
@@ -94,15 +82,6 @@ def _log_y(ax, values) -> None:
     ax.yaxis.set_major_formatter(plain)
     ax.yaxis.set_minor_formatter(plain if decades < 0.5 else sparse if decades < 2
                                  else NullFormatter())
-
-
-def _time_unit(values) -> tuple[float, str]:
-    v = np.asarray(values, dtype=float)
-    peak = float(np.nanmax(np.abs(v))) if np.any(np.isfinite(v)) else 0.0
-    for factor, name in _TIME_UNITS:
-        if peak >= 3 * factor:
-            return factor, name
-    return 1.0, "s"
 
 
 def to_markdown(df: pd.DataFrame, digits: int = 3, index: bool = False) -> str:
@@ -254,7 +233,7 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     _footer(fig, f"scale: {scale_label} (the toy example is the same at every scale); J<k> = job, "
                  "<CPUs>×<processes per CPU> (a job's CPUs may be non-adjacent: every piece is named); "
                  "the paper truncates 4.666.. to 4.66 and 3.166.. to 3.16")
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 # --------------------------------------------------------------------------
@@ -331,7 +310,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     foot = (f"scale: {scale_label}; {n_seeds} workload seeds (mean ± 95 % CI); gains = "
             "100 (EASY - FCFS-malleable) / EASY of the means")
     _footer(fig, foot + (f"\n{note}" if note else ""))
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 # --------------------------------------------------------------------------
@@ -387,7 +366,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         if m == "utrera_slowdown":
             scale, unit = 1.0, ""
         else:
-            scale, unit = _time_unit(d["mean"])
+            scale, unit = time_unit(d["mean"])
             unit = f" ({unit})"
         _grouped_bars(ax, d, groups, list(policies), [_COLORS.get(p, "0.5") for p in policies],
                       [_label(p) for p in policies], log=bool((d["mean"] > 0).all()), scale=scale)
@@ -400,7 +379,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     foot = (f"scale: {scale_label}; fcfs_malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
             "EASY is deterministic (one run)")
     _footer(fig, foot + (f"\n{note}" if note else ""))
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 def _ratio_frame(traces, metric, labels, base_label):
@@ -460,7 +439,7 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
                loc="outside right upper")
     fig.suptitle("FCFS-malleable: candidate order for shrinking and expanding (paper: oldest is best)")
     _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / base mean")
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, scale_label: str,
@@ -499,7 +478,7 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
                loc="outside right upper")
     fig.suptitle("How the reading of formulas 3-4 changes the comparison with EASY")
     _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / EASY")
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 # --------------------------------------------------------------------------
@@ -527,7 +506,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
         sub = lu[lu["metric"] == m]
-        scale, unit = (1.0, "") if m == "utrera_slowdown" else _time_unit(sub["mean"])
+        scale, unit = (1.0, "") if m == "utrera_slowdown" else time_unit(sub["mean"])
         for pol in ("easy", "fcfs_malleable"):
             d = sub[sub["policy"] == pol].sort_values("long_util")
             ax.errorbar(100 * d["long_util"], d["mean"] / scale, yerr=d["ci95"].fillna(0) / scale,
@@ -546,7 +525,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
     _footer(fig, f"scale: {scale_label}; FCFS-malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
                  "EASY does not use CPU utilization (one run per point)"
                  + (f"\n{note}" if note else ""))
-    return _save(fig, out)
+    return save_figure(fig, out)
 
 
 def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length: float, out, *,
@@ -592,4 +571,4 @@ def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length
     fig.suptitle(f"Fig. 1 SUBSTITUTE: {trace} simulated under EASY, {length / 86400:g} days "
                  "(the paper's MareNostrum data are not public)")
     _footer(fig, f"scale: {scale_label}" + (f"; {note}" if note else ""))
-    return _save(fig, out)
+    return save_figure(fig, out)

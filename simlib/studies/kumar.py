@@ -53,7 +53,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from ..cube import build_cube
 from ..errors import ConfigError

@@ -1,0 +1,43 @@
+"""Pieces every figure module shares: time units for axes, deterministic saving."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+#: Candidate units for time axes, largest first.
+TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
+
+
+def time_unit(values) -> tuple[float, str]:
+    """``(factor, name)`` of the largest unit that keeps the peak of ``values`` (s) >= 3.
+
+    Examples
+    --------
+    >>> time_unit([10.0, 2700.0])
+    (60.0, 'min')
+    """
+    v = np.asarray(values, dtype=float)
+    peak = float(np.nanmax(np.abs(v))) if np.isfinite(v).any() else 0.0
+    for factor, name in TIME_UNITS:
+        if peak >= 3 * factor:
+            return factor, name
+    return 1.0, "s"
+
+
+def save_figure(fig: Figure, out_path) -> Path:
+    """Write ``fig`` as PNG or SVG (by suffix); same figure => same bytes.
+
+    SVG output otherwise carries a date and random ids: both are pinned.
+    """
+    out_path = Path(out_path)
+    fmt = out_path.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"{out_path}: figure format must be .png or .svg")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"Date": None} if fmt == "svg" else {}
+    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
+        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
+    return out_path
