@@ -108,12 +108,16 @@ class QueuePolicy(Policy):
         #: Jobs submitted this round (subset of the queue).
         self.new_jobs: list[Job] = []
 
+    #: Call :meth:`schedule` on completions even when the queue is empty
+    #: (malleable policies expand jobs then); otherwise an empty queue
+    #: means there is nothing to decide.
+    schedule_when_queue_empty: ClassVar[bool] = False
+
     def on_round(self, now, finished, submitted, timers, changed):
         self.queue.extend(submitted)
         self.new_jobs = submitted
-        if not self.queue:
-            return
-        self.schedule(now, full=bool(finished or timers or changed))
+        if self.queue or (finished and self.schedule_when_queue_empty):
+            self.schedule(now, full=bool(finished or timers or changed))
 
     def prune(self) -> None:
         """Drop started jobs from the queue (one pass, keeps order)."""

@@ -56,6 +56,7 @@ class FCFSMalleable(QueuePolicy):
 
     name = "fcfs_malleable"
     rigid = False
+    schedule_when_queue_empty = True  # shrunk jobs expand at completions
     defaults = {
         "order": "oldest",
         "ov_max": 1.0,
@@ -109,13 +110,6 @@ class FCFSMalleable(QueuePolicy):
         return 1.0 / stretch
 
     # ------------------------------------------------------------- algorithm
-    def on_round(self, now, finished, submitted, timers, changed):
-        self.queue.extend(submitted)
-        self.new_jobs = submitted
-        # Unlike the base class, completions matter even with an empty queue.
-        if self.queue or finished:
-            self.schedule(now, full=bool(finished))
-
     def schedule(self, now, full):
         q = self.queue
         k = 0
