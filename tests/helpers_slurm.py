@@ -16,6 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from helpers_pipeline import snakemake as pipeline_snakemake
+
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "slurm-local.sh"
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -151,13 +153,12 @@ def pid_alive(pid: int) -> bool:
 # ------------------------------------------------------------ Snakemake runs
 
 def snakemake(workdir, *args, env=None, timeout=900):
-    """Run the repository's Snakefile in workdir; return (returncode, output, seconds)."""
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--nocolor", *map(str, args)]
+    """Run the repository's Snakefile in workdir on the trace fixtures
+    (:mod:`helpers_pipeline`); return (returncode, output, seconds)."""
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})})
-    return proc.returncode, proc.stdout + proc.stderr, time.perf_counter() - t0
+    code, out = pipeline_snakemake(workdir, *args, env=env, check=False, cores=None,
+                                   timeout=timeout)
+    return code, out, time.perf_counter() - t0
 
 
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: ([^)]+)\)")

@@ -1,15 +1,15 @@
 """Same inputs => identical cubes, byte for byte (DESIGN: determinism).
 
 Two independent simulate → summarize → build_cube → write_cube passes over a
-real trace portion must give identical netCDF files; a perturbed workload
+trace portion (synthetic, with archive quirks) must give identical netCDF files; a perturbed workload
 must not (so the comparison can fail).
 """
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
+from helpers_pipeline import synthetic_swf
 from simlib.cube import build_cube, write_cube
 from simlib.metrics import summarize
 from simlib.policies import POLICIES
@@ -17,15 +17,14 @@ from simlib.runner import simulate
 from simlib.workload.prepare import clean, rescale_to_load, subset
 from simlib.workload.swf import read_swf
 
-TRACE = Path(__file__).resolve().parents[2] / "shared" / "traces" / "SDSC-SP2-1998-4.2-cln.swf.gz"
 RIGID = sorted(name for name, cls in POLICIES.items() if cls.rigid and not cls.heterogeneous)
 
 
 @pytest.fixture(scope="module")
-def workload():
-    if not TRACE.exists():
-        pytest.skip(f"trace not found: {TRACE}")
-    wl, _ = clean(read_swf(TRACE, unsorted="sort"), 128)
+def workload(tmp_path_factory):
+    trace = tmp_path_factory.mktemp("determinism") / "synthetic.swf"
+    trace.write_bytes(synthetic_swf(600, 128, seed=11))
+    wl, _ = clean(read_swf(trace, unsorted="sort"), 128)
     wl = subset(wl, n_jobs=400)
     wl, _ = rescale_to_load(wl, 128, 0.9, round_to_seconds=True)
     return wl

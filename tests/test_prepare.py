@@ -1,24 +1,18 @@
 """Tests of simlib.workload.prepare (fetch, verify, clean, subset, load, characterize)."""
 from __future__ import annotations
 
-import functools
-import gzip
-import hashlib
-import http.server
-import socket
-import threading
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.errors import ChecksumError, ConfigError, SimlibError, TraceFormatError
+from simlib.errors import ConfigError, TraceFormatError
 from simlib.workload import prepare as P
 from simlib.workload import swf
 from simlib.workload.swf import SWF_FIELDS, Workload
 
-SHARED_TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+REPO_MANIFEST = Path(__file__).resolve().parents[1] / "config" / "traces_manifest.tsv"
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 
@@ -37,246 +31,6 @@ def make_workload(rows: list[dict], header=None, path="hand.swf") -> Workload:
 def job(submit, run, size, req_time, **kw) -> dict:
     return dict(submit_time=submit, run_time=run, requested_procs=size,
                 allocated_procs=size, requested_time=req_time, **kw)
-
-
-# --------------------------------------------------------------------------
-# Manifest and checksum
-# --------------------------------------------------------------------------
-
-MANIFEST_HEADER = "\t".join(P.MANIFEST_COLUMNS)
-SWF_TEXT = b"; Version: 2.2\n1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n"
-
-
-def write_manifest(path: Path, rows: list[tuple]) -> Path:
-    lines = [MANIFEST_HEADER] + ["\t".join(str(v) for v in r) for r in rows]
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def manifest_for(name: str, content: bytes) -> dict[str, P.ManifestEntry]:
-    sha = hashlib.sha256(content).hexdigest()
-    return {name: P.ManifestEntry(name, 1, 1, 1, sha, 0, "test")}
-
-
-@pytest.mark.skipif(not (SHARED_TRACES / "MANIFEST.tsv").exists(), reason="shared traces absent")
-def test_read_manifest_shared():
-    m = P.read_manifest(SHARED_TRACES / "MANIFEST.tsv")
-    assert len(m) == 6
-    kth = m[KTH]
-    assert (kth.jobs_in_file, kth.header_maxjobs, kth.maxprocs) == (28476, 28490, 100)
-    assert kth.sha256_uncompressed.startswith("fba36494c4e4")
-    assert m["CEA-Curie-2011-2.1-cln.swf.gz"].maxprocs == 93312
-
-
-def test_read_manifest_parses_and_lowercases(tmp_path):
-    sha = "AB" * 32
-    path = write_manifest(tmp_path / "M.tsv", [("a.swf.gz", 3, 4, 5, sha, 6, "here")])
-    m = P.read_manifest(path)
-    assert m == {"a.swf.gz": P.ManifestEntry("a.swf.gz", 3, 4, 5, "ab" * 32, 6, "here")}
-
-
-@pytest.mark.parametrize("rows, line, field", [
-    ([("a", 1, 1, 1, "0" * 64, 1, "s"), ("b", "x", 1, 1, "0" * 64, 1, "s")], 3, "jobs_in_file"),
-    ([("a", 1, 1, 1, "zz", 1, "s")], 2, "sha256_uncompressed"),
-    ([("a", 1, 1, 1, "0" * 64, 1, "s"), ("a", 1, 1, 1, "0" * 64, 1, "s")], 3, "file"),
-    ([("a", 1, 1, 1, "0" * 64, 1)], 2, None),
-])
-def test_read_manifest_errors_name_line(tmp_path, rows, line, field):
-    path = write_manifest(tmp_path / "M.tsv", rows)
-    with pytest.raises(TraceFormatError) as info:
-        P.read_manifest(path)
-    assert info.value.line == line and info.value.field == field
-    assert str(path) in str(info.value)
-
-
-def test_read_manifest_missing_column(tmp_path):
-    path = tmp_path / "M.tsv"
-    path.write_text("file\tjobs_in_file\n")
-    with pytest.raises(TraceFormatError, match="header_maxjobs"):
-        P.read_manifest(path)
-
-
-def test_verify_sha256_plain_and_gzip(tmp_path):
-    sha = hashlib.sha256(SWF_TEXT).hexdigest()
-    plain = tmp_path / "t.swf"
-    plain.write_bytes(SWF_TEXT)
-    packed = tmp_path / "t.bin"  # gzip recognised by content, not by name
-    packed.write_bytes(gzip.compress(SWF_TEXT))
-    assert P.verify_sha256(plain, sha) == sha
-    assert P.verify_sha256(packed, sha.upper()) == sha
-
-
-def test_verify_sha256_mismatch_names_file_expected_actual(tmp_path):
-    packed = tmp_path / "t.swf.gz"
-    packed.write_bytes(gzip.compress(SWF_TEXT))
-    wrong = "0" * 64
-    with pytest.raises(ChecksumError) as info:
-        P.verify_sha256(packed, wrong)
-    msg = str(info.value)
-    assert str(packed) in msg and wrong in msg and hashlib.sha256(SWF_TEXT).hexdigest() in msg
-    assert info.value.actual == hashlib.sha256(SWF_TEXT).hexdigest()
-
-
-def test_verify_sha256_truncated_gzip(tmp_path):
-    packed = tmp_path / "t.swf.gz"
-    packed.write_bytes(gzip.compress(SWF_TEXT * 50)[:-20])
-    with pytest.raises(ChecksumError, match="t.swf.gz"):
-        P.verify_sha256(packed, hashlib.sha256(SWF_TEXT * 50).hexdigest())
-
-
-@pytest.mark.skipif(not (SHARED_TRACES / KTH).exists(), reason="shared KTH trace absent")
-def test_verify_sha256_real_kth():
-    m = P.read_manifest(SHARED_TRACES / "MANIFEST.tsv")
-    assert P.verify_sha256(SHARED_TRACES / KTH, m[KTH].sha256_uncompressed) == m[KTH].sha256_uncompressed
-
-
-# --------------------------------------------------------------------------
-# fetch_trace: local directory and HTTP
-# --------------------------------------------------------------------------
-
-NAME = "small.swf.gz"
-
-
-@pytest.fixture
-def served_dir(tmp_path):
-    d = tmp_path / "srv"
-    d.mkdir()
-    (d / NAME).write_bytes(gzip.compress(SWF_TEXT))
-    return d
-
-
-@pytest.fixture
-def http_base(served_dir, monkeypatch):
-    """Base URL of a local HTTP server (127.0.0.1, ephemeral port) serving served_dir."""
-    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
-        monkeypatch.delenv(var, raising=False)
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(served_dir)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def assert_nothing_left(dest: Path):
-    assert not dest.exists()
-    assert list(dest.parent.iterdir()) == []  # no temporary file either
-
-
-def test_fetch_local_success(served_dir, tmp_path):
-    dest = tmp_path / "out" / "sub" / "kth.swf.gz"
-    got = P.fetch_trace(NAME, served_dir, dest, manifest_for(NAME, SWF_TEXT))
-    assert got == dest
-    assert dest.read_bytes() == (served_dir / NAME).read_bytes()
-    assert sorted(p.name for p in dest.parent.iterdir()) == ["kth.swf.gz"]
-
-
-def test_fetch_local_file_url(served_dir, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    P.fetch_trace(NAME, served_dir.as_uri(), dest, manifest_for(NAME, SWF_TEXT))
-    assert gzip.decompress(dest.read_bytes()) == SWF_TEXT
-
-
-def test_fetch_local_missing(served_dir, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    (served_dir / NAME).unlink()
-    with pytest.raises(P.TraceNotFoundError, match=NAME) as info:
-        P.fetch_trace(NAME, served_dir, dest, manifest_for(NAME, SWF_TEXT))
-    assert isinstance(info.value, FileNotFoundError) and isinstance(info.value, SimlibError)
-    assert_nothing_left(dest)
-
-
-def test_fetch_local_wrong_checksum(served_dir, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    with pytest.raises(ChecksumError, match="expected") as info:
-        P.fetch_trace(NAME, served_dir, dest, manifest_for(NAME, b"other content"))
-    assert info.value.expected == hashlib.sha256(b"other content").hexdigest()
-    assert_nothing_left(dest)
-
-
-def test_fetch_failure_keeps_existing_dest(served_dir, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    dest.parent.mkdir()
-    dest.write_bytes(b"previous")
-    with pytest.raises(ChecksumError):
-        P.fetch_trace(NAME, served_dir, dest, manifest_for(NAME, b"other content"))
-    assert dest.read_bytes() == b"previous"
-    assert [p.name for p in dest.parent.iterdir()] == ["t.swf.gz"]
-
-
-def test_fetch_unknown_name_and_scheme(served_dir, tmp_path):
-    with pytest.raises(ConfigError, match="not in the manifest"):
-        P.fetch_trace("nope.swf.gz", served_dir, tmp_path / "x", manifest_for(NAME, SWF_TEXT))
-    with pytest.raises(ConfigError, match="ftp"):
-        P.fetch_trace(NAME, "ftp://example.invalid/", tmp_path / "x", manifest_for(NAME, SWF_TEXT))
-
-
-def test_fetch_http_success(http_base, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    P.fetch_trace(NAME, http_base + "/", dest, manifest_for(NAME, SWF_TEXT), timeout=5)
-    assert gzip.decompress(dest.read_bytes()) == SWF_TEXT
-    assert [p.name for p in dest.parent.iterdir()] == ["t.swf.gz"]
-
-
-def test_fetch_http_url_template(http_base, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    P.fetch_trace(NAME, http_base + "/{file}", dest, manifest_for(NAME, SWF_TEXT), timeout=5)
-    assert dest.exists()
-
-
-def test_fetch_http_wrong_checksum(http_base, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    with pytest.raises(ChecksumError) as info:
-        P.fetch_trace(NAME, http_base, dest, manifest_for(NAME, b"x"), timeout=5)
-    assert f"{http_base}/{NAME}" in str(info.value)
-    assert hashlib.sha256(SWF_TEXT).hexdigest() in str(info.value)
-    assert_nothing_left(dest)
-
-
-def test_fetch_http_missing_file(http_base, tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    name = "absent.swf.gz"
-    with pytest.raises(P.TraceNotFoundError, match="404") as info:
-        P.fetch_trace(name, http_base, dest, manifest_for(name, SWF_TEXT), timeout=5)
-    assert f"{http_base}/{name}" in str(info.value)
-    assert_nothing_left(dest)
-
-
-def test_fetch_http_connection_refused(tmp_path):
-    dest = tmp_path / "out" / "t.swf.gz"
-    url = f"http://127.0.0.1:{closed_port()}"
-    with pytest.raises(P.TraceDownloadError) as info:
-        P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), timeout=5)
-    assert isinstance(info.value, ConnectionError) and isinstance(info.value, SimlibError)
-    assert url in str(info.value) and "refused" in str(info.value).lower()
-    assert_nothing_left(dest)
-
-
-def test_fetch_http_timeout(tmp_path):
-    # A listening socket that never answers: connect succeeds, the read times out.
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-        dest = tmp_path / "out" / "t.swf.gz"
-        with pytest.raises(P.TraceDownloadError, match="127.0.0.1"):
-            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), timeout=0.3)
-    assert_nothing_left(dest)
 
 
 # --------------------------------------------------------------------------
@@ -557,11 +311,9 @@ def test_characterization_table():
 # Real trace (needs swf.read_swf)
 # --------------------------------------------------------------------------
 
-@pytest.mark.skipif(not hasattr(swf, "read_swf"),
-                    reason="simlib.workload.swf.read_swf is not implemented yet")
-@pytest.mark.skipif(not (SHARED_TRACES / KTH).exists(), reason="shared KTH trace absent")
-def test_kth_clean_and_characterize(tmp_path):
-    w = swf.read_swf(SHARED_TRACES / KTH)
+@pytest.mark.real_traces
+def test_kth_clean_and_characterize(tmp_path, real_traces):
+    w = swf.read_swf(real_traces / KTH)
     assert len(w.jobs) == 28476
     cleaned, counts = P.clean(w, 100)
     assert (cleaned.jobs.dtypes == w.jobs.dtypes).all()  # cleaning keeps the SWF dtypes

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers_pipeline import fixture_traces_config
 from helpers_slurm import (DAEMONS, PROFILE, REPO, SNAKEMAKE, ClusterUnavailable,
                            LocalCluster, job_records, missing_requirements,
                            new_cluster_dir, pid_alive, processes_of, run_id,
@@ -76,7 +77,8 @@ def test_smoke_sweep_on_slurm_equals_local_run(cluster, tmp_path):
     # spends much of its time waiting (scheduling, status polls): overlap them.
     local_run = subprocess.Popen(
         [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(local),
-         "--cores", "2", "--nocolor", CUBE, "--config", "scale=smoke"],
+         "--cores", "2", "--nocolor", CUBE, "--config", "scale=smoke",
+         "--configfile", str(fixture_traces_config())],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         code, out, _ = snakemake(on_slurm, CUBE, "--workflow-profile", PROFILE,

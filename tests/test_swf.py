@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers_pipeline import synthetic_swf
 from simlib.errors import TraceFormatError
 from simlib.workload.swf import (
     FLOAT_FIELDS,
@@ -23,8 +24,7 @@ from simlib.workload.swf import (
     write_swf,
 )
 
-TRACES = Path("/work/shared/traces")
-KTH = TRACES / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
 
 # A small hand-made log: header with odd spacing, a blank line and a
 # whitespace-only line in the body, fractional CPU time and memory, "7.00"
@@ -69,8 +69,16 @@ def _assert_same(a: Workload, b: Workload) -> None:
 
 
 @pytest.fixture(scope="module")
-def kth() -> Workload:
-    return read_swf(KTH)
+def kth(real_traces) -> Workload:
+    return read_swf(real_traces / KTH)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> Workload:
+    """A 2,000-job synthetic log with archive quirks (helpers_pipeline)."""
+    path = tmp_path_factory.mktemp("synthetic") / "synthetic.swf"
+    path.write_bytes(synthetic_swf(2000, 128, seed=5))
+    return read_swf(path)
 
 
 # ------------------------------------------------------------------ reading
@@ -127,6 +135,7 @@ def test_huge_integers_exact(tmp_path):
     assert (tmp_path / "big2.swf").read_text().split()[0] == str(big)
 
 
+@pytest.mark.real_traces
 def test_kth_real_trace(kth):
     assert len(kth.jobs) == 28476  # MANIFEST.tsv jobs_in_file
     assert dict(kth.jobs.dtypes) == SWF_DTYPES
@@ -163,19 +172,21 @@ def test_round_trip_small(tmp_path, suffix):
     assert len(lines) == 10  # blank lines dropped
 
 
+@pytest.mark.parametrize("log", ["synthetic", pytest.param("kth", marks=pytest.mark.real_traces)])
 @pytest.mark.parametrize("suffix", [".swf", ".swf.gz"])
-def test_round_trip_kth(tmp_path, kth, suffix):
-    write_swf(kth, tmp_path / f"a{suffix}")
+def test_round_trip_of_a_whole_log(tmp_path, request, log, suffix):
+    log = request.getfixturevalue(log)
+    write_swf(log, tmp_path / f"a{suffix}")
     again = read_swf(tmp_path / f"a{suffix}")
-    _assert_same(kth, again)
+    _assert_same(log, again)
     write_swf(again, tmp_path / f"b{suffix}")
     assert (tmp_path / f"a{suffix}").read_bytes() == (tmp_path / f"b{suffix}").read_bytes()
 
 
-def test_gzip_output_is_deterministic_and_named_by_suffix(tmp_path, kth):
-    write_swf(kth, tmp_path / "x.swf.gz")
-    write_swf(kth, tmp_path / "y.swf.gz")
-    write_swf(kth, tmp_path / "z.swf")
+def test_gzip_output_is_deterministic_and_named_by_suffix(tmp_path, synthetic):
+    write_swf(synthetic, tmp_path / "x.swf.gz")
+    write_swf(synthetic, tmp_path / "y.swf.gz")
+    write_swf(synthetic, tmp_path / "z.swf")
     gz = (tmp_path / "x.swf.gz").read_bytes()
     assert gz[:2] == b"\x1f\x8b"
     assert gz == (tmp_path / "y.swf.gz").read_bytes()

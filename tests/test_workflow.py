@@ -1,9 +1,10 @@
 """End-to-end tests of the Snakemake pipeline (Snakefile, workflow/, config/).
 
 Every run happens in a temporary working directory (``--directory``), so
-the repository's results/ and paper_figures/ are never touched. The smoke
-pipeline runs once per module (fixture ``smoke``); the other tests are dry
-runs or a tiny sweep.
+the repository's results/ and paper_figures/ are never touched, and on the
+synthetic trace fixtures of :mod:`helpers_pipeline` (so no real trace and
+no network is needed). The smoke pipeline runs once per module (fixture
+``smoke``); the other tests are dry runs or a tiny sweep.
 """
 from __future__ import annotations
 
@@ -12,11 +13,8 @@ import functools
 import http.server
 import json
 import os
-import subprocess
-import sys
-import textwrap
+import socket
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -25,38 +23,8 @@ from simlib.cube import read_cube
 
 pytestmark = pytest.mark.pipeline
 
-REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-TIMEOUT = 900
-
-
-def snakemake(workdir, *args, env=None, check=True):
-    """Run snakemake on the repository's Snakefile in ``workdir``."""
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--cores", "2", "--nocolor", *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT,
-                          env={**os.environ, **(env or {})})
-    out = proc.stdout + proc.stderr
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{out[-5000:]}")
-    return proc.returncode, out
-
-
-def pending(workdir, *args, env=None):
-    """Output files Snakemake would (re)build, as {path: rule}."""
-    _, out = snakemake(workdir, "--detailed-summary", *args, env=env)
-    rows = list(csv.reader(out.splitlines(), delimiter="\t"))
-    header = next(i for i, r in enumerate(rows) if r[:1] == ["output_file"])
-    cols = rows[header]
-    result = {}
-    for r in rows[header + 1:]:
-        if len(r) != len(cols):
-            continue
-        rec = dict(zip(cols, r))
-        if rec["plan"] != "no update":
-            result[rec["output_file"]] = rec["rule"]
-    return result
-
+from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, fixture_traces_config,
+                              pending, snakemake, write_yaml)
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):
@@ -67,11 +35,6 @@ def smoke(tmp_path_factory):
 
 
 # ----------------------------------------------------------- configuration
-
-def write_yaml(path, text):
-    path.write_text(textwrap.dedent(text))
-    return path
-
 
 @pytest.mark.parametrize("override, message", [
     ("studies: {baseline: {policies: {eazy: {}}}}",
@@ -94,6 +57,14 @@ def write_yaml(path, text):
      "config studies.utrera.table1.fit: 'sideways' is not one of ['runtimes', 'arrivals']"),
     ("lublin: {validation: {param_set: nope, seed: 1}}",
      "config lublin.validation.param_set: unknown parameter set 'nope'"),
+    ("simulation: {overrun: bogus}",
+     "config simulation.overrun: 'bogus' is not one of ['kill', 'extend']"),
+    ("studies: {kumar_fig1: {policies: {los: {lookahead: abc}}}}",
+     "config studies.kumar_fig1.policies.los: los: parameter lookahead must be an integer, not 'abc'"),
+    ("studies: {kumar: {policies: {los: {lookahead: 0}}}}",
+     "config studies.kumar.policies.los: los: lookahead must be an integer >= 1, not 0"),
+    ("studies: {baseline: {policies: {easy_tagged: {tag: 1}}}}",
+     "config studies.baseline.policies.easy_tagged: unknown policy 'easy_tagged'"),
 ])
 def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
     cfg = write_yaml(tmp_path / "override.yaml", override)
@@ -133,38 +104,102 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert stats["utrera_readme"] == stats["lublin_validation"] == 1
 
 
-def test_missing_trace_gives_a_clear_error_and_no_file(tmp_path):
+def test_missing_trace_gives_a_clear_error_before_any_job(tmp_path):
     empty = tmp_path / "no_traces"
     empty.mkdir()
-    cfg = write_yaml(tmp_path / "src.yaml", f"traces: {{source: '{empty}'}}")
-    code, out = snakemake(tmp_path, "data/traces/raw/SDSC-SP2.swf.gz", "--configfile", cfg,
-                          "--show-failed-logs", check=False)
-    assert code != 0
-    assert "SDSC-SP2-1998-4.2-cln.swf.gz: no such file" in out
-    assert not (tmp_path / "data/traces/raw/SDSC-SP2.swf.gz").exists()
+    # --config merges into the traces mapping (catalog and manifest kept).
+    code, out = snakemake(tmp_path / "wd", "-n", "--config", f"traces={{source: '{empty}'}}",
+                          check=False)
+    assert code != 0 and "ConfigError" in out
+    assert "SDSC-SP2-1998-4.2-cln.swf.gz, CTC-SP2-1996-3.1-cln.swf.gz" in out
+    assert f"not found in local directory {empty}" in out
+    assert "SIMLIB_TRACES=DIR" in out and "network access" in out
+    assert not (tmp_path / "wd" / "data").exists()
+
+
+def serve(directory):
+    """A local HTTP server over ``directory``: (base URL, stop function)."""
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(directory)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def stop():
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    return f"http://127.0.0.1:{server.server_address[1]}/", stop
 
 
 def test_trace_fetched_from_a_url_is_verified(tmp_path):
-    """traces.source may be a base URL (here a local server over the shared traces)."""
-    shared = REPO.parent / "shared" / "traces"
-    if not (shared / "SDSC-SP2-1998-4.2-cln.swf.gz").exists():
-        pytest.skip(f"no local trace directory {shared}")
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(shared))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    """traces.source may be a base URL (here a local server over the fixtures)."""
+    fixtures = fixture_traces_config().parent
+    url, stop = serve(fixtures)
     try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/"
         cfg = write_yaml(tmp_path / "url.yaml", f"traces: {{source: '{url}'}}")
         snakemake(tmp_path, "data/traces/raw/SDSC-SP2.swf.gz", "--configfile", cfg)
     finally:
-        server.shutdown()
-        server.server_close()
+        stop()
     got = tmp_path / "data/traces/raw/SDSC-SP2.swf.gz"
-    assert got.read_bytes() == (shared / "SDSC-SP2-1998-4.2-cln.swf.gz").read_bytes()
+    assert got.read_bytes() == (fixtures / "SDSC-SP2-1998-4.2-cln.swf.gz").read_bytes()
     log = (tmp_path / "logs/traces/fetch.SDSC-SP2.log").read_text()
     assert f"from {url}" in log and "verified" in log
+
+
+def pwa_mirror(tmp_path):
+    """The fixtures laid out as on the archive (one folder per log), and a
+    config override pointing each catalog pwa_url at a local server."""
+    fixtures = fixture_traces_config().parent
+    root = tmp_path / "pwa"
+    for trace, (name, _) in FIXTURE_TRACES.items():
+        folder = root / f"l_{trace.lower().replace('-', '_')}"
+        folder.mkdir(parents=True)
+        (folder / name).write_bytes((fixtures / name).read_bytes())
+    return root
+
+
+def test_auto_without_local_copy_downloads_from_the_archive(tmp_path):
+    root = pwa_mirror(tmp_path)
+    url, stop = serve(root)
+    catalog = "".join(f"    {t}: {{pwa_url: '{url}l_{t.lower().replace('-', '_')}/'}}\n"
+                      for t in FIXTURE_TRACES)
+    cfg = write_yaml(tmp_path / "pwa.yaml",
+                     "traces:\n  source: auto\n  local_dirs: [nowhere]\n  catalog:\n" + catalog)
+    try:
+        _, out = snakemake(tmp_path / "wd", "data/traces/raw/CTC-SP2.swf.gz", "--configfile", cfg,
+                           env={"SIMLIB_TRACES": ""})
+    finally:
+        stop()
+    name = "CTC-SP2-1996-3.1-cln.swf.gz"
+    got = tmp_path / "wd/data/traces/raw/CTC-SP2.swf.gz"
+    assert got.read_bytes() == (root / "l_ctc_sp2" / name).read_bytes()
+    # One message naming the file, its size and where it comes from, then
+    # progress lines (stderr is not a terminal here).
+    assert f"trace CTC-SP2: downloading {name} (" in out and " MB) from " + url in out
+    assert "the Parallel Workloads Archive [no local copy" in out
+    assert f"{name}: " in out and "(100 %)" in out
+
+
+def test_offline_machine_without_local_copy_gets_one_clear_error(tmp_path):
+    # The archive made unreachable: its URL points at a closed local port.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    catalog = "".join(f"    {t}: {{pwa_url: 'http://127.0.0.1:{port}/l_x/'}}\n"
+                      for t in FIXTURE_TRACES)
+    cfg = write_yaml(tmp_path / "offline.yaml",
+                     "traces:\n  source: auto\n  local_dirs: [nowhere]\n  catalog:\n" + catalog)
+    code, out = snakemake(tmp_path / "wd", "--configfile", cfg, check=False,
+                          env={"SIMLIB_TRACES": ""})
+    assert code != 0 and "ConfigError" in out
+    assert f"cannot reach 127.0.0.1:{port}" in out
+    assert "Either set SIMLIB_TRACES=DIR" in out and "or run with network access" in out
+    assert not (tmp_path / "wd" / "data").exists()  # before any job
+    assert not (tmp_path / "wd" / "results").exists()
 
 
 # ------------------------------------------------------------- smoke run
@@ -250,7 +285,7 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
     assert (fm[:, 0] != fm[:, 1]).any()  # fcfs_malleable does
     assert (tr["utrera_mean_mpl"].sel(policy="easy") <= 1).all()
     assert (tr["utrera_mean_mpl"] <= 2).all()
-    assert (tr["jobs"].values == 1000).all()
+    assert (tr["jobs"].values == FIXTURE_U_PORTION["jobs"]).all()
     lu = read_cube(smoke / "results/utrera_long_util.smoke.nc")
     assert dict(lu.sizes) == {"policy": 2, "long_util": 3, "seed": 2}
     for cube in (fig2, t1, tr, lu):
@@ -275,7 +310,9 @@ def test_smoke_run_writes_utrera_artifacts(smoke):
         assert f"[`{path}`]" in index
     assert (smoke / "paper_figures/workloads/lublin_validation.png").read_bytes()[:4] == b"\x89PNG"
     info = json.loads((smoke / "data/traces/utrera/CTC-SP2.smoke.json").read_text())
-    assert info["machine_procs"] == 430 and info["first_job"] == 20000 and info["jobs"] == 1000
+    assert info["machine_procs"] == 430  # paper U's CTC, not the log's 338
+    assert info["first_job"] == FIXTURE_U_PORTION["first_job"]
+    assert info["jobs"] == FIXTURE_U_PORTION["jobs"]
 
 
 def test_lublin_rule_makes_a_workload_at_a_load(smoke):

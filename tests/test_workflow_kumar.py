@@ -1,67 +1,31 @@
 """Paper K through the Snakemake pipeline: config checks, the planned DAG,
 a reduced smoke run of every K artifact, and incremental reruns.
 
-Runs happen in temporary directories (``--directory``); the repository's
-results/ and paper_figures/ are never touched.
+Runs happen in temporary directories (``--directory``) on the synthetic
+trace fixtures of :mod:`helpers_pipeline`; the repository's results/ and
+paper_figures/ are never touched.
 """
 from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from helpers_pipeline import job_counts, pending as all_pending, snakemake, write_yaml
 from simlib.cube import read_cube
 from simlib.studies.kumar import FIGURES
 
 pytestmark = pytest.mark.pipeline
 
-REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-TIMEOUT = 900
 K = "paper_figures/K"
 CS_DEPENDENT = {"delayed_los", "hybrid_los", "delayed_los_e", "hybrid_los_e"}
 
 
-def snakemake(workdir, *args, check=True):
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
-           "--cores", "2", "--nocolor", *map(str, args)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=os.environ)
-    out = proc.stdout + proc.stderr
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{out[-5000:]}")
-    return proc.returncode, out
-
-
 def pending(workdir, *args):
     """Output files Snakemake would (re)build for paper K's README, as {path: rule}."""
-    # The target first: --configfile takes every argument after it.
-    _, out = snakemake(workdir, f"{K}/README.md", "--detailed-summary", *args)
-    rows = list(csv.reader(out.splitlines(), delimiter="\t"))
-    header = next(i for i, r in enumerate(rows) if r[:1] == ["output_file"])
-    cols = rows[header]
-    return {r[0]: dict(zip(cols, r))["rule"] for r in rows[header + 1:]
-            if len(r) == len(cols) and dict(zip(cols, r))["plan"] != "no update"}
-
-
-def write_yaml(path, text):
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-def job_counts(out):
-    stats = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            stats[parts[0]] = int(parts[1])
-    return stats
+    return all_pending(workdir, f"{K}/README.md", *args)
 
 
 # ----------------------------------------------------------- configuration

@@ -84,7 +84,49 @@ class Policy:
 
     def __init__(self, **params: Any) -> None:
         self.params = {**self.defaults, **params}
+        self.check_param_types(self.params)
         self.sim = None
+
+    @classmethod
+    def check_param_types(cls, params: dict[str, Any]) -> None:
+        """Reject a parameter whose type differs from its default's.
+
+        A float default also takes an int; a bool default takes only a bool
+        and a number default never takes a bool (YAML's ``yes`` is not 1).
+        ``None`` defaults accept anything (the policy checks them itself).
+        Subclasses check ranges and choices in their ``__init__``.
+
+        Raises
+        ------
+        ConfigError
+            Naming the policy, the parameter, the expected type and the value.
+
+        Examples
+        --------
+        >>> from simlib.policies.los import LOS
+        >>> LOS.check_param_types({"lookahead": "abc"})
+        Traceback (most recent call last):
+        ...
+        simlib.errors.ConfigError: los: parameter lookahead must be an integer, not 'abc'
+        """
+        from ..errors import ConfigError
+        for key, value in params.items():
+            default = cls.defaults.get(key)
+            if default is None:
+                continue
+            if isinstance(default, bool):
+                ok, what = isinstance(value, bool), "true or false"
+            elif isinstance(default, int):
+                ok, what = isinstance(value, int) and not isinstance(value, bool), "an integer"
+            elif isinstance(default, float):
+                ok, what = (isinstance(value, (int, float)) and not isinstance(value, bool),
+                            "a number")
+            elif isinstance(default, str):
+                ok, what = isinstance(value, str), "a string"
+            else:
+                continue
+            if not ok:
+                raise ConfigError(f"{cls.name}: parameter {key} must be {what}, not {value!r}")
 
     def attach(self, sim) -> None:
         self.sim = sim

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from simlib.errors import ConfigError
-from simlib.policies import POLICIES
+from simlib.policies import POLICIES, make_policy
 
 
 def import_policy_modules(names):
@@ -49,21 +49,24 @@ def repo_path(p):
     return str(p if p.is_absolute() else REPO / p)
 
 
+def _trace_source():
+    """Where traces come from this run (simlib.workload.fetch.resolve_source)."""
+    from simlib.workload.fetch import DEFAULT_LOCAL_DIRS, resolve_source
+    tr = config["traces"]
+    return resolve_source(tr["source"], repo=REPO,
+                          local_dirs=tr.get("local_dirs", DEFAULT_LOCAL_DIRS))
+
+
+#: The resolved trace source (auto: SIMLIB_TRACES, a local copy, or the PWA).
+TRACE_SOURCE = _trace_source()
+
+
 def trace_source(trace):
-    """Where a trace comes from: local dir (absolute) or base URL.
+    """Local directory (absolute) or base URL one trace is fetched from.
 
     (workflow/scripts/fetch_trace.py resolves it the same way, from the
     config, so that the source is not a rerun trigger.)"""
-    src = config["traces"]["source"]
-    if src == "pwa":
-        url = config["traces"]["catalog"][trace].get("pwa_url")
-        if not url:
-            raise ConfigError(
-                f"config traces.source is 'pwa' but traces.catalog.{trace}.pwa_url is missing")
-        return url
-    if "://" in src:
-        return src
-    return repo_path(src)
+    return TRACE_SOURCE.base_for(config["traces"]["catalog"][trace].get("pwa_url"), trace)
 
 
 def load_tag(load):
@@ -170,16 +173,18 @@ def check_config():
                 raise ConfigError(
                     f"config studies.{study}.policies.{policy}: unknown parameter(s) "
                     f"{', '.join(unknown)}; accepted: {', '.join(sorted(POLICIES[policy].defaults)) or 'none'}")
+            # Types, ranges and choices: the policy's own checks, now rather
+            # than in a job after others ran.
+            try:
+                make_policy(policy, **(params or {}))
+            except ConfigError as exc:
+                raise ConfigError(f"config studies.{study}.policies.{policy}: {exc}") from None
     for trace in traces_in_use():
         name = catalog[trace]["file"]
         if name not in MANIFEST:
             raise ConfigError(
                 f"config traces.catalog.{trace}.file: {name!r} has no pinned sha256 in "
                 f"{repo_path(config['traces']['manifest'])} (traces.manifest)")
-    if config["traces"]["source"] == "pwa":
-        for study, st in config["studies"].items():
-            for trace in st.get("traces", []):
-                trace_source(trace)
     # Cleaning policy: the library names what is wrong.
     from simlib.workload.prepare import CleaningPolicy
     try:
@@ -445,3 +450,54 @@ if KUMAR:
     #: Code the K figures, tables and README depend on (editing it reruns no simulation).
     KUMAR_FIG_CODE = KUMAR_RUN_CODE + [str(REPO / "simlib/studies/kumar_report.py"),
                                        str(REPO / "simlib/figures/kumar.py")]
+
+
+# ------------------------------------------------------ trace availability
+# Checked last, once every study is known, and before any job runs: a trace
+# that is neither fetched yet nor obtainable stops the run here with one
+# message saying both ways out, instead of failing after simulations ran.
+
+
+def raw_traces_needed():
+    """Catalog traces whose raw file some enabled study reads."""
+    needed = list(traces_in_use())
+    if UTRERA:
+        needed += [t for t in UTRERA["trace_portions"] if t not in needed]
+    return needed
+
+
+def check_trace_availability():
+    from simlib.workload.fetch import SOURCE_ENV, TraceDownloadError, check_reachable
+    catalog = config["traces"]["catalog"]
+    todo = [t for t in raw_traces_needed() if not Path(f"data/traces/raw/{t}.swf.gz").exists()]
+    if not todo:
+        return
+    ways_out = (f"Either set {SOURCE_ENV}=DIR (or --config 'traces={{source: DIR}}') to a directory "
+                "holding the Parallel Workloads Archive files listed in "
+                f"{config['traces']['manifest']}, or run with network access "
+                "(traces.source: auto downloads them from the archive).")
+    files = {t: catalog[t]["file"] for t in todo}
+    if TRACE_SOURCE.kind == "dir":
+        absent = [f for f in files.values() if not (Path(TRACE_SOURCE.location) / f).is_file()]
+        if absent:
+            raise ConfigError(
+                f"config traces.source: {', '.join(absent)} not found in "
+                f"{TRACE_SOURCE.describe()}. {ways_out}")
+        return
+    checked = set()
+    for t in todo:
+        url = trace_source(t)
+        host = url.split("/")[2] if "://" in url else url
+        if host in checked:
+            continue
+        checked.add(host)
+        try:
+            check_reachable(url, timeout=10)
+        except TraceDownloadError as exc:
+            names = ", ".join(f"{files[x]} ({MANIFEST[files[x]].bytes_gz / 1e6:.1f} MB)" for x in todo)
+            raise ConfigError(
+                f"config traces.source: this run needs {names} from "
+                f"{TRACE_SOURCE.describe()}, but {exc}. {ways_out}") from None
+
+
+check_trace_availability()

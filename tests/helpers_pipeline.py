@@ -1,0 +1,254 @@
+"""Shared helpers of the pipeline tests: running Snakemake, and the trace
+fixtures that let the pipeline run on a machine with no real traces.
+
+Trace fixtures
+--------------
+A fresh clone has no ``../shared/traces`` and may have no network, so the
+pipeline tests never read the real Parallel Workloads Archive logs. They
+build small synthetic SWF files under the *same file names* as the catalog's
+traces (so the config's catalog is used unchanged), pin their sha256 in a
+manifest of their own, and point ``traces.source`` and ``traces.manifest``
+at them with a config file. The whole pipeline path -- fetch, verify,
+clean, subset, rescale, simulate, aggregate, figures -- then runs as it
+does on real logs. The golden-cube tests (``tests/test_golden.py``, marker
+``real_traces``) are the ones that need the real logs.
+
+The synthetic logs are made by an independent generator (numpy only, not
+simlib's Lublin model), with every feature the cleaning rules and the
+studies look at: jobs wider than the machine, missing and zero runtimes,
+missing requests, runtimes a few seconds over their request, CPU times
+(field 6) for paper U's time model, and long wide jobs (> 64 processes,
+> 8 h) for its Sect. 5.1 sweep.
+"""
+from __future__ import annotations
+
+import atexit
+import csv
+import gzip
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+TIMEOUT = 900
+
+#: Fixture traces: catalog name -> (file name, machine processors). The
+#: file names are the catalog's, so only source and manifest change.
+FIXTURE_TRACES = {
+    "SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", 128),
+    "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", 338),
+    "SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", 1152),
+}
+#: Jobs per fixture trace (the smoke scale keeps the first 1,500).
+FIXTURE_JOBS = 2200
+#: Paper U's trace portions at smoke scale, inside the fixtures.
+FIXTURE_U_PORTION = {"first_job": 600, "jobs": 1000}
+
+MANIFEST_COLUMNS = ("file", "jobs_in_file", "header_maxjobs", "maxprocs",
+                    "sha256_uncompressed", "bytes_gz", "source")
+
+
+def synthetic_swf(n_jobs: int, machine_procs: int, seed: int, load: float = 0.8) -> bytes:
+    """SWF text of a synthetic log with the quirks of real archive logs.
+
+    Sizes are log-uniform over 1..machine with a bias to powers of two,
+    runtimes log-normal (median ~10 min, clipped to 36 h), requests
+    1-5 times the runtime rounded up to minutes, Poisson arrivals at the
+    offered ``load``. About 1 % of the jobs each get a zero runtime, a
+    missing runtime, a missing request, a runtime 1-60 s over the request;
+    two jobs are wider than the machine; 1 % are long and wide.
+
+    Examples
+    --------
+    >>> text = synthetic_swf(50, 64, seed=1)
+    >>> len([l for l in text.splitlines() if not l.startswith(b";")])
+    50
+    """
+    rng = np.random.default_rng(seed)
+    n = n_jobs
+    log2max = np.log2(machine_procs)
+    exp = rng.uniform(0, log2max, n)
+    size = np.where(rng.random(n) < 0.6, 2 ** np.floor(exp), np.exp2(exp))
+    size = np.clip(np.round(size), 1, machine_procs).astype(np.int64)
+    run = np.clip(np.round(rng.lognormal(np.log(600), 1.6, n)), 1, 36 * 3600).astype(np.int64)
+    long_wide = rng.random(n) < 0.01
+    size[long_wide] = rng.integers(max(65, machine_procs // 2), machine_procs + 1, long_wide.sum())
+    run[long_wide] = rng.integers(9 * 3600, 20 * 3600, long_wide.sum())
+    request = (np.ceil(run * rng.uniform(1.0, 5.0, n) / 60) * 60).astype(np.int64)
+    gaps = rng.exponential((size * run).mean() / (load * machine_procs), n)
+    submit = np.floor(np.cumsum(gaps) - gaps[0]).astype(np.int64)
+    cpu = np.round(run * rng.uniform(0.3, 1.0, n), 1)
+    cpu[rng.random(n) < 0.1] = -1
+
+    quirk = rng.random(n)
+    run[quirk < 0.01] = 0                                        # runtime_zero
+    run[(quirk >= 0.01) & (quirk < 0.02)] = -1                   # runtime_missing
+    request[(quirk >= 0.02) & (quirk < 0.03)] = -1               # request_missing
+    over = (quirk >= 0.03) & (quirk < 0.04) & (run > 0)
+    run[over] = request[over] + rng.integers(1, 61, over.sum())  # runtime_above_request
+    size[[n // 3, 2 * n // 3]] = machine_procs + 8               # size_above_machine
+    cpu[run <= 0] = -1
+
+    lines = ["; Version: 2.2", "; Computer: synthetic test machine",
+             f"; MaxJobs: {n}", f"; MaxRecords: {n}", f"; MaxProcs: {machine_procs}",
+             "; Note: synthetic fixture for simlib's pipeline tests (tests/helpers_pipeline.py)"]
+    for i in range(n):
+        lines.append(" ".join(str(v) for v in (
+            i + 1, submit[i], -1, run[i], size[i], cpu[i], -1, size[i], request[i], -1,
+            1, 1 + i % 7, 1, -1, 1, -1, -1, -1)))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def build_fixture_traces(directory: Path) -> Path:
+    """Write the fixture traces, their manifest and a config override.
+
+    Returns the config file to pass with ``--configfile``: it sets
+    ``traces.source`` and ``traces.manifest`` to the fixtures and moves
+    paper U's smoke-scale portions inside them.
+    """
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for k, (trace, (name, procs)) in enumerate(sorted(FIXTURE_TRACES.items())):
+        text = synthetic_swf(FIXTURE_JOBS, procs, seed=1000 + k)
+        packed = gzip.compress(text, mtime=0)
+        (directory / name).write_bytes(packed)
+        rows.append(dict(file=name, jobs_in_file=FIXTURE_JOBS, header_maxjobs=FIXTURE_JOBS,
+                         maxprocs=procs, sha256_uncompressed=hashlib.sha256(text).hexdigest(),
+                         bytes_gz=len(packed), source="tests/helpers_pipeline.py"))
+    manifest = directory / "MANIFEST.tsv"
+    with open(manifest, "w", newline="") as fh:
+        w = csv.DictWriter(fh, MANIFEST_COLUMNS, delimiter="\t", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    portions = "\n".join(
+        f"      {t}: {{first_job: {{smoke: {FIXTURE_U_PORTION['first_job']}}}, "
+        f"jobs: {{smoke: {FIXTURE_U_PORTION['jobs']}}}}}" for t in FIXTURE_TRACES)
+    cfg = directory / "fixture_traces.yaml"
+    cfg.write_text(textwrap.dedent(f"""\
+        # Written by tests/helpers_pipeline.py: synthetic traces for the pipeline tests.
+        traces:
+          source: '{directory}'
+          manifest: '{manifest}'
+        studies:
+          utrera:
+            trace_portions:
+        """) + portions + "\n")
+    return cfg
+
+
+_FIXTURE_CONFIG: list[Path] = []
+
+
+def fixture_traces_config() -> Path:
+    """The trace fixtures of this test process, built on first use.
+
+    Built once per process in a temporary directory removed at exit, so
+    every pipeline test of a session shares them.
+    """
+    if not _FIXTURE_CONFIG:
+        directory = Path(tempfile.mkdtemp(prefix="simlib-trace-fixtures-"))
+        atexit.register(shutil.rmtree, directory, ignore_errors=True)
+        _FIXTURE_CONFIG.append(build_fixture_traces(directory))
+    return _FIXTURE_CONFIG[0]
+
+
+# ------------------------------------------------------------ Snakemake runs
+
+def _with_configfiles(args, extra_first):
+    """Put every config file after one ``--configfile`` flag (Snakemake takes
+    all the words after it), the fixture's first so the test's override it."""
+    args = [str(a) for a in args]
+    rest, files, i = [], [], 0
+    while i < len(args):
+        if args[i] == "--configfile":
+            i += 1
+            while i < len(args) and not args[i].startswith("-"):
+                files.append(args[i])
+                i += 1
+            continue
+        rest.append(args[i])
+        i += 1
+    files = [str(f) for f in extra_first] + files
+    return rest + (["--configfile", *files] if files else [])
+
+
+def snakemake(workdir, *args, env=None, check=True, traces="fixtures", cores=2,
+              timeout=TIMEOUT):
+    """Run snakemake on the repository's Snakefile in ``workdir``.
+
+    Parameters
+    ----------
+    workdir : path-like
+        ``--directory``; results land there, never in the repository.
+    *args
+        More arguments (targets, ``--config``, ``--configfile``...).
+    env : dict, optional
+        Added to the environment.
+    check : bool, default True
+        Raise AssertionError with the output's tail on a non-zero exit.
+    traces : "fixtures", path-like or None
+        Config file of trace fixtures, passed first so the test's own config
+        files override it: by default this process's synthetic traces
+        (:func:`fixture_traces_config`); None for the config as it is
+        (real traces, for the golden-cube tests).
+    cores : int or None, default 2
+        ``--cores``; None leaves it out (e.g. with a Slurm profile).
+
+    Returns
+    -------
+    (int, str)
+        Exit status and combined output.
+    """
+    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+           "--nocolor"]
+    if cores is not None:
+        cmd += ["--cores", str(cores)]
+    if traces == "fixtures":
+        traces = fixture_traces_config()
+    cmd += _with_configfiles(args, [traces] if traces else [])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+    out = proc.stdout + proc.stderr
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{out[-5000:]}")
+    return proc.returncode, out
+
+
+def pending(workdir, *args, **kw):
+    """Output files Snakemake would (re)build, as {path: rule}."""
+    _, out = snakemake(workdir, "--detailed-summary", *args, **kw)
+    rows = list(csv.reader(out.splitlines(), delimiter="\t"))
+    header = next(i for i, r in enumerate(rows) if r[:1] == ["output_file"])
+    cols = rows[header]
+    result = {}
+    for r in rows[header + 1:]:
+        if len(r) != len(cols):
+            continue
+        rec = dict(zip(cols, r))
+        if rec["plan"] != "no update":
+            result[rec["output_file"]] = rec["rule"]
+    return result
+
+
+def job_counts(out):
+    """Rule -> planned job count, from Snakemake's job-stats table."""
+    stats = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            stats[parts[0]] = int(parts[1])
+    return stats
+
+
+def write_yaml(path, text):
+    path.write_text(textwrap.dedent(text))
+    return path
