@@ -94,7 +94,6 @@ import http.client
 import math
 import os
 import shutil
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -106,6 +105,7 @@ import numpy as np
 import pandas as pd
 
 from simlib.errors import ChecksumError, ConfigError, SimlibError, TraceFormatError
+from simlib.io import atomic_path
 from simlib.workload.swf import Workload
 
 __all__ = [
@@ -406,11 +406,10 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
     is_url = scheme in ("http", "https")
     where = _trace_url(source, name) if is_url else str(Path(source) / name)
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out:
+    # On any failure (KeyboardInterrupt too) atomic_path removes the partial
+    # file and leaves an existing dest untouched.
+    with atomic_path(dest) as tmp:
+        with open(tmp, "wb") as out:
             if is_url:
                 _download(where, out, timeout)
             else:
@@ -431,12 +430,6 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
                 f"uncompressed content is {exc.actual}, expected {exc.expected}")
             err.path, err.expected, err.actual = where, exc.expected, exc.actual
             raise err from None
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a trace is not secret
-        os.replace(tmp, dest)
-    except BaseException:
-        # Also on KeyboardInterrupt: never leave a partial file behind.
-        tmp.unlink(missing_ok=True)
-        raise
     return dest
 
 
