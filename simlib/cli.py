@@ -79,7 +79,12 @@ def _run_diff(args: argparse.Namespace) -> int:
     except CubeReadError as exc:
         print(f"simlib diff: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    diffs = diff_cubes(a, b, rtol=args.rtol, atol=args.atol, check_attrs=args.attrs)
+    try:
+        diffs = diff_cubes(a, b, rtol=args.rtol, atol=args.atol, check_attrs=args.attrs)
+    except Exception as exc:  # cubes read_cube accepts but diff cannot compare: still exit 2
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        print(f"simlib diff: cannot compare {args.a} and {args.b}: {reason}", file=sys.stderr)
+        return EXIT_ERROR
     if not diffs:
         print(f"{args.a} and {args.b} are equal within rtol={args.rtol:g}, atol={args.atol:g}")
         return EXIT_OK

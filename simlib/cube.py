@@ -19,7 +19,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -29,6 +28,7 @@ import xarray as xr
 
 from simlib import __version__
 from simlib.errors import SimlibError
+from simlib.io import atomic_path
 from simlib.metrics import METRICS
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "git_commit",
     "write_cube",
     "read_cube",
+    "check_cube",
     "diff_cubes",
     "format_differences",
 ]
@@ -58,7 +59,7 @@ PROVENANCE_KEYS = ("simlib_version", "git_commit", "config_sha256", "created_by"
 
 
 class CubeReadError(SimlibError, OSError):
-    """A cube file is missing or is not a readable netCDF cube."""
+    """A cube file is missing, unreadable, or not a well-formed cube."""
 
     def __init__(self, path, reason):
         self.path = str(path)
@@ -341,28 +342,23 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     [10.0]
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:
         ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a result file is for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     return path
 
 
 def read_cube(path: str | os.PathLike) -> xr.Dataset:
     """Read a cube written by :func:`write_cube` fully into memory.
 
+    The dataset is checked to be a cube (:func:`check_cube`): at least one
+    data variable, a coordinate for every dimension, no coordinate value
+    twice.
+
     Raises
     ------
     CubeReadError
-        The file does not exist or is not a readable netCDF file; the
-        message names the file and the reason.
+        The file does not exist, is not a readable netCDF file, or is not a
+        well-formed cube; the message names the file and the reason.
 
     Examples
     --------
@@ -378,9 +374,41 @@ def read_cube(path: str | os.PathLike) -> xr.Dataset:
         raise CubeReadError(p, "is a directory, not a netCDF file")
     try:
         with xr.open_dataset(p, engine="netcdf4") as ds:
-            return ds.load()
+            ds = ds.load()
     except Exception as exc:  # netCDF4/HDF5 raise assorted types for bad files
         raise CubeReadError(p, f"not a readable netCDF cube ({type(exc).__name__}: {exc})") from exc
+    problem = check_cube(ds)
+    if problem:
+        raise CubeReadError(p, f"not a well-formed cube: {problem}")
+    return ds
+
+
+def check_cube(ds: xr.Dataset) -> str | None:
+    """What keeps ``ds`` from being a well-formed cube, or ``None``.
+
+    A cube (what :func:`build_cube` makes) has at least one data variable,
+    a one-dimensional coordinate for each of its dimensions, and no value
+    twice in such a coordinate: cells are addressed by coordinate values,
+    so a repeated or missing one makes a cell ambiguous.
+
+    Examples
+    --------
+    >>> check_cube(build_cube([{"load": 0.5, "makespan": 1.0}], ["load"], ["makespan"])) is None
+    True
+    >>> check_cube(xr.Dataset({"makespan": ("load", [1.0, 2.0])},
+    ...                       coords={"load": [0.5, 0.5]}))
+    "coordinate 'load' has a value twice: 0.5"
+    """
+    if not ds.data_vars:
+        return "no data variables"
+    for dim in ds.dims:
+        if dim not in ds.coords or ds[dim].dims != (dim,):
+            return f"dimension {dim!r} has no coordinate values"
+        values = ds.indexes[dim]
+        if not values.is_unique:
+            twice = values[values.duplicated()][0]
+            return f"coordinate {dim!r} has a value twice: {_py(twice)!r}"
+    return None
 
 
 # --------------------------------------------------------------------------

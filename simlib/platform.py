@@ -18,6 +18,7 @@ Examples
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -75,10 +76,42 @@ class Platform:
     @classmethod
     def homogeneous(cls, cpus: int, *, cores_per_node: int = 1, clusters: int = 1,
                     allocation_unit: int = 1, name: str = "") -> "Platform":
-        """``cpus`` identical cores, ``cores_per_node`` per node, split evenly into clusters."""
-        if cpus <= 0 or cpus % cores_per_node:
+        """``cpus`` identical cores, ``cores_per_node`` per node, split evenly into clusters.
+
+        ``cpus`` and ``cores_per_node`` must be positive integers. An
+        integral float (``64.0``, as JSON or a computation may give) is
+        accepted; a fractional one (``64.7``), a bool or a string is a
+        :class:`~simlib.errors.ConfigError` rather than silently truncated.
+
+        Examples
+        --------
+        >>> Platform.homogeneous(64.0).cpus
+        64
+        >>> Platform.homogeneous(64.7)
+        Traceback (most recent call last):
+        ...
+        simlib.errors.ConfigError: platform: cpus must be a positive integer, got 64.7
+        """
+        cpus = _positive_int(cpus, "cpus")
+        cores_per_node = _positive_int(cores_per_node, "cores_per_node")
+        if cpus % cores_per_node:
             raise ConfigError(f"platform: {cpus} cpus is not a positive multiple of {cores_per_node} cores per node")
         nodes = cpus // cores_per_node
         cluster = (np.arange(nodes) * clusters) // nodes
         return cls(np.full(nodes, cores_per_node), cluster, np.ones(nodes), allocation_unit,
                    name or f"{cpus}cpus")
+
+
+def _positive_int(value, what: str) -> int:
+    """``value`` as an int if it is a positive integer (or integral float)."""
+    if isinstance(value, (bool, np.bool_)):
+        ok = False
+    elif isinstance(value, numbers.Integral):
+        ok = True
+    elif isinstance(value, (float, np.floating)):
+        ok = bool(np.isfinite(value)) and float(value).is_integer()
+    else:
+        ok = False
+    if not ok or value <= 0:
+        raise ConfigError(f"platform: {what} must be a positive integer, got {value!r}")
+    return int(value)

@@ -28,6 +28,7 @@ from .engine.simulator import Simulator
 from .errors import ConfigError
 from .platform import Platform
 from .policies import Policy, make_policy
+from .workload.swf import MAX_EXACT_TIME
 
 #: Batsim's jobs.csv columns, in its order.
 BATSIM_COLUMNS = (
@@ -62,7 +63,7 @@ class SimResult:
     engine_jobs: list
 
 
-def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
+def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -> list[Job]:
     """Engine jobs from SWF columns.
 
     Size = requested processors (field 8), or allocated processors (field 5)
@@ -72,22 +73,49 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     uses it states its default). A ``requested_start`` column (CWF) sets
     :attr:`Job.requested_start`. Jobs are taken in submission order
     (stable), as the engine requires.
+
+    Parameters
+    ----------
+    workload : Workload
+    source : str, optional
+        Name for error messages; default ``workload.path``.
+    cpus : int, optional
+        Machine size: a job asking for more processors is an error.
+
+    Raises
+    ------
+    ConfigError
+        If the workload has no jobs, or a job cannot be simulated: a job id
+        used twice, a time beyond 2**53 s (not exact in float64), no submit
+        time, no size (requested and allocated processors both missing or
+        zero), a size above ``cpus``, no runtime (-1), or no estimate. One
+        line naming the source, the first such job (id and row), the field
+        and the reason.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> row = [1, 0, -1, -1, 4, -1, -1, 4, 20] + [-1] * 9
+    >>> jobs_from_workload(Workload(pd.DataFrame([row], columns=SWF_FIELDS), path="w.swf"))
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); clean the trace first
     """
     df = workload.jobs
     where = source or workload.path or "workload"
+    if len(df) == 0:
+        raise ConfigError(f"{where}: no jobs to simulate")
     submit = df["submit_time"].to_numpy(dtype=np.float64)
     run = df["run_time"].to_numpy(dtype=np.float64)
-    procs = df["requested_procs"].to_numpy(dtype=np.int64)
-    procs = np.where(procs > 0, procs, df["allocated_procs"].to_numpy(dtype=np.int64))
+    requested = df["requested_procs"].to_numpy(dtype=np.int64)
+    allocated = df["allocated_procs"].to_numpy(dtype=np.int64)
+    procs = np.where(requested > 0, requested, allocated)
     req = df["requested_time"].to_numpy(dtype=np.float64)
     req = np.where(req > 0, req, run)
+    _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req)
     cpu = df["avg_cpu_time"].to_numpy(dtype=np.float64)
     util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
-    bad = (procs <= 0) | (run < 0) | (req <= 0) | (submit < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ConfigError(f"{where}: job {int(df['job_id'].iat[i])} has no usable size, runtime, "
-                          f"estimate or submit time ({int(bad.sum())} such jobs); clean the trace first")
     order = np.argsort(submit, kind="stable")
     ids = df["job_id"].to_numpy(dtype=np.int64)[order].tolist()
     cols = [submit[order].tolist(), procs[order].tolist(), req[order].tolist(),
@@ -98,6 +126,45 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
         for job, rs in zip(jobs, df["requested_start"].to_numpy(dtype=np.float64)[order].tolist()):
             job.requested_start = rs
     return jobs
+
+
+def _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req) -> None:
+    """Raise ConfigError for the first job (by row) that cannot be simulated."""
+    ids = df["job_id"].to_numpy()
+    checks = [(pd.Series(ids).duplicated().to_numpy(), "job_id",
+               lambda i: f"job id appears twice (first in row "
+                         f"{int(np.flatnonzero(ids == ids[i])[0])})")]
+    for name in ("submit_time", "run_time", "requested_time", "requested_start"):
+        if name in df.columns:
+            raw = df[name].to_numpy()
+            checks.append(((raw > MAX_EXACT_TIME) | (raw < -MAX_EXACT_TIME), name,
+                           lambda i, raw=raw: f"time {raw[i]} is beyond 2**53 s, where float64 "
+                                              f"is no longer exact"))
+    checks += [
+        (submit < 0, "submit_time", lambda i: f"no submit time ({submit[i]:g})"),
+        (procs <= 0, "requested_procs",
+         lambda i: f"no usable size: requested_procs {requested[i]}, allocated_procs "
+                   f"{allocated[i]}"),
+        (procs > (cpus if cpus is not None else np.inf), None,
+         lambda i: f"size {procs[i]} is larger than the machine ({cpus} processors)"),
+        (run < 0, "run_time", lambda i: f"no runtime ({run[i]:g})"),
+        (req <= 0, "requested_time",
+         lambda i: f"no usable estimate: requested_time {df['requested_time'].iat[i]}, "
+                   f"run_time {run[i]:g}"),
+    ]
+    bad = np.zeros(len(df), dtype=bool)
+    for mask, _, _ in checks:
+        bad |= mask
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    _, field, reason = next(c for c in checks if c[0][i])
+    if field is None:  # the size came from whichever field was used
+        field = "requested_procs" if requested[i] > 0 else "allocated_procs"
+    n = int(bad.sum())
+    more = f" ({n} jobs have such problems)" if n > 1 else ""
+    raise ConfigError(f"{where}: job {ids[i]} (row {i}): field '{field}': {reason(i)}{more}; "
+                      f"clean the trace first")
 
 
 def intervals(ids) -> str:
@@ -159,7 +226,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     policy : str or Policy
         Registered name (see :data:`simlib.policies.POLICIES`) or an instance.
     cpus, platform
-        Give one: a homogeneous machine of ``cpus`` cores, or a Platform.
+        Give one: a homogeneous machine of ``cpus`` cores (an integer; an
+        integral float such as ``64.0`` is accepted, ``64.7`` is not), or a
+        Platform.
     policy_params : dict, optional
         Keyword parameters for the policy (validated).
     overrun : {"kill", "extend"}
@@ -169,11 +238,19 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     commands : sequence of (time, payload)
         Timed external events passed to the policy (see Simulator); ignored
         unless the policy declares ``elastic = True``.
+
+    Raises
+    ------
+    ConfigError
+        Neither or a bad ``cpus`` / ``platform``, an unknown policy or
+        parameter, or a workload that cannot be simulated (see
+        :func:`jobs_from_workload`: the message names the workload's file,
+        the job, the field and the reason).
     """
     if platform is None:
         if cpus is None:
             raise ConfigError("simulate: give cpus or platform")
-        platform = Platform.homogeneous(int(cpus))
+        platform = Platform.homogeneous(cpus)
     if isinstance(policy, str):
         policy = make_policy(policy, **(policy_params or {}))
     if commands and not policy.elastic:
@@ -181,7 +258,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         # same jobs without them (and without rounds at command times, which
         # would e.g. inflate Delayed-LOS skip counts).
         commands = ()
-    jobs = jobs_from_workload(workload)
+    jobs = jobs_from_workload(workload, cpus=platform.cpus)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
                     record_timeline=record_timeline, commands=commands)
     sim.run()

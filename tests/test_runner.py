@@ -42,7 +42,8 @@ def test_missing_request_falls_back_to_runtime_and_submit_order_is_used():
 def test_unusable_job_names_the_source():
     wl = _workload([(3, 0, 10, -1, 10, -1)])
     wl.jobs["allocated_procs"] = -1
-    with pytest.raises(ConfigError, match=r"t.swf: job 3 has no usable size"):
+    with pytest.raises(ConfigError, match=r"t.swf: job 3 \(row 0\): field 'requested_procs': "
+                                          r"no usable size"):
         simulate(wl, "fcfs", cpus=1)
 
 

@@ -17,6 +17,7 @@ from simlib.workload.swf import (
     NONNEGATIVE_FIELDS,
     SWF_DTYPES,
     SWF_FIELDS,
+    TIME_FIELDS,
     Workload,
     header_value,
     max_procs,
@@ -115,9 +116,10 @@ def test_crlf_line_ends(tmp_path):
 
 
 def test_empty_and_header_only(tmp_path):
-    empty = read_swf(_write_text(tmp_path / "e.swf", ""))
+    # Accepted on request only (tests/test_malformed_inputs.py: the default).
+    empty = read_swf(_write_text(tmp_path / "e.swf", ""), allow_empty=True)
     assert empty.header == [] and len(empty.jobs) == 0
-    only = read_swf(_write_text(tmp_path / "h.swf", "; MaxProcs: 4\n\n"))
+    only = read_swf(_write_text(tmp_path / "h.swf", "; MaxProcs: 4\n\n"), allow_empty=True)
     assert only.header == ["; MaxProcs: 4"]
     assert tuple(only.jobs.columns) == SWF_FIELDS
     assert dict(only.jobs.dtypes) == SWF_DTYPES
@@ -200,12 +202,14 @@ _floats = st.one_of(
     st.floats(min_value=0, max_value=1e-3, allow_nan=False),
 )
 _ints = st.one_of(st.just(-1), st.integers(0, 2**63 - 1))
+_times = st.one_of(st.just(-1), st.integers(0, 2**53))
 
 
 @settings(max_examples=40, deadline=None)
-@given(rows=st.lists(st.tuples(*[_floats if f in FLOAT_FIELDS else _ints
+@given(rows=st.lists(st.tuples(*[_floats if f in FLOAT_FIELDS else
+                                 _times if f in TIME_FIELDS else _ints
                                  for f in SWF_FIELDS]),
-                     min_size=1, max_size=6))
+                     min_size=1, max_size=6, unique_by=lambda row: row[0]))
 def test_round_trip_property(tmp_path_factory, rows):
     jobs = pd.DataFrame(rows, columns=list(SWF_FIELDS)).astype(SWF_DTYPES)
     jobs = jobs.sort_values("submit_time", kind="stable", ignore_index=True)
@@ -237,8 +241,10 @@ def _error(tmp_path, text: str, **kwargs) -> TraceFormatError:
 
 
 def _with_bad_third_job(bad_line: str) -> str:
-    # Header, blank line, two good jobs, then the bad one on physical line 6.
-    return f"; MaxProcs: 4\n\n{GOOD}\n{_line_with('job_id', '2')}\n\n{bad_line}\n{GOOD}\n"
+    # Header, blank line, two good jobs, then the bad one (job id 1 unless it
+    # is the bad field) on physical line 6, then another good job.
+    return (f"; MaxProcs: 4\n\n{_line_with('job_id', '2')}\n{_line_with('job_id', '3')}\n\n"
+            f"{bad_line}\n{_line_with('job_id', '4')}\n")
 
 
 @pytest.mark.parametrize(
@@ -345,6 +351,9 @@ def _small_workload(tmp_path) -> Workload:
         (lambda j: j.assign(run_time=j["run_time"].where(j.index != 3, -7)),
          "run_time: negative value -7 at row 3"),
         (lambda j: j.assign(submit_time=[0, 10, 5, 25]), "submit_time decreases at row 2"),
+        (lambda j: j.assign(job_id=[1, 2, 1, 4]), r"job id 1 appears twice \(rows 0 and 2\)"),
+        (lambda j: j.assign(requested_time=[1, 2, 2**53 + 1, 4]),
+         r"requested_time: time 9007199254740993 at row 2 is beyond 2\*\*53"),
     ],
 )
 def test_writer_refuses_invalid(tmp_path, mutate, message):

@@ -23,6 +23,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 import matplotlib
 
+from simlib.io import write_csv, write_text
+
 from .common import save_figure, time_unit
 
 __all__ = ["plot_wait_vs_load", "baseline_table", "table_to_markdown", "write_table"]
@@ -232,13 +234,12 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, units: dict[str, s
     'a\\n1.5\\n'
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     if suffix == ".csv":
         # repr-precision floats and "\n" line ends: identical bytes on rerun.
-        df.to_csv(path, index=False, lineterminator="\n")
+        write_csv(df, path, index=False, lineterminator="\n")
     elif suffix == ".md":
-        path.write_text(table_to_markdown(df, units) + "\n")
+        write_text(path, table_to_markdown(df, units) + "\n")
     else:
         raise ValueError(f"{path}: table format must be .csv or .md")
     return path

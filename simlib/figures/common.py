@@ -7,6 +7,8 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from simlib.io import atomic_path
+
 #: Candidate units for time axes, largest first.
 TIME_UNITS = ((86400.0, "days"), (3600.0, "h"), (60.0, "min"), (1.0, "s"))
 
@@ -28,7 +30,7 @@ def time_unit(values) -> tuple[float, str]:
 
 
 def save_figure(fig: Figure, out_path) -> Path:
-    """Write ``fig`` as PNG or SVG (by suffix); same figure => same bytes.
+    """Write ``fig`` as PNG or SVG (by suffix), atomically; same figure => same bytes.
 
     SVG output otherwise carries a date and random ids: both are pinned.
     """
@@ -36,8 +38,8 @@ def save_figure(fig: Figure, out_path) -> Path:
     fmt = out_path.suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise ValueError(f"{out_path}: figure format must be .png or .svg")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
-        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
+    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}), \
+            atomic_path(out_path) as tmp:
+        fig.savefig(tmp, format=fmt, dpi=150, metadata=metadata)
     return out_path

@@ -25,6 +25,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from simlib.io import atomic_path
 from simlib.workload import lublin
 from simlib.workload.swf import Workload
 
@@ -231,6 +232,6 @@ def plot_lublin_validation(workload: Workload, params, out_png, *,
              va="bottom", color="0.3", family="monospace")
     # Reserve the bottom strip for the footer (constrained layout ignores fig.text).
     fig.get_layout_engine().set(rect=(0, 0.13, 1, 0.87))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, format="png", dpi=150, metadata={"Software": None})
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
     return out

@@ -56,6 +56,7 @@ import pandas as pd
 
 from ..cube import build_cube
 from ..errors import ConfigError
+from ..io import write_text
 from ..metrics import kumar_slowdown, summarize
 from ..policies import POLICIES, make_policy
 from ..runner import simulate
@@ -441,8 +442,7 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
                          info["n_bar"])
     doc = {**dict(spec), "expected_n_bar": kgen.expected_mean_job_size(params),
            "n_bar_se": kgen.mean_job_size_se(params, int(spec["n_jobs"])), "entries": entries}
-    (outdir / "index.json").write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n",
-                                       encoding="utf-8")
+    write_text(outdir / "index.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return entries
 
 

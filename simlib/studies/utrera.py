@@ -201,8 +201,8 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
     [(1, 0.0, 1.0, 4), (1, 1.0, 2.0, 2), (1, 2.0, 2.5, 4), (2, 1.0, 2.0, 2)]
     """
     pol = make_policy(policy, **dict(policy_params or {}))
-    jobs = jobs_from_workload(workload)
-    platform = Platform.homogeneous(int(cpus))
+    platform = Platform.homogeneous(cpus)
+    jobs = jobs_from_workload(workload, cpus=platform.cpus)
     sim = Simulator(platform, jobs, pol, overrun=overrun, record_timeline=True)
     snapshots: list[tuple[float, dict[int, tuple[int, ...]]]] = []
     inner = pol.on_round

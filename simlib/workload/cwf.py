@@ -26,9 +26,10 @@ Per line
     1. exactly 21 whitespace-separated fields;
     2. fields 1-18 follow the SWF rules (numbers, integral where SWF is,
        ``-1`` the only negative time or size);
-    3. ``requested_start`` is an integer, ``-1`` or ``>= 0``;
+    3. ``requested_start`` is an integer, ``-1`` or ``>= 0``, at most
+       2**53 (like the SWF times, :data:`~simlib.workload.swf.MAX_EXACT_TIME`);
     4. ``request_type`` is one of :data:`REQUEST_TYPES` (case-sensitive);
-    5. ``amount`` is an integer, ``-1`` or ``>= 0``;
+    5. ``amount`` is an integer, ``-1`` or ``>= 0``, at most 2**53;
     6. an ``S`` line has ``amount = -1`` and ``requested_start`` either
        ``-1`` (batch) or ``>= submit_time`` (dedicated: it cannot ask to
        start before it is submitted);
@@ -43,7 +44,9 @@ Across lines
     11. a command names the id of an ``S`` line that comes earlier (in the
         final order): it refers to a *previously submitted* job.  A command
         at the same second as its job's submission is allowed if its line
-        comes after the job's.
+        comes after the job's;
+    12. there is at least one job line (unless ``allow_empty=True``).
+Line ends, byte order mark and blank lines are handled as in SWF.
 
 Data model
 ----------
@@ -326,7 +329,8 @@ def _cross_violations(cols, is_s, is_cmd, found) -> None:
 # --------------------------------------------------------------------------
 
 
-def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
+def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject",
+             allow_empty: bool = False) -> Workload:
     """Read a CWF file, plain or gzip-compressed.
 
     Parameters
@@ -336,6 +340,9 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
     unsorted : {"reject", "sort"}
         Decreasing submit times: error naming the line, or sort all lines
         (jobs and commands) stably by submit time.
+    allow_empty : bool, default False
+        Return an empty ``jobs`` for a file without job lines instead of
+        raising.
 
     Returns
     -------
@@ -348,7 +355,8 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
     ------
     TraceFormatError
         With path, 1-based line, field and reason, for any of the rules in
-        the module docstring.
+        the module docstring; with path only for a directory, corrupt gzip
+        data or a file without job lines.
 
     Examples
     --------
@@ -363,6 +371,8 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
     columns = _parse_body_fast(data[body_start:], unsorted)
     if columns is None:
         header, columns = _parse_lines(data, path_str, unsorted)
+    if not allow_empty and len(columns["job_id"]) == 0:
+        raise _swf._no_jobs(path_str, data, header)
     return Workload(jobs=_frame(columns), header=header, path=path_str)
 
 
@@ -428,13 +438,15 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
 
 
 def _parse_extra(tokens: list[bytes], path: str, lineno: int) -> tuple[int, str, int]:
-    start = _swf._parse_number(tokens[_N_SWF], "requested_start", False, True, path, lineno)
+    start = _swf._parse_number(tokens[_N_SWF], "requested_start", False, True, path, lineno,
+                               time=True)
     kind = tokens[_TYPE_COL].decode("utf-8", "backslashreplace")
     if kind not in REQUEST_TYPES:
         raise TraceFormatError(path, lineno, "request_type",
                                f"unknown request type {kind!r}: expected one of "
                                f"{', '.join(REQUEST_TYPES)}")
-    amount = _swf._parse_number(tokens[_N_SWF + 2], "amount", False, True, path, lineno)
+    amount = _swf._parse_number(tokens[_N_SWF + 2], "amount", False, True, path, lineno,
+                                time=True)
     return start, kind, amount
 
 
@@ -556,7 +568,7 @@ def _columns_of(jobs: pd.DataFrame) -> dict:
                          f"{list(jobs.columns)}")
     cols = {name: _swf._column_values(jobs[name], name) for name in SWF_FIELDS}
     for name in ("requested_start", "amount"):
-        cols[name] = _swf._column_values(jobs[name], name)
+        cols[name] = _swf._column_values(jobs[name], name, time=True)
     types = jobs["request_type"]
     if types.isna().any():
         row = int(np.flatnonzero(types.isna().to_numpy())[0])
@@ -684,7 +696,8 @@ def merge_commands(jobs: Workload, commands: Iterable[ElasticCommand] = ()) -> W
         raise ValueError(f"jobs lack SWF column(s) {missing}")
     n = len(src)
     cols = {name: _swf._column_values(src[name], name) for name in SWF_FIELDS}
-    cols["requested_start"] = (_swf._column_values(src["requested_start"], "requested_start")
+    cols["requested_start"] = (_swf._column_values(src["requested_start"], "requested_start",
+                                                   time=True)
                                if "requested_start" in src.columns else np.full(n, -1, np.int64))
     cols["request_type"] = np.full(n, SUBMISSION, dtype=object)
     cols["amount"] = np.full(n, -1, np.int64)

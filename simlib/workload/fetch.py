@@ -50,7 +50,6 @@ import os
 import shutil
 import socket
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -61,6 +60,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from simlib.errors import ChecksumError, ConfigError, SimlibError, TraceFormatError
+from simlib.io import atomic_path
 
 __all__ = [
     "MANIFEST_COLUMNS",
@@ -615,39 +615,32 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
     is_url = scheme in ("http", "https")
     where = _trace_url(source, name) if is_url else str(Path(source) / name)
 
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-    tmp = Path(tmp_name)
+    # On any failure (KeyboardInterrupt too) atomic_path removes the partial
+    # file and leaves an existing dest untouched.
     try:
-        with os.fdopen(fd, "wb") as out:
-            if is_url:
-                _download(where, out, timeout, progress)
-            else:
-                try:
-                    src = open(where, "rb")
-                except FileNotFoundError as exc:
-                    raise TraceNotFoundError(
-                        f"{where}: no such file (trace {name!r} in local source {source!r})") from exc
-                except IsADirectoryError as exc:
-                    raise TraceNotFoundError(f"{where}: is a directory, not a trace file") from exc
-                with src:
-                    shutil.copyfileobj(src, out, _CHUNK)
-            out.flush()
-            os.fsync(out.fileno())
-        try:
-            verify_sha256(tmp, entry.sha256_uncompressed)
-        except ChecksumError as exc:
-            err = ChecksumError(
-                f"{where}: trace {name!r} does not match the manifest: sha256 of the "
-                f"uncompressed content is {exc.actual}, expected {exc.expected}")
-            err.path, err.expected, err.actual = where, exc.expected, exc.actual
-            raise err from None
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a trace is not secret
-        os.replace(tmp, dest)
-    except BaseException:
-        # Also on KeyboardInterrupt: never leave a partial file behind.
-        tmp.unlink(missing_ok=True)
-        raise
+        with atomic_path(dest) as tmp:
+            with open(tmp, "wb") as out:
+                if is_url:
+                    _download(where, out, timeout, progress)
+                else:
+                    try:
+                        src = open(where, "rb")
+                    except FileNotFoundError as exc:
+                        raise TraceNotFoundError(
+                            f"{where}: no such file (trace {name!r} in local source "
+                            f"{source!r})") from exc
+                    except IsADirectoryError as exc:
+                        raise TraceNotFoundError(f"{where}: is a directory, not a trace file") from exc
+                    with src:
+                        shutil.copyfileobj(src, out, _CHUNK)
+            try:
+                verify_sha256(tmp, entry.sha256_uncompressed)
+            except ChecksumError as exc:
+                err = ChecksumError(
+                    f"{where}: trace {name!r} does not match the manifest: sha256 of the "
+                    f"uncompressed content is {exc.actual}, expected {exc.expected}")
+                err.path, err.expected, err.actual = where, exc.expected, exc.actual
+                raise err from None
     finally:
         close = getattr(progress, "close", None)
         if close:

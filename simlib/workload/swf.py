@@ -18,6 +18,7 @@ Column dtypes
 Numbers
     Plain decimal notation: optional sign, digits, optional fraction
     (``-1``, ``42``, ``552.21``, ``.5``). No exponents, ``nan`` or ``inf``.
+    Integers must fit in 64 bits; a fractional field must be finite.
 Non-negative fields
     :data:`NONNEGATIVE_FIELDS` are the times and sizes: ``submit_time``,
     ``wait_time``, ``run_time``, ``allocated_procs``, ``avg_cpu_time``,
@@ -25,21 +26,34 @@ Non-negative fields
     ``requested_memory``. A negative value other than ``-1`` there is an
     error. Identifiers, status, preceding job and think time are not checked
     for sign (think time is a difference of times).
+Times
+    The integral times (:data:`TIME_FIELDS`) must lie within
+    ``±2**53`` (:data:`MAX_EXACT_TIME`, about 285 million years): the
+    simulator computes in float64, which is exact only up to there, so a
+    larger value would be rounded silently.
+Job ids
+    Unique: a second line with the same ``job_id`` is an error naming both
+    lines.
 Order
     Submit times must not decrease from one job line to the next
     (``unsorted="reject"``, the default); ``unsorted="sort"`` sorts the jobs
     stably by submit time instead.
 Layout
     Header lines come first; a ``;`` line after the first job line is an
-    error. Blank (or whitespace-only) lines are ignored anywhere. ``\\r\\n``
-    line ends are accepted. Header lines are kept verbatim (trailing
+    error. Blank (or whitespace-only) lines are ignored anywhere. Line ends
+    may be ``\\n``, ``\\r\\n`` or ``\\r`` alone (universal newlines; line
+    numbers in errors count any of them), and a UTF-8 byte order mark at the
+    start of the file is skipped. Header lines are kept verbatim (trailing
     whitespace included, a leading indentation before ``;`` removed).
+    A file without any job line (empty, blank or header only) is an error
+    unless read with ``allow_empty=True``.
 Exact round trip
     ``read_swf(write_swf(w))`` gives back ``w.jobs`` (same values, dtypes and
     a RangeIndex) and ``w.header`` exactly, for any workload ``write_swf``
-    accepts; hence writing a re-read workload reproduces the same bytes. The
-    writer puts integral values without a decimal point and fractional values
-    with the shortest digits that parse back to the same float (like
+    accepts (read one without jobs with ``allow_empty=True``); hence writing
+    a re-read workload reproduces the same bytes. The writer puts integral
+    values without a decimal point and fractional values with the shortest
+    digits that parse back to the same float (like
     ``repr``, but never in exponent notation). Fields are right-aligned in
     columns as in the archive's files. Original bytes are *not* preserved
     (``142.00`` is written ``142``, blank lines are dropped).
@@ -53,16 +67,15 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import tempfile
 import zlib
 from dataclasses import dataclass, field
 from io import BytesIO
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from simlib.errors import TraceFormatError
+from simlib.io import write_bytes
 
 #: The 18 SWF fields, in file order, with simlib's column names.
 SWF_FIELDS: tuple[str, ...] = (
@@ -102,6 +115,20 @@ NONNEGATIVE_FIELDS: tuple[str, ...] = (
     "requested_memory",
 )
 
+#: Integral times in seconds: their absolute value must not exceed
+#: :data:`MAX_EXACT_TIME`.
+TIME_FIELDS: tuple[str, ...] = (
+    "submit_time",
+    "wait_time",
+    "run_time",
+    "requested_time",
+    "think_time",
+)
+
+#: Largest time (s) that float64, the simulator's time type, holds exactly
+#: together with all smaller integers: 2**53.
+MAX_EXACT_TIME = 2**53
+
 #: Column dtypes of :attr:`Workload.jobs`.
 SWF_DTYPES: dict[str, np.dtype] = {
     name: np.dtype(np.float64 if name in FLOAT_FIELDS else np.int64)
@@ -113,13 +140,16 @@ UNSORTED_POLICIES = ("reject", "sort")
 _N_FIELDS = len(SWF_FIELDS)
 _IS_FLOAT = np.array([name in FLOAT_FIELDS for name in SWF_FIELDS])
 _IS_NONNEG = np.array([name in NONNEGATIVE_FIELDS for name in SWF_FIELDS])
+_IS_TIME = np.array([name in TIME_FIELDS for name in SWF_FIELDS])
 _SUBMIT = SWF_FIELDS.index("submit_time")
 _GZIP_MAGIC = b"\x1f\x8b"
+_UTF8_BOM = b"\xef\xbb\xbf"
 # Every byte a valid job section can contain; anything else sends the reader
 # to the line-by-line path (which then names the culprit).
-_BODY_BYTES = b"0123456789.+- \t\r\n"
+_BODY_BYTES = b"0123456789.+- \t\n"
 _NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 _INTEGER = re.compile(rb"[+-]?\d+")
+_INT64_DIGITS = len(str(2**63))  # more significant digits cannot fit
 # Integers at or above 2**53 are not exact once parsed as float64: such
 # files go through the line-by-line path, which parses them with int().
 _EXACT_INT_LIMIT = 2.0**53
@@ -153,7 +183,8 @@ class Workload:
 # --------------------------------------------------------------------------
 
 
-def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
+def read_swf(path: str | os.PathLike, *, unsorted: str = "reject",
+             allow_empty: bool = False) -> Workload:
     """Read an SWF file, plain or gzip-compressed.
 
     Parameters
@@ -164,6 +195,9 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
         What to do when submit times decrease between job lines: raise a
         :class:`~simlib.errors.TraceFormatError` naming the line, or sort the
         jobs by submit time (stable, so equal submit times keep file order).
+    allow_empty : bool, default False
+        Return an empty ``jobs`` for a file without job lines instead of
+        raising.
 
     Returns
     -------
@@ -177,8 +211,11 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
         With path, 1-based line, field and reason, for a wrong field count,
         a non-numeric or out-of-range value, a fractional value in an integer
         field, a negative time or size other than -1 (see
-        :data:`NONNEGATIVE_FIELDS`), decreasing submit times (when
-        ``unsorted="reject"``) or a header line after the first job line.
+        :data:`NONNEGATIVE_FIELDS`), a time beyond :data:`MAX_EXACT_TIME`,
+        a job id used twice, decreasing submit times (when
+        ``unsorted="reject"``) or a header line after the first job line;
+        with path only for a directory, corrupt gzip data or a file without
+        job lines (unless ``allow_empty``).
 
     Examples
     --------
@@ -198,6 +235,8 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
         # Something is off (or merely unusual, e.g. huge integers): the slow
         # path either raises the precise error or parses the file itself.
         header, columns = _parse_lines(data, path_str, unsorted)
+    if not allow_empty and len(columns["job_id"]) == 0:
+        raise _no_jobs(path_str, data, header)
     jobs = pd.DataFrame(columns, columns=list(SWF_FIELDS))
     if unsorted == "sort":
         order = np.argsort(jobs["submit_time"].to_numpy(), kind="stable")
@@ -207,15 +246,41 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject") -> Workload:
 
 
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as f:
-        data = f.read()
+    """Content of a trace file (SWF and CWF alike), ready to split on ``\\n``.
+
+    Gunzipped if compressed; a UTF-8 byte order mark at the start dropped;
+    ``\\r\\n`` and lone ``\\r`` line ends turned into ``\\n``.
+    """
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except IsADirectoryError:
+        raise TraceFormatError(path, None, None,
+                               "is a directory, not a trace file") from None
     if data[:2] == _GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as exc:
             raise TraceFormatError(path, None, None,
                                    f"corrupt gzip data: {exc}") from None
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     return data
+
+
+def _no_jobs(path: str, data: bytes, header: list[str]) -> TraceFormatError:
+    """The error for a file without job lines (shared with the CWF reader)."""
+    if not data:
+        what = "the file is empty"
+    elif header:
+        what = f"the file holds only header lines ({len(header)})"
+    else:
+        what = "the file holds only blank lines"
+    return TraceFormatError(
+        path, None, None,
+        f"no jobs: {what} (read with allow_empty=True to accept that)")
 
 
 def _decode_header_line(line: bytes) -> str:
@@ -227,9 +292,7 @@ def _decode_header_line(line: bytes) -> str:
 
 
 def _header_text(line: bytes) -> str:
-    """Header line as stored: no line end, no indentation before ``;``."""
-    if line.endswith(b"\r"):
-        line = line[:-1]
+    """Header line as stored: no indentation before ``;``."""
     return _decode_header_line(line.lstrip())
 
 
@@ -284,48 +347,71 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
     submit = values[:, _SUBMIT]
     if unsorted == "reject" and (submit[1:] < submit[:-1]).any():
         return None
+    if _has_duplicates(values[:, 0]):
+        return None
     return {
         name: values[:, j].astype(SWF_DTYPES[name])
         for j, name in enumerate(SWF_FIELDS)
     }
 
 
+def _has_duplicates(ids: np.ndarray) -> bool:
+    return len(ids) > 1 and np.unique(ids).size != len(ids)
+
+
 def _empty_columns() -> dict:
     return {name: np.empty(0, SWF_DTYPES[name]) for name in SWF_FIELDS}
 
 
-def _show(token: bytes) -> str:
-    return token.decode("utf-8", "backslashreplace")
+def _show(token: bytes, limit: int = 40) -> str:
+    """A token for an error message, cut short if very long."""
+    text = token.decode("utf-8", "backslashreplace")
+    if len(text) > limit:
+        text = f"{text[:limit // 2]}...{text[-8:]} ({len(token)} characters)"
+    return text
 
 
 def _parse_token(token: bytes, j: int, path: str, lineno: int):
     """One field value, validated; raises TraceFormatError."""
     return _parse_number(token, SWF_FIELDS[j], bool(_IS_FLOAT[j]),
-                         bool(_IS_NONNEG[j]), path, lineno)
+                         bool(_IS_NONNEG[j]), path, lineno,
+                         time=bool(_IS_TIME[j]))
 
 
 def _parse_number(token: bytes, name: str, fractional: bool, nonnegative: bool,
-                  path: str, lineno: int):
+                  path: str, lineno: int, *, time: bool = False):
     """A numeric field value, validated; raises TraceFormatError.
 
     Shared with the CWF reader (:mod:`simlib.workload.cwf`), whose extra
     numeric fields follow the same rules: ``fractional`` allows a float,
-    ``nonnegative`` rejects negatives other than ``-1`` (missing).
+    ``nonnegative`` rejects negatives other than ``-1`` (missing), ``time``
+    rejects an integer beyond :data:`MAX_EXACT_TIME`.
     """
     if not _NUMBER.fullmatch(token):
         raise TraceFormatError(path, lineno, name,
                                f"not a number: {_show(token)!r}")
     if fractional:
         value = float(token)
+        if not np.isfinite(value):
+            raise TraceFormatError(path, lineno, name,
+                                   f"value {_show(token)} is too large for a float")
     elif _INTEGER.fullmatch(token):
-        value = int(token)
-        if not _INT64_MIN <= value <= _INT64_MAX:
+        # Count digits first: int() refuses strings of more than 4300.
+        if len(token.lstrip(b"+-").lstrip(b"0")) > _INT64_DIGITS:
+            value = None
+        else:
+            value = int(token)
+        if value is None or not _INT64_MIN <= value <= _INT64_MAX:
             raise TraceFormatError(
                 path, lineno, name,
                 f"value {_show(token)} does not fit in a 64-bit integer")
     else:
         # Same rounding as the fast path: through float64.
         as_float = float(token)
+        if not (np.isfinite(as_float) and _INT64_MIN <= as_float < 2.0**63):
+            raise TraceFormatError(
+                path, lineno, name,
+                f"value {_show(token)} does not fit in a 64-bit integer")
         if not as_float.is_integer():
             raise TraceFormatError(
                 path, lineno, name,
@@ -335,6 +421,11 @@ def _parse_number(token: bytes, name: str, fractional: bool, nonnegative: bool,
         raise TraceFormatError(
             path, lineno, name,
             f"negative value {_show(token)}: only -1 (missing) may be negative")
+    if time and abs(value) > MAX_EXACT_TIME:
+        raise TraceFormatError(
+            path, lineno, name,
+            f"time {_show(token)} is beyond 2**53 = {MAX_EXACT_TIME} s, where "
+            f"float64 (the simulator's time type) is no longer exact")
     return value
 
 
@@ -365,6 +456,7 @@ def _parse_lines(data: bytes, path: str, unsorted: str):
     """Line-by-line parse that raises on the first offending line."""
     header: list[str] = []
     rows: list[list] = []
+    first_line: dict[int, int] = {}  # job id -> line of its first job line
     prev_submit = prev_line = None
     for lineno, tokens in _body_lines(data, path, header):
         if len(tokens) != _N_FIELDS:
@@ -373,6 +465,12 @@ def _parse_lines(data: bytes, path: str, unsorted: str):
                 path, lineno, missing,
                 f"expected {_N_FIELDS} fields, found {len(tokens)}")
         row = [_parse_token(tok, j, path, lineno) for j, tok in enumerate(tokens)]
+        job_id = row[0]
+        if job_id in first_line:
+            raise TraceFormatError(
+                path, lineno, "job_id",
+                f"job id {job_id} appears twice (first on line {first_line[job_id]})")
+        first_line[job_id] = lineno
         submit = row[_SUBMIT]
         if unsorted == "reject" and prev_submit is not None and submit < prev_submit:
             raise TraceFormatError(
@@ -417,8 +515,9 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> None:
     ------
     ValueError
         If the columns, a header line or a value (NaN, a fractional value in
-        an integer field, a negative time or size other than -1, submit times
-        out of order) would not make a valid SWF file.
+        an integer field, a negative time or size other than -1, a time
+        beyond :data:`MAX_EXACT_TIME`, a job id used twice, submit times out
+        of order) would not make a valid SWF file.
 
     Examples
     --------
@@ -433,31 +532,14 @@ def write_swf(workload: Workload, path: str | os.PathLike) -> None:
 def _write_text_file(path, text: bytes) -> None:
     """Write ``text`` atomically, gzip-compressed when ``path`` ends in ``.gz``
     (shared by the SWF and CWF writers)."""
-    path_str = os.fspath(path)
-    if path_str.endswith(".gz"):
+    if os.fspath(path).endswith(".gz"):
         buffer = BytesIO()
         # mtime=0 and no file name: the output depends only on the content.
         with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0,
                            compresslevel=_GZIP_LEVEL) as gz:
             gz.write(text)
         text = buffer.getvalue()
-    _atomic_write(path_str, text)
-
-
-def _atomic_write(path: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{Path(path).name}.",
-                               suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    write_bytes(path, text)
 
 
 def _format_swf(workload: Workload) -> bytes:
@@ -478,6 +560,11 @@ def _format_swf(workload: Workload) -> bytes:
     if len(jobs) == 0:
         return head
     columns = [_column_values(jobs[name], name) for name in SWF_FIELDS]
+    ids = columns[0]
+    if _has_duplicates(ids):
+        row = int(np.flatnonzero(pd.Series(ids).duplicated().to_numpy())[0])
+        first = int(np.flatnonzero(ids == ids[row])[0])
+        raise ValueError(f"job_id: job id {ids[row]} appears twice (rows {first} and {row})")
     submit = columns[_SUBMIT]
     # Compare, don't subtract: differences of int64 can overflow.
     backwards = np.flatnonzero(submit[1:] < submit[:-1])
@@ -490,8 +577,12 @@ def _format_swf(workload: Workload) -> bytes:
     return head + _join_cells(cells)
 
 
-def _column_values(column: pd.Series, name: str) -> np.ndarray:
-    """Column as int64 / float64 array, after the reader's checks."""
+def _column_values(column: pd.Series, name: str, time: bool | None = None) -> np.ndarray:
+    """Column as int64 / float64 array, after the reader's checks.
+
+    ``time`` (default: ``name`` is in :data:`TIME_FIELDS`) applies the
+    :data:`MAX_EXACT_TIME` limit.
+    """
     if column.isna().any():
         row = int(np.flatnonzero(column.isna().to_numpy())[0])
         raise ValueError(f"{name}: missing value at row {row} (write -1)")
@@ -524,6 +615,13 @@ def _column_values(column: pd.Series, name: str) -> np.ndarray:
             raise ValueError(
                 f"{name}: negative value {values[row].item()!r} at row {row} "
                 f"(only -1, missing, may be negative)")
+    if (name in TIME_FIELDS if time is None else time) and values.dtype.kind == "i":
+        bad = (values > MAX_EXACT_TIME) | (values < -MAX_EXACT_TIME)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{name}: time {values[row].item()!r} at row {row} is beyond "
+                f"2**53 s, where float64 is no longer exact")
     return values
 
 

@@ -3,7 +3,8 @@
 The scripts are thin: they read the ``snakemake`` object, call simlib, and
 write outputs. This module gives them a log file per job and a few writers
 (JSON, Markdown tables) whose formatting must not depend on optional
-packages.
+packages. Every output is written atomically (:mod:`simlib.io`): a script
+that is killed, or outlives a killed Snakemake, never leaves a partial file.
 """
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ import contextlib
 import json
 import logging
 import math
-import os
 import time
 from pathlib import Path
+
+from simlib.io import write_text
 
 
 @contextlib.contextmanager
@@ -57,11 +59,7 @@ def repo_root(snakemake) -> Path:
 
 def write_json(obj, path) -> None:
     """Write JSON deterministically (sorted keys, NaN as null), atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(_json_safe(obj), indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, json.dumps(_json_safe(obj), indent=2, sort_keys=True) + "\n")
 
 
 def _json_safe(obj):

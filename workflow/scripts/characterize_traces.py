@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from _common import job_log, markdown_table
+from simlib.io import write_csv, write_text
 from simlib.workload.prepare import characterization_table
 
 
@@ -25,7 +26,7 @@ def main(snakemake):
         # Identify rows by (trace, part) first; the workload label is the index.
         front = ["trace", "part"]
         table = table[front + [c for c in table.columns if c not in front]]
-        table.to_csv(snakemake.output.csv, lineterminator="\n")
+        write_csv(table, snakemake.output.csv, lineterminator="\n")
         scale = snakemake.params.scale
         md = [
             "# Trace characterization",
@@ -38,7 +39,7 @@ def main(snakemake):
             markdown_table(table.drop(columns=["trace", "part"]).T.rename_axis("quantity"),
                            index=True),
         ]
-        Path(snakemake.output.md).write_text("\n".join(md), encoding="utf-8")
+        write_text(snakemake.output.md, "\n".join(md), encoding="utf-8")
         log.info("wrote %d rows", len(table))
 
 

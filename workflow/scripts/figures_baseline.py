@@ -4,9 +4,9 @@ Mean wait vs offered load (one panel per trace, one line per policy) as PNG
 and SVG, and the cube's metrics as a CSV and a Markdown table; each states
 the scale that produced it.
 """
-from pathlib import Path
 
 from _common import job_log
+from simlib.io import write_csv, write_text
 from simlib.cube import read_cube
 from simlib.figures.baseline import baseline_table, plot_wait_vs_load, table_to_markdown
 
@@ -32,7 +32,7 @@ def main(snakemake):
         table = baseline_table(cube, [m for m in FIRST if m in names]
                                + [m for m in names if m not in FIRST])
         table.insert(0, "scale", scale)
-        table.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+        write_csv(table, snakemake.output.csv, index=False, lineterminator="\n")
         units = {str(v): cube[v].attrs.get("units", "") for v in cube.data_vars}
         md = [
             f"# Baseline study: metrics by trace, policy and offered load ({scale} scale)",
@@ -45,7 +45,7 @@ def main(snakemake):
             table_to_markdown(table.drop(columns=["scale"]), units),
             "",
         ]
-        Path(snakemake.output.md).write_text("\n".join(md), encoding="utf-8")
+        write_text(snakemake.output.md, "\n".join(md), encoding="utf-8")
         log.info("wrote %s and %s (%d rows)", snakemake.output.csv, snakemake.output.md, len(table))
 
 

@@ -5,11 +5,11 @@ Delayed-LOS, drawn by :func:`simlib.figures.kumar.plot_fig2`; its schedules
 as CSV. Table III: :func:`simlib.studies.kumar.algorithms_frame` beside the
 published table (input ``published``), as CSV and Markdown.
 """
-from pathlib import Path
 
 import pandas as pd
 
 from _common import job_log, markdown_table
+from simlib.io import write_csv, write_text
 from simlib.figures.kumar import plot_fig2
 from simlib.studies.kumar import fig2_example, load_published
 from simlib.studies.kumar_report import algorithms_frame
@@ -31,15 +31,15 @@ def main(snakemake):
                              "processors": r.requested_number_of_resources,
                              "start": r.starting_time, "end": r.finishing_time,
                              "allocated_resources": r.allocated_resources})
-        pd.DataFrame(rows).to_csv(snakemake.output.fig2_csv, index=False, lineterminator="\n")
+        write_csv(pd.DataFrame(rows), snakemake.output.fig2_csv, index=False, lineterminator="\n")
         published = load_published(snakemake.input.published)
         table = algorithms_frame(published)
-        table.to_csv(snakemake.output.table3_csv, index=False, lineterminator="\n")
+        write_csv(table, snakemake.output.table3_csv, index=False, lineterminator="\n")
         md = ["# Table III: list of all algorithms (generated from simlib.policies.POLICIES)", "",
               "`published`: paper name / workload / ECC processor as printed in Table III; "
               "`matches_published` compares it with the registry's class attributes "
               "(`heterogeneous`, `elastic`).", "", markdown_table(table, index=False)]
-        Path(snakemake.output.table3_md).write_text("\n".join(md), encoding="utf-8")
+        write_text(snakemake.output.table3_md, "\n".join(md), encoding="utf-8")
         log.info("Table III: %d algorithms", len(table))
 
 

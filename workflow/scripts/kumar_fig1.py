@@ -4,6 +4,7 @@ Reads the ``kumar_fig1`` trace-sweep cube; writes the figure (PNG, SVG) and
 its data (CSV).
 """
 from _common import job_log
+from simlib.io import write_csv
 from simlib.cube import read_cube
 from simlib.figures.kumar import plot_fig1
 
@@ -20,7 +21,7 @@ def main(snakemake):
             log.info("wrote %s", out)
         df = cube[["mean_wait", "offered_load"]].to_dataframe().reset_index()
         df.insert(0, "scale", scale)
-        df.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+        write_csv(df, snakemake.output.csv, index=False, lineterminator="\n")
 
 
 main(snakemake)  # noqa: F821

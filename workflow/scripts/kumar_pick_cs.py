@@ -5,6 +5,7 @@ writes ``picks`` (JSON read by the load sweeps' simulations: ``by_p_s``)
 and ``csv`` (the same table for paper_figures/K).
 """
 from _common import job_log, write_json
+from simlib.io import write_csv
 from simlib.cube import read_cube
 from simlib.studies.kumar import pick_cs, picks_document
 
@@ -21,7 +22,7 @@ def main(snakemake):
         out.insert(1, "p_s", [p.p_s[w] for w in out["workload"]])
         out["near_best"] = [" ".join(map(str, v)) for v in out["near_best"]]
         out.insert(0, "scale", p.scale)
-        out.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+        write_csv(out, snakemake.output.csv, index=False, lineterminator="\n")
         log.info("picks: %s", doc["by_p_s"])
 
 

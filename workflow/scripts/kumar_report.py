@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from _common import job_log
+from simlib.io import write_text
 from simlib.studies.kumar import KumarPlan, artifact_list, fig2_example, load_published
 from simlib.cube import read_cube
 from simlib.studies.kumar_report import algorithms_frame, dedicated_frame, render_readme
@@ -30,7 +31,7 @@ def main(snakemake):
                              algorithms=algorithms_frame(published), published=published,
                              fig2=fig2_example(), fig1_scale=p.fig1_scale, cubes=p.cubes,
                              dedicated=dedicated_frame(read_cube(inp.load_cube)))
-        Path(snakemake.output[0]).write_text(text, encoding="utf-8")
+        write_text(snakemake.output[0], text, encoding="utf-8")
         log.info("wrote %s (%d claims)", snakemake.output[0], len(claims_df))
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from _common import job_log, write_json
+from simlib.io import write_csv
 from simlib.studies.kumar import simulate_set
 
 
@@ -26,8 +27,8 @@ def main(snakemake):
                                      debug=bool(snakemake.config["simulation"].get("debug", False)),
                                      log=log)
         log.info("%d runs in %.1f s", len(records), time.perf_counter() - t0)
-        jobs.to_csv(snakemake.output.jobs, index=False, lineterminator="\n",
-                    compression={"method": "gzip", "mtime": 0})
+        write_csv(jobs, snakemake.output.jobs, index=False, lineterminator="\n",
+                  compression={"method": "gzip", "mtime": 0})
         write_json({"spec": p.spec, "simulation": p.simulation, "records": records},
                    snakemake.output.summary)
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from _common import job_log, markdown_table
+from simlib.io import write_csv, write_text
 from simlib.cube import read_cube
 from simlib.studies.kumar import KumarPlan, load_published
 from simlib.studies.kumar_report import claims, improvements_by_load, n_bar_frame, tables_frame
@@ -41,22 +42,22 @@ def main(snakemake):
 
         tables = tables_frame(load_cube, published)
         tables.insert(0, "scale", scale)
-        tables.to_csv(out.tables_csv, index=False, lineterminator="\n")
+        write_csv(tables, out.tables_csv, index=False, lineterminator="\n")
         show = tables.drop(columns=["scale", "workload", "figure", "seeds"])
-        Path(out.tables_md).write_text("\n".join([
+        write_text(out.tables_md, "\n".join([
             f"# Tables IV–VII: maximum % improvement ({scale} scale, {plan.seeds} seeds per point)",
             "", TABLE_NOTE, "", markdown_table(show, index=False)]), encoding="utf-8")
 
         by_load = improvements_by_load(load_cube, published)
         by_load.insert(0, "scale", scale)
-        by_load.to_csv(out.by_load_csv, index=False, lineterminator="\n")
+        write_csv(by_load, out.by_load_csv, index=False, lineterminator="\n")
 
         indices = {w: json.loads((Path(d) / "index.json").read_text(encoding="utf-8"))
                    for w, d in zip(p.workloads, snakemake.input.workloads)}
         nbar = n_bar_frame(indices, published)
         nbar.insert(0, "scale", scale)
-        nbar.to_csv(out.n_bar_csv, index=False, lineterminator="\n")
-        Path(out.n_bar_md).write_text("\n".join([
+        write_csv(nbar, out.n_bar_csv, index=False, lineterminator="\n")
+        write_text(out.n_bar_md, "\n".join([
             f"# n̄ (mean job size, processors) per workload ({scale} scale)", "",
             "Ours: mean over the load sweep's seeds (± 95 % CI). `expected`: E[n̄] under the "
             "configured size scale; `expected_linear` / `expected_log2`: under each scale. "
@@ -67,7 +68,7 @@ def main(snakemake):
         verdicts = claims(published=published, load_cube=load_cube, cs_cube=cs_cube,
                           fig1_cube=fig1, picks=picks, n_bar=nbar, tables=tables, plan=plan)
         verdicts.insert(0, "scale", scale)
-        verdicts.to_csv(out.claims_csv, index=False, lineterminator="\n")
+        write_csv(verdicts, out.claims_csv, index=False, lineterminator="\n")
         log.info("verdicts: %s", verdicts["verdict"].value_counts().to_dict())
 
 

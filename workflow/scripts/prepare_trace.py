@@ -4,9 +4,9 @@ Writes the prepared SWF, the cleaning log (counts of every cleaning rule),
 and a JSON with the counts and the characterization of both the whole
 cleaned trace and the subset.
 """
-from pathlib import Path
 
 from _common import job_log, write_json
+from simlib.io import write_text
 from simlib.workload.prepare import (CleaningPolicy, characterize, clean,
                                      format_cleaning_log, subset)
 from simlib.workload.swf import max_procs, read_swf, write_swf
@@ -22,7 +22,7 @@ def main(snakemake):
         policy = CleaningPolicy.from_mapping(p.cleaning)
         cleaned, counts = clean(raw, p.machine_procs, policy=policy)
         text = format_cleaning_log(trace, counts, policy)
-        Path(snakemake.output.cleaning_log).write_text(text, encoding="utf-8")
+        write_text(snakemake.output.cleaning_log, text, encoding="utf-8")
         log.info("cleaning:\n%s", text)
         part = subset(cleaned, first_job=p.first_job, n_jobs=p.n_jobs)
         log.info("kept %d jobs from index %d (n_jobs=%s)", len(part.jobs), p.first_job, p.n_jobs)

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from _common import job_log
+from simlib.io import write_text
 
 
 def main(snakemake):
@@ -40,7 +41,7 @@ def main(snakemake):
                 note = "" if rel.split(os.sep)[0] != ".." else " (built by the pipeline, not committed)"
                 lines.append(f"- [`{a['path']}`]({rel}) — {a['title']}{note}")
         lines.append("")
-        out.write_text("\n".join(lines), encoding="utf-8")
+        write_text(out, "\n".join(lines), encoding="utf-8")
         log.info("indexed %d artifacts in %d sections", len(p.artifacts), len(sections))
 
 

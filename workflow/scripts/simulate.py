@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from _common import job_log, write_json
+from simlib.io import write_csv
 from simlib.metrics import summarize
 from simlib.runner import simulate
 from simlib.workload.swf import read_swf
@@ -35,7 +36,7 @@ def main(snakemake):
         elapsed = time.perf_counter() - t0
         # Wall time goes to the log only: summary.json must be reproducible.
         log.info("simulated in %.3f s (%.0f jobs/s)", elapsed, len(wl.jobs) / max(elapsed, 1e-9))
-        res.jobs.to_csv(snakemake.output.jobs, index=False, lineterminator="\n")
+        write_csv(res.jobs, snakemake.output.jobs, index=False, lineterminator="\n")
         metrics = summarize(res.jobs, p.machine_procs, tau=p.simulation["tau"])
         log.info("metrics: %s", metrics)
         write_json({

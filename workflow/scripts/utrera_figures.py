@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from _common import job_log
+from simlib.io import write_csv, write_text
 from simlib.cube import read_cube
 from simlib.figures import utrera as F
 from simlib.studies import utrera as U
@@ -42,7 +43,7 @@ def num(x, digits=3):
 
 
 def write_md(path, title, intro, body):
-    Path(path).write_text(f"# {title}\n\n{intro}\n\n{body}", encoding="utf-8")
+    write_text(path, f"# {title}\n\n{intro}\n\n{body}", encoding="utf-8")
 
 
 def fig2(snakemake, log):
@@ -51,7 +52,7 @@ def fig2(snakemake, log):
     F.plot_fig2(sched, pub["fig2"], snakemake.output.png, scale_label=snakemake.params.scale,
                 policies=snakemake.params.policies)
     table = F.fig2_table(sched, pub["fig2"])
-    table.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+    write_csv(table, snakemake.output.csv, index=False, lineterminator="\n")
     md = table.assign(policy=table["policy"].map(F._label))
     write_md(snakemake.output.md, "Fig. 2: the nine numbers, ours vs published",
              f"Toy example on {sched['cpus']} CPUs, simulated ({pub['fig2']['source']}). "
@@ -66,7 +67,7 @@ def table1(snakemake, log):
     cube = read_cube(snakemake.input.cube)
     n_seeds = int(cube.sizes["seed"])
     t1 = R.table1_frame(cube, pub)
-    t1.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+    write_csv(t1, snakemake.output.csv, index=False, lineterminator="\n")
     fits = [json.loads(Path(f).read_text()) for f in snakemake.input.fits]
     note = ""
     if fits:
@@ -118,7 +119,7 @@ def traces(snakemake, log):
     main = tf[tf["policy"].isin(["easy", "fcfs_malleable"])]
     # Fig. 3
     F.plot_fig3(tf, out.fig3, scale_label=p.scale, n_seeds=n_seeds, note=ACK)
-    main.to_csv(out.fig3_csv, index=False, lineterminator="\n")
+    write_csv(main, out.fig3_csv, index=False, lineterminator="\n")
     rows = []
     for t in p.traces:
         for pol in ("easy", "fcfs_malleable"):
@@ -135,7 +136,7 @@ def traces(snakemake, log):
     # Table 2
     infos = {t: json.loads(Path(f).read_text()) for t, f in zip(p.traces, snakemake.input.infos)}
     t2 = R.table2_frame(infos, tf, pub)
-    t2.to_csv(out.table2_csv, lineterminator="\n")
+    write_csv(t2, out.table2_csv, lineterminator="\n")
     md2 = pd.DataFrame({
         "CPUs (paper)": [f"{r.cpus} ({r.paper_cpus:g})" for r in t2.itertuples()],
         "jobs, positions (paper)": [f"{r.jobs}, {r.portion} ({r.paper_jobs})" for r in t2.itertuples()],
@@ -179,8 +180,8 @@ def traces(snakemake, log):
                    "paper_fcfs_malleable": pf.get("fcfs_malleable", {}).get(t, np.nan)})
     t3 = pd.DataFrame(t3)
     fr = pd.DataFrame(fr)
-    t3.to_csv(out.table3_csv, index=False, lineterminator="\n")
-    fr.to_csv(out.frag_csv, index=False, lineterminator="\n")
+    write_csv(t3, out.table3_csv, index=False, lineterminator="\n")
+    write_csv(fr, out.frag_csv, index=False, lineterminator="\n")
     write_md(out.table3_md, f"Table 3: average MPL ({p.scale} scale)",
              "Processes of running jobs per machine CPU, time-averaged from the first submission "
              "to the last completion of the portion (hence below 1 for EASY). fcfs_malleable: "
@@ -206,7 +207,7 @@ def traces(snakemake, log):
     # The main reading, then every other reading of the time model.
     gains = pd.concat([R.gains_frame(cube, new=label) for label in p.readings.values()],
                       ignore_index=True)
-    gains.to_csv(out.gains_csv, index=False, lineterminator="\n")
+    write_csv(gains, out.gains_csv, index=False, lineterminator="\n")
     hv = pub["headline"]["values"]
     names = {v: k for k, v in p.readings.items()}
     main_gains = gains[gains["policy"] == "fcfs_malleable"]
@@ -226,13 +227,13 @@ def traces(snakemake, log):
              + "\n## Under the other readings of the time model\n\n" + F.to_markdown(omd))
     # Orders ablation and time-model readings
     F.plot_orders(tf, p.orders, out.orders, scale_label=p.scale, n_seeds=n_seeds)
-    R.orders_frame(cube, p.orders).to_csv(out.orders_csv, index=False, lineterminator="\n")
+    write_csv(R.orders_frame(cube, p.orders), out.orders_csv, index=False, lineterminator="\n")
     F.plot_readings(tf, p.readings, out.readings, scale_label=p.scale, n_seeds=n_seeds)
     rd = tf[tf["policy"].isin(list(p.readings.values()) + ["easy"])].copy()
     rd.insert(1, "reading", rd["policy"].map({v: k for k, v in p.readings.items()}).fillna("easy"))
     rd["params"] = rd["reading"].map(lambda r: json.dumps(p.reading_params.get(r, {}),
                                                           sort_keys=True))
-    rd.to_csv(out.readings_csv, index=False, lineterminator="\n")
+    write_csv(rd, out.readings_csv, index=False, lineterminator="\n")
     # Fig. 1 substitute
     jobs = pd.read_csv(snakemake.input.fig1_jobs)
     tl = pd.read_csv(snakemake.input.fig1_timeline)
@@ -255,7 +256,7 @@ def long_util(snakemake, log):
     cube = read_cube(snakemake.input.cube)
     n_seeds = int(cube.sizes["seed"])
     lu = R.long_util_frame(cube)
-    lu.to_csv(snakemake.output.csv, index=False, lineterminator="\n")
+    write_csv(lu, snakemake.output.csv, index=False, lineterminator="\n")
     info = json.loads(Path(snakemake.input.info).read_text())
     n_long = int(info["portion"]["long_jobs"])
     own = info["portion"].get("long_cpu_util_mean")

@@ -6,9 +6,9 @@ cleaned trace), and records its characterization (Table 2) with the demand
 ratio under the log's own schedule (our reading of Req.Cpus/Cpus, see
 simlib.studies.utrera), for the portion and for the whole cleaned trace.
 """
-from pathlib import Path
 
 from _common import job_log, write_json
+from simlib.io import write_text
 from simlib.studies.utrera import log_demand_ratios
 from simlib.workload.prepare import (CleaningPolicy, characterize, clean,
                                      format_cleaning_log, subset)
@@ -31,7 +31,7 @@ def main(snakemake):
         policy = CleaningPolicy.from_mapping(p.cleaning)
         cleaned, counts = clean(raw, cpus, policy=policy)
         text = format_cleaning_log(trace, counts, policy)
-        Path(snakemake.output.cleaning_log).write_text(text, encoding="utf-8")
+        write_text(snakemake.output.cleaning_log, text, encoding="utf-8")
         part = subset(cleaned, first_job=portion["first_job"], n_jobs=portion["n_jobs"])
         if len(part.jobs) < portion["n_jobs"]:
             raise ValueError(f"{trace}: only {len(part.jobs)} jobs from position "

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from _common import job_log
+from simlib.io import write_text
 from simlib.figures.utrera import to_markdown
 from simlib.studies import utrera_report as R
 
@@ -247,7 +248,7 @@ def main(snakemake):
                       "2014), cleaned logs of CTC-SP2 (Dan Dwyer and Steve Hotovy), SDSC-SP2 "
                       "(Victor Hazlewood) and SDSC-Blue (Travis Earheart and Nancy Wilkins-Diehr).",
                   ""]
-        out.write_text("\n".join(lines), encoding="utf-8")
+        write_text(out, "\n".join(lines), encoding="utf-8")
         log.info("verdicts: %s", dict(counts))
 
 

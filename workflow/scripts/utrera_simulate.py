@@ -18,6 +18,7 @@ import importlib
 import time
 
 from _common import job_log, write_json
+from simlib.io import write_csv
 from simlib.runner import simulate
 from simlib.studies.utrera import run_metrics
 from simlib.workload.prepare import offered_load
@@ -60,10 +61,10 @@ def main(snakemake):
             runs.append({**p.coords, "seed": seed, "workload": path, "policy_params": params,
                          "metrics": metrics})
             if i == 0:
-                res.jobs.to_csv(snakemake.output.jobs, index=False, lineterminator="\n")
+                write_csv(res.jobs, snakemake.output.jobs, index=False, lineterminator="\n")
                 # mtime 0: equal runs give equal bytes.
-                res.timeline.to_csv(snakemake.output.timeline, index=False, lineterminator="\n",
-                                    compression={"method": "gzip", "mtime": 0})
+                write_csv(res.timeline, snakemake.output.timeline, index=False,
+                          lineterminator="\n", compression={"method": "gzip", "mtime": 0})
             log.info("seed %s: response %.1f slowdown %.3f frag %.4f mpl %.3f", seed,
                      metrics["mean_response"], metrics["utrera_slowdown"],
                      metrics["utrera_fragmentation"], metrics["utrera_mean_mpl"])

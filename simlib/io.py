@@ -1,0 +1,178 @@
+"""Atomic file output: a file is either fully written or not there at all.
+
+Every output simlib and the pipeline's scripts write (per-job tables, JSON
+summaries, cubes, CSV/Markdown tables, figures, workloads, fetched traces)
+goes through :func:`atomic_path` or one of the helpers built on it, so a
+process killed mid-write (``kill -9`` of Snakemake leaves its job scripts
+running; a crash; Ctrl-C) never leaves a truncated file under the final
+name, and a failed rewrite leaves the previous file untouched.
+
+How: the data is written under the *same file name* in a fresh hidden
+directory next to the destination (``.<name>.<random>.tmp/<name>``), then
+moved into place with :func:`os.replace`, which is atomic on POSIX within one
+file system. Keeping the name means that libraries which infer the format
+from the suffix (pandas' ``compression="infer"``) or store the name in the
+file (gzip headers) behave exactly as if they wrote the destination
+directly, so the bytes do not depend on a random temporary name. The file
+gets the permissions a plain ``open()`` would give it (umask applies).
+
+This protects against the writing process dying, not against power loss
+(no ``fsync``). A process killed with ``kill -9`` cannot clean up: it may
+leave a hidden ``.<name>.*.tmp`` directory behind, never a partial
+``<name>``.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+__all__ = ["atomic_path", "atomic_write", "write_text", "write_bytes", "write_csv"]
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, *, mkdir: bool = True) -> Iterator[Path]:
+    """Yield a temporary path to write; move it to ``path`` on success.
+
+    For libraries that take a file name (``savefig``, ``to_netcdf``,
+    ``to_csv``): write to the yielded path inside the ``with`` block. When
+    the block ends normally the file replaces ``path`` atomically; when it
+    raises (any exception, KeyboardInterrupt included) the temporary file is
+    removed and ``path`` is left as it was.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The destination.
+    mkdir : bool, default True
+        Create the destination's parent directories first.
+
+    Yields
+    ------
+    pathlib.Path
+        A path with the same file name as ``path``, in a fresh hidden
+        directory beside it; nothing exists there yet.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the block ended without creating the yielded file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "t.txt")
+    >>> with atomic_path(out) as tmp:
+    ...     _ = tmp.write_text("done")
+    ...     os.path.exists(out)
+    False
+    >>> open(out).read(), os.listdir(os.path.dirname(out))
+    ('done', ['t.txt'])
+    """
+    dest = Path(path)
+    if mkdir:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    tmp = tmpdir / dest.name
+    try:
+        yield tmp
+        if not tmp.exists():
+            raise FileNotFoundError(f"{dest}: nothing was written (no {tmp})")
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w", *, encoding: str | None = None,
+                 newline: str | None = None, mkdir: bool = True) -> Iterator[IO]:
+    """Open ``path`` for writing; the content appears there only when complete.
+
+    Like ``open(path, mode)`` in a ``with`` statement, but the data goes to
+    a temporary file that replaces ``path`` when the block ends normally
+    (see :func:`atomic_path`); if the block raises, ``path`` is untouched
+    and no temporary file remains.
+
+    Parameters
+    ----------
+    path : str or path-like
+    mode : {"w", "wt", "wb"}
+        Text or binary. Appending or updating cannot be atomic this way.
+    encoding, newline : str, optional
+        As for :func:`open` (text mode only); ``encoding`` defaults to
+        UTF-8 in text mode.
+    mkdir : bool, default True
+        Create parent directories first.
+
+    Yields
+    ------
+    file object
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "a.json")
+    >>> with atomic_write(out) as f:
+    ...     _ = f.write("{}\\n")
+    >>> open(out).read()
+    '{}\\n'
+    """
+    if mode not in ("w", "wt", "wb"):
+        raise ValueError(f"atomic_write: mode must be 'w', 'wt' or 'wb', got {mode!r}")
+    if "b" not in mode and encoding is None:
+        encoding = "utf-8"
+    with atomic_path(path, mkdir=mkdir) as tmp:
+        with open(tmp, mode, encoding=encoding, newline=newline) as f:
+            yield f
+
+
+def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to ``path`` atomically (UTF-8, ``\\n`` kept as is).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = write_text(os.path.join(tempfile.mkdtemp(), "r.md"), "# hi\\n")
+    >>> p.read_text()
+    '# hi\\n'
+    """
+    with atomic_write(path, "w", encoding=encoding, newline="") as f:
+        f.write(text)
+    return Path(path)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> write_bytes(os.path.join(tempfile.mkdtemp(), "b.bin"), b"\\x00").read_bytes()
+    b'\\x00'
+    """
+    with atomic_write(path, "wb") as f:
+        f.write(data)
+    return Path(path)
+
+
+def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
+    """``frame.to_csv(path, **to_csv_kwargs)``, atomically.
+
+    The keyword arguments are pandas' own (``index``, ``lineterminator``,
+    ``compression`` ...); compression inferred from a ``.gz`` suffix and the
+    file name stored in a gzip header are those of ``path``.
+
+    Examples
+    --------
+    >>> import os, tempfile, pandas as pd
+    >>> p = write_csv(pd.DataFrame({"a": [1]}), os.path.join(tempfile.mkdtemp(), "t.csv"),
+    ...               index=False)
+    >>> p.read_text()
+    'a\\n1\\n'
+    """
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, **to_csv_kwargs)
+    return Path(path)
