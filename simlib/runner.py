@@ -33,7 +33,7 @@ from .policies import Policy, make_policy
 BATSIM_COLUMNS = (
     "job_id", "workload_name", "profile", "submission_time",
     "requested_number_of_resources", "requested_time", "success", "final_state",
-    "starting_time", "execution_time", "finishing_time", "waiting_time",
+    "starting_time", "execution_time", "finish_time", "waiting_time",
     "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
 )
 
@@ -137,7 +137,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
         "final_state": np.where(killed, "COMPLETED_WALLTIME_REACHED", "COMPLETED_SUCCESSFULLY"),
         "starting_time": start,
         "execution_time": execution,
-        "finishing_time": finish,
+        "finish_time": finish,
         "waiting_time": start - submit,
         "turnaround_time": turnaround,
         "stretch": stretch,

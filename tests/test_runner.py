@@ -22,7 +22,7 @@ def test_batsim_columns_and_values():
     assert df["job_id"].tolist() == ["7", "8"]
     assert df["starting_time"].tolist() == [0.0, 10.0]
     # Job 8 runs past its 20 s request: killed at its walltime.
-    assert df["finishing_time"].tolist() == [10.0, 30.0]
+    assert df["finish_time"].tolist() == [10.0, 30.0]
     assert df["final_state"].tolist() == ["COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"]
     assert df["success"].tolist() == [1, 0]
     assert df["waiting_time"].tolist() == [0.0, 5.0]

@@ -194,7 +194,7 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
     names = list(schedules)
     fig, axes = _new_figure(1, len(names), 4.2, 3.0)
     colors = matplotlib.colormaps["Set2"]
-    horizon = max(float(df["finishing_time"].max()) for df in schedules.values())
+    horizon = max(float(df["finish_time"].max()) for df in schedules.values())
     for ax, name in zip(axes[0], names):
         df = schedules[name]
         for k, row in enumerate(df.itertuples()):
