@@ -1,10 +1,13 @@
-"""Pieces every figure module shares: time units for axes, deterministic saving."""
+"""Pieces every figure module shares: time units for axes, figures, deterministic saving."""
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import matplotlib
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 #: Candidate units for time axes, largest first.
@@ -27,10 +30,24 @@ def time_unit(values) -> tuple[float, str]:
     return 1.0, "s"
 
 
+def new_figure(w: float, h: float) -> Figure:
+    """A ``w`` x ``h`` inch figure on a private Agg canvas (no pyplot state), constrained layout.
+
+    Examples
+    --------
+    >>> new_figure(4, 3).get_size_inches().tolist()
+    [4.0, 3.0]
+    """
+    fig = Figure(figsize=(w, h), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def save_figure(fig: Figure, out_path) -> Path:
     """Write ``fig`` as PNG or SVG (by suffix); same figure => same bytes.
 
     SVG output otherwise carries a date and random ids: both are pinned.
+    The file is replaced atomically: a failed drawing leaves nothing behind.
     """
     out_path = Path(out_path)
     fmt = out_path.suffix.lower().lstrip(".")
@@ -38,6 +55,13 @@ def save_figure(fig: Figure, out_path) -> Path:
         raise ValueError(f"{out_path}: figure format must be .png or .svg")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"Date": None} if fmt == "svg" else {}
-    with matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
-        fig.savefig(out_path, format=fmt, dpi=150, metadata=metadata)
+    fd, tmp = tempfile.mkstemp(dir=out_path.parent, prefix=f".{out_path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f, \
+                matplotlib.rc_context({"svg.hashsalt": "simlib", "svg.fonttype": "path"}):
+            fig.savefig(f, format=fmt, dpi=150, metadata=metadata)
+        os.replace(tmp, out_path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     return out_path
