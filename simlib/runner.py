@@ -28,8 +28,10 @@ from .engine.simulator import Simulator
 from .errors import ConfigError
 from .platform import Platform
 from .policies import Policy, make_policy
+from .workload.swf import _atomic_write
 
-#: Batsim's jobs.csv columns, in its order.
+#: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
+#: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
 BATSIM_COLUMNS = (
     "job_id", "workload_name", "profile", "submission_time",
     "requested_number_of_resources", "requested_time", "success", "final_state",
@@ -62,6 +64,68 @@ class SimResult:
     engine_jobs: list
 
 
+def _job_columns(df: pd.DataFrame):
+    """Per-row submit, size, estimate, work and CPU utilization (see jobs_from_workload)."""
+    submit = df["submit_time"].to_numpy(dtype=np.float64)
+    run = df["run_time"].to_numpy(dtype=np.float64)
+    procs = df["requested_procs"].to_numpy(dtype=np.int64)
+    procs = np.where(procs > 0, procs, df["allocated_procs"].to_numpy(dtype=np.int64))
+    req = df["requested_time"].to_numpy(dtype=np.float64)
+    req = np.where(req > 0, req, run)
+    cpu = df["avg_cpu_time"].to_numpy(dtype=np.float64)
+    util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
+    return submit, procs, req, run, util
+
+
+def unusable_job(workload, cpus: int | None = None) -> tuple[int, str, int] | None:
+    """The first job (in row order) the simulator cannot run, if any.
+
+    A job is unusable when it has no size (fields 8 and 5 both missing), a
+    negative runtime, no estimate (field 9 missing and runtime <= 0), a
+    negative submit time or, when ``cpus`` is given, more processors than
+    the machine.
+
+    Parameters
+    ----------
+    workload : Workload
+    cpus : int, optional
+        Machine size to check job sizes against.
+
+    Returns
+    -------
+    (row, reason, count) or None
+        Row position (0-based, file order for a read trace), what is wrong
+        with that job, and how many jobs are unusable for any reason.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> rows = [[1, 0, -1, 10, 4, -1, -1, 4, 20, -1, 1, 1, 1, 1, 1, 1, -1, -1],
+    ...         [2, 5, -1, 10, 9, -1, -1, 9, 20, -1, 1, 1, 1, 1, 1, 1, -1, -1]]
+    >>> unusable_job(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)), cpus=8)
+    (1, 'asks for 9 processors, more than the 8 of the machine', 1)
+    """
+    submit, procs, req, run, _ = _job_columns(workload.jobs)
+    checks = [
+        (procs <= 0, lambda i: "has no size (requested_procs and allocated_procs are missing)"),
+        (run < 0, lambda i: "has no runtime (run_time is missing)"),
+        (req <= 0, lambda i: "has no estimate (requested_time is missing and run_time is 0)"),
+        (submit < 0, lambda i: "has no submit time (submit_time is missing)"),
+    ]
+    if cpus is not None:
+        checks.append((procs > cpus, lambda i: f"asks for {int(procs[i])} processors, more than "
+                                               f"the {int(cpus)} of the machine"))
+    bad = np.zeros(len(submit), dtype=bool)
+    for mask, _ in checks:
+        bad |= mask
+    if not bad.any():
+        return None
+    row = int(np.flatnonzero(bad)[0])
+    reason = next(why(row) for mask, why in checks if mask[row])
+    return row, reason, int(bad.sum())
+
+
 def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     """Engine jobs from SWF columns.
 
@@ -71,23 +135,17 @@ def jobs_from_workload(workload, *, source: str = "") -> list[Job]:
     when both are present, else NaN (each policy that
     uses it states its default). A ``requested_start`` column (CWF) sets
     :attr:`Job.requested_start`. Jobs are taken in submission order
-    (stable), as the engine requires.
+    (stable), as the engine requires. A job without a usable size, runtime,
+    estimate or submit time (:func:`unusable_job`) is a ConfigError.
     """
     df = workload.jobs
     where = source or workload.path or "workload"
-    submit = df["submit_time"].to_numpy(dtype=np.float64)
-    run = df["run_time"].to_numpy(dtype=np.float64)
-    procs = df["requested_procs"].to_numpy(dtype=np.int64)
-    procs = np.where(procs > 0, procs, df["allocated_procs"].to_numpy(dtype=np.int64))
-    req = df["requested_time"].to_numpy(dtype=np.float64)
-    req = np.where(req > 0, req, run)
-    cpu = df["avg_cpu_time"].to_numpy(dtype=np.float64)
-    util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
-    bad = (procs <= 0) | (run < 0) | (req <= 0) | (submit < 0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ConfigError(f"{where}: job {int(df['job_id'].iat[i])} has no usable size, runtime, "
-                          f"estimate or submit time ({int(bad.sum())} such jobs); clean the trace first")
+    problem = unusable_job(workload)
+    if problem is not None:
+        row, reason, count = problem
+        raise ConfigError(f"{where}: job {int(df['job_id'].iat[row])} {reason} ({count} unusable "
+                          f"jobs); clean the trace first")
+    submit, procs, req, run, util = _job_columns(df)
     order = np.argsort(submit, kind="stable")
     ids = df["job_id"].to_numpy(dtype=np.int64)[order].tolist()
     cols = [submit[order].tolist(), procs[order].tolist(), req[order].tolist(),
@@ -150,7 +208,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
-             record_timeline: bool = True, commands=()) -> SimResult:
+             record_timeline: bool = True, commands=(), progress=None) -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -169,6 +227,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     commands : sequence of (time, payload)
         Timed external events passed to the policy (see Simulator); ignored
         unless the policy declares ``elastic = True``.
+    progress : callable, optional
+        ``progress(done, total, now)``, called now and then by the engine
+        (see :class:`~simlib.engine.simulator.Simulator`).
     """
     if platform is None:
         if cpus is None:
@@ -183,7 +244,28 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         commands = ()
     jobs = jobs_from_workload(workload)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
-                    record_timeline=record_timeline, commands=commands)
+                    record_timeline=record_timeline, commands=commands, progress=progress)
     sim.run()
     timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
     return SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, policy.name, jobs)
+
+
+def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
+    """Write a per-job table as Batsim's ``jobs.csv`` (comma-separated, header).
+
+    The file is replaced atomically: on any error nothing is left at ``path``
+    (an existing file stays as it was).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> row = [1, 0, -1, 10, 4, -1, -1, 4, 20, -1, 1, 1, 1, 1, 1, 1, -1, -1]
+    >>> res = simulate(Workload(pd.DataFrame([row], columns=SWF_FIELDS)), "fcfs", cpus=4)
+    >>> path = os.path.join(tempfile.mkdtemp(), "jobs.csv")
+    >>> write_jobs_csv(res.jobs, path)
+    >>> open(path).readline().split(",")[:3]
+    ['job_id', 'workload_name', 'profile']
+    """
+    text = jobs.to_csv(index=False, lineterminator="\n")
+    _atomic_write(str(path), text.encode("utf-8"))
