@@ -97,6 +97,7 @@ def _run_diff(args: argparse.Namespace) -> int:
 #: lazily) or, for this module's own commands, the functions themselves.
 SUBCOMMAND_PROVIDERS: list = [
     register_diff,
+    "simlib.commands:register",
 ]
 
 

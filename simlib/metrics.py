@@ -11,7 +11,7 @@ Inputs
 ------
 ``jobs``
     A per-job table in the Batsim ``jobs.csv`` schema (``submission_time``,
-    ``starting_time``, ``execution_time``, ``finishing_time``,
+    ``starting_time``, ``execution_time``, ``finish_time``,
     ``waiting_time``, ``turnaround_time``, ``requested_number_of_resources``,
     ...), as returned in ``SimResult.jobs``. Every row counts, including jobs
     killed at their walltime (``success == 0``): they did occupy the machine.
@@ -177,10 +177,10 @@ def response_times(jobs: pd.DataFrame) -> np.ndarray:
     Examples
     --------
     >>> import pandas as pd
-    >>> response_times(pd.DataFrame({"submission_time": [0.0], "finishing_time": [4.0]})).tolist()
+    >>> response_times(pd.DataFrame({"submission_time": [0.0], "finish_time": [4.0]})).tolist()
     [4.0]
     """
-    return _column(jobs, "finishing_time") - _column(jobs, "submission_time")
+    return _column(jobs, "finish_time") - _column(jobs, "submission_time")
 
 
 def mean_response(jobs: pd.DataFrame) -> float:
@@ -189,7 +189,7 @@ def mean_response(jobs: pd.DataFrame) -> float:
     Examples
     --------
     >>> import pandas as pd
-    >>> mean_response(pd.DataFrame({"submission_time": [0.0, 1.0], "finishing_time": [4.0, 3.0]}))
+    >>> mean_response(pd.DataFrame({"submission_time": [0.0, 1.0], "finish_time": [4.0, 3.0]}))
     3.0
     """
     return _mean(response_times(jobs))
@@ -245,12 +245,12 @@ def makespan(jobs: pd.DataFrame) -> float:
     Examples
     --------
     >>> import pandas as pd
-    >>> makespan(pd.DataFrame({"submission_time": [10.0, 12.0], "finishing_time": [20.0, 30.0]}))
+    >>> makespan(pd.DataFrame({"submission_time": [10.0, 12.0], "finish_time": [20.0, 30.0]}))
     20.0
     """
     if len(jobs) == 0:
         return float("nan")
-    return float(np.max(_column(jobs, "finishing_time")) - np.min(_column(jobs, "submission_time")))
+    return float(np.max(_column(jobs, "finish_time")) - np.min(_column(jobs, "submission_time")))
 
 
 def utilization(jobs: pd.DataFrame, cpus: int) -> float:
@@ -266,7 +266,7 @@ def utilization(jobs: pd.DataFrame, cpus: int) -> float:
     Examples
     --------
     >>> import pandas as pd
-    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finishing_time": [10.0, 10.0],
+    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finish_time": [10.0, 10.0],
     ...                   "execution_time": [10.0, 5.0], "requested_number_of_resources": [2, 4]})
     >>> utilization(j, cpus=8)
     0.5
@@ -504,12 +504,12 @@ def dutot_makespan(jobs: pd.DataFrame, *, origin: float = 0.0) -> float:
     Examples
     --------
     >>> import pandas as pd
-    >>> dutot_makespan(pd.DataFrame({"finishing_time": [3.0, 7.5]}))
+    >>> dutot_makespan(pd.DataFrame({"finish_time": [3.0, 7.5]}))
     7.5
     """
     if len(jobs) == 0:
         return float("nan")
-    return float(np.max(_column(jobs, "finishing_time")) - origin)
+    return float(np.max(_column(jobs, "finish_time")) - origin)
 
 
 # --------------------------------------------------------------------------
@@ -537,7 +537,7 @@ def zeng_bounded_relative_response_times(
     Examples
     --------
     >>> import pandas as pd
-    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finishing_time": [30.0, 2.0],
+    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finish_time": [30.0, 2.0],
     ...                   "execution_time": [15.0, 1.0]})
     >>> zeng_bounded_relative_response_times(j, bound=10.0).tolist()
     [2.0, 1.0]
@@ -563,7 +563,7 @@ def zeng_bounded_relative_response_time(
     Examples
     --------
     >>> import pandas as pd
-    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finishing_time": [30.0, 2.0],
+    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finish_time": [30.0, 2.0],
     ...                   "execution_time": [15.0, 1.0]})
     >>> zeng_bounded_relative_response_time(j)
     1.5
@@ -616,7 +616,7 @@ def summarize(jobs: pd.DataFrame, cpus: int, *, tau: float = DEFAULT_TAU) -> dic
     --------
     >>> import pandas as pd
     >>> j = pd.DataFrame({"submission_time": [0.0], "starting_time": [0.0],
-    ...     "finishing_time": [10.0], "execution_time": [10.0], "waiting_time": [0.0],
+    ...     "finish_time": [10.0], "execution_time": [10.0], "waiting_time": [0.0],
     ...     "requested_number_of_resources": [2]})
     >>> summarize(j, cpus=4)["utilization"]
     0.5

@@ -28,13 +28,15 @@ from .engine.simulator import Simulator
 from .errors import ConfigError
 from .platform import Platform
 from .policies import Policy, make_policy
+from .io import write_text
 from .workload.swf import MAX_EXACT_TIME
 
-#: Batsim's jobs.csv columns, in its order.
+#: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
+#: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
 BATSIM_COLUMNS = (
     "job_id", "workload_name", "profile", "submission_time",
     "requested_number_of_resources", "requested_time", "success", "final_state",
-    "starting_time", "execution_time", "finishing_time", "waiting_time",
+    "starting_time", "execution_time", "finish_time", "waiting_time",
     "turnaround_time", "stretch", "allocated_resources", "consumed_energy", "metadata",
 )
 
@@ -128,6 +130,24 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     return jobs
 
 
+class UnusableJobError(ConfigError):
+    """A workload job the simulator cannot run (see :func:`jobs_from_workload`).
+
+    Attributes
+    ----------
+    row : int
+        0-based row of the job in the workload (a command line maps it to
+        the file's line).
+    job_id : int
+    field : str
+        The SWF field at fault.
+    """
+
+    def __init__(self, message: str, *, row: int, job_id: int, field: str) -> None:
+        super().__init__(message)
+        self.row, self.job_id, self.field = row, job_id, field
+
+
 def _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req) -> None:
     """Raise ConfigError for the first job (by row) that cannot be simulated."""
     ids = df["job_id"].to_numpy()
@@ -163,8 +183,8 @@ def _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req) 
         field = "requested_procs" if requested[i] > 0 else "allocated_procs"
     n = int(bad.sum())
     more = f" ({n} jobs have such problems)" if n > 1 else ""
-    raise ConfigError(f"{where}: job {ids[i]} (row {i}): field '{field}': {reason(i)}{more}; "
-                      f"clean the trace first")
+    raise UnusableJobError(f"{where}: job {ids[i]} (row {i}): field '{field}': {reason(i)}{more}; "
+                           f"clean the trace first", row=i, job_id=int(ids[i]), field=field)
 
 
 def intervals(ids) -> str:
@@ -204,7 +224,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
         "final_state": np.where(killed, "COMPLETED_WALLTIME_REACHED", "COMPLETED_SUCCESSFULLY"),
         "starting_time": start,
         "execution_time": execution,
-        "finishing_time": finish,
+        "finish_time": finish,
         "waiting_time": start - submit,
         "turnaround_time": turnaround,
         "stretch": stretch,
@@ -217,7 +237,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
-             record_timeline: bool = True, commands=()) -> SimResult:
+             record_timeline: bool = True, commands=(), progress=None) -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -238,6 +258,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     commands : sequence of (time, payload)
         Timed external events passed to the policy (see Simulator); ignored
         unless the policy declares ``elastic = True``.
+    progress : callable, optional
+        ``progress(done, total, now)``, called now and then by the engine
+        (see :class:`~simlib.engine.simulator.Simulator`).
 
     Raises
     ------
@@ -260,7 +283,28 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         commands = ()
     jobs = jobs_from_workload(workload, cpus=platform.cpus)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
-                    record_timeline=record_timeline, commands=commands)
+                    record_timeline=record_timeline, commands=commands, progress=progress)
     sim.run()
     timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
     return SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, policy.name, jobs)
+
+
+def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
+    """Write a per-job table as Batsim's ``jobs.csv`` (comma-separated, header).
+
+    The file is replaced atomically: on any error nothing is left at ``path``
+    (an existing file stays as it was).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> row = [1, 0, -1, 10, 4, -1, -1, 4, 20, -1, 1, 1, 1, 1, 1, 1, -1, -1]
+    >>> res = simulate(Workload(pd.DataFrame([row], columns=SWF_FIELDS)), "fcfs", cpus=4)
+    >>> path = os.path.join(tempfile.mkdtemp(), "jobs.csv")
+    >>> write_jobs_csv(res.jobs, path)
+    >>> open(path).readline().split(",")[:3]
+    ['job_id', 'workload_name', 'profile']
+    """
+    text = jobs.to_csv(index=False, lineterminator="\n")
+    write_text(path, text)

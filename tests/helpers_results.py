@@ -33,7 +33,7 @@ def make_jobs(rows):
             "final_state": "COMPLETED_SUCCESSFULLY",
             "starting_time": float(start),
             "execution_time": float(execution),
-            "finishing_time": float(finish),
+            "finish_time": float(finish),
             "waiting_time": float(wait),
             "turnaround_time": float(finish - submit),
             "stretch": float((finish - submit) / execution),

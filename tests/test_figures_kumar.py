@@ -34,11 +34,6 @@ def test_seed_band_is_a_student_t_interval():
     assert [a.tolist() for a in F.seed_band(one)] == [[1.0, 2.0]] * 3
 
 
-def test_cores_parses_batsim_intervals():
-    assert F._cores("0-2 5 7-8") == [0, 1, 2, 5, 7, 8]
-    assert F._cores("") == []
-
-
 def test_save_rejects_other_formats(tmp_path):
     fig, _ = F._new_figure(1, 1)
     with pytest.raises(ValueError, match="png or .svg"):

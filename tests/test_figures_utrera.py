@@ -53,12 +53,6 @@ def test_fig2_gantt(tmp_path, schedules, pub):
     assert b"J6" in a or b"<path" in a
 
 
-def test_runs_of_core_ids():
-    assert F._runs([4, 5, 8, 9]) == [(4, 2), (8, 2)]
-    assert F._runs([3]) == [(3, 1)]
-    assert F._runs([]) == []
-
-
 def _table1_rows():
     rows = []
     for load in (0.3, 0.5, 0.7, 0.9):

@@ -179,4 +179,4 @@ def test_malformed_input(case, compressed, tmp_path):
     else:
         result = _simulate(reader, workload, spec)
         assert len(result.jobs) == spec["jobs"]
-        assert np.isfinite(result.jobs["finishing_time"]).all()
+        assert np.isfinite(result.jobs["finish_time"]).all()

@@ -2,7 +2,8 @@ import pandas as pd
 import pytest
 
 from simlib.errors import ConfigError
-from simlib.runner import BATSIM_COLUMNS, intervals, simulate
+from simlib.figures.gantt import parse_intervals
+from simlib.runner import BATSIM_COLUMNS, UnusableJobError, intervals, simulate, write_jobs_csv
 from simlib.workload.swf import SWF_FIELDS, Workload
 
 
@@ -22,7 +23,7 @@ def test_batsim_columns_and_values():
     assert df["job_id"].tolist() == ["7", "8"]
     assert df["starting_time"].tolist() == [0.0, 10.0]
     # Job 8 runs past its 20 s request: killed at its walltime.
-    assert df["finishing_time"].tolist() == [10.0, 30.0]
+    assert df["finish_time"].tolist() == [10.0, 30.0]
     assert df["final_state"].tolist() == ["COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"]
     assert df["success"].tolist() == [1, 0]
     assert df["waiting_time"].tolist() == [0.0, 5.0]
@@ -45,6 +46,75 @@ def test_unusable_job_names_the_source():
     with pytest.raises(ConfigError, match=r"t.swf: job 3 \(row 0\): field 'requested_procs': "
                                           r"no usable size"):
         simulate(wl, "fcfs", cpus=1)
+
+
+def test_unusable_job_error_carries_the_row_and_field():
+    wl = _workload([(1, 0, 10, 1, 10, 1), (2, 1, -1, 1, 10, 1), (3, 2, -1, 1, 10, 1)])
+    with pytest.raises(UnusableJobError) as info:
+        simulate(wl, "fcfs", cpus=2)
+    assert (info.value.row, info.value.job_id, info.value.field) == (1, 2, "run_time")
+    assert "(2 jobs have such problems)" in str(info.value)
+
+
+def test_write_jobs_csv_is_batsim_csv(tmp_path):
+    res = simulate(_workload([(7, 0, 10, 4, 20, -1), (8, 5, 30, 2, 20, -1)]), "easy", cpus=4,
+                   workload_name="w")
+    write_jobs_csv(res.jobs, tmp_path / "jobs.csv")
+    lines = (tmp_path / "jobs.csv").read_text().splitlines()
+    assert lines[0].split(",") == list(BATSIM_COLUMNS)
+    assert "finish_time" in BATSIM_COLUMNS   # Batsim's name (not finishing_time)
+    back = pd.read_csv(tmp_path / "jobs.csv", dtype={"job_id": str})
+    pd.testing.assert_frame_equal(back.drop(columns="metadata"), res.jobs.drop(columns="metadata"))
+    assert [p.name for p in tmp_path.iterdir()] == ["jobs.csv"]   # no temporary file left
+
+
+def test_write_jobs_csv_leaves_nothing_on_failure(tmp_path, monkeypatch):
+    res = simulate(_workload([(7, 0, 10, 4, 20, -1)]), "fcfs", cpus=4)
+
+    def broken(self, *args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(type(res.jobs), "to_csv", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_jobs_csv(res.jobs, tmp_path / "jobs.csv")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
+def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path):
+    """The compatibility the README claims: evalys' JobSet loads jobs.csv as Batsim's."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from evalys.jobset import JobSet
+
+    # Job 4 gets CPU 1 (freed by job 2) and CPU 3, around job 3: "1 3".
+    rows = [(1, 0, 30, 1, 30, -1), (2, 0, 5, 1, 5, -1), (3, 0, 30, 1, 30, -1),
+            (4, 6, 10, 2, 10, -1), (5, 7, 12, 4, 12, -1)]
+    res = simulate(_workload(rows), "easy", cpus=4, workload_name="toy")
+    assert res.jobs["allocated_resources"].tolist()[3] == "1 3"   # a split allocation
+    path = tmp_path / "jobs.csv"
+    write_jobs_csv(res.jobs, path)
+    js = JobSet.from_csv(str(path))
+    df = js.df.set_index("jobID")
+    assert list(df.index) == ["1", "2", "3", "4", "5"]
+    assert js.MaxProcs == 4
+    for _, ours in res.jobs.iterrows():
+        theirs = df.loc[ours["job_id"]]
+        assert set(theirs["allocated_resources"]) == set(parse_intervals(ours["allocated_resources"]))
+        assert theirs["proc_alloc"] == ours["requested_number_of_resources"]
+        assert theirs["finish_time"] == ours["finish_time"]
+        assert theirs["starting_time"] == ours["starting_time"]
+    fig, ax = plt.subplots()
+    try:
+        from evalys.visu.legacy import plot_gantt
+
+        plot_gantt(js, ax=ax)
+        assert len(ax.patches) >= len(rows) + 1   # one rectangle per CPU run (job 4: two)
+        fig.savefig(tmp_path / "gantt.png")
+    finally:
+        plt.close(fig)
+    assert (tmp_path / "gantt.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_intervals():

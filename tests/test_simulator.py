@@ -86,3 +86,26 @@ def test_unknown_policy_and_parameter():
 def test_timeline_tracks_busy_and_queued():
     _, sim = run("fcfs", [(0, 3, 10), (1, 3, 5)], 4)
     assert sim.timeline == [(0.0, 3, 0, 3), (1.0, 3, 1, 3), (10.0, 3, 0, 3), (15.0, 0, 0, 0)]
+
+
+def test_progress_hook_reports_finished_jobs_and_ends_at_the_total():
+    rows = [(i, 1 + i % 3, 2 + i % 5) for i in range(50)]
+    calls = []
+    jobs = make_jobs(rows)
+    sim = Simulator(Platform.homogeneous(4), jobs, make_policy("easy"),
+                    progress=lambda done, total, now: calls.append((done, total, now)),
+                    progress_every=7)
+    sim.run()
+    assert len(calls) >= 50 // 7   # at least one call per 7 rounds, plus the final one
+    assert calls[-1] == (50, 50, max(j.finish for j in jobs))
+    done = [c[0] for c in calls]
+    assert done == sorted(done) and all(c[1] == 50 for c in calls)
+    # Reporting changes nothing in the schedule.
+    plain, _ = run("easy", rows, 4, debug=False)
+    assert [(j.start, j.finish) for j in plain] == [(j.start, j.finish) for j in jobs]
+
+
+def test_progress_every_must_be_positive():
+    with pytest.raises(ConfigError, match="progress_every"):
+        Simulator(Platform.homogeneous(1), make_jobs([(0, 1, 1)]), make_policy("fcfs"),
+                  progress=print, progress_every=0)

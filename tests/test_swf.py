@@ -20,6 +20,7 @@ from simlib.workload.swf import (
     TIME_FIELDS,
     Workload,
     header_value,
+    job_line,
     max_procs,
     read_swf,
     write_swf,
@@ -409,3 +410,15 @@ def test_header_value_first_occurrence():
                  ["; Note: first", ";Note:second", "; Queue:  1  "])
     assert header_value(w, "Note") == "first"
     assert header_value(w, "Queue") == "1"
+
+
+def test_job_line_maps_rows_to_file_lines(tmp_path):
+    path = tmp_path / "small.swf"
+    path.write_text(SMALL)
+    lines = SMALL.splitlines()
+    job_lines = [i + 1 for i, text in enumerate(lines) if text.strip() and not text.lstrip().startswith(";")]
+    assert [job_line(path, k) for k in range(len(job_lines))] == job_lines
+    assert job_line(path, len(job_lines)) is None
+    gz = tmp_path / "small.swf.gz"
+    gz.write_bytes(gzip.compress(SMALL.encode()))
+    assert job_line(gz, 1) == job_lines[1]

@@ -67,7 +67,7 @@ def test_allocations_of_fig2_malleable():
     jobs = res.jobs.set_index("job_id")
     for jid, grp in seg.groupby("job_id"):
         assert grp["start"].min() == jobs.loc[str(jid), "starting_time"]
-        assert grp["end"].max() == jobs.loc[str(jid), "finishing_time"]
+        assert grp["end"].max() == jobs.loc[str(jid), "finish_time"]
     for t in np.arange(0.25, 6, 0.5):
         live = seg[(seg["start"] <= t) & (seg["end"] > t)]
         ids = [c for ids in live["cpu_ids"] for c in ids]
@@ -79,7 +79,7 @@ def test_allocations_record_shrink_and_expand():
                                          cpus=4, policy_params=MALLEABLE)
     j1 = seg[seg["job_id"] == 1]
     assert j1["cpus"].tolist() == [4, 2, 4]
-    assert j1["end"].iloc[-1] == res.jobs["finishing_time"].iloc[0] == 2.5
+    assert j1["end"].iloc[-1] == res.jobs["finish_time"].iloc[0] == 2.5
 
 
 def test_waiting_cpus_steps():

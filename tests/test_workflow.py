@@ -230,7 +230,7 @@ def test_smoke_run_writes_per_run_tables(smoke):
     run = smoke / "results/runs/baseline/smoke/SDSC-SP2/easy/load0.7"
     header = (run / "jobs.csv").read_text().splitlines()[0].split(",")
     for col in ("job_id", "submission_time", "requested_number_of_resources", "requested_time",
-                "starting_time", "execution_time", "finishing_time", "waiting_time",
+                "starting_time", "execution_time", "finish_time", "waiting_time",
                 "turnaround_time", "stretch", "allocated_resources"):
         assert col in header
     assert len((run / "jobs.csv").read_text().splitlines()) == 1501

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
@@ -61,6 +61,14 @@ class Simulator:
         External events from the workload (e.g. paper K's elastic control
         commands), handed to the policy in ``timers`` at their time, after
         that time's submissions.
+    progress : callable, optional
+        ``progress(done, total, now)`` is called every ``progress_every``
+        rounds and once at the end, with the number of finished jobs, the
+        number of jobs and the simulated time (for a progress bar; it must
+        not touch the simulation). Without it the loop pays one comparison
+        per round.
+    progress_every : int
+        Rounds between two calls of ``progress`` (default 4096).
 
     Examples
     --------
@@ -75,7 +83,9 @@ class Simulator:
     def __init__(self, platform: Platform, jobs: Sequence[Job], policy: "Policy", *,
                  overrun: str = "kill", overrun_step: float | None = None,
                  debug: bool = False, record_timeline: bool = True,
-                 commands: Sequence[tuple[float, Any]] = ()) -> None:
+                 commands: Sequence[tuple[float, Any]] = (),
+                 progress: Callable[[int, int, float], None] | None = None,
+                 progress_every: int = 4096) -> None:
         if overrun not in ("kill", "extend"):
             raise ConfigError(f"overrun must be 'kill' or 'extend', not {overrun!r}")
         self.platform = platform
@@ -93,6 +103,10 @@ class Simulator:
         self.waiting_count = 0
         self.processes = 0  # processes of running jobs (> busy cores when shrunk)
         self.record_timeline = record_timeline
+        if progress_every < 1:
+            raise ConfigError(f"progress_every must be >= 1, not {progress_every!r}")
+        self.progress = progress
+        self.progress_every = int(progress_every)
         self.timeline: list[tuple[float, int, int, int]] = []
         cpus = platform.cpus
         last = -INF
@@ -123,6 +137,10 @@ class Simulator:
         policy = self.policy
         timeline = self.timeline
         record = self.record_timeline
+        progress = self.progress
+        every = self.progress_every
+        countdown = every
+        done = 0
         while True:
             t_heap = heap[0][0] if heap else INF
             t_sub = jobs[nxt].submit if nxt < n else INF
@@ -162,6 +180,14 @@ class Simulator:
                     timeline.append(row)
             if self.debug:
                 self.check_invariants()
+            if progress is not None:
+                done += len(finished)
+                countdown -= 1
+                if not countdown:
+                    countdown = every
+                    progress(done, n, now)
+        if progress is not None:
+            progress(sum(1 for j in jobs if j.state == DONE), n, self.now)
         unfinished = [j for j in jobs if j.state != DONE]
         if unfinished:
             raise SimulationError(

@@ -1,10 +1,11 @@
-"""Pieces every figure module shares: time units for axes, deterministic saving."""
+"""Pieces every figure module shares: time units for axes, figures, deterministic saving."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import matplotlib
 import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from simlib.io import atomic_path
@@ -29,10 +30,24 @@ def time_unit(values) -> tuple[float, str]:
     return 1.0, "s"
 
 
+def new_figure(w: float, h: float) -> Figure:
+    """A ``w`` x ``h`` inch figure on a private Agg canvas (no pyplot state), constrained layout.
+
+    Examples
+    --------
+    >>> new_figure(4, 3).get_size_inches().tolist()
+    [4.0, 3.0]
+    """
+    fig = Figure(figsize=(w, h), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
 def save_figure(fig: Figure, out_path) -> Path:
     """Write ``fig`` as PNG or SVG (by suffix), atomically; same figure => same bytes.
 
     SVG output otherwise carries a date and random ids: both are pinned.
+    A failed drawing leaves nothing behind (an existing file is kept).
     """
     out_path = Path(out_path)
     fmt = out_path.suffix.lower().lstrip(".")

@@ -23,11 +23,11 @@ import pandas as pd
 import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from ..studies.kumar import PAPER_NAMES
 from .common import save_figure, time_unit
+from .gantt import draw_jobs
 
 __all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "plot_cs_sweep",
            "plot_load_sweep", "save"]
@@ -167,14 +167,6 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
 # --------------------------------------------------------------------------
 # Fig. 2
 # --------------------------------------------------------------------------
-def _cores(text: str) -> list[int]:
-    out = []
-    for part in str(text).split():
-        lo, _, hi = part.partition("-")
-        out.extend(range(int(lo), int(hi or lo) + 1))
-    return out
-
-
 def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10,
               titles: Mapping[str, str] | None = None, scale_label: str | None = None) -> Path:
     """Fig. 2: the schedules of the 7-4-6 example, one Gantt panel per policy.
@@ -194,26 +186,11 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
     names = list(schedules)
     fig, axes = _new_figure(1, len(names), 4.2, 3.0)
     colors = matplotlib.colormaps["Set2"]
-    horizon = max(float(df["finishing_time"].max()) for df in schedules.values())
+    horizon = max(float(df["finish_time"].max()) for df in schedules.values())
     for ax, name in zip(axes[0], names):
         df = schedules[name]
-        for k, row in enumerate(df.itertuples()):
-            cores = _cores(row.allocated_resources)
-            # Contiguous runs of cores become one rectangle each.
-            runs, start = [], None
-            for i, c in enumerate(cores):
-                if start is None:
-                    start = c
-                if i + 1 == len(cores) or cores[i + 1] != c + 1:
-                    runs.append((start, c))
-                    start = None
-            for lo, hi in runs:
-                ax.add_patch(Rectangle((row.starting_time, lo), row.execution_time, hi - lo + 1,
-                                       facecolor=colors(k % 8), edgecolor="black", linewidth=0.8))
-            mid = cores[len(cores) // 2] if cores else 0
-            ax.text(row.starting_time + row.execution_time / 2, mid + 0.5,
-                    f"job {row.job_id}\n{row.requested_number_of_resources} procs",
-                    ha="center", va="center", fontsize="small")
+        draw_jobs(ax, df, colors=lambda k: colors(k % 8), edgecolor="black", linewidth=0.8,
+                  label=lambda r: f"job {r.job_id}\n{r.requested_number_of_resources} procs")
         used_now = int(df.loc[df["starting_time"] == 0, "requested_number_of_resources"].sum())
         ax.set_xlim(0, horizon)
         ax.set_ylim(0, cpus)

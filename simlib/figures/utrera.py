@@ -18,11 +18,11 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .common import save_figure, time_unit
+from .common import new_figure, save_figure, time_unit
+from .gantt import core_runs
 
 __all__ = [
     "POLICY_LABELS", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
@@ -45,12 +45,6 @@ _METRIC_LABELS = {
 def _label(policy: str) -> str:
     base, _, variant = policy.partition(":")
     return POLICY_LABELS.get(base, base) + (f" [{variant}]" if variant else "")
-
-
-def _new_figure(w: float, h: float) -> Figure:
-    fig = Figure(figsize=(w, h), layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig
 
 
 def _footer(fig: Figure, text: str) -> None:
@@ -147,23 +141,6 @@ def fig2_table(schedules: Mapping, published: Mapping) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _runs(ids: Sequence[int]) -> list[tuple[int, int]]:
-    """Contiguous runs of core ids as (first, count)."""
-    ids = sorted(ids)
-    out, start, prev = [], None, None
-    for c in ids:
-        if start is None:
-            start = prev = c
-        elif c == prev + 1:
-            prev = c
-        else:
-            out.append((start, prev - start + 1))
-            start = prev = c
-    if start is not None:
-        out.append((start, prev - start + 1))
-    return out
-
-
 def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
               policies: Sequence[str] | None = None) -> Path:
     """Fig. 2: one Gantt chart per policy, rendered from the simulated schedules.
@@ -191,13 +168,13 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     job_ids = sorted({s["job_id"] for p in policies for s in schedules["policies"][p]["segments"]})
     cmap = matplotlib.colormaps["Pastel1"]
     colors = {j: cmap(i % 9) for i, j in enumerate(job_ids)}
-    fig = _new_figure(4.4 * len(policies), 3.9)
+    fig = new_figure(4.4 * len(policies), 3.9)
     axes = fig.subplots(1, len(policies), squeeze=False)[0]
     pub = published.get("values", {})
     for k, (ax, pol) in enumerate(zip(axes, policies)):
         segs = schedules["policies"][pol]["segments"]
         for s in segs:
-            runs = _runs(s["cpu_ids"])
+            runs = core_runs(s["cpu_ids"])
             big = max(runs, key=lambda r: r[1])
             for first, n in runs:
                 ax.add_patch(Rectangle((s["start"], first), s["end"] - s["start"], n,
@@ -269,7 +246,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     True
     """
     metrics = [m for m in ("mean_wait", "mean_response", "utrera_slowdown") if m in set(t1["metric"])]
-    fig = _new_figure(4.3 * len(metrics), 7.0)
+    fig = new_figure(4.3 * len(metrics), 7.0)
     axes = fig.subplots(2, len(metrics), squeeze=False)
     for j, m in enumerate(metrics):
         ax = axes[0][j]
@@ -358,7 +335,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     """
     metrics = ["mean_wait", "mean_execution", "mean_response", "utrera_slowdown"]
     groups = sorted(set(traces["trace"]))
-    fig = _new_figure(10.0, 7.4)
+    fig = new_figure(10.0, 7.4)
     axes = fig.subplots(2, 2).ravel()
     for k, (ax, m) in enumerate(zip(axes, metrics)):
         d = traces[(traces["metric"] == m) & traces["policy"].isin(policies)].rename(
@@ -421,7 +398,7 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
     """
     names = list(orders)
     cmap = matplotlib.colormaps["tab10"]
-    fig = _new_figure(11.5, 3.8)
+    fig = new_figure(11.5, 3.8)
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
         d = _ratio_frame(traces, m, orders, orders[base])
@@ -462,7 +439,7 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
     """
     names = list(readings)
     cmap = matplotlib.colormaps["Set2"]
-    fig = _new_figure(11.5, 3.8)
+    fig = new_figure(11.5, 3.8)
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
         d = _ratio_frame(traces, m, readings, base_label)
@@ -502,7 +479,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
     >>> p.stat().st_size > 0
     True
     """
-    fig = _new_figure(9.5, 3.8)
+    fig = new_figure(9.5, 3.8)
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
         sub = lu[lu["metric"] == m]
@@ -555,7 +532,7 @@ def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length
     x = (np.maximum(t[idx], t0) - t0) / 86400.0
     busy = timeline["busy_cpus"].to_numpy(dtype=float)[idx]
     queue = timeline["queued_jobs"].to_numpy(dtype=float)[idx]
-    fig = _new_figure(10.0, 5.5)
+    fig = new_figure(10.0, 5.5)
     ax1, ax2 = fig.subplots(2, 1, sharex=True)
     ax1.step(x, busy, where="post", color="tab:blue", label="CPUs busy")
     ax1.step(x, wc[idx], where="post", color="tab:red", label="CPUs requested by waiting jobs")

@@ -70,6 +70,11 @@ class Policy:
 
     #: Registry name, e.g. ``"easy"``.
     name: ClassVar[str] = "policy"
+    #: Where the policy comes from: the paper id of ``shared/DESIGN.md``
+    #: (U, K, D, Z) or ``baseline``, then the reference, for ``simlib policies``.
+    paper: ClassVar[str] = ""
+    #: One line saying what the policy does, for ``simlib policies``.
+    description: ClassVar[str] = ""
     #: Accepted keyword parameters and their defaults (validated by make_policy).
     defaults: ClassVar[dict[str, Any]] = {}
     #: True when jobs always run on all their processors at full speed from

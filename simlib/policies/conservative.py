@@ -31,6 +31,8 @@ class Conservative(QueuePolicy):
     """
 
     name = "conservative"
+    paper = "baseline: Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
+    description = "conservative backfilling: every queued job holds a reservation"
 
     def attach(self, sim):
         super().attach(sim)

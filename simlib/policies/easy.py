@@ -37,6 +37,8 @@ class EASY(QueuePolicy):
     """
 
     name = "easy"
+    paper = "baseline: Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
+    description = "EASY backfilling: one reservation, for the queue head"
 
     def __init__(self, **params):
         super().__init__(**params)

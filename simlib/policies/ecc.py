@@ -191,34 +191,46 @@ class ElasticMixin:
 class EASYE(ElasticMixin, EASY):
     """EASY-E: EASY with the ECC processor."""
     name = "easy_e"
+    paper = "K: Kumar, Shae & Jamjoom, EASY-E (Table III, elastic)"
+    description = "EASY with the ECC processor (runtime extension/reduction commands)"
     defaults = {**EASY.defaults, **ECC_DEFAULTS}
 
 
 class LOSE(ElasticMixin, LOS):
     """LOS-E: LOS with the ECC processor."""
     name = "los_e"
+    paper = "K: Kumar, Shae & Jamjoom, LOS-E (Table III, elastic)"
+    description = "LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**LOS.defaults, **ECC_DEFAULTS}
 
 
 class DelayedLOSE(ElasticMixin, DelayedLOS):
     """Delayed-LOS-E: Delayed-LOS with the ECC processor."""
     name = "delayed_los_e"
+    paper = "K: Kumar, Shae & Jamjoom, Delayed-LOS-E (Table III, elastic)"
+    description = "Delayed-LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**DelayedLOS.defaults, **ECC_DEFAULTS}
 
 
 class EASYDE(ElasticMixin, EASYD):
     """EASY-DE: EASY-D with the ECC processor."""
     name = "easy_de"
+    paper = "K: Kumar, Shae & Jamjoom, EASY-DE (Table III, elastic)"
+    description = "EASY-D with the ECC processor (runtime extension/reduction commands)"
     defaults = {**EASYD.defaults, **ECC_DEFAULTS}
 
 
 class LOSDE(ElasticMixin, LOSD):
     """LOS-DE: LOS-D with the ECC processor."""
     name = "los_de"
+    paper = "K: Kumar, Shae & Jamjoom, LOS-DE (Table III, elastic)"
+    description = "LOS-D with the ECC processor (runtime extension/reduction commands)"
     defaults = {**LOSD.defaults, **ECC_DEFAULTS}
 
 
 class HybridLOSE(ElasticMixin, HybridLOS):
     """Hybrid-LOS-E: Hybrid-LOS with the ECC processor."""
     name = "hybrid_los_e"
+    paper = "K: Kumar, Shae & Jamjoom, Hybrid-LOS-E (Table III, elastic)"
+    description = "Hybrid-LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**HybridLOS.defaults, **ECC_DEFAULTS}

@@ -8,6 +8,8 @@ class FCFS(QueuePolicy):
     """Strict FCFS; a job that does not fit blocks every job behind it."""
 
     name = "fcfs"
+    paper = "baseline: first-come first-served"
+    description = "strict FCFS: a job that does not fit blocks every job behind it"
 
     def schedule(self, now, full):
         self.start_head_jobs()

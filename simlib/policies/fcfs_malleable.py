@@ -55,6 +55,8 @@ class FCFSMalleable(QueuePolicy):
     """FCFS with virtual malleability (MPL ≤ 2)."""
 
     name = "fcfs_malleable"
+    paper = "U: Utrera, Tabik, Corbalan & Labarta (Sec. 3.1)"
+    description = "FCFS whose jobs shrink to half their CPUs to start the head (MPL <= 2)"
     rigid = False
     schedule_when_queue_empty = True  # shrunk jobs expand at completions
     defaults = {

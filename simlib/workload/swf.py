@@ -488,6 +488,35 @@ def _parse_lines(data: bytes, path: str, unsorted: str):
     return header, columns
 
 
+def job_line(path: str | os.PathLike, row: int) -> int | None:
+    r"""1-based line number of the ``row``-th job line (0-based) of an SWF file.
+
+    For error messages about a job of a trace read with :func:`read_swf`
+    (default ``unsorted="reject"``, so rows are in file order). Re-reads the
+    file; header and blank lines are skipped as the reader skips them.
+
+    Returns
+    -------
+    int or None
+        ``None`` when the file has fewer job lines.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.swf")
+    >>> line = " ".join(["1"] * 18) + "\n"
+    >>> _ = open(path, "w").write("; MaxProcs: 4\n\n" + line + line)
+    >>> job_line(path, 1)
+    4
+    """
+    path_str = str(path)
+    header: list[str] = []
+    for k, (lineno, _) in enumerate(_body_lines(_read_bytes(path_str), path_str, header)):
+        if k == row:
+            return lineno
+    return None
+
+
 # --------------------------------------------------------------------------
 # writing
 # --------------------------------------------------------------------------

@@ -29,7 +29,7 @@ def main(snakemake):
             for r in df.itertuples():
                 rows.append({"policy": policy, "job_id": r.job_id,
                              "processors": r.requested_number_of_resources,
-                             "start": r.starting_time, "end": r.finishing_time,
+                             "start": r.starting_time, "end": r.finish_time,
                              "allocated_resources": r.allocated_resources})
         write_csv(pd.DataFrame(rows), snakemake.output.fig2_csv, index=False, lineterminator="\n")
         published = load_published(snakemake.input.published)

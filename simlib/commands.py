@@ -1,0 +1,615 @@
+"""Single runs from a shell: ``simlib simulate``, ``simlib policies``, ``simlib generate``.
+
+The way researchers use Batsim + pybatsim or AccaSim from a shell::
+
+    simlib simulate trace.swf.gz --policy easy --cpus 128 --load 0.8 -o jobs.csv --gantt g.png
+    simlib policies [--json]
+    simlib generate lublin --jobs 5000 --load 0.7 --cpus 128 --seed 1 -o w.swf.gz
+
+``simulate`` writes the per-job table in Batsim's ``jobs.csv`` format (see
+:func:`simlib.runner.write_jobs_csv`) and prints a one-screen summary;
+``policies`` lists the registered policies with their paper and parameters;
+``generate`` writes a Lublin–Feitelson workload as SWF.
+
+Errors in the user's input (a malformed trace, a bad option, an unknown
+policy or parameter, an unwritable output) are one line on stderr,
+``simlib <command>: <file>:<line>: <reason>`` where a file and line apply,
+and exit status 2. Outputs are checked for writability before any work and
+replaced atomically, so a failed run leaves no partial file.
+
+Registered in :data:`simlib.cli.SUBCOMMAND_PROVIDERS` by :func:`register`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import math
+import os
+import shutil
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Callable
+
+from simlib.cli import EXIT_ERROR, EXIT_OK
+from simlib.errors import ConfigError, SimlibError
+
+__all__ = ["register", "parse_param", "parse_params", "positive_int", "ProgressBar",
+           "policy_table", "load_policy_module"]
+
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+#: A progress bar appears only once a run has lasted this long (seconds).
+PROGRESS_DELAY = 2.0
+
+
+# --------------------------------------------------------------------------
+# option values
+# --------------------------------------------------------------------------
+def positive_int(text: str, option: str) -> int:
+    """``text`` as an integer >= 1, else a ConfigError naming ``option``.
+
+    Examples
+    --------
+    >>> positive_int("64", "--cpus")
+    64
+    >>> positive_int("64.7", "--cpus")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: --cpus must be a positive integer, got '64.7'
+    """
+    try:
+        value = int(str(text).strip(), 10)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{option} must be a positive integer, got {text!r}")
+    return value
+
+
+def _positive_float(text: str, option: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{option} must be a number > 0, got {text!r}")
+    return value
+
+
+def parse_param(text: str):
+    """``"name=value"`` -> ``(name, value)``, the value read as a YAML scalar.
+
+    Examples
+    --------
+    >>> parse_param("cs=7"), parse_param("order=oldest"), parse_param("ov_max=0.5")
+    (('cs', 7), ('order', 'oldest'), ('ov_max', 0.5))
+    >>> parse_param("expand_started_shrunk=true"), parse_param("ecc_max_per_job=null")
+    (('expand_started_shrunk', True), ('ecc_max_per_job', None))
+    """
+    import yaml
+
+    name, sep, raw = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise ConfigError(f"--param {text!r}: expected NAME=VALUE, e.g. cs=7")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        raise ConfigError(f"--param {text!r}: {raw!r} is not a YAML scalar") from None
+    if isinstance(value, (dict, list)) or not isinstance(value, (int, float, bool, str, type(None))):
+        raise ConfigError(f"--param {text!r}: the value must be a number, true/false, null "
+                          "or a string")
+    return name, value
+
+
+def parse_params(texts, policy: str) -> dict:
+    """``--param`` values -> keyword parameters of ``policy``, checked against its defaults.
+
+    Examples
+    --------
+    >>> parse_params(["cs=3"], "delayed_los")
+    {'cs': 3}
+    >>> parse_params(["cs=3"], "easy")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: --param cs: policy 'easy' has no parameter 'cs'; it accepts none
+    """
+    from simlib.policies import POLICIES
+
+    if policy not in POLICIES:
+        raise ConfigError(f"--policy {policy!r}: unknown policy; registered: "
+                          f"{', '.join(sorted(POLICIES))} (see simlib policies)")
+    accepted = POLICIES[policy].defaults
+    params: dict = {}
+    for text in texts or ():
+        name, value = parse_param(text)
+        if name not in accepted:
+            have = ", ".join(accepted) if accepted else "none"
+            raise ConfigError(f"--param {name}: policy {policy!r} has no parameter {name!r}; "
+                              f"it accepts {have}")
+        if name in params:
+            raise ConfigError(f"--param {name} given twice")
+        params[name] = value
+    return params
+
+
+def load_policy_module(spec: str) -> None:
+    """Import a module that registers policies: a dotted name or a ``.py`` file.
+
+    A dotted name is looked up from the current directory first, as
+    ``python -m`` would.
+    """
+    try:
+        if spec.endswith(".py"):
+            path = Path(spec)
+            if not path.is_file():
+                raise ConfigError(f"{spec}: no such policy module file")
+            module_spec = importlib.util.spec_from_file_location(path.stem, path)
+            module = importlib.util.module_from_spec(module_spec)
+            sys.modules[path.stem] = module
+            module_spec.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.getcwd())
+            try:
+                importlib.import_module(spec)
+            finally:
+                sys.path.remove(os.getcwd())
+    except SimlibError:
+        raise
+    except Exception as exc:  # an import error of the user's code: report, don't trace
+        where = getattr(exc, "filename", None) or spec
+        line = getattr(exc, "lineno", None)
+        raise ConfigError(f"{where}{f':{line}' if line else ''}: cannot import policy module "
+                          f"{spec!r}: {type(exc).__name__}: {exc}") from None
+
+
+def _check_output(path: str, option: str, suffixes: tuple[str, ...] = ()) -> None:
+    """Fail before any work when ``path`` cannot be written."""
+    p = Path(path)
+    if suffixes and not any(p.name.lower().endswith(s) for s in suffixes):
+        raise ConfigError(f"{option} {path}: the name must end in {' or '.join(suffixes)}")
+    if p.is_dir():
+        raise ConfigError(f"{path}: is a directory ({option} needs a file name)")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise ConfigError(f"{path}: directory {parent} does not exist ({option})")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"{path}: directory {parent} is not writable ({option})")
+
+
+# --------------------------------------------------------------------------
+# progress bar
+# --------------------------------------------------------------------------
+class ProgressBar:
+    """A one-line progress bar on a terminal, for ``Simulator(progress=...)``.
+
+    Draws nothing during the first ``delay`` seconds (short runs stay
+    silent) and at most every 0.2 s after; :meth:`close` clears the line.
+
+    Parameters
+    ----------
+    stream : file
+        Where to draw (a terminal: stderr).
+    delay : float
+        Seconds before the bar first appears.
+    clock : callable
+        Monotonic time source (a parameter for tests).
+
+    Examples
+    --------
+    >>> import io
+    >>> ticks = iter([0.0, 3.0, 3.5])
+    >>> out = io.StringIO()
+    >>> bar = ProgressBar(out, clock=lambda: next(ticks))
+    >>> bar(50, 100, 7200.0)
+    >>> "50%" in out.getvalue() and "50/100 jobs" in out.getvalue()
+    True
+    """
+
+    width = 30
+
+    def __init__(self, stream, *, delay: float = PROGRESS_DELAY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stream = stream
+        self.delay = delay
+        self.clock = clock
+        self.start = clock()
+        self.last = -math.inf
+        self.shown = False
+
+    def __call__(self, done: int, total: int, now: float) -> None:
+        t = self.clock()
+        if t - self.start < self.delay or t - self.last < 0.2:
+            return
+        self.last = t
+        frac = done / total if total else 1.0
+        fill = int(round(frac * self.width))
+        bar = "#" * fill + "." * (self.width - fill)
+        self.stream.write(f"\r  simulating [{bar}] {100 * frac:3.0f}%  {done}/{total} jobs  "
+                          f"simulated time {now / 86400:.1f} d  {t - self.start:.0f} s ")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        """Erase the bar, if it was drawn."""
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.shown = False
+
+
+# --------------------------------------------------------------------------
+# error boundary
+# --------------------------------------------------------------------------
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())  # one line, whatever the message
+
+
+def _guarded(command: str, run: Callable[[argparse.Namespace], int]):
+    """``run`` with user errors turned into one line on stderr and exit status 2."""
+    def func(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except KeyboardInterrupt:
+            print(f"simlib {command}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except (SimlibError, OSError) as exc:
+            print(f"simlib {command}: {_reason(exc)}", file=sys.stderr)
+            return EXIT_ERROR
+    func.__doc__ = run.__doc__
+    return func
+
+
+def _one_line_usage_errors(parser: argparse.ArgumentParser) -> None:
+    """Make argparse errors of ``parser`` one line too (instead of usage + error)."""
+    def error(message: str):
+        parser.exit(EXIT_ERROR, f"{parser.prog}: {message} (see {parser.prog} --help)\n")
+    parser.error = error
+
+
+# --------------------------------------------------------------------------
+# simlib simulate
+# --------------------------------------------------------------------------
+def register_simulate(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``simlib simulate TRACE --policy P [--param k=v ...] --cpus N ...``.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(); register_simulate(p.add_subparsers(dest="command"))
+    >>> a = p.parse_args(["simulate", "t.swf", "--param", "cs=3", "--load", "0.8"])
+    >>> a.policy, a.params, a.load
+    ('easy', ['cs=3'], '0.8')
+    """
+    p = subparsers.add_parser(
+        "simulate",
+        help="simulate one trace under one policy; write the Batsim jobs table",
+        description=(
+            "Simulate the jobs of an SWF trace (plain or .gz) under one scheduling policy on a "
+            "machine of N CPUs, print a summary (jobs, mean wait, mean bounded slowdown with "
+            "tau = 10 s, utilization, makespan, speed) and optionally write the per-job table "
+            "in Batsim's jobs.csv format (readable by evalys) and a Gantt chart. "
+            "Exit 0 on success, 2 on bad input (one line on stderr, no output file written)."),
+    )
+    p.add_argument("trace", metavar="TRACE.swf[.gz]", help="workload in the Standard Workload Format")
+    p.add_argument("--policy", default="easy",
+                   help="registered policy name (default easy; list: simlib policies)")
+    p.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=VALUE",
+                   help="policy parameter, value read as YAML (cs=7, order=oldest, "
+                        "expand_started_shrunk=true); repeatable")
+    p.add_argument("--cpus", metavar="N",
+                   help="CPUs of the machine (default: MaxProcs, else MaxNodes, of the SWF header)")
+    p.add_argument("--overrun", choices=("kill", "extend"), default="kill",
+                   help="a job running past its requested time is killed then (default) or "
+                        "extended")
+    p.add_argument("--load", metavar="L",
+                   help="first rescale inter-arrival times to offered load L "
+                        "(sum size*runtime / (span*CPUs), span = last - first submit)")
+    p.add_argument("-o", "--output", metavar="jobs.csv", help="write the per-job table here")
+    p.add_argument("--gantt", metavar="out.png", help="draw the schedule (.png or .svg)")
+    p.add_argument("--gantt-jobs", metavar="N", default=None,
+                   help="jobs drawn at most in the Gantt chart, first by start time "
+                        "(default 5000)")
+    p.add_argument("--policy-module", action="append", default=[], metavar="MODULE",
+                   help="import MODULE (dotted name or .py file) first, so the policies it "
+                        "registers can be used; repeatable")
+    _one_line_usage_errors(p)
+    p.set_defaults(func=_guarded("simulate", _run_simulate))
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    """Body of ``simlib simulate`` (user errors raise; see :func:`_guarded`)."""
+    for module in args.policy_module:
+        load_policy_module(module)
+    params = parse_params(args.params, args.policy)
+    from simlib.policies import make_policy
+
+    policy = make_policy(args.policy, **params)  # values are checked here, before any work
+    cpus = positive_int(args.cpus, "--cpus") if args.cpus is not None else None
+    load = _positive_float(args.load, "--load") if args.load is not None else None
+    gantt_jobs = positive_int(args.gantt_jobs, "--gantt-jobs") if args.gantt_jobs else None
+    if args.output:
+        _check_output(args.output, "-o")
+    if args.gantt:
+        _check_output(args.gantt, "--gantt", (".png", ".svg"))
+    if args.output and args.gantt and Path(args.output).resolve() == Path(args.gantt).resolve():
+        raise ConfigError(f"-o and --gantt name the same file {args.output}")
+
+    from simlib import metrics
+    from simlib.runner import UnusableJobError, simulate, write_jobs_csv
+    from simlib.workload.prepare import offered_load, rescale_to_load
+    from simlib.workload.swf import job_line, max_procs, read_swf
+
+    workload = read_swf(args.trace)
+    if workload.jobs.empty:
+        raise ConfigError(f"{args.trace}: the trace has no jobs")
+    if cpus is None:
+        cpus = max_procs(workload)
+        if cpus is None:
+            raise ConfigError(f"{args.trace}: no --cpus given and the header has no MaxProcs "
+                              "or MaxNodes; give --cpus N")
+    name = Path(args.trace).name
+    load_note = None
+    if load is not None:
+        before = offered_load(workload, cpus)
+        # As the pipeline's traces rule: one factor, submit times rounded to seconds.
+        workload, factor = rescale_to_load(workload, cpus, load, round_to_seconds=True)
+        load_note = (f"{offered_load(workload, cpus):.4g} (target {load:g}; was {before:.4g}, "
+                     f"inter-arrival times x {factor:.4g})")
+        name = f"{name}@load{load:g}"
+
+    bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    t0 = time.perf_counter()
+    try:
+        res = simulate(workload, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
+                       record_timeline=not policy.rigid, progress=bar)
+    except UnusableJobError as exc:
+        # The library names the row; a user reads lines of the file.
+        line = job_line(args.trace, exc.row)
+        reason = (str(exc).split(": ", 1)[1].replace(f" (row {exc.row})", "")
+                  .replace("clean the trace first", "clean the trace or change --cpus"))
+        raise ConfigError(f"{args.trace}{f':{line}' if line else ''}: {reason}") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    wall = time.perf_counter() - t0
+
+    jobs = res.jobs
+    if args.output:
+        write_jobs_csv(jobs, args.output)
+    if args.gantt:
+        from simlib.figures.gantt import MAX_JOBS, plot_gantt
+
+        plot_gantt(jobs, args.gantt, cpus=cpus, max_jobs=gantt_jobs or MAX_JOBS,
+                   title=f"{name}: {policy.name} on {cpus} CPUs")
+
+    if policy.rigid:
+        util, util_note = metrics.utilization(jobs, cpus), "sum(size*runtime) / (CPUs*makespan)"
+    else:
+        util, util_note = (metrics.timeline_utilization(res.timeline, cpus),
+                           "time average of busy CPUs (jobs resize)")
+    killed = int((jobs["success"] == 0).sum())
+    rows = [
+        ("trace", f"{args.trace} ({len(jobs)} jobs, {cpus} CPUs)"),
+        ("policy", f"{policy.name} " + (" ".join(f"{k}={_show(v)}" for k, v in params.items())
+                                        if params else "(defaults)")
+         + f", overrun={args.overrun}"),
+    ]
+    if load_note:
+        rows.append(("offered load", load_note))
+    rows += [
+        ("jobs", f"{len(jobs)}" + (f" ({killed} killed at their requested time)" if killed
+                                   else "")),
+        ("mean wait", _duration(metrics.mean_wait(jobs))),
+        ("mean bounded slowdown", f"{metrics.mean_bounded_slowdown(jobs):.4g} (tau = "
+                                  f"{metrics.DEFAULT_TAU:g} s)"),
+        ("utilization", f"{util:.4f} ({util_note})"),
+        ("makespan", _duration(metrics.makespan(jobs)) + " (last finish - first submit)"),
+        ("wall time", f"{wall:.3g} s ({len(jobs) / max(wall, 1e-9):,.0f} simulated jobs/s)"),
+    ]
+    if args.output:
+        rows.append(("jobs table", args.output))
+    if args.gantt:
+        rows.append(("Gantt chart", args.gantt))
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    return EXIT_OK
+
+
+def _duration(seconds: float) -> str:
+    """``"2345.6 s (39.1 min)"``: seconds, and a larger unit when it helps.
+
+    Examples
+    --------
+    >>> _duration(2345.64), _duration(7.25), _duration(21836300.0)
+    ('2345.6 s (39.1 min)', '7.2 s', '21836300.0 s (253 days)')
+    """
+    from simlib.figures.common import time_unit
+
+    if not math.isfinite(seconds):
+        return "n/a"
+    factor, unit = time_unit([seconds])
+    text = f"{seconds:.1f} s"
+    return text if factor == 1.0 else f"{text} ({seconds / factor:.3g} {unit})"
+
+
+def _show(value) -> str:
+    """A parameter value as it is typed on the command line (YAML)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+# --------------------------------------------------------------------------
+# simlib policies
+# --------------------------------------------------------------------------
+def register_policies(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``simlib policies [--json]``.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(); register_policies(p.add_subparsers(dest="command"))
+    >>> p.parse_args(["policies", "--json"]).json
+    True
+    """
+    p = subparsers.add_parser(
+        "policies",
+        help="list the registered policies, their paper and parameters",
+        description="List every registered scheduling policy with the paper it comes from, "
+                    "what it does, and its parameters with their defaults (give them to "
+                    "simlib simulate as --param NAME=VALUE).",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("-l", "--long", action="store_true",
+                   help="also say in one line what each policy does")
+    p.add_argument("--policy-module", action="append", default=[], metavar="MODULE",
+                   help="import MODULE (dotted name or .py file) first; repeatable")
+    _one_line_usage_errors(p)
+    p.set_defaults(func=_guarded("policies", _run_policies))
+
+
+def policy_table(width: int = 120, *, long: bool = False) -> str:
+    """The registered policies as a text table: name, paper, parameters with defaults.
+
+    Parameters
+    ----------
+    width : int
+        Line width to wrap the parameters column to (at least 30 columns
+        are kept for it).
+    long : bool
+        Add each policy's one-line description under its paper.
+
+    Examples
+    --------
+    >>> table = policy_table()
+    >>> table.splitlines()[0].split()
+    ['POLICY', 'PAPER', 'PARAMETERS', '(defaults)']
+    >>> "cs=7" in table and "strict FCFS" in policy_table(long=True)
+    True
+    """
+    from simlib.policies import POLICIES
+
+    name_w = max(len("POLICY"), *(len(n) for n in POLICIES))
+    paper_w = max(len("PAPER"), *(len(c.paper) for c in POLICIES.values()))
+    param_w = max(30, width - name_w - paper_w - 4)
+    lines = [f"{'POLICY':<{name_w}}  {'PAPER':<{paper_w}}  PARAMETERS (defaults)"]
+    for name, cls in POLICIES.items():
+        params = " ".join(f"{k}={_show(v)}" for k, v in cls.defaults.items()) or "-"
+        right = textwrap.wrap(params, param_w, break_long_words=False, break_on_hyphens=False)
+        mid = [cls.paper or "-"] + ([f"  {cls.description}"] if long and cls.description else [])
+        for k in range(max(len(mid), len(right))):
+            cells = (name if k == 0 else "", mid[k] if k < len(mid) else "",
+                     right[k] if k < len(right) else "")
+            lines.append(f"{cells[0]:<{name_w}}  {cells[1]:<{paper_w}}  {cells[2]}".rstrip())
+    return "\n".join(lines)
+
+
+def _run_policies(args: argparse.Namespace) -> int:
+    """Body of ``simlib policies``."""
+    for module in args.policy_module:
+        load_policy_module(module)
+    from simlib.policies import POLICIES
+
+    if args.json:
+        print(json.dumps([{"name": name, "paper": cls.paper, "description": cls.description,
+                           "parameters": dict(cls.defaults)}
+                          for name, cls in POLICIES.items()], indent=2))
+    else:
+        print(policy_table(shutil.get_terminal_size((120, 24)).columns, long=args.long))
+        print("\nUse: simlib simulate TRACE --policy NAME --param NAME=VALUE ...  "
+              "(-l: descriptions, --json: all as JSON)")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+# simlib generate
+# --------------------------------------------------------------------------
+def register_generate(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``simlib generate lublin --jobs N [--load L] --cpus N --seed S -o w.swf[.gz]``.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(); register_generate(p.add_subparsers(dest="command"))
+    >>> a = p.parse_args(["generate", "lublin", "--jobs", "10", "--cpus", "64", "--seed", "1",
+    ...                   "-o", "w.swf"])
+    >>> a.model, a.jobs, a.load
+    ('lublin', '10', None)
+    """
+    p = subparsers.add_parser(
+        "generate",
+        help="write a synthetic workload (Lublin-Feitelson model) as SWF",
+        description=(
+            "Generate a workload from the Lublin & Feitelson (2003) model (batch and "
+            "interactive job types, daily arrival cycle), its size distribution shifted to "
+            "the machine's CPUs as the authors advise, with exact runtime estimates, and "
+            "write it as SWF (gzip if the name ends in .gz) with a header. The same "
+            "arguments and seed give the same file."),
+    )
+    p.add_argument("model", choices=("lublin",), help="workload model")
+    p.add_argument("--jobs", required=True, metavar="N", help="number of jobs")
+    p.add_argument("--cpus", required=True, metavar="N", help="CPUs of the machine")
+    p.add_argument("--seed", required=True, metavar="S", help="random seed (integer >= 0)")
+    p.add_argument("--load", metavar="L",
+                   help="calibrate inter-arrival times to offered load L (within 1 %%)")
+    p.add_argument("-o", "--output", required=True, metavar="w.swf[.gz]", help="output file")
+    _one_line_usage_errors(p)
+    p.set_defaults(func=_guarded("generate", _run_generate))
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    """Body of ``simlib generate``."""
+    n_jobs = positive_int(args.jobs, "--jobs")
+    cpus = positive_int(args.cpus, "--cpus")
+    try:
+        seed = int(str(args.seed).strip(), 10)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise ConfigError(f"--seed must be an integer >= 0, got {args.seed!r}")
+    load = _positive_float(args.load, "--load") if args.load is not None else None
+    _check_output(args.output, "-o", (".swf", ".swf.gz"))
+
+    from simlib.workload import lublin
+    from simlib.workload.estimates import exact_estimates
+    from simlib.workload.swf import write_swf
+
+    params = lublin.LublinParams.typed().for_machine(cpus)
+    if load is None:
+        workload = lublin.generate_lublin(params, n_jobs=n_jobs, machine_size=cpus, seed=seed)
+    else:
+        workload, _ = lublin.calibrate_load(load, params, n_jobs=n_jobs, machine_size=cpus,
+                                            seed=seed)
+    workload = exact_estimates(workload)
+    try:
+        reached = f", offered load {lublin.offered_load(workload, cpus):.4g}"
+    except ConfigError:  # all jobs submitted in the same second: no span
+        reached = ""
+    write_swf(workload, args.output)
+    print(f"wrote {args.output}: {len(workload.jobs)} jobs{reached} on {cpus} CPUs "
+          f"(Lublin-Feitelson, seed {seed})")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``simulate``, ``policies`` and ``generate`` (the provider in SUBCOMMAND_PROVIDERS).
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(); register(p.add_subparsers(dest="command"))
+    >>> sorted(p._subparsers._group_actions[0].choices)
+    ['generate', 'policies', 'simulate']
+    """
+    register_simulate(subparsers)
+    register_policies(subparsers)
+    register_generate(subparsers)

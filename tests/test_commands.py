@@ -1,0 +1,365 @@
+"""Tests of simlib.commands through the console script: simulate, policies, generate.
+
+Every command runs as a user would run it, ``.venv/bin/simlib ...`` in a
+subprocess, including bad input: one line on stderr, exit status 2, no
+traceback, no output file left behind.
+"""
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simlib import commands
+from simlib.errors import ConfigError
+from simlib.metrics import makespan, mean_bounded_slowdown, mean_wait, utilization
+from simlib.policies import POLICIES
+from simlib.runner import BATSIM_COLUMNS, simulate
+from simlib.workload.lublin import offered_load as lublin_load
+from simlib.workload.prepare import offered_load
+from simlib.workload.swf import SWF_FIELDS, Workload, read_swf, write_swf
+
+SIMLIB = shutil.which("simlib", path=str(Path(sys.executable).parent))
+
+
+def simlib(*args, cwd):
+    """Run the console script; return (exit status, stdout, stderr)."""
+    assert SIMLIB, "the simlib console script is not installed next to this Python"
+    proc = subprocess.run([SIMLIB, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _trace(path: Path, n: int = 40, *, max_procs: int | None = 16, bad_line: str | None = None):
+    """A small SWF trace: sizes 1..8, runtimes 20..200 s, estimates 2x the runtime."""
+    rows = [[i + 1, 7 * i, -1, 20 + (37 * i) % 181, 1 + (5 * i) % 8, -1, -1, 1 + (5 * i) % 8,
+             2 * (20 + (37 * i) % 181), -1, 1, 1, 1, 1, 1, -1, -1, -1] for i in range(n)]
+    header = ["; Version: 2.2", "; Computer: test"]
+    if max_procs:
+        header.append(f"; MaxProcs: {max_procs}")
+    write_swf(Workload(pd.DataFrame(rows, columns=SWF_FIELDS), header=header), path)
+    if bad_line is not None:
+        lines = path.read_text().splitlines()
+        lines[len(header) + 2] = bad_line   # the third job
+        path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _summary(stdout: str) -> dict:
+    out = {}
+    for line in stdout.splitlines():
+        key, _, value = line.partition("  ")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _first_number(text: str) -> float:
+    return float(text.split()[0])
+
+
+# --------------------------------------------------------------------------
+# simulate
+# --------------------------------------------------------------------------
+def test_simulate_writes_the_batsim_table_and_prints_the_summary(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    code, out, err = simlib("simulate", trace, "--policy", "easy", "--cpus", 16,
+                            "-o", "jobs.csv", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    jobs = pd.read_csv(tmp_path / "jobs.csv", dtype={"job_id": str})
+    assert tuple(jobs.columns) == BATSIM_COLUMNS
+    ref = simulate(read_swf(trace), "easy", cpus=16).jobs
+    for col in ("job_id", "starting_time", "finish_time", "allocated_resources"):
+        assert jobs[col].tolist() == ref[col].tolist()
+    s = _summary(out)
+    assert len(out.splitlines()) <= 24   # one screen
+    assert s["jobs"] == "40"
+    assert _first_number(s["mean wait"]) == pytest.approx(mean_wait(ref), abs=0.05)
+    assert _first_number(s["mean bounded slowdown"]) == pytest.approx(
+        mean_bounded_slowdown(ref), rel=1e-3)
+    assert _first_number(s["utilization"]) == pytest.approx(utilization(ref, 16), abs=1e-4)
+    assert _first_number(s["makespan"]) == pytest.approx(makespan(ref), abs=0.05)
+    assert "simulated jobs/s" in s["wall time"]
+    assert s["jobs table"] == "jobs.csv"
+
+
+def test_simulate_takes_the_cpus_from_the_header_and_params_from_the_command_line(tmp_path):
+    trace = _trace(tmp_path / "t.swf.gz", max_procs=8)
+    code, out, _ = simlib("simulate", trace, "--policy", "delayed_los", "--param", "cs=0",
+                          "--param", "lookahead=5", "-o", "a.csv", cwd=tmp_path)
+    assert code == 0
+    s = _summary(out)
+    assert "(40 jobs, 8 CPUs)" in s["trace"]
+    assert s["policy"].startswith("delayed_los cs=0 lookahead=5")
+    ref = simulate(read_swf(trace), "delayed_los", cpus=8,
+                   policy_params={"cs": 0, "lookahead": 5}).jobs
+    got = pd.read_csv(tmp_path / "a.csv")
+    assert got["starting_time"].tolist() == ref["starting_time"].tolist()
+
+
+def test_simulate_rescales_to_the_offered_load(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    code, out, _ = simlib("simulate", trace, "--cpus", 16, "--load", "0.9", "-o", "j.csv",
+                          cwd=tmp_path)
+    assert code == 0
+    # Submit times are rounded to seconds, as the pipeline does: the load is 0.9 to ~1e-3.
+    assert _first_number(_summary(out)["offered load"]) == pytest.approx(0.9, rel=1e-3)
+    jobs = pd.read_csv(tmp_path / "j.csv")
+    assert jobs["workload_name"].iat[0] == "t.swf@load0.9"
+    submit = jobs["submission_time"].to_numpy()
+    w = read_swf(trace)
+    w.jobs["submit_time"] = submit.astype(np.int64)
+    assert offered_load(w, 16) == pytest.approx(0.9, rel=0.01)
+
+
+def test_simulate_overrun_extend_lets_jobs_run_past_their_request(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    df = read_swf(trace).jobs
+    df.loc[0, "requested_time"] = 5   # job 1 runs 20 s
+    write_swf(Workload(df, header=["; MaxProcs: 16"]), trace)
+    assert simlib("simulate", trace, "-o", "k.csv", cwd=tmp_path)[0] == 0
+    assert simlib("simulate", trace, "--overrun", "extend", "-o", "e.csv", cwd=tmp_path)[0] == 0
+    killed = pd.read_csv(tmp_path / "k.csv").iloc[0]
+    extended = pd.read_csv(tmp_path / "e.csv").iloc[0]
+    assert (killed["execution_time"], killed["success"]) == (5.0, 0)
+    assert (extended["execution_time"], extended["success"]) == (20.0, 1)
+
+
+def test_simulate_draws_the_gantt_chart(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    code, out, _ = simlib("simulate", trace, "--gantt", "g.png", cwd=tmp_path)
+    assert code == 0 and _summary(out)["Gantt chart"] == "g.png"
+    assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.png", "t.swf"]
+
+
+def test_simulate_with_a_user_policy_module(tmp_path):
+    (tmp_path / "mine.py").write_text(
+        "from simlib.policies import register\n"
+        "from simlib.policies.fcfs import FCFS\n\n"
+        "@register\n"
+        "class Mine(FCFS):\n"
+        "    name = 'mine'\n"
+        "    paper = 'test: a user policy'\n"
+        "    description = 'FCFS under another name'\n")
+    trace = _trace(tmp_path / "t.swf")
+    for spec in ("mine", "mine.py"):
+        code, out, err = simlib("simulate", trace, "--policy-module", spec, "--policy", "mine",
+                                cwd=tmp_path)
+        assert (code, err) == (0, "") and _summary(out)["policy"].startswith("mine")
+    code, out, _ = simlib("policies", "--policy-module", "mine.py", cwd=tmp_path)
+    assert "test: a user policy" in out
+
+
+_STARVING = ("from simlib.policies import register\n"
+             "from simlib.policies.base import Policy\n\n"
+             "@register\n"
+             "class Idle(Policy):\n"
+             "    name = 'idle'\n"
+             "    def on_round(self, *args):\n"
+             "        pass\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--policy", "nope"], "--policy 'nope': unknown policy; registered: conservative,"),
+    (["--policy", "easy", "--param", "cs=7"],
+     "--param cs: policy 'easy' has no parameter 'cs'; it accepts none"),
+    (["--policy", "delayed_los", "--param", "c=7"],
+     "policy 'delayed_los' has no parameter 'c'; it accepts lookahead, unit, max_freezes, cs"),
+    (["--policy", "delayed_los", "--param", "cs"], "--param 'cs': expected NAME=VALUE"),
+    (["--policy", "delayed_los", "--param", "cs=[1, 2]"], "the value must be a number"),
+    (["--policy", "delayed_los", "--param", "cs=-1"], "cs (C_s) must be an integer >= 0"),
+    (["--policy", "delayed_los", "--param", "cs=1", "--param", "cs=2"], "--param cs given twice"),
+    (["--cpus", "64.7"], "--cpus must be a positive integer, got '64.7'"),
+    (["--cpus", "0"], "--cpus must be a positive integer, got '0'"),
+    (["--load", "-0.5"], "--load must be a number > 0, got '-0.5'"),
+    (["--overrun", "maybe"], "argument --overrun: invalid choice: 'maybe'"),
+    (["--gantt", "g.pdf"], "--gantt g.pdf: the name must end in .png or .svg"),
+    (["-o", "nodir/jobs.csv"], "nodir/jobs.csv: directory nodir does not exist (-o)"),
+    (["-o", "t.swf/jobs.csv"], "t.swf/jobs.csv: directory t.swf does not exist (-o)"),
+    (["-o", "."], ".: is a directory"),
+    # 3 header lines, then job 1 on line 4: job 2 (6 CPUs) is on line 5.
+    (["--cpus", "4"], "t.swf:5: job 2: field 'requested_procs': size 6 is larger than the "
+                      "machine (4 processors) (20 jobs have such problems); clean the trace or "
+                      "change --cpus"),
+    (["--policy-module", "nomodule"], "cannot import policy module 'nomodule'"),
+])
+def test_simulate_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    _trace(tmp_path / "t.swf")
+    code, out, err = simlib("simulate", "t.swf", "-o", "jobs.csv", "--gantt", "g.png", *args,
+                            cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("simlib simulate: "), err
+    assert message in err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.swf"]   # nothing written
+
+
+@pytest.mark.parametrize("setup, trace, message", [
+    (lambda d: None, "missing.swf", "missing.swf: No such file or directory"),
+    (lambda d: (d / "adir").mkdir(), "adir", "adir: is a directory, not a trace file"),
+    (lambda d: _trace(d / "bad.swf", bad_line="3 14 -1 94 abc -1 -1 3 188 -1 1 1 1 1 1 -1 -1 -1"),
+     "bad.swf", "bad.swf:6: field 'allocated_procs': not a number: 'abc'"),
+    (lambda d: _trace(d / "short.swf", bad_line="3 14 -1 94"),
+     "short.swf", "short.swf:6: field 'allocated_procs': expected 18 fields, found 4"),
+    (lambda d: _trace(d / "nohead.swf", max_procs=None),
+     "nohead.swf", "nohead.swf: no --cpus given and the header has no MaxProcs or MaxNodes"),
+    (lambda d: (d / "idle.py").write_text(_STARVING) and _trace(d / "t.swf"),
+     "t.swf --policy-module idle.py --policy idle", "40 jobs never finished (policy 'idle'"),
+])
+def test_simulate_bad_trace_names_file_and_line(tmp_path, setup, trace, message):
+    setup(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = simlib("simulate", *trace.split(), "-o", "jobs.csv", "--gantt", "g.png",
+                            cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("simlib simulate: "), err
+    assert message in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before   # no output, no temp file
+
+
+def test_simulate_failure_keeps_an_existing_output_untouched(tmp_path):
+    (tmp_path / "idle.py").write_text(_STARVING)
+    _trace(tmp_path / "t.swf")
+    (tmp_path / "jobs.csv").write_text("previous results\n")
+    code, _, _ = simlib("simulate", "t.swf", "--policy-module", "idle.py", "--policy", "idle",
+                        "-o", "jobs.csv", cwd=tmp_path)
+    assert code == 2
+    assert (tmp_path / "jobs.csv").read_text() == "previous results\n"
+
+
+def test_simulate_without_arguments_is_a_one_line_usage_error(tmp_path):
+    code, out, err = simlib("simulate", cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err == ("simlib simulate: the following arguments are required: TRACE.swf[.gz] "
+                   "(see simlib simulate --help)\n")
+
+
+# --------------------------------------------------------------------------
+# policies
+# --------------------------------------------------------------------------
+def test_policies_table_lists_every_policy_with_paper_and_defaults(tmp_path):
+    code, out, err = simlib("policies", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line and line[0] != " "}
+    for name, cls in POLICIES.items():
+        assert cls.paper in rows[name]
+        if cls.defaults:
+            first = next(iter(cls.defaults.items()))
+            assert f"{first[0]}={commands._show(first[1])}" in rows[name]
+    assert "cs=7" in out and "ecc_max_per_job=null" in out
+    code, out, _ = simlib("policies", "--long", cwd=tmp_path)
+    assert POLICIES["easy"].description in out
+
+
+def test_policies_json(tmp_path):
+    code, out, _ = simlib("policies", "--json", cwd=tmp_path)
+    data = json.loads(out)
+    assert [d["name"] for d in data] == list(POLICIES)
+    by_name = {d["name"]: d for d in data}
+    assert by_name["delayed_los"]["parameters"] == {"lookahead": 50, "unit": 1,
+                                                    "max_freezes": 2, "cs": 7}
+    assert by_name["fcfs_malleable"]["paper"].startswith("U:")
+
+
+def test_every_registered_policy_states_its_own_paper_and_description():
+    # Set on the class itself: a subclass (LOS-D of LOS...) must not inherit its parent's.
+    for name, cls in POLICIES.items():
+        assert cls.__dict__.get("paper") and cls.__dict__.get("description"), name
+        assert cls.paper.split(":")[0] in ("baseline", "U", "K", "D", "Z"), name
+
+
+# --------------------------------------------------------------------------
+# generate
+# --------------------------------------------------------------------------
+def test_generate_lublin_writes_a_readable_swf(tmp_path):
+    code, out, err = simlib("generate", "lublin", "--jobs", 300, "--cpus", 64, "--seed", 3,
+                            "-o", "w.swf", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert out.startswith("wrote w.swf: 300 jobs")
+    w = read_swf(tmp_path / "w.swf")
+    assert len(w.jobs) == 300
+    assert "; MaxProcs: 64" in w.header
+    assert w.jobs["requested_procs"].max() <= 64
+    assert (w.jobs["requested_time"] >= w.jobs["run_time"]).all()   # exact estimates
+    # Same seed, same bytes; another seed, another workload; .gz is the same workload.
+    simlib("generate", "lublin", "--jobs", 300, "--cpus", 64, "--seed", 3, "-o", "again.swf",
+           cwd=tmp_path)
+    simlib("generate", "lublin", "--jobs", 300, "--cpus", 64, "--seed", 4, "-o", "other.swf",
+           cwd=tmp_path)
+    simlib("generate", "lublin", "--jobs", 300, "--cpus", 64, "--seed", 3, "-o", "w.swf.gz",
+           cwd=tmp_path)
+    assert (tmp_path / "again.swf").read_bytes() == (tmp_path / "w.swf").read_bytes()
+    assert (tmp_path / "other.swf").read_bytes() != (tmp_path / "w.swf").read_bytes()
+    assert read_swf(tmp_path / "w.swf.gz").jobs.equals(w.jobs)
+
+
+def test_generate_calibrates_the_load_and_simulate_reads_it(tmp_path):
+    code, out, _ = simlib("generate", "lublin", "--jobs", 500, "--load", "0.7", "--cpus", 32,
+                          "--seed", 1, "-o", "w.swf.gz", cwd=tmp_path)
+    assert code == 0 and "offered load 0.7" in out
+    assert lublin_load(read_swf(tmp_path / "w.swf.gz"), 32) == pytest.approx(0.7, rel=0.01)
+    code, out, _ = simlib("simulate", "w.swf.gz", "--policy", "conservative", cwd=tmp_path)
+    assert code == 0 and "(500 jobs, 32 CPUs)" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--jobs", "0"], "--jobs must be a positive integer, got '0'"),
+    (["--cpus", "4.5"], "--cpus must be a positive integer, got '4.5'"),
+    (["--seed", "x"], "--seed must be an integer >= 0, got 'x'"),
+    (["--load", "nan"], "--load must be a number > 0, got 'nan'"),
+    (["-o", "w.csv"], "-o w.csv: the name must end in .swf or .swf.gz"),
+    (["-o", "no/w.swf"], "no/w.swf: directory no does not exist (-o)"),
+])
+def test_generate_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    base = {"--jobs": "10", "--cpus": "16", "--seed": "1", "-o": "w.swf"}
+    base.update(dict(zip(args[::2], args[1::2])))
+    code, out, err = simlib("generate", "lublin", *[x for kv in base.items() for x in kv],
+                            cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("simlib generate: ") and message in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_needs_its_arguments(tmp_path):
+    code, _, err = simlib("generate", "lublin", "--jobs", 10, cwd=tmp_path)
+    assert code == 2 and err.count("\n") == 1
+    assert "the following arguments are required: --cpus, --seed, -o/--output" in err
+
+
+# --------------------------------------------------------------------------
+# pieces
+# --------------------------------------------------------------------------
+def test_parse_param_reads_yaml_scalars():
+    assert commands.parse_param("ov_max=0.25") == ("ov_max", 0.25)
+    assert commands.parse_param("order= least_util") == ("order", "least_util")
+    assert commands.parse_param("flag=false") == ("flag", False)
+    with pytest.raises(ConfigError, match="not a YAML scalar"):
+        commands.parse_param("x='unclosed")
+
+
+def test_progress_bar_waits_then_draws_then_clears():
+    ticks = iter([0.0, 1.0, 2.5, 2.6, 3.0])
+    out = io.StringIO()
+    bar = commands.ProgressBar(out, delay=2.0, clock=lambda: next(ticks))
+    bar(10, 100, 3600.0)           # t = 1.0: too early
+    assert out.getvalue() == ""
+    bar(40, 100, 86400.0)          # t = 2.5: drawn
+    assert "40%" in out.getvalue() and "40/100 jobs" in out.getvalue()
+    bar(41, 100, 86400.0)          # t = 2.6: within 0.2 s of the last draw
+    assert "41/100" not in out.getvalue()
+    bar.close()
+    assert out.getvalue().endswith("\r\033[K")
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
+    # stderr is a pipe here: a successful run writes nothing to it.
+    _trace(tmp_path / "t.swf", n=400)
+    code, _, err = simlib("simulate", "t.swf", cwd=tmp_path)
+    assert (code, err) == (0, "")

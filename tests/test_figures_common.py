@@ -1,0 +1,41 @@
+"""Tests of simlib.figures.common: time units, figures, atomic deterministic saving."""
+import pytest
+
+from simlib.figures.common import new_figure, save_figure, time_unit
+
+
+def test_time_unit():
+    assert time_unit([10.0]) == (1.0, "s")
+    assert time_unit([5 * 3600.0]) == (3600.0, "h")
+    assert time_unit([30 * 86400.0]) == (86400.0, "days")
+
+
+def _figure():
+    fig = new_figure(3, 2)
+    fig.subplots().plot([0, 1], [1, 0])
+    return fig
+
+
+def test_save_figure_is_deterministic_and_leaves_no_temporary_file(tmp_path):
+    a = save_figure(_figure(), tmp_path / "sub" / "a.svg")
+    b = save_figure(_figure(), tmp_path / "sub" / "b.svg")
+    assert a.read_bytes() == b.read_bytes()
+    assert sorted(p.name for p in (tmp_path / "sub").iterdir()) == ["a.svg", "b.svg"]
+
+
+def test_failed_save_leaves_nothing(tmp_path, monkeypatch):
+    fig = new_figure(3, 2)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("renderer failed")
+
+    monkeypatch.setattr(fig, "savefig", broken)
+    with pytest.raises(RuntimeError, match="renderer failed"):
+        save_figure(fig, tmp_path / "f.png")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_figure_rejects_other_formats(tmp_path):
+    with pytest.raises(ValueError, match=".png or .svg"):
+        save_figure(new_figure(2, 2), tmp_path / "f.pdf")
+    assert list(tmp_path.iterdir()) == []
