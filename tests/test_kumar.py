@@ -243,6 +243,27 @@ def test_common_random_numbers_across_p_d_p_e_p_r():
     assert (base.jobs["request_type"] == "S").all() and len(split_commands(other)[1]) > 0
 
 
+def test_arrival_clock_switch():
+    # Default: the exact clock.  lublin99: same jobs (sizes, runtimes, commands
+    # drawn alike), whole-second clock; at the same beta_arr each submit time
+    # lags the exact one by the sum of the truncated fractions so far, which
+    # grows by less than 1 s per job.
+    base = KumarParams(p_s=0.5, p_d=0.5)
+    default = generate_kumar(base, load=None, seed=8)
+    exact = generate_kumar(base.replace(arrival_clock="exact"), load=None, seed=8)
+    c99 = generate_kumar(base.replace(arrival_clock="lublin99"), load=None, seed=8)
+    assert KumarParams().arrival_clock == "exact"
+    assert default.jobs.equals(exact.jobs)
+    cols = ["job_id", "run_time", "requested_procs", "queue"]
+    assert default.jobs[cols].equals(c99.jobs[cols])
+    lag = default.jobs["submit_time"].to_numpy() - c99.jobs["submit_time"].to_numpy()
+    assert np.all(lag >= 0) and np.all(np.diff(lag) > -1) and np.all(np.diff(lag) < 2)
+    assert 100 < lag[-1] < 400                     # 500 jobs, ~0.5 s each
+    assert kumar_info(c99)["params"]["arrival_clock"] == "lublin99"
+    w = generate_kumar(KumarParams(arrival_clock="lublin99"), load=0.8, seed=2)
+    assert abs(kumar_load(w) / 0.8 - 1) <= 0.01
+
+
 # ----------------------------------------------------------------------------- n̄ and paper data
 
 
@@ -287,6 +308,7 @@ def test_header_records_everything():
     dict(p_s=1.5), dict(p_e=0.7, p_r=0.5), dict(p_size="nodes"), dict(amount_basis="hours"),
     dict(extension_mean=0), dict(large_units=(4, 11)), dict(small_units="x"),
     dict(machine_size=2.5), dict(start_hour=24), dict(b1=float("nan")), dict(p_d=True),
+    dict(arrival_clock="c"),
 ])
 def test_bad_parameters(bad):
     with pytest.raises(ConfigError):

@@ -34,7 +34,8 @@ SETTINGS = {
     "interactive": L.LublinParams.single("interactive"),
     "typed": L.LublinParams.typed(),
 }
-#: Bonferroni level for the goodness-of-fit tests of this module (~60 tests).
+#: Bonferroni level for the goodness-of-fit tests of this module (~60 tests,
+#: the arrival-clock ones included).
 ALPHA = 1e-3 / 60
 Z = 5.0
 
@@ -302,24 +303,69 @@ def test_mean_interarrival(workloads):
         assert abs(observed - mean) <= tol, (name, s.name, observed, mean, tol)
 
 
-def _hour_of_day_test(buckets, expected, n_blocks=100):
+def _dispersed_chi_square(cells, expected, n_blocks=100, phi_cells=None):
+    """Chi-square test of cell counts, corrected for over-dispersion.
+
+    Parameters
+    ----------
+    cells : numpy.ndarray of int
+        Cell index (0 .. len(expected) - 1) of each observation, in
+        generation order.
+    expected : numpy.ndarray
+        Cell probabilities under the null.
+    n_blocks : int, default 100
+        Consecutive blocks used to estimate the dispersion.
+    phi_cells : numpy.ndarray of int, optional
+        Observations to estimate the dispersion from (default ``cells``).
+
+    Returns
+    -------
+    float
+        p-value of ``X^2 / (df phi)`` against ``F(df, df (K-1))``.
+
+    Notes
+    -----
+    Arrivals are a bursty renewal process (CV^2 of inter-arrivals 30-100),
+    so counts are over-dispersed and Pearson's X^2 is inflated by a factor
+    phi.  phi is estimated from the between-block heterogeneity of
+    consecutive blocks of observations (batch means, free of the expected
+    values).  ``phi_cells`` serves the lublin99 clock, whose blocks also
+    differ by their growing drift: its burstiness is that of the exact
+    clock's output on the same draws, which has no drift.
+    """
+    k = len(expected)
+    df = k - 1
+    n = len(cells)
+    observed = np.bincount(cells, minlength=k)
+    x2 = np.sum((observed - n * expected) ** 2 / (n * expected))
+    source = cells if phi_cells is None else phi_cells
+    blocks = np.array([np.bincount(b, minlength=k) for b in np.array_split(source, n_blocks)])
+    sizes = blocks.sum(axis=1, keepdims=True)
+    pooled = blocks.sum(axis=0) / sizes.sum()
+    phi = np.sum((blocks - sizes * pooled) ** 2 / (sizes * pooled)) / ((n_blocks - 1) * df)
+    return stats.f.sf(x2 / df / phi, df, df * (n_blocks - 1))
+
+
+def _hour_of_day_test(buckets, expected, n_blocks=100, phi_buckets=None):
     """Chi-square test of the half-hour histogram, corrected for burstiness.
 
-    Arrivals are a bursty renewal process (CV^2 of inter-arrivals 30-100),
-    so bucket counts are over-dispersed and Pearson's X^2 is inflated by a
-    factor phi.  phi is estimated from the between-block heterogeneity of
-    consecutive blocks of arrivals (batch means, free of the expected
-    values); X^2 / (47 phi) is then F(47, 47 (K-1)) distributed.
+    Parameters
+    ----------
+    buckets : numpy.ndarray of int
+        Half-hour bucket (0..47) of each arrival, in submit order.
+    expected : numpy.ndarray
+        The 48 bucket probabilities under the null.
+    n_blocks : int, default 100
+    phi_buckets : numpy.ndarray of int, optional
+        See ``phi_cells`` of :func:`_dispersed_chi_square`.
+
+    Returns
+    -------
+    float
+        p-value (:func:`_dispersed_chi_square`; X^2 / (47 phi) is
+        F(47, 47 (K-1)) distributed).
     """
-    n = len(buckets)
-    observed = np.bincount(buckets, minlength=48)
-    x2 = np.sum((observed - n * expected) ** 2 / (n * expected))
-    blocks = np.array([np.bincount(b, minlength=48) for b in np.array_split(buckets, n_blocks)])
-    pooled = observed / n
-    sizes = blocks.sum(axis=1, keepdims=True)
-    phi = np.sum((blocks - sizes * pooled) ** 2 / (sizes * pooled)) / ((n_blocks - 1) * 47)
-    f = x2 / 47 / phi
-    return stats.f.sf(f, 47, 47 * (n_blocks - 1))
+    return _dispersed_chi_square(buckets, expected, n_blocks, phi_buckets)
 
 
 def test_hour_of_day_histogram(workloads):
@@ -451,3 +497,353 @@ def test_validation_figure(tmp_path):
     assert a.read_bytes() == b.read_bytes()
     with pytest.raises(ValueError, match="png"):
         plot_lublin_validation(w, SETTINGS["typed"], tmp_path / "a.svg")
+
+
+# --------------------------------------------------------------------------
+# arrival clocks: exact (default) vs lublin99 (issue 9, item 4)
+# --------------------------------------------------------------------------
+
+#: Settings also generated with the lublin99 clock (same seed as ``workloads``).
+CLOCK_SETTINGS = ("typeless", "typed")
+#: Level at which a "can fail" twin must reject.
+REJECT = 1e-6
+
+
+@pytest.fixture(scope="module")
+def lublin99_workloads():
+    return {name: L.generate_lublin(SETTINGS[name], n_jobs=N, seed=20030101,
+                                    arrival_clock="lublin99")
+            for name in CLOCK_SETTINGS}
+
+
+def _clock_pairs(workloads, lublin99_workloads):
+    """Per stream of the clock settings: the two clocks' submit times.
+
+    Yields
+    ------
+    tuple
+        ``(setting, stream, exact_submits, lublin99_submits)``, each the
+        stream's first ``n`` jobs (``n`` the smaller count: where the merged
+        ``N`` jobs stop may differ by a few jobs between the clocks).
+    """
+    for name in CLOCK_SETTINGS:
+        e, c = workloads[name].jobs, lublin99_workloads[name].jobs
+        for s in SETTINGS[name].streams:
+            te = e.loc[e["queue"] == s.queue, "submit_time"].to_numpy()
+            tc = c.loc[c["queue"] == s.queue, "submit_time"].to_numpy()
+            n = min(len(te), len(tc))
+            yield name, s, te[:n], tc[:n]
+
+
+def _c_program_clock(interarrivals, weights, start_bucket):
+    """One job type's arrival clock as we read m_lublin99.c (our own code).
+
+    Parameters
+    ----------
+    interarrivals : sequence of float
+        The ``exp(g)`` draws, seconds.
+    weights : numpy.ndarray
+        The 48 normalised bucket weights.
+    start_bucket : int
+        Bucket of the start (the C program starts on a whole hour).
+
+    Returns
+    -------
+    list of int
+        Submit times: an integer clock that gains each bucket-walk step
+        truncated to whole seconds, while the walk (bucket, points,
+        remainder) stays exact.
+    """
+    points = remainder = 0.0
+    bucket, clock, out = start_bucket, 0, []
+    for x in interarrivals:
+        points += x / 1800.0
+        step = 0.0
+        while points > weights[bucket]:
+            points -= weights[bucket]
+            bucket = (bucket + 1) % 48
+            step += 1800.0
+        new_remainder = points / weights[bucket]
+        step += 1800.0 * (new_remainder - remainder)
+        remainder = new_remainder
+        clock = int(clock + step)          # C: unsigned long += double
+        out.append(clock)
+    return out
+
+
+def _c_program_merge(batch, interactive, n):
+    """The C program's choice of the next job: batch only if strictly earlier.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(submit time, queue)`` of the first ``n`` jobs.
+    """
+    i = j = 0
+    out = []
+    while len(out) < n:
+        if batch[i] < interactive[j]:
+            out.append((batch[i], L.QUEUE_BATCH))
+            i += 1
+        else:
+            out.append((interactive[j], L.QUEUE_INTERACTIVE))
+            j += 1
+    return out
+
+
+@pytest.mark.parametrize("start_hour", [0, 13])
+def test_lublin99_clock_equals_an_independent_c_style_walk(start_hour):
+    # The generator's draws, replayed through a sequential reimplementation
+    # of the C program's clock and merge, give the same jobs in the same order.
+    n = 20_000
+    lp = SETTINGS["typed"]
+    w = L.generate_lublin(lp, n_jobs=n, start_hour=start_hour, seed=77,
+                          arrival_clock="lublin99").jobs
+    gen = L._Generator(lp, 128, start_hour, 77)     # the same seeded draws
+    clocks = {}
+    for i, s in enumerate(lp.streams):
+        gen.draws[i].points(n)
+        ia = np.exp(np.concatenate(gen.draws[i]._logia))[:n]
+        clocks[s.name] = _c_program_clock(ia, L.bucket_weights(s.params), 2 * start_hour)
+        np.testing.assert_array_equal(
+            L.arrival_times(ia, s.params, start_hour=start_hour, arrival_clock="lublin99"),
+            clocks[s.name])
+    want = _c_program_merge(clocks["batch"], clocks["interactive"], n)
+    assert w["submit_time"].tolist() == [t for t, _ in want]
+    assert w["queue"].tolist() == [q for _, q in want]
+
+
+def test_lublin99_times_are_whole_seconds_behind_the_exact_ones():
+    p = L.TYPELESS
+    rng = np.random.default_rng(12)
+    g = rng.gamma(p.aarr * p.arar, p.barr, size=20_000)
+    ia = np.exp(g[g <= L.ARRIVAL_LOG_LIMIT])
+    for start_hour in (0.0, 13.5):
+        exact = L.arrival_times(ia, p, start_hour=start_hour)
+        clock = L.arrival_times(ia, p, start_hour=start_hour, arrival_clock="lublin99")
+        assert np.array_equal(clock, np.floor(clock))                      # (a) whole seconds
+        np.testing.assert_array_equal(np.diff(clock, prepend=0.0),
+                                      np.floor(np.diff(exact, prepend=0.0)))
+        lag = exact - clock                 # each job adds frac(gap) in [0, 1)
+        assert np.all(np.diff(lag) > -1e-6) and np.all(np.diff(lag) < 1)
+    # The SWF holds the integer clock as is.
+    w = L.generate_lublin(SETTINGS["typeless"], n_jobs=2000, seed=6, arrival_clock="lublin99")
+    t = w.jobs["submit_time"].to_numpy()
+    gen = L._Generator(SETTINGS["typeless"], 128, 0.0, 6, "lublin99")
+    np.testing.assert_array_equal(gen.times(0, 2000, 1.0), t)
+
+
+def test_lublin99_drift_grows_half_a_second_per_job(workloads, lublin99_workloads):
+    # (b) floor(exact_k) - lublin99_k = sum of frac(gap_i) - frac(exact_k):
+    # after n jobs, n * E[frac] within 5 standard errors of a mean of n
+    # values in [0, 1) (sd <= 1/2, a bound; successive fractions are nearly
+    # independent) plus 1 s for the floor.
+    checked = 0
+    for name, s, te, tc in _clock_pairs(workloads, lublin99_workloads):
+        d = L.expected_clock_drift(s.params)
+        for n in (len(te) // 2, len(te)):
+            slope = (te[n - 1] - tc[n - 1]) / n
+            tol = Z * 0.5 / math.sqrt(n) + 1.0 / n
+            assert abs(slope - d) <= tol, (name, s.name, n, slope, d, tol)
+            checked += 1
+    assert checked == 6
+    # The issue's "about 6-7 h after 50,000 jobs" (typeless stream):
+    te, tc = (workloads["typeless"].jobs["submit_time"].to_numpy(),
+              lublin99_workloads["typeless"].jobs["submit_time"].to_numpy())
+    assert 6.0 <= (te[49_999] - tc[49_999]) / 3600 <= 7.5
+
+
+def test_expected_clock_drift_against_a_direct_sum():
+    # Very short gaps (mean 2 s), where E[frac(G)] is far from 1/2.  Gaps that
+    # stay inside one bucket are G = X / w_b, so E[frac(G)] = sum_b (w_b / 48)
+    # E[frac(X / w_b)] up to the fraction of gaps that straddle a bucket edge
+    # (at most 48 per day among 86400 / m gaps: m / 1800).  E[frac(X / w)] is
+    # summed here over unit intervals of X / w in g-space (Gauss-Legendre on
+    # the gamma density), independently of the module's CDF-based formula.
+    p = L.INTERACTIVE.replace(aarr=1.0, arar=1.0, barr=0.5)
+    m, _ = L.interarrival_moments(p)
+    w = L.bucket_weights(p)
+    shape, scale = p.aarr * p.arar, p.barr
+    top = stats.gamma.cdf(L.ARRIVAL_LOG_LIMIT, shape, scale=scale)
+    nodes, weights = np.polynomial.legendre.leggauss(16)
+    k = np.arange(0, 5000, dtype=float)
+    direct = 0.0
+    for wb in w:
+        lo = np.log(np.maximum(k * wb, 1.0))          # g = ln(w (k + u)), g >= 0
+        hi = np.minimum(np.log((k + 1) * wb), L.ARRIVAL_LOG_LIMIT)
+        ok = hi > lo
+        a, b = lo[ok], hi[ok]
+        g = (a + b)[:, None] / 2 + (b - a)[:, None] / 2 * nodes
+        dens = stats.gamma.pdf(g, shape, scale=scale) / top
+        frac = np.exp(g) / wb - k[ok][:, None]
+        inner = np.sum(dens * frac * weights, axis=1) * (b - a) / 2
+        beyond = 1.0 - stats.gamma.cdf(np.log(5000 * wb), shape, scale=scale) / top
+        direct += wb / 48 * (inner.sum() + 0.5 * max(beyond, 0.0))
+    got = L.expected_clock_drift(p)
+    assert abs(got - 0.5) > 0.03                      # a case that tells values apart
+    assert abs(got - direct) <= m / 1800 + 1e-6, (got, direct)
+
+
+def test_lublin99_hour_of_day_histogram(workloads, lublin99_workloads):
+    # (c) The drift moves the profile earlier: the lublin99 output fits the
+    # drift-averaged profile, and the same test rejects the exact clock's
+    # output, and the exact profile for the lublin99 output.
+    for name, s, te, tc in _clock_pairs(workloads, lublin99_workloads):
+        be, bc = L.arrival_bucket(te), L.arrival_bucket(tc)
+        drifted = L.expected_bucket_distribution(s.params, arrival_clock="lublin99",
+                                                 n_jobs=len(tc))
+        exact = L.expected_bucket_distribution(s.params)
+        assert _hour_of_day_test(bc, drifted, phi_buckets=be) > ALPHA, (name, s.name)
+        assert _hour_of_day_test(be, drifted) < REJECT, (name, s.name)
+        assert _hour_of_day_test(bc, exact, phi_buckets=be) < REJECT, (name, s.name)
+    hours = L.expected_hour_of_day(L.TYPELESS, arrival_clock="lublin99", n_jobs=N)
+    assert hours.shape == (24,) and hours.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def _gap_cells(params, n):
+    """Cells of whole-second gaps for a chi-square test of ``n`` gaps.
+
+    Every gap of 0..19 s is its own cell (the clocks differ most there),
+    then 10 log-spaced cells up to the 5-day limit; neighbours are pooled
+    until each cell expects >= 20 gaps under both clocks.
+
+    Returns
+    -------
+    edges : numpy.ndarray
+        Left edge (s) of each cell.
+    probs : dict
+        Clock name -> expected cell probabilities (:func:`submit_gap_cdf`).
+    """
+    raw = np.unique(np.concatenate([np.arange(20), np.round(np.geomspace(20, 5e5, 10))]))
+    mass = {c: np.diff(np.append(L.submit_gap_cdf(params, raw - 1, arrival_clock=c), 1.0))
+            for c in L.ARRIVAL_CLOCKS}
+    keep, acc = [], {c: 0.0 for c in mass}
+    for i in range(len(raw)):
+        if not keep or min(acc.values()) * n >= 20:
+            keep.append(i)
+            acc = {c: 0.0 for c in mass}
+        for c in mass:
+            acc[c] += mass[c][i]
+    if min(acc.values()) * n < 20 and len(keep) > 1:
+        keep.pop()                                   # fold the last cell into the previous
+    cell = np.searchsorted(keep, np.arange(len(raw)), side="right") - 1
+    return raw[keep], {c: np.bincount(cell, mass[c]) for c in mass}
+
+
+def test_lublin99_interarrival_distribution(workloads, lublin99_workloads):
+    # (c) Whole-second gaps within a stream: each clock's output fits its own
+    # expected distribution; where the clocks' distributions are far enough
+    # apart for this sample (power >= 0.999 at the twin's level, from the
+    # noncentrality of the expected counts), each is rejected by the other.
+    twins = []
+    for name, s, te, tc in _clock_pairs(workloads, lublin99_workloads):
+        edges, probs = _gap_cells(s.params, len(tc) - 1)
+        cells = {"exact": np.searchsorted(edges, np.diff(te), side="right") - 1,
+                 "lublin99": np.searchsorted(edges, np.diff(tc), side="right") - 1}
+        for clock in L.ARRIVAL_CLOCKS:
+            assert _dispersed_chi_square(cells[clock], probs[clock]) > ALPHA, (name, s.name, clock)
+        df = len(edges) - 1
+        lam = (len(tc) - 1) * np.sum((probs["lublin99"] - probs["exact"]) ** 2 / probs["exact"])
+        if stats.ncx2.sf(stats.chi2.isf(REJECT, df), df, lam) >= 0.999:
+            twins.append(s.name)
+            assert _dispersed_chi_square(cells["exact"], probs["lublin99"]) < REJECT, (name, s.name)
+            assert _dispersed_chi_square(cells["lublin99"], probs["exact"]) < REJECT, (name, s.name)
+    assert sorted(twins) == ["interactive", "typeless"]     # the batch stream is too small
+
+
+def test_lublin99_shortens_the_mean_gap():
+    # E[lublin99 gap] = E[G] - E[frac G]; per stream and merged.
+    for p in (L.TYPELESS, L.BATCH, L.INTERACTIVE):
+        assert L.expected_mean_interarrival(p) - L.expected_mean_interarrival(
+            p, arrival_clock="lublin99") == pytest.approx(L.expected_clock_drift(p), rel=1e-9)
+    lp = SETTINGS["typed"]
+    rate = sum(1 / (L.interarrival_moments(s.params)[0] - L.expected_clock_drift(s.params))
+               for s in lp.streams)
+    assert L.expected_mean_interarrival(lp, arrival_clock="lublin99") == pytest.approx(1 / rate)
+
+
+def _tie_groups(jobs):
+    """Queue sequences of the groups of equal submit times that mix streams."""
+    sub, queue = jobs["submit_time"].to_numpy(), jobs["queue"].to_numpy()
+    start = np.flatnonzero(np.diff(sub, prepend=sub[0] - 1) != 0)
+    stop = np.append(start[1:], len(sub))
+    return [queue[a:b] for a, b in zip(start, stop) if len(set(queue[a:b])) > 1]
+
+
+def test_lublin99_ties_go_to_the_interactive_stream(workloads, lublin99_workloads):
+    # (d) Within a second shared by both streams, the interactive jobs
+    # (queue 0) come first.  The exact clock orders by exact time, so the
+    # same check fails on its output.
+    groups = _tie_groups(lublin99_workloads["typed"].jobs)
+    assert len(groups) >= 10
+    assert all(np.all(np.diff(g) >= 0) for g in groups)
+    exact_groups = _tie_groups(workloads["typed"].jobs)
+    assert any(np.any(np.diff(g) < 0) for g in exact_groups)
+
+
+#: sha256 of write_swf output made before the arrival clock existed (numpy
+#: Generator streams: recompute only if numpy changes them, as the golden
+#: cubes would).
+DEFAULT_SWF_SHA256 = {
+    "typed_5000": "e63b1cbc67c4a8273fba1c0897ea20b2ed053dc7e880b01ace792ce484b5c0af",
+    "typed_span_start9.5": "878bce8084b179204ff6263b7715705bfd5c3503e8e07a071d040fe0a0def83a",
+    "calibrated_0.7": "36885fef9de56feb7134cdc76c99acfa69cd66f04db2123750564ef3298d4350",
+}
+
+
+def test_default_clock_is_exact_and_unchanged(tmp_path):
+    # (e) The default is the exact clock, and its output is byte for byte
+    # what it was before the switch.
+    import hashlib
+
+    def sha(w):
+        path = tmp_path / "w.swf"
+        write_swf(w, path)
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    typed = SETTINGS["typed"]
+    cases = {
+        "typed_5000": lambda **kw: L.generate_lublin(typed, n_jobs=5000, seed=2003, **kw),
+        "typed_span_start9.5": lambda **kw: L.generate_lublin(
+            typed, span=10 * 86400, start_hour=9.5, seed=2003, **kw),
+        "calibrated_0.7": lambda **kw: L.calibrate_load(0.7, typed, n_jobs=3000, seed=5, **kw)[0],
+    }
+    for key, make in cases.items():
+        default, exact, other = make(), make(arrival_clock="exact"), make(arrival_clock="lublin99")
+        assert default.jobs.equals(exact.jobs) and default.header == exact.header, key
+        assert sha(default) == DEFAULT_SWF_SHA256[key], key
+        assert sha(other) != DEFAULT_SWF_SHA256[key], key
+        assert any("arrival clock lublin99" in line for line in other.header)
+        assert not any("arrival clock" in line for line in default.header)
+
+
+def test_lublin99_span_and_calibration():
+    span = 20 * 86400
+    w = L.generate_lublin(SETTINGS["typed"], span=span, seed=4, arrival_clock="lublin99").jobs
+    assert w["submit_time"].max() < span
+    longer = L.generate_lublin(SETTINGS["typed"], span=2 * span, seed=4,
+                               arrival_clock="lublin99").jobs
+    assert w.equals(longer.iloc[: len(w)])
+    assert longer["submit_time"].iloc[len(w)] >= span
+    exact = L.generate_lublin(SETTINGS["typed"], span=span, seed=4).jobs
+    assert len(w) >= len(exact)                      # earlier times: never fewer jobs
+    for method in ("cycle", "stretch"):
+        c, factor = L.calibrate_load(0.7, SETTINGS["typed"], n_jobs=5000, seed=8, method=method,
+                                     arrival_clock="lublin99")
+        assert abs(_offered_load(c, 128) / 0.7 - 1) <= 0.01, method
+        assert any("arrival clock lublin99" in line for line in c.header)
+        if method == "cycle":
+            plain = L.generate_lublin(SETTINGS["typed"], n_jobs=5000, seed=8,
+                                      arrival_scale=factor, arrival_clock="lublin99")
+            assert c.jobs.equals(plain.jobs)
+
+
+def test_arrival_clock_errors():
+    with pytest.raises(ConfigError, match="arrival_clock"):
+        L.generate_lublin(n_jobs=10, seed=1, arrival_clock="c")
+    with pytest.raises(ConfigError, match="arrival_clock"):
+        L.calibrate_load(0.5, n_jobs=100, seed=1, arrival_clock="C99")
+    with pytest.raises(ConfigError, match="arrival_clock"):
+        L.arrival_times([1.0], L.TYPELESS, arrival_clock=None)
+    with pytest.raises(ConfigError, match="n_jobs"):
+        L.expected_bucket_distribution(L.TYPELESS, arrival_clock="lublin99")

@@ -29,7 +29,11 @@ runtime model (:data:`simlib.workload.lublin.TYPELESS`).
 ``ln(inter-arrival) ~ Gamma(aarr * arar, barr)`` truncated at 13, paced by
 the daily cycle of ``Gamma(anum, bnum)``; Table II's values.  ``barr``
 (β_arr) is solved for so that the paper's Load of the 500 jobs hits the
-target (:func:`kumar_load`).
+target (:func:`kumar_load`).  ``arrival_clock``: ``"exact"`` (default,
+the model as published: exact times, floored) or ``"lublin99"`` (the
+archive C program's whole-second clock, which the paper's generator
+extends: every gap truncated, ~0.5 s/job behind the daily cycle; see
+:mod:`simlib.workload.lublin`).
 
 **Dedicated jobs**.  Each job independently with probability ``P_D``; its
 requested start time = its submit time + ``max(1, ceil(D))`` with ``D``
@@ -216,6 +220,8 @@ class KumarParams:
         Table II; ``barr`` is only used when no load is targeted.
     start_hour : float
         Hour of the day at time 0 (daily cycle).
+    arrival_clock : {"exact", "lublin99"}
+        Arrival clock (:data:`simlib.workload.lublin.ARRIVAL_CLOCKS`).
     dedicated_delay_mean : float
         Mean of requested start - submit (s), exponential.
     amount_basis : {"runtime", "seconds"}
@@ -254,6 +260,7 @@ class KumarParams:
     bnum: float = TABLE_II["bnum"]
     arar: float = TABLE_II["arar"]
     start_hour: float = 0.0
+    arrival_clock: str = "exact"
     dedicated_delay_mean: float = 3600.0
     amount_basis: str = "runtime"
     extension_mean: float = 0.25
@@ -263,7 +270,7 @@ class KumarParams:
     def __post_init__(self):
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if f.name in ("p_size", "amount_basis", "size_scale"):
+            if f.name in ("p_size", "amount_basis", "size_scale", "arrival_clock"):
                 continue
             if f.name in ("small_units", "large_units"):
                 try:
@@ -305,6 +312,9 @@ class KumarParams:
         if self.size_scale not in _SIZE_SCALES:
             raise ConfigError(f"Kumar parameter 'size_scale' = {self.size_scale!r}: choose "
                               f"one of {_SIZE_SCALES}")
+        if self.arrival_clock not in lublin.ARRIVAL_CLOCKS:
+            raise ConfigError(f"Kumar parameter 'arrival_clock' = {self.arrival_clock!r}: "
+                              f"choose one of {lublin.ARRIVAL_CLOCKS}")
         if self.amount_basis not in _AMOUNT_BASES:
             raise ConfigError(f"Kumar parameter 'amount_basis' = {self.amount_basis!r}: "
                               f"choose one of {_AMOUNT_BASES}")
@@ -601,7 +611,8 @@ def _runtimes(p: KumarParams, d: _Draws, size: np.ndarray) -> np.ndarray:
 
 def _submits(p: KumarParams, d: _Draws, barr: float) -> np.ndarray:
     g = _truncated_gamma(d.arrival_u, p.aarr * p.arar, barr, _G_ARR_LIMIT)
-    t = lublin.arrival_times(np.exp(g), p.lublin_equivalent(barr), start_hour=p.start_hour)
+    t = lublin.arrival_times(np.exp(g), p.lublin_equivalent(barr), start_hour=p.start_hour,
+                             arrival_clock=p.arrival_clock)
     return np.floor(t).astype(np.int64)
 
 

@@ -39,12 +39,53 @@ inter-arrival time is ``E[exp(g) | g <= 13]`` seconds.
 
 With job types (``LublinParams.typed()``), the batch and interactive streams
 run side by side and the earlier next arrival wins (ties: the stream listed
-first).  ``LublinParams.typeless()`` is the single whole-sample stream.
+first, or the interactive one with the lublin99 clock below).
+``LublinParams.typeless()`` is the single whole-sample stream.
+
+Arrival clocks: ``arrival_clock="exact" | "lublin99"``
+-----------------------------------------------------
+``"exact"`` (default) keeps every arrival time as an exact real: the model
+as published.  ``"lublin99"`` reproduces the clock of the archive's C
+program (m_lublin99.c), which the papers most likely used.  Our reading of
+that program, implemented independently here:
+
+* each job type keeps its time since the start in an ``unsigned long``;
+  the step from one arrival to the next is computed in seconds as a
+  ``double`` by the bucket walk above, and adding it to the integer clock
+  truncates it to whole seconds, so the clock gains ``floor(G)`` for an
+  exact gap ``G`` (``G >= 0``, so truncation is flooring);
+* the walk's own state (bucket, points left, remainder within the bucket)
+  stays exact, so the daily cycle advances by ``G``: the printed times
+  fall behind the cycle by ``frac(G)`` per job, about 0.5 s
+  (:func:`expected_clock_drift`; ~7 h after 50,000 jobs of a stream), which
+  moves the hour-of-day profile earlier
+  (:func:`expected_bucket_distribution` with ``n_jobs``) and shortens every
+  gap by its fractional part (:func:`submit_gap_cdf`);
+* the next job is the batch one only if the batch clock is strictly
+  earlier, so equal times go to the interactive stream; several streams
+  are merged with the interactive stream first and the others in listed
+  order;
+* the start time is whole hours in the C program (``start_hour`` may be
+  fractional here: the exact walk starts there and the integer clock at 0).
+
+Both clocks use the same draws: each stream's sequence of jobs (sizes,
+runtimes) is identical; submit times, the order of equal submit times and,
+with several streams, where the first ``n_jobs`` merged jobs stop may
+differ.  Switching is a config key (``arrival_clock`` of a
+``lublin.param_sets`` entry and of paper K's ``generator``).
+
+>>> p = LublinParams.typeless()
+>>> e = generate_lublin(p, n_jobs=50_000, seed=3)
+>>> c = generate_lublin(p, n_jobs=50_000, seed=3, arrival_clock="lublin99")
+>>> lag_hours = (e.jobs["submit_time"] - c.jobs["submit_time"]).iloc[-1] / 3600
+>>> bool(6 < lag_hours < 7.5), c.jobs["run_time"].equals(e.jobs["run_time"])
+(True, True)
 
 Choices and interpretations (documented deviations)
 ---------------------------------------------------
 * Times are kept as exact reals and floored to whole seconds only when the
-  SWF is written; lublin99 truncates every increment instead, which drifts.
+  SWF is written; lublin99 truncates every increment instead, which drifts
+  (``arrival_clock="lublin99"`` reproduces it).
 * ``arrival_scale`` multiplies every inter-arrival *point* draw (default 1):
   it changes the arrival rate while keeping the daily cycle.  Load
   calibration (:func:`calibrate_load`) solves for it.
@@ -89,10 +130,11 @@ from simlib.workload.swf import SWF_FIELDS, Workload
 __all__ = [
     "QUEUE_INTERACTIVE", "QUEUE_BATCH", "QUEUE_TYPELESS",
     "RUNTIME_LOG_LIMIT", "ARRIVAL_LOG_LIMIT", "BUCKETS", "SECONDS_PER_BUCKET",
-    "REFERENCE_MACHINE_SIZE",
+    "REFERENCE_MACHINE_SIZE", "ARRIVAL_CLOCKS",
     "JobTypeParams", "Stream", "LublinParams", "BATCH", "INTERACTIVE", "TYPELESS",
     "bucket_weights", "expected_bucket_distribution", "expected_hour_of_day",
     "interarrival_moments", "expected_mean_interarrival", "cycle_deviation",
+    "interarrival_cdf", "expected_clock_drift", "submit_gap_cdf",
     "size_pmf", "expected_serial_fraction", "expected_pow2_fraction",
     "hyper_gamma_p", "log_runtime_cdf", "runtime_cdf", "log_runtime_moments",
     "expected_mean_log_runtime", "expected_runtime", "expected_offered_load",
@@ -119,6 +161,10 @@ SECONDS_PER_DAY = BUCKETS * SECONDS_PER_BUCKET
 CYCLIC_DAY_START = 11
 #: Machine size the published parameters were fitted for (uhi = 7).
 REFERENCE_MACHINE_SIZE = 128
+#: Arrival clocks: ``"exact"`` (the model as published, default) and
+#: ``"lublin99"`` (the archive's C program: whole-second clocks, see the
+#: module docstring).
+ARRIVAL_CLOCKS = ("exact", "lublin99")
 
 _BLOCK = 4096  # jobs per seed block (prefix stability, see module docstring)
 _R_MAX = int(math.floor(math.exp(RUNTIME_LOG_LIMIT)))  # largest runtime: 162754 s
@@ -558,20 +604,42 @@ def interarrival_moments(params, arrival_scale: float = 1.0) -> tuple[float, flo
     return arrival_scale * m1, arrival_scale * math.sqrt(max(m2 - m1 * m1, 0.0))
 
 
-def expected_mean_interarrival(params=None, arrival_scale: float = 1.0) -> float:
+def expected_mean_interarrival(params=None, arrival_scale: float = 1.0, *,
+                               arrival_clock: str = "exact") -> float:
     """Long-run mean inter-arrival time (s) of the merged streams.
 
     Streams are independent renewal processes (in point time), so rates add:
-    ``1 / sum(1 / m_s)``.
+    ``1 / sum(1 / m_s)``.  With ``arrival_clock="lublin99"`` every stream's
+    mean gap is shorter by its truncation drift (:func:`expected_clock_drift`,
+    about 0.5 s).
 
     Examples
     --------
     >>> round(expected_mean_interarrival(LublinParams.typed()))
     527
+    >>> d = expected_mean_interarrival(TYPELESS) - expected_mean_interarrival(
+    ...     TYPELESS, arrival_clock="lublin99")
+    >>> round(d, 2)
+    0.5
     """
-    lp = _as_lublin_params(params)
-    rate = sum(1.0 / interarrival_moments(s.params, arrival_scale)[0] for s in lp.streams)
+    _check_clock(arrival_clock)
+    rate = sum(1.0 / _clock_mean_gap(p, arrival_scale, arrival_clock)
+               for p in _stream_params_list(params))
     return 1.0 / rate
+
+
+def _stream_params_list(params) -> list[JobTypeParams]:
+    if isinstance(params, (JobTypeParams, Stream)):
+        return [_as_stream_params(params)]
+    return [s.params for s in _as_lublin_params(params).streams]
+
+
+def _clock_mean_gap(p: JobTypeParams, arrival_scale: float, arrival_clock: str) -> float:
+    """Long-run mean gap (s) between one stream's submit times under a clock."""
+    m = interarrival_moments(p, arrival_scale)[0]
+    if arrival_clock == "lublin99":
+        m -= expected_clock_drift(p, arrival_scale)
+    return m
 
 
 def cycle_deviation(params) -> float:
@@ -592,38 +660,96 @@ def cycle_deviation(params) -> float:
     return float(d.max() - d.min())
 
 
-def expected_bucket_distribution(params=None, arrival_scale: float = 1.0) -> np.ndarray:
+def expected_bucket_distribution(params=None, arrival_scale: float = 1.0, *,
+                                 arrival_clock: str = "exact",
+                                 n_jobs: int | None = None) -> np.ndarray:
     """Long-run probability that an arrival falls in each half-hour bucket.
 
     For one stream it is ``w / 48`` (point time is uniform over a day in the
     long run, renewal theorem); streams are mixed by their arrival rates.
+
+    With ``arrival_clock="lublin99"`` the submit time of a stream's k-th job
+    lies ``k * d`` seconds before its exact time (``d`` =
+    :func:`expected_clock_drift`, about 0.5 s), so over the first ``n_jobs``
+    jobs the profile is the exact one averaged over lags uniform on
+    ``[0, n_jobs * d]`` (computed exactly for the piecewise-constant
+    profile; the random part of the lag, ``sqrt(k/12)`` s, is ignored).
+    ``n_jobs`` is then required: the stream's own job count for one stream,
+    the merged count for several (split by the streams' rates).
 
     Examples
     --------
     >>> p = expected_bucket_distribution(LublinParams.typed())
     >>> p.shape, round(float(p.sum()), 12)
     ((48,), 1.0)
+    >>> q = expected_bucket_distribution(TYPELESS, arrival_clock="lublin99", n_jobs=50_000)
+    >>> int(q.argmax()) < int(expected_bucket_distribution(TYPELESS).argmax())   # earlier peak
+    True
     """
-    if isinstance(params, (JobTypeParams, Stream)):
-        w = bucket_weights(params)
-        return w / w.sum()
-    lp = _as_lublin_params(params)
-    rates = np.array([1.0 / interarrival_moments(s.params, arrival_scale)[0]
-                      for s in lp.streams])
-    probs = np.array([bucket_weights(s.params) / bucket_weights(s.params).sum()
-                      for s in lp.streams])
-    return (rates[:, None] * probs).sum(axis=0) / rates.sum()
+    _check_clock(arrival_clock)
+    if arrival_clock == "lublin99" and not (
+            isinstance(n_jobs, (int, np.integer)) and not isinstance(n_jobs, bool) and n_jobs >= 1):
+        raise ConfigError(f"the lublin99 clock's hour-of-day profile depends on the number of "
+                          f"jobs (its drift grows with it): give n_jobs >= 1, got {n_jobs!r}")
+    streams = _stream_params_list(params)
+    rates = np.array([1.0 / _clock_mean_gap(p, arrival_scale, arrival_clock) for p in streams])
+    probs = []
+    for p, r in zip(streams, rates):
+        w = bucket_weights(p)
+        lag = 0.0
+        if arrival_clock == "lublin99":
+            lag = n_jobs * (r / rates.sum()) * expected_clock_drift(p, arrival_scale)
+        probs.append(_lagged_bucket_probs(w, lag))
+    if len(streams) == 1:
+        return probs[0]
+    return (rates[:, None] * np.array(probs)).sum(axis=0) / rates.sum()
 
 
-def expected_hour_of_day(params=None, arrival_scale: float = 1.0) -> np.ndarray:
+def _lagged_bucket_probs(w: np.ndarray, lag: float) -> np.ndarray:
+    """Bucket probabilities of times-of-day moved earlier by a lag ~ U(0, lag).
+
+    The exact time of day has the piecewise-constant density ``w / 86400``
+    (cumulative ``C``, extended by ``C(t + day) = C(t) + 1``); a lag ``D``
+    uniform on ``[0, L]`` gives the density ``(C(y + L) - C(y)) / L``, whose
+    integral over a bucket is a difference of ``H = integral of C``,
+    piecewise quadratic and evaluated exactly.
+    """
+    base = w / w.sum()
+    if lag <= 0:
+        return base
+    c = np.concatenate([[0.0], np.cumsum(base)])                 # C at the bucket edges
+    h_knots = np.concatenate([[0.0], np.cumsum(SECONDS_PER_BUCKET * (c[:-1] + c[1:]) / 2)])
+    h_day = h_knots[-1]
+
+    def H(t):
+        t = np.asarray(t, dtype=float)
+        m = np.floor(t / SECONDS_PER_DAY)
+        r = t - m * SECONDS_PER_DAY
+        j = np.minimum((r // SECONDS_PER_BUCKET).astype(np.int64), BUCKETS - 1)
+        tau = r - j * SECONDS_PER_BUCKET
+        within = h_knots[j] + c[j] * tau + base[j] / SECONDS_PER_BUCKET * tau * tau / 2
+        return m * h_day + SECONDS_PER_DAY * m * (m - 1) / 2 + within + m * r
+
+    e = SECONDS_PER_BUCKET * np.arange(BUCKETS + 1, dtype=float)
+    he = H(e + lag)
+    p = (np.diff(he) - np.diff(H(e))) / lag
+    p = np.clip(p, 0.0, None)
+    return p / p.sum()
+
+
+def expected_hour_of_day(params=None, arrival_scale: float = 1.0, *,
+                         arrival_clock: str = "exact", n_jobs: int | None = None) -> np.ndarray:
     """Long-run probability of an arrival in each hour of the day (24 values).
+
+    ``arrival_clock`` and ``n_jobs`` as :func:`expected_bucket_distribution`.
 
     Examples
     --------
     >>> int(expected_hour_of_day(TYPELESS).argmax())
     13
     """
-    return expected_bucket_distribution(params, arrival_scale).reshape(24, 2).sum(axis=1)
+    return expected_bucket_distribution(params, arrival_scale, arrival_clock=arrival_clock,
+                                        n_jobs=n_jobs).reshape(24, 2).sum(axis=1)
 
 
 def arrival_bucket(submit_time, start_hour: float = 0.0) -> np.ndarray:
@@ -636,6 +762,168 @@ def arrival_bucket(submit_time, start_hour: float = 0.0) -> np.ndarray:
     """
     t = np.asarray(submit_time, dtype=float) + start_hour * 3600.0
     return (np.floor(t / SECONDS_PER_BUCKET).astype(np.int64)) % BUCKETS
+
+
+# --------------------------------------------------------------------------
+# Analytic helpers: arrival clocks (exact vs lublin99)
+# --------------------------------------------------------------------------
+
+def _check_clock(arrival_clock) -> str:
+    if arrival_clock not in ARRIVAL_CLOCKS:
+        raise ConfigError(f"arrival_clock {arrival_clock!r}: choose one of {list(ARRIVAL_CLOCKS)}")
+    return arrival_clock
+
+
+def _cum_points(knots: np.ndarray, t):
+    """Points of the daily cycle between midnight of day 0 and ``t`` seconds after it."""
+    t = np.asarray(t, dtype=float)
+    day = np.floor(t / SECONDS_PER_DAY)
+    rest = t - day * SECONDS_PER_DAY
+    return day * knots[-1] + np.interp(rest, SECONDS_PER_BUCKET * np.arange(BUCKETS + 1.0), knots)
+
+
+def _points_cdf(p: JobTypeParams, dq, arrival_scale: float):
+    """P(one inter-arrival pays <= dq points): ``scale * exp(g) / 1800 <= dq``."""
+    shape = p.aarr * p.arar
+    with np.errstate(divide="ignore"):
+        y = np.log(np.maximum(dq, 0.0) * (SECONDS_PER_BUCKET / arrival_scale))
+    y = np.clip(y, 0.0, ARRIVAL_LOG_LIMIT)       # g > 0 always; g <= 13 by truncation
+    return special.gammainc(shape, y / p.barr) / special.gammainc(shape, ARRIVAL_LOG_LIMIT / p.barr)
+
+
+_GAUSS_SEGMENT = np.polynomial.legendre.leggauss(12)
+_GAUSS_UNIT = np.polynomial.legendre.leggauss(6)
+
+
+def interarrival_cdf(params, x, arrival_scale: float = 1.0) -> np.ndarray:
+    """Long-run CDF of one stream's exact inter-arrival time ``G`` (seconds).
+
+    The previous arrival's time of day ``s`` has the density ``w(s) / 86400``
+    (point time is uniform in the long run); the next arrival is within
+    ``x`` seconds iff its point draw is at most the points between ``s`` and
+    ``s + x``.  So ``P(G <= x)`` is the integral over the day of ``w(s) / 86400
+    * P(points <= Q(s + x) - Q(s))``; the integrand is smooth between the
+    bucket edges and the edges minus ``x``, and each such piece is
+    integrated by 12-point Gauss-Legendre.
+
+    Parameters
+    ----------
+    params : JobTypeParams
+        One stream.
+    x : array_like
+        Seconds.
+    arrival_scale : float, default 1
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P(G <= x)``, shape of ``x``.
+
+    Examples
+    --------
+    >>> m, _ = interarrival_moments(TYPELESS)
+    >>> float(interarrival_cdf(TYPELESS, 0.0)), 0.5 < float(interarrival_cdf(TYPELESS, m)) < 1
+    (0.0, True)
+    """
+    p = _as_stream_params(params)
+    w = bucket_weights(p)
+    knots = _cumulative_knots(w)
+    x = np.asarray(x, dtype=float)
+    flat = x.ravel()
+    out = np.zeros(flat.size)
+    edges = SECONDS_PER_BUCKET * np.arange(BUCKETS + 1, dtype=float)
+    nodes, weights = _GAUSS_SEGMENT
+    for lo in range(0, flat.size, 128):
+        xs = np.clip(flat[lo:lo + 128], 0.0, 1e12)[:, None]    # 1e12 s: F = 1 already
+        brk = np.sort(np.concatenate([np.broadcast_to(edges, (len(xs), BUCKETS + 1)),
+                                      np.mod(edges[:-1] - xs, SECONDS_PER_DAY)], axis=1), axis=1)
+        half = np.diff(brk, axis=1) / 2
+        s = (brk[:, :-1] + half)[..., None] + half[..., None] * nodes
+        rate = w[np.minimum((s // SECONDS_PER_BUCKET).astype(np.int64), BUCKETS - 1)]
+        dq = _cum_points(knots, s + xs[..., None]) - _cum_points(knots, s)
+        f = rate * _points_cdf(p, dq, arrival_scale)
+        out[lo:lo + 128] = np.einsum("nsm,m,ns->n", f, weights, half) / (
+            SECONDS_PER_BUCKET * knots[-1])
+    out[flat <= 0] = 0.0
+    return np.clip(out, 0.0, 1.0).reshape(x.shape)
+
+
+def _unit_integrals(params, k: np.ndarray, arrival_scale: float) -> np.ndarray:
+    """``integral of P(G <= v) dv over [k, k + 1]`` for integers k (Gauss-Legendre)."""
+    nodes, weights = _GAUSS_UNIT
+    v = k[:, None] + (nodes + 1.0) / 2.0
+    return interarrival_cdf(params, v, arrival_scale) @ weights / 2.0
+
+
+@lru_cache(maxsize=64)
+def _clock_drift(p: JobTypeParams, arrival_scale: float, head: int) -> float:
+    k = np.arange(head, dtype=float)
+    F = interarrival_cdf(p, np.arange(head + 2, dtype=float), arrival_scale)
+    near = float(np.sum(F[1:head + 1] - _unit_integrals(p, k, arrival_scale)))
+    density = (F[head + 1] - F[head - 1]) / 2.0
+    return float(near + (1.0 - F[head]) / 2.0 - density / 12.0)
+
+
+def expected_clock_drift(params, arrival_scale: float = 1.0) -> float:
+    """Mean lag (s) per job of lublin99's integer clock behind the exact one.
+
+    lublin99 adds ``floor(G)`` to a stream's clock for every exact gap
+    ``G``, so after ``k`` jobs its submit time lies ``sum of frac(G_i)``
+    behind the exact time; this returns the long-run ``E[frac(G)]``.  With
+    ``F`` = :func:`interarrival_cdf`, ``E[frac(G)] = sum over k >= 0 of
+    integral over [k, k+1] of (F(k+1) - F(v)) dv``: summed exactly
+    (Gauss-Legendre) for ``k < 256`` s, where ``G``'s density may still
+    change on the scale of a second, and by the Euler-Maclaurin formula
+    beyond (``(1 - F(256)) / 2 - f(256) / 12``).  Gaps are seconds to hours
+    long with a smooth density, so for the published parameters the result
+    is within 1e-5 of 0.5.
+
+    Examples
+    --------
+    >>> round(expected_clock_drift(TYPELESS), 2)
+    0.5
+    """
+    p = _as_stream_params(params)
+    _check_scale(arrival_scale)
+    return _clock_drift(p, float(arrival_scale), 256)
+
+
+def submit_gap_cdf(params, k, arrival_scale: float = 1.0, *,
+                   arrival_clock: str = "exact") -> np.ndarray:
+    """Long-run CDF of the whole-second gaps between one stream's SWF submit times.
+
+    * ``"lublin99"``: the gap is ``floor(G)``, so ``P(gap <= k) = F(k + 1)``
+      (``F`` = :func:`interarrival_cdf`, continuous).
+    * ``"exact"``: submit times are the exact times floored, so the gap is
+      ``floor(U + G)`` with ``U`` the previous arrival's fractional second,
+      uniform and independent of ``G`` (it varies on a far finer scale than
+      anything ``G`` depends on): ``P(gap <= k) = integral of F over
+      [k, k + 1]``.
+
+    Parameters
+    ----------
+    params : JobTypeParams
+    k : array_like
+        Gaps in seconds (floored to integers).
+    arrival_scale : float, default 1
+    arrival_clock : {"exact", "lublin99"}
+
+    Examples
+    --------
+    >>> a = submit_gap_cdf(INTERACTIVE, 5, arrival_clock="lublin99")
+    >>> b = submit_gap_cdf(INTERACTIVE, 5)
+    >>> bool(a > b)     # truncation makes short gaps more frequent
+    True
+    """
+    _check_clock(arrival_clock)
+    k = np.floor(np.asarray(k, dtype=float))
+    flat = np.maximum(k.ravel(), -1.0)
+    if arrival_clock == "lublin99":
+        out = interarrival_cdf(params, flat + 1.0, arrival_scale)
+    else:
+        out = _unit_integrals(params, flat, arrival_scale)
+    out[flat < 0] = 0.0
+    return out.reshape(k.shape)
 
 
 # --------------------------------------------------------------------------
@@ -1011,31 +1299,52 @@ class _Clock:
         return q - self.q0
 
 
-def arrival_times(interarrivals, params, *, start_hour: float = 0.0) -> np.ndarray:
+def _lublin99_times(exact: np.ndarray) -> np.ndarray:
+    """lublin99's integer clock of one stream from its exact arrival times.
+
+    Every exact gap (the first one from the start, time 0) is truncated to
+    whole seconds and added to the clock; the daily cycle itself advances
+    by the exact gap, so only the printed times lag.  (Gaps are >= 0; the
+    ``maximum`` only absorbs float round-off of the vectorised walk.)
+    """
+    steps = np.diff(exact, prepend=0.0)
+    return np.cumsum(np.floor(np.maximum(steps, 0.0)))
+
+
+def arrival_times(interarrivals, params, *, start_hour: float = 0.0,
+                  arrival_clock: str = "exact") -> np.ndarray:
     """Arrival times (s after the start) of raw inter-arrival draws under the cycle.
 
     ``interarrivals`` are the model's ``exp(g)`` values in seconds (already
     multiplied by any arrival scale); each pays ``exp(g)/1800`` points and
     the bucket walk turns cumulative points into time.  This is the
     vectorised form of lublin99's sequential walk used by the generator.
+    ``arrival_clock="lublin99"`` returns lublin99's whole-second clock
+    instead (every gap truncated, see the module docstring).
 
     Examples
     --------
     >>> t = arrival_times([600.0, 600.0], TYPELESS, start_hour=14)
     >>> bool(0 < t[0] < t[1])
     True
+    >>> arrival_times([0.5, 0.7, 1.9], TYPELESS, start_hour=14,
+    ...               arrival_clock="lublin99").tolist()    # gaps 0.5 s, 0.7 s, 1.9 s at 14:00
+    [0.0, 0.0, 1.0]
     """
+    _check_clock(arrival_clock)
     ia = np.asarray(interarrivals, dtype=float)
     if np.any(ia < 0) or not np.all(np.isfinite(ia)):
         raise ConfigError("inter-arrival draws must be finite and >= 0")
-    return _Clock(_as_stream_params(params), float(start_hour)).time(
+    t = _Clock(_as_stream_params(params), float(start_hour)).time(
         np.cumsum(ia) / SECONDS_PER_BUCKET)
+    return _lublin99_times(t) if arrival_clock == "lublin99" else t
 
 
 class _Generator:
     """Shared machinery of :func:`generate_lublin` and :func:`calibrate_load`."""
 
-    def __init__(self, params, machine_size, start_hour, seed):
+    def __init__(self, params, machine_size, start_hour, seed, arrival_clock="exact"):
+        self.arrival_clock = _check_clock(arrival_clock)
         self.lp = _as_lublin_params(params)
         if not (isinstance(machine_size, (int, np.integer)) and not isinstance(machine_size, bool)
                 and machine_size >= 1):
@@ -1055,13 +1364,41 @@ class _Generator:
         self.ss = _as_seed_sequence(seed)
         self.draws = [_StreamDraws(self.ss, i, s.params) for i, s in enumerate(self.lp.streams)]
         self.clocks = [_Clock(s.params, self.start_hour) for s in self.lp.streams]
+        # Merge priority on equal submit times: the stream listed first
+        # (exact); lublin99 emits a batch job only if its clock is strictly
+        # earlier, so the interactive stream goes first.
+        k = len(self.lp.streams)
+        self.merge_rank = list(range(k))
+        if self.arrival_clock == "lublin99":
+            self.merge_rank.sort(key=lambda i: (self.lp.streams[i].queue != QUEUE_INTERACTIVE, i))
+
+    def _merge(self, times: list[np.ndarray]) -> np.ndarray:
+        """Merged order of per-stream times, as indices into their concatenation."""
+        t = np.concatenate([times[i] for i in self.merge_rank])
+        if self.merge_rank == sorted(self.merge_rank):
+            return np.argsort(t, kind="stable")
+        start = np.cumsum([0] + [len(x) for x in times])
+        index = np.concatenate([np.arange(start[i], start[i + 1]) for i in self.merge_rank])
+        return index[np.argsort(t, kind="stable")]
+
+    def _count_before(self, i: int, span: float, scale: float) -> int:
+        """Number of stream i's arrivals submitted before ``span``."""
+        n = self.draws[i].count_below(self.clocks[i].points_at(span) / scale)
+        if self.arrival_clock == "exact":
+            return n
+        # lublin99 times are never later than the exact ones: look further.
+        m = n + 1
+        while True:
+            t = self.times(i, m, scale)
+            if t[-1] >= span:
+                return int(np.searchsorted(t, span, side="left"))
+            m = 2 * m
 
     def counts(self, n_jobs, span, scale) -> list[int]:
         """Jobs per stream: the first n_jobs merged arrivals before span."""
         k = len(self.draws)
         if span is not None:
-            caps = [d.count_below(c.points_at(span) / scale)
-                    for d, c in zip(self.draws, self.clocks)]
+            caps = [self._count_before(i, span, scale) for i in range(k)]
         else:
             caps = [n_jobs] * k
         if n_jobs is None:
@@ -1071,8 +1408,7 @@ class _Generator:
             return caps
         times = [self.times(i, cap, scale) for i, cap in enumerate(caps)]
         label = np.concatenate([np.full(len(t), i) for i, t in enumerate(times)])
-        # Stable sort: on equal times the stream listed first wins.
-        order = np.argsort(np.concatenate(times), kind="stable")[:n_jobs]
+        order = self._merge(times)[:n_jobs]
         return np.bincount(label[order], minlength=k).tolist()
 
     def load(self, counts, scale) -> float:
@@ -1081,7 +1417,10 @@ class _Generator:
         for i, n in enumerate(counts):
             if n <= 0:
                 continue
-            ends = self.clocks[i].time(scale * self.draws[i].points(n)[[0, n - 1]])
+            if self.arrival_clock == "exact":
+                ends = self.clocks[i].time(scale * self.draws[i].points(n)[[0, n - 1]])
+            else:   # the integer clock needs every gap: O(n)
+                ends = self.times(i, n, scale)[[0, n - 1]]
             first = min(first, math.floor(ends[0]))
             last = max(last, math.floor(ends[1]))
             work += self.draws[i].work(n)
@@ -1090,7 +1429,8 @@ class _Generator:
         return work / ((last - first) * self.machine_size)
 
     def times(self, i: int, n: int, scale: float) -> np.ndarray:
-        return self.clocks[i].time(scale * self.draws[i].points(n))
+        t = self.clocks[i].time(scale * self.draws[i].points(n))
+        return _lublin99_times(t) if self.arrival_clock == "lublin99" else t
 
     def build(self, counts, scale, stretch: float = 1.0) -> tuple[np.ndarray, ...]:
         """Merged (submit float seconds, size, run, queue) for per-stream counts."""
@@ -1101,9 +1441,8 @@ class _Generator:
             sizes.append(sz)
             runs.append(rt)
             queues.append(np.full(n, s.queue, dtype=np.int64))
-        t = np.concatenate(times)
-        order = np.argsort(t, kind="stable")
-        t = t[order]
+        order = self._merge(times)
+        t = np.concatenate(times)[order]
         if stretch != 1.0 and len(t):
             t = t[0] + stretch * (t - t[0])
         return (t, np.concatenate(sizes)[order], np.concatenate(runs)[order],
@@ -1140,6 +1479,11 @@ class _Generator:
             "; simlib: lublin params " + json.dumps(self.lp.to_dict(), sort_keys=True),
             *extra_header,
         ]
+        if self.arrival_clock != "exact":   # the default adds no line (same bytes as before)
+            header.insert(-1 - len(extra_header),
+                          f"; Note: arrival clock {self.arrival_clock}: each stream's clock "
+                          "adds every inter-arrival truncated to whole seconds (the daily "
+                          "cycle advances exactly); equal times go to the interactive stream")
         return Workload(jobs=jobs, header=header, path=None)
 
 
@@ -1162,7 +1506,8 @@ def _check_scale(scale):
 
 def generate_lublin(params=None, *, n_jobs: int | None = None, span: float | None = None,
                     machine_size: int = REFERENCE_MACHINE_SIZE, start_hour: float = 0.0,
-                    arrival_scale: float = 1.0, seed) -> Workload:
+                    arrival_scale: float = 1.0, arrival_clock: str = "exact",
+                    seed) -> Workload:
     """Generate a workload from the Lublin–Feitelson model.
 
     Parameters
@@ -1181,6 +1526,14 @@ def generate_lublin(params=None, *, n_jobs: int | None = None, span: float | Non
         Hour of the day at submit time 0.
     arrival_scale : float, default 1
         Multiplies every inter-arrival draw (> 1: fewer arrivals, lower load).
+    arrival_clock : {"exact", "lublin99"}, default "exact"
+        ``"exact"``: the model as published (times kept exact, floored when
+        written).  ``"lublin99"``: the archive's C program's clock (each
+        stream adds every gap truncated to whole seconds, about 0.5 s/job
+        behind the daily cycle; ties to the interactive stream).  Each
+        stream's jobs are the same either way; submit times, the order of
+        equal times and, with several streams, which stream the last of
+        the first ``n_jobs`` jobs come from may differ.
     seed : int, sequence of int, SeedSequence or Generator
         Required.  Same seed and arguments give the same workload.
 
@@ -1199,10 +1552,14 @@ def generate_lublin(params=None, *, n_jobs: int | None = None, span: float | Non
     >>> w = generate_lublin(LublinParams.typeless(), n_jobs=1000, seed=1)
     >>> len(w.jobs), int(w.jobs["requested_procs"].max()) <= 128
     (1000, True)
+    >>> c = generate_lublin(LublinParams.typeless(), n_jobs=1000, seed=1, arrival_clock="lublin99")
+    >>> lag = w.jobs["submit_time"] - c.jobs["submit_time"]      # grows ~0.5 s per job
+    >>> int(lag.iloc[-1]) in range(450, 551), c.jobs["run_time"].equals(w.jobs["run_time"])
+    (True, True)
     """
     _check_extent(n_jobs, span)
     _check_scale(arrival_scale)
-    gen = _Generator(params, machine_size, start_hour, seed)
+    gen = _Generator(params, machine_size, start_hour, seed, arrival_clock)
     counts = gen.counts(n_jobs, span, float(arrival_scale))
     return gen.workload(gen.build(counts, float(arrival_scale)), float(arrival_scale), 1.0)
 
@@ -1281,8 +1638,8 @@ def _solve_decreasing(f, target, x0, what):
 
 def calibrate_load(target_load: float, params=None, *, n_jobs: int | None = None,
                    span: float | None = None, machine_size: int = REFERENCE_MACHINE_SIZE,
-                   start_hour: float = 0.0, seed, method: str = "cycle",
-                   tolerance: float = 0.01) -> tuple[Workload, float]:
+                   start_hour: float = 0.0, arrival_clock: str = "exact", seed,
+                   method: str = "cycle", tolerance: float = 0.01) -> tuple[Workload, float]:
     """Generate a workload whose offered load is ``target_load`` (within 1 %).
 
     Offered load = ``sum(size * runtime) / (span * machine_size)`` with span
@@ -1295,7 +1652,7 @@ def calibrate_load(target_load: float, params=None, *, n_jobs: int | None = None
     ----------
     target_load : float
         Wanted offered load, > 0.
-    params, n_jobs, span, machine_size, start_hour, seed
+    params, n_jobs, span, machine_size, start_hour, arrival_clock, seed
         As :func:`generate_lublin`.
     method : {"cycle", "stretch"}
         ``"cycle"`` (default) solves for ``arrival_scale``: every
@@ -1336,7 +1693,7 @@ def calibrate_load(target_load: float, params=None, *, n_jobs: int | None = None
         raise ConfigError(f"target_load must be a finite number > 0, got {target_load!r}")
     if method not in ("cycle", "stretch"):
         raise ConfigError(f"calibration method {method!r}: choose 'cycle' or 'stretch'")
-    gen = _Generator(params, machine_size, start_hour, seed)
+    gen = _Generator(params, machine_size, start_hour, seed, arrival_clock)
     P = gen.machine_size
     what = f"load calibration to {target_load}"
     extra = []

@@ -38,6 +38,7 @@ rule lublin_workload:
         span=lambda w: LUBLIN_SETS[w.lparams].get("span"),
         start_hour=lambda w: LUBLIN_SETS[w.lparams].get("start_hour", 0),
         calibration=lambda w: LUBLIN_SETS[w.lparams].get("calibration", "cycle"),
+        arrival_clock=lambda w: LUBLIN_SETS[w.lparams].get("arrival_clock", "exact"),
         estimates=lambda w: LUBLIN_SETS[w.lparams].get("estimates", {"model": "exact"}),
         load=lambda w: None if w.lload == "native" else float(w.lload),
         seed=lambda w: int(w.seed),

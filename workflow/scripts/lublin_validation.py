@@ -6,8 +6,9 @@ Draws ``paper_figures/workloads/lublin_validation.png`` with
 Input ``swf`` (optional): a workload made by ``lublin_workload.py``; without
 it the workload is generated here from the same parameters as that script
 (``model``, ``machine_size``, ``fit_machine``, ``n_jobs``, ``span``,
-``start_hour``, ``seed``, ``arrival_scale``).  ``params.scale`` (the
-pipeline scale) is printed on the figure.  Output: ``png``.
+``start_hour``, ``seed``, ``arrival_scale``, ``arrival_clock``).
+``params.scale`` (the pipeline scale) is printed on the figure.  Output:
+``png``.
 """
 import numpy as np
 
@@ -39,7 +40,8 @@ def main(snakemake):
             workload = lublin.generate_lublin(
                 params, n_jobs=getattr(p, "n_jobs", None), span=getattr(p, "span", None),
                 machine_size=machine_size, start_hour=float(_get(p, "start_hour", 0.0)),
-                arrival_scale=float(_get(p, "arrival_scale", 1.0)), seed=entropy)
+                arrival_scale=float(_get(p, "arrival_scale", 1.0)),
+                arrival_clock=_get(p, "arrival_clock", "exact"), seed=entropy)
             log.info("generated %d jobs", len(workload.jobs))
         out = plot_lublin_validation(workload, params, snakemake.output.png,
                                      machine_size=machine_size,

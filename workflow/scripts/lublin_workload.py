@@ -14,6 +14,8 @@ Thin wrapper around :mod:`simlib.workload.lublin` and
 ``load``           target offered load, or None for no calibration.
 ``calibration``    ``cycle`` (default) or ``stretch``.
 ``arrival_scale``  used when ``load`` is None (default 1).
+``arrival_clock``  ``exact`` (default) or ``lublin99`` (the archive C
+                   program's whole-second clock; see simlib.workload.lublin).
 ``estimates``      estimate model mapping for ``apply_estimates``
                    (default ``{model: exact}``).
 
@@ -50,7 +52,7 @@ def main(snakemake):
         entropy = _entropy(seed) if seed is not None else None
         common = dict(n_jobs=getattr(p, "n_jobs", None), span=getattr(p, "span", None),
                       machine_size=machine_size, start_hour=float(_get(p, "start_hour", 0.0)),
-                      seed=entropy)
+                      arrival_clock=_get(p, "arrival_clock", "exact"), seed=entropy)
         target = getattr(p, "load", None)
         if target is not None:
             workload, factor = lublin.calibrate_load(
@@ -77,6 +79,7 @@ def main(snakemake):
                                     for s in params.streams},
                 "target_load": target,
                 "offered_load": load,
+                "arrival_clock": common["arrival_clock"],
                 "expected_offered_load_at_factor": (
                     lublin.expected_offered_load(params, machine_size, factor)
                     if _get(p, "calibration", "cycle") == "cycle" or target is None else None),
