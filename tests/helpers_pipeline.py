@@ -62,7 +62,7 @@ def synthetic_swf(n_jobs: int, machine_procs: int, seed: int, load: float = 0.8)
     Sizes are log-uniform over 1..machine with a bias to powers of two,
     runtimes log-normal (median ~10 min, clipped to 36 h), requests
     1-5 times the runtime rounded up to minutes, Poisson arrivals at the
-    offered ``load``. About 1 % of the jobs each get a zero runtime, a
+    offered ``load``, exponential waits (field 3). About 1 % of the jobs each get a zero runtime, a
     missing runtime, a missing request, a runtime 1-60 s over the request;
     two jobs are wider than the machine; 1 % are long and wide.
 
@@ -85,6 +85,9 @@ def synthetic_swf(n_jobs: int, machine_procs: int, seed: int, load: float = 0.8)
     request = (np.ceil(run * rng.uniform(1.0, 5.0, n) / 60) * 60).astype(np.int64)
     gaps = rng.exponential((size * run).mean() / (load * machine_procs), n)
     submit = np.floor(np.cumsum(gaps) - gaps[0]).astype(np.int64)
+    # Waits as a log records them (field 3): paper U reads the log's own
+    # schedule from them.
+    wait = np.round(rng.exponential(1800.0, n)).astype(np.int64)
     cpu = np.round(run * rng.uniform(0.3, 1.0, n), 1)
     cpu[rng.random(n) < 0.1] = -1
 
@@ -102,7 +105,7 @@ def synthetic_swf(n_jobs: int, machine_procs: int, seed: int, load: float = 0.8)
              "; Note: synthetic fixture for simlib's pipeline tests (tests/helpers_pipeline.py)"]
     for i in range(n):
         lines.append(" ".join(str(v) for v in (
-            i + 1, submit[i], -1, run[i], size[i], cpu[i], -1, size[i], request[i], -1,
+            i + 1, submit[i], wait[i], run[i], size[i], cpu[i], -1, size[i], request[i], -1,
             1, 1 + i % 7, 1, -1, 1, -1, -1, -1)))
     return ("\n".join(lines) + "\n").encode()
 

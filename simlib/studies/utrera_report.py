@@ -152,6 +152,10 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
                           if s.name == "metric" else s, kind="mergesort").reset_index(drop=True)
 
 
+def _or_nan(x):
+    return float("nan") if x is None else x
+
+
 def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = None,
                  published: Mapping | None = None) -> pd.DataFrame:
     """Table 2: one row per trace, ours (portion simulated) beside the paper's.
@@ -188,8 +192,9 @@ def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = Non
             "cpu_util": part["cpu_util_mean"],
             "long_cpu_util": part["long_cpu_util_mean"],
             "long_jobs": part["long_jobs"],
-            "demand_ratio_log": part["demand_ratio_log"],
-            "queue_demand_ratio_log": part["queue_demand_ratio_log"],
+            # None (JSON null): the log has no wait times, hence no schedule.
+            "demand_ratio_log": _or_nan(part["demand_ratio_log"]),
+            "queue_demand_ratio_log": _or_nan(part["queue_demand_ratio_log"]),
             "mean_size_ratio": part["req_cpus_ratio"],
             "offered_load": part["offered_load"],
         }

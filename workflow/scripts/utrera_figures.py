@@ -24,6 +24,11 @@ ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, 
        "2014); see each log's acknowledgement line")
 
 
+
+def _num(x, spec=".2f"):
+    """``x`` formatted, or "n/a" when the input has no such number (None, NaN)."""
+    return "n/a" if x is None or x != x else format(x, spec)
+
 def pm(mean, ci, digits=3):
     """'mean ± ci' text cell."""
     if not np.isfinite(mean):
@@ -145,8 +150,9 @@ def traces(snakemake, log):
         "long jobs' CPU util [n] (paper)": [
             f"{100 * r.long_cpu_util:.0f} % [{r.long_jobs}] ({100 * r.paper_long_cpu_util:.0f} %)"
             for r in t2.itertuples()],
-        "Req.Cpus/Cpus: log, waiting+running": [f"{r.demand_ratio_log:.2f}" for r in t2.itertuples()],
-        "log, waiting only": [f"{r.queue_demand_ratio_log:.2f}" for r in t2.itertuples()],
+        # A log without wait times (field 3) has no schedule of its own.
+        "Req.Cpus/Cpus: log, waiting+running": [_num(r.demand_ratio_log) for r in t2.itertuples()],
+        "log, waiting only": [_num(r.queue_demand_ratio_log) for r in t2.itertuples()],
         "our EASY, waiting+running": [f"{r.demand_ratio_easy:.2f}" for r in t2.itertuples()],
         "mean size / CPUs": [f"{r.mean_size_ratio:.3f}" for r in t2.itertuples()],
         "paper": [f"{r.paper_req_cpus_ratio:g}" for r in t2.itertuples()],
