@@ -3,6 +3,8 @@
 #   snakemake --cores all                      # default scale
 #   snakemake --cores all --config scale=smoke # CI scale
 #
+#   snakemake --report report.zip              # browsable report of the built artifacts
+#
 # Thin on purpose: configuration, validation, the stage rules, and `all`.
 # Stages: traces -> workloads -> simulate -> aggregate -> figures -> report.
 
@@ -36,6 +38,11 @@ except WorkflowError as exc:
 include: "workflow/rules/common.smk"
 
 
+# Front page of `snakemake --report`; each artifact's caption is set by
+# reported(...) in the rules (workflow/report/*.rst).
+report: "workflow/report/workflow.rst"
+
+
 wildcard_constraints:
     scale="smoke|default|full",
     trace="[A-Za-z0-9_-]+",
@@ -59,3 +66,8 @@ rule all:
         "paper_figures/README.md",
         [a["path"] for a in ARTIFACTS],
     default_target: True
+
+
+# Every artifact of the index is marked for `snakemake --report` and the
+# other way round (common.smk); checked once all rules exist.
+check_report_marks()

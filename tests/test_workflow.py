@@ -13,8 +13,12 @@ import functools
 import http.server
 import json
 import os
+import re
 import socket
+import subprocess
+import sys
 import threading
+import zipfile
 
 import numpy as np
 import pytest
@@ -313,6 +317,71 @@ def test_smoke_run_writes_utrera_artifacts(smoke):
     assert info["machine_procs"] == 430  # paper U's CTC, not the log's 338
     assert info["first_job"] == FIXTURE_U_PORTION["first_job"]
     assert info["jobs"] == FIXTURE_U_PORTION["jobs"]
+
+
+# Report category of each section of paper_figures/README.md, and words its
+# caption must hold to name the paper (workflow/report/*.rst).
+REPORT_SECTIONS = {
+    "baseline": ("Baseline", "Baseline"),
+    "traces": ("Traces", "Traces"),
+    "workloads": ("Workloads", "Workloads"),
+    "U": ("Paper U — Utrera et al.", "Utrera"),
+    "K": ("Paper K — Kumar et al.", "Kumar"),
+}
+
+
+def indexed_artifacts(index):
+    """{path: (section, title)} of every line of paper_figures/README.md."""
+    out, section = {}, None
+    for line in index.splitlines():
+        if line.startswith("## "):
+            section = line[3:].strip()
+        m = re.match(r"- \[`([^`]+)`\]\([^)]*\) — (.*?)( \(built by the pipeline, not committed\))?$",
+                     line)
+        if m:
+            out[m.group(1)] = (section, m.group(2))
+    return out
+
+
+def report_data(html):
+    """The results and categories Snakemake's report.html embeds as JSON."""
+    def var(name):
+        m = re.search(rf"^\s*var {name} = (\{{.*\}});\s*$", html, re.M)
+        assert m, f"no `var {name}` in report.html"
+        return json.loads(m.group(1))
+    return var("results"), var("categories")
+
+
+def test_report_lists_every_artifact_by_paper(smoke):
+    """`snakemake --report` holds exactly the indexed artifacts, by paper.
+
+    The list comes from the index the run wrote (not from the rules), so a
+    lost report marking fails here even without the parse-time check.
+    """
+    index_path = "paper_figures/README.md"
+    artifacts = indexed_artifacts((smoke / index_path).read_text())
+    assert len(artifacts) > 50 and {s for s, _ in artifacts.values()} == set(REPORT_SECTIONS)
+    out = smoke / "report.zip"
+    snakemake(smoke, "--report", out, "--config", "scale=smoke")
+    with zipfile.ZipFile(out) as zf:
+        results, categories = report_data(zf.read("report/report.html").decode())
+        assert set(results) == {*artifacts, index_path}
+        where = {p: (cat, sub) for cat, subs in categories.items()
+                 for sub, paths in subs.items() for p in paths}
+        assert where[index_path] == ("Index", "README and index")
+        for path, (section, title) in artifacts.items():
+            res = results[path]
+            # The file itself, under the name the report links to.
+            assert zf.read(f"report/{res['data_uri']}") == (smoke / path).read_bytes(), path
+            category, words = REPORT_SECTIONS[section]
+            assert where[path][0] == category, path
+            assert res["labels"] == {"artifact": f"{Path(path).name} — {title}"}, path
+            caption = res["caption"]
+            assert words in caption and "<strong>smoke</strong>" in caption, (path, caption)
+    assert where["paper_figures/U/fig3.png"][1] == "Figures"
+    assert where["paper_figures/K/tables_iv_vii.md"][1] == "Tables"
+    assert where["results/utrera_traces.smoke.nc"][1] == "Result cubes"
+    assert where["logs/traces/CTC-SP2.smoke.cleaning.txt"][1] == "Cleaning logs"
 
 
 def test_lublin_rule_makes_a_workload_at_a_load(smoke):

@@ -9,7 +9,7 @@ rule aggregate_trace_sweep:
     input:
         summaries=lambda w: study_summaries(w.study, w.scale),
     output:
-        cube="results/{study}.{scale}.nc",
+        cube=reported("results/{study}.{scale}.nc", "cube"),
     params:
         subtree=lambda w: study_subtree(w.study, w.scale),
     wildcard_constraints:
@@ -45,7 +45,7 @@ if UTRERA:
         input:
             summaries=lambda w: utrera_summaries(w.part, w.scale),
         output:
-            cube="results/utrera_{part}.{scale}.nc",
+            cube=reported("results/utrera_{part}.{scale}.nc", "cube"),
         params:
             subtree=lambda w: utrera_subtree(w.part, w.scale),
             seeds=lambda w: (utrera_seeds("table1", w.scale) if w.part == "table1"
@@ -69,7 +69,7 @@ if KUMAR:
             summaries=lambda w: kumar_summaries(w.purpose, w.scale),
             code=KUMAR_RUN_CODE,
         output:
-            cube="results/kumar_{purpose}.{scale}.nc",
+            cube=reported("results/kumar_{purpose}.{scale}.nc", "cube"),
         params:
             subtree=lambda w: {**kumar_plan(w.scale).subtree(w.purpose),
                                "simulation": simulation_params(),
@@ -92,7 +92,7 @@ if KUMAR:
             code=KUMAR_RUN_CODE,
         output:
             picks=f"results/kumar_cs_pick.{SCALE}.json",
-            csv="paper_figures/K/cs_pick.csv",
+            csv=reported("paper_figures/K/cs_pick.csv", "kumar"),
         params:
             pick=KUMAR_PLAN.cs_sweep["pick"],
             swept=KUMAR_PLAN.cs_sweep["swept"],

@@ -501,3 +501,128 @@ def check_trace_availability():
 
 
 check_trace_availability()
+
+# ------------------------------------------- snakemake --report (issue 9)
+# Every artifact of ARTIFACTS (and the index) is a rule output wrapped in
+# reported(...), so `snakemake --report report.zip` shows exactly what
+# paper_figures/README.md indexes. The report's category, subcategory and
+# label of a file are looked up in ARTIFACTS by its path when the report is
+# built, so the title is written once (in ARTIFACTS) and rules may mark an
+# output before its entry is registered (the registry is filled in rule
+# order, often after the rule). check_report_marks() (end of the Snakefile)
+# fails the parse when an artifact is not marked, or a marked file is not
+# an artifact.
+
+from snakemake.exceptions import WorkflowError
+from snakemake.io import apply_wildcards, contains_wildcard, is_flagged
+
+#: Report category (one per paper / part of the pipeline) of each ARTIFACTS
+#: section; "index" is paper_figures/README.md.
+REPORT_CATEGORIES = {
+    "index": "Index",
+    "baseline": "Baseline",
+    "traces": "Traces",
+    "workloads": "Workloads",
+    "U": "Paper U — Utrera et al.",
+    "K": "Paper K — Kumar et al.",
+}
+
+#: The index itself is no ARTIFACTS entry (it lists them) but is reported.
+INDEX = dict(section="index", path="paper_figures/README.md",
+             title="Index of every artifact of this run, by section, with the scale that produced them")
+
+#: Caption families: workflow/report/<family>.rst, Jinja templates naming
+#: the paper, the rule and the scale. Snakemake renders a caption with its
+#: job's context only (rule, wildcards, params, config), never the file's,
+#: so the title of each artifact is its report label, from ARTIFACTS; it is
+#: shown above the caption. One caption per artifact would need ~65 files.
+REPORT_CAPTIONS = REPO / "workflow" / "report"
+
+
+def report_entries():
+    """Every reported file: ARTIFACTS plus the index, as {path: entry}."""
+    return {a["path"]: a for a in [*ARTIFACTS, INDEX]}
+
+
+def report_kind(path):
+    """Subcategory of an artifact in the report, from its file name."""
+    name = Path(path).name
+    if name == "README.md":
+        return "README and index"
+    suffix = Path(path).suffix
+    return {".png": "Figures", ".svg": "Figures", ".csv": "Tables", ".md": "Tables",
+            ".nc": "Result cubes", ".txt": "Cleaning logs"}.get(suffix, "Other")
+
+
+def _report_entry(pattern, wildcards):
+    path = apply_wildcards(pattern, wildcards)
+    try:
+        return report_entries()[path]
+    except KeyError:
+        raise WorkflowError(f"{path} is marked for the report (reported({pattern!r})) but is not "
+                            "in ARTIFACTS, so paper_figures/README.md does not index it") from None
+
+
+def reported(pattern, caption):
+    """Mark an output for ``snakemake --report``.
+
+    Parameters
+    ----------
+    pattern : str
+        The output path (may hold wildcards). Each file it names must be an
+        ARTIFACTS entry (or the index); its section gives the report
+        category, its title the label.
+    caption : str
+        Caption family: ``workflow/report/<caption>.rst``.
+
+    Returns
+    -------
+    str
+        ``pattern`` with Snakemake's report flag.
+    """
+    rst = REPORT_CAPTIONS / f"{caption}.rst"
+    if not rst.is_file():
+        raise WorkflowError(f"reported({pattern!r}): no caption file {rst}")
+    # Callables: resolved per file when the report is built (the wildcards
+    # of its job name the file), once ARTIFACTS is complete.
+    return report(
+        pattern,
+        caption=str(rst),
+        category=lambda wildcards: REPORT_CATEGORIES[_report_entry(pattern, wildcards)["section"]],
+        subcategory=lambda wildcards: report_kind(_report_entry(pattern, wildcards)["path"]),
+        labels=lambda wildcards: _report_label(_report_entry(pattern, wildcards)),
+    )
+
+
+def _report_label(entry):
+    # One label only: the report turns a second label with two values into
+    # a toggle, which would split the two files of a small subcategory.
+    return {"artifact": f"{Path(entry['path']).name} — {entry['title']}"}
+
+
+def check_report_marks():
+    """Fail the parse unless the report lists exactly the indexed artifacts.
+
+    Every ARTIFACTS path (and the index) must be produced by a rule output
+    wrapped in reported(...); every marked output without wildcards must be
+    an artifact (marked patterns with wildcards are checked per file when
+    the report is built). Called once every rule is defined.
+    """
+    entries = report_entries()
+    marked = [f for rule in workflow.rules for f in rule.output if is_flagged(f, "report")]
+    for path, entry in entries.items():
+        if entry["section"] not in REPORT_CATEGORIES:
+            raise WorkflowError(f"ARTIFACTS section {entry['section']!r} ({path}) has no report "
+                                "category: add it to REPORT_CATEGORIES (workflow/rules/common.smk)")
+        # Snakemake's own wildcard rendering runs over categories and labels.
+        if "{" in entry["title"] or "}" in entry["title"]:
+            raise WorkflowError(f"ARTIFACTS title of {path} holds a brace, which the report "
+                                f"would read as a wildcard: {entry['title']!r}")
+        if not any(f.match(path) for f in marked):
+            raise WorkflowError(f"{path} is in ARTIFACTS (paper_figures/README.md) but no rule "
+                                "output producing it is marked for the report: wrap it in "
+                                "reported(...) (workflow/rules/common.smk)")
+    for f in marked:
+        if not contains_wildcard(f) and str(f) not in entries:
+            raise WorkflowError(f"{f} is marked for the report but is not in ARTIFACTS, so "
+                                "paper_figures/README.md does not index it")

@@ -1,6 +1,7 @@
 # Stage 5: figures and tables, one rule per study, written under
 # paper_figures/<study>/. Every figure and table states the scale that
-# produced it.
+# produced it. Outputs that are artifacts (ARTIFACTS, the index) are wrapped
+# in reported(...) so that `snakemake --report` shows them (common.smk).
 
 
 if "baseline" in config["studies"]:
@@ -11,10 +12,10 @@ if "baseline" in config["studies"]:
         input:
             cube=cube_path("baseline"),
         output:
-            png="paper_figures/baseline/mean_wait_vs_load.png",
-            svg="paper_figures/baseline/mean_wait_vs_load.svg",
-            csv="paper_figures/baseline/metrics_by_load.csv",
-            md="paper_figures/baseline/metrics_by_load.md",
+            png=reported("paper_figures/baseline/mean_wait_vs_load.png", "baseline"),
+            svg=reported("paper_figures/baseline/mean_wait_vs_load.svg", "baseline"),
+            csv=reported("paper_figures/baseline/metrics_by_load.csv", "baseline"),
+            md=reported("paper_figures/baseline/metrics_by_load.md", "baseline"),
         params:
             scale=SCALE,
             metric="mean_wait",
@@ -48,7 +49,7 @@ if (config.get("lublin") or {}).get("validation"):
         input:
             swf=lublin_path(_LV["param_set"], None, _LV["seed"]),
         output:
-            png="paper_figures/workloads/lublin_validation.png",
+            png=reported("paper_figures/workloads/lublin_validation.png", "workloads"),
         params:
             param_set=_LV["param_set"],
             seed=_LV["seed"],
@@ -82,9 +83,9 @@ if UTRERA:
             published=repo_path(UTRERA["published"]),
             code=UTRERA_FIG_CODE,
         output:
-            png=f"{_U}/fig2_gantt.png",
+            png=reported(f"{_U}/fig2_gantt.png", "utrera"),
             csv=f"{_U}/fig2_numbers.csv",
-            md=f"{_U}/fig2_numbers.md",
+            md=reported(f"{_U}/fig2_numbers.md", "utrera"),
         params:
             scale=SCALE,
             policies=UTRERA["fig2"]["policies"],
@@ -103,9 +104,9 @@ if UTRERA:
             published=repo_path(UTRERA["published"]),
             code=UTRERA_FIG_CODE,
         output:
-            png=f"{_U}/table1.png",
+            png=reported(f"{_U}/table1.png", "utrera"),
             csv=f"{_U}/table1.csv",
-            md=f"{_U}/table1.md",
+            md=reported(f"{_U}/table1.md", "utrera"),
         params:
             scale=SCALE,
             fit=UTRERA["table1"]["fit"],
@@ -127,22 +128,22 @@ if UTRERA:
             published=repo_path(UTRERA["published"]),
             code=UTRERA_FIG_CODE,
         output:
-            fig3=f"{_U}/fig3.png",
+            fig3=reported(f"{_U}/fig3.png", "utrera"),
             fig3_csv=f"{_U}/fig3.csv",
-            fig3_md=f"{_U}/fig3.md",
+            fig3_md=reported(f"{_U}/fig3.md", "utrera"),
             table2_csv=f"{_U}/table2.csv",
-            table2_md=f"{_U}/table2.md",
+            table2_md=reported(f"{_U}/table2.md", "utrera"),
             table3_csv=f"{_U}/table3.csv",
-            table3_md=f"{_U}/table3.md",
+            table3_md=reported(f"{_U}/table3.md", "utrera"),
             frag_csv=f"{_U}/fragmentation.csv",
-            frag_md=f"{_U}/fragmentation.md",
+            frag_md=reported(f"{_U}/fragmentation.md", "utrera"),
             gains_csv=f"{_U}/headline_gains.csv",
-            gains_md=f"{_U}/headline_gains.md",
-            orders=f"{_U}/orders_ablation.png",
+            gains_md=reported(f"{_U}/headline_gains.md", "utrera"),
+            orders=reported(f"{_U}/orders_ablation.png", "utrera"),
             orders_csv=f"{_U}/orders_ablation.csv",
-            readings=f"{_U}/time_model_readings.png",
+            readings=reported(f"{_U}/time_model_readings.png", "utrera"),
             readings_csv=f"{_U}/time_model_readings.csv",
-            fig1=f"{_U}/fig1_substitute.png",
+            fig1=reported(f"{_U}/fig1_substitute.png", "utrera"),
         params:
             scale=SCALE,
             traces=list(UTRERA["trace_portions"]),
@@ -167,9 +168,9 @@ if UTRERA:
             published=repo_path(UTRERA["published"]),
             code=UTRERA_FIG_CODE,
         output:
-            png=f"{_U}/long_util.png",
+            png=reported(f"{_U}/long_util.png", "utrera"),
             csv=f"{_U}/long_util.csv",
-            md=f"{_U}/long_util.md",
+            md=reported(f"{_U}/long_util.md", "utrera"),
         params:
             scale=SCALE,
             trace=UTRERA["long_util"]["trace"],
@@ -211,7 +212,8 @@ if KUMAR:
     KUMAR_ARTS = kumar_study.artifact_list(KUMAR_PLAN, fig1=KUMAR_FIG1)
 
     def _k_out(rule_name):
-        return [f"{_K}/{a['file']}" for a in KUMAR_ARTS if a["rule"] == rule_name]
+        """A rule's outputs under paper_figures/K, all of them artifacts."""
+        return [reported(f"{_K}/{a['file']}", "kumar") for a in KUMAR_ARTS if a["rule"] == rule_name]
 
     if KUMAR_FIG1:
 
@@ -222,9 +224,9 @@ if KUMAR:
                 cube=cube_path("kumar_fig1"),
                 code=KUMAR_FIG_CODE,
             output:
-                png=f"{_K}/fig1_easy_vs_los_sdsc.png",
-                svg=f"{_K}/fig1_easy_vs_los_sdsc.svg",
-                csv=f"{_K}/fig1_easy_vs_los_sdsc.csv",
+                png=reported(f"{_K}/fig1_easy_vs_los_sdsc.png", "kumar"),
+                svg=reported(f"{_K}/fig1_easy_vs_los_sdsc.svg", "kumar"),
+                csv=reported(f"{_K}/fig1_easy_vs_los_sdsc.csv", "kumar"),
             params:
                 scale=SCALE,
                 trace=", ".join(config["studies"]["kumar_fig1"]["traces"]),
@@ -242,11 +244,11 @@ if KUMAR:
             policies=sorted({f for p in kumar_study.PAPER_NAMES if p in POLICIES
                              for f in policy_code(p)}),
         output:
-            fig2_png=f"{_K}/fig2_delayed_los_example.png",
-            fig2_svg=f"{_K}/fig2_delayed_los_example.svg",
-            fig2_csv=f"{_K}/fig2_delayed_los_example.csv",
-            table3_md=f"{_K}/table3_algorithms.md",
-            table3_csv=f"{_K}/table3_algorithms.csv",
+            fig2_png=reported(f"{_K}/fig2_delayed_los_example.png", "kumar"),
+            fig2_svg=reported(f"{_K}/fig2_delayed_los_example.svg", "kumar"),
+            fig2_csv=reported(f"{_K}/fig2_delayed_los_example.csv", "kumar"),
+            table3_md=reported(f"{_K}/table3_algorithms.md", "kumar"),
+            table3_csv=reported(f"{_K}/table3_algorithms.csv", "kumar"),
         log:
             "logs/figures/kumar_examples.log",
         script:
@@ -288,12 +290,12 @@ if KUMAR:
         input:
             unpack(kumar_tables_inputs),
         output:
-            tables_md=f"{_K}/tables_iv_vii.md",
-            tables_csv=f"{_K}/tables_iv_vii.csv",
-            by_load_csv=f"{_K}/improvements_by_load.csv",
-            n_bar_md=f"{_K}/n_bar.md",
-            n_bar_csv=f"{_K}/n_bar.csv",
-            claims_csv=f"{_K}/claims.csv",
+            tables_md=reported(f"{_K}/tables_iv_vii.md", "kumar"),
+            tables_csv=reported(f"{_K}/tables_iv_vii.csv", "kumar"),
+            by_load_csv=reported(f"{_K}/improvements_by_load.csv", "kumar"),
+            n_bar_md=reported(f"{_K}/n_bar.md", "kumar"),
+            n_bar_csv=reported(f"{_K}/n_bar.csv", "kumar"),
+            claims_csv=reported(f"{_K}/claims.csv", "kumar"),
         params:
             study=KUMAR,
             scale=SCALE,

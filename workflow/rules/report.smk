@@ -8,7 +8,7 @@ rule report:
     input:
         [a["path"] for a in ARTIFACTS],
     output:
-        "paper_figures/README.md",
+        reported(INDEX["path"], "index"),
     params:
         artifacts=ARTIFACTS,
         scale=SCALE,
@@ -41,7 +41,7 @@ if UTRERA:
                     if a["section"] == "U" and not a["path"].endswith("README.md")],
             code=UTRERA_FIG_CODE,
         output:
-            f"{_U}/README.md",
+            reported(f"{_U}/README.md", "utrera"),
         params:
             scale=SCALE,
             scale_description=config["scales"][SCALE].get("description", ""),
@@ -77,7 +77,7 @@ if KUMAR:
                     if a["section"] == "K" and not a["path"].endswith("README.md")],
             code=KUMAR_FIG_CODE,
         output:
-            f"{_K}/README.md",
+            reported(f"{_K}/README.md", "kumar"),
         params:
             study=KUMAR,
             scale=SCALE,

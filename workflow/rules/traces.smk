@@ -27,7 +27,7 @@ rule prepare_trace:
         raw="data/traces/raw/{trace}.swf.gz",
     output:
         swf="data/traces/{trace}.{scale}.swf.gz",
-        cleaning_log="logs/traces/{trace}.{scale}.cleaning.txt",
+        cleaning_log=reported("logs/traces/{trace}.{scale}.cleaning.txt", "traces"),
         info="data/traces/{trace}.{scale}.json",
     params:
         machine_procs=lambda w: config["traces"]["catalog"][w.trace]["machine_procs"],
@@ -47,8 +47,8 @@ rule characterize_traces:
     input:
         info=[f"data/traces/{t}.{SCALE}.json" for t in traces_in_use()],
     output:
-        csv="paper_figures/traces/characterization.csv",
-        md="paper_figures/traces/characterization.md",
+        csv=reported("paper_figures/traces/characterization.csv", "traces"),
+        md=reported("paper_figures/traces/characterization.md", "traces"),
     params:
         traces=traces_in_use(),
         scale=SCALE,
