@@ -120,7 +120,7 @@ class Conservative(QueuePolicy):
         if widest > room:
             job = next(j for j in sim.jobs if j.procs == widest)
             raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
-                              f"allocation {self.params['allocation']!r} can place at most "
+                              f"allocation {self.strategy.name!r} can place at most "
                               f"{room} on this platform")
 
     def _find(self, job, now, limit=float("inf")):
