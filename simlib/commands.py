@@ -308,10 +308,19 @@ def register_simulate(subparsers: argparse._SubParsersAction) -> None:
                    help="CPUs of the machine (default: MaxProcs, else MaxNodes, of the SWF header)")
     p.add_argument("--overrun", choices=("kill", "extend"), default="kill",
                    help="a job running past its requested time is killed then (default) or "
-                        "extended")
+                        "extended (the default cleaning already clips runtimes to their "
+                        "request: use with --no-clean)")
     p.add_argument("--load", metavar="L",
                    help="first rescale inter-arrival times to offered load L "
                         "(sum size*runtime / (span*CPUs), span = last - first submit)")
+    p.add_argument("--no-clean", dest="clean", action="store_false",
+                   help="simulate the file as it is; by default the pipeline's cleaning rules "
+                        "are applied first (drop jobs without runtime or size or wider than the "
+                        "machine, estimate = runtime when missing, runtime clipped to the "
+                        "request; simlib.workload.prepare) and the summary says what they did")
+    p.add_argument("--unsorted", choices=("sort", "reject"), default="sort",
+                   help="submit times going backwards: sort the jobs (stable, default) or "
+                        "reject the file")
     p.add_argument("-o", "--output", metavar="jobs.csv", help="write the per-job table here")
     p.add_argument("--gantt", metavar="out.png", help="draw the schedule (.png or .svg)")
     p.add_argument("--gantt-jobs", metavar="N", default=None,
@@ -344,10 +353,10 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
     from simlib import metrics
     from simlib.runner import UnusableJobError, simulate, write_jobs_csv
-    from simlib.workload.prepare import offered_load, rescale_to_load
+    from simlib.workload.prepare import clean, offered_load, rescale_to_load
     from simlib.workload.swf import job_line, max_procs, read_swf
 
-    workload = read_swf(args.trace)
+    workload = read_swf(args.trace, unsorted=args.unsorted)
     if workload.jobs.empty:
         raise ConfigError(f"{args.trace}: the trace has no jobs")
     if cpus is None:
@@ -355,6 +364,15 @@ def _run_simulate(args: argparse.Namespace) -> int:
         if cpus is None:
             raise ConfigError(f"{args.trace}: no --cpus given and the header has no MaxProcs "
                               "or MaxNodes; give --cpus N")
+    clean_note = None
+    if args.clean:
+        # Archive logs keep cancelled jobs (no runtime) and other records a
+        # simulator cannot run: the pipeline's own rules, stated in the summary.
+        workload, counts = clean(workload, cpus)
+        if counts["jobs_out"] == 0:
+            raise ConfigError(f"{args.trace}: no job is left after cleaning "
+                              f"({_cleaning_summary(counts)})")
+        clean_note = _cleaning_summary(counts)
     name = Path(args.trace).name
     load_note = None
     if load is not None:
@@ -402,6 +420,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
                                         if params else "(defaults)")
          + f", overrun={args.overrun}"),
     ]
+    if clean_note:
+        rows.append(("cleaning", clean_note))
     if load_note:
         rows.append(("offered load", load_note))
     rows += [
@@ -422,6 +442,22 @@ def _run_simulate(args: argparse.Namespace) -> int:
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
     return EXIT_OK
+
+
+def _cleaning_summary(counts: dict) -> str:
+    """What the cleaning rules did, in one line.
+
+    Examples
+    --------
+    >>> _cleaning_summary({"jobs_in": 10, "runtime_missing": 2, "runtime_zero": 0,
+    ...                    "request_missing": 1, "jobs_dropped": 2, "jobs_out": 8})
+    '2 of 10 jobs dropped; rules matched: runtime_missing 2, request_missing 1 (--no-clean skips this)'
+    """
+    from simlib.workload.prepare import CLEANING_RULES
+
+    hits = ", ".join(f"{rule} {counts[rule]}" for rule in CLEANING_RULES if counts.get(rule))
+    return (f"{counts['jobs_dropped']} of {counts['jobs_in']} jobs dropped; rules matched: "
+            f"{hits or 'none'} (--no-clean skips this)")
 
 
 def _duration(seconds: float) -> str:

@@ -123,12 +123,27 @@ def test_simulate_overrun_extend_lets_jobs_run_past_their_request(tmp_path):
     df = read_swf(trace).jobs
     df.loc[0, "requested_time"] = 5   # job 1 runs 20 s
     write_swf(Workload(df, header=["; MaxProcs: 16"]), trace)
-    assert simlib("simulate", trace, "-o", "k.csv", cwd=tmp_path)[0] == 0
-    assert simlib("simulate", trace, "--overrun", "extend", "-o", "e.csv", cwd=tmp_path)[0] == 0
+    # --no-clean: the default cleaning clips runtimes to their request.
+    assert simlib("simulate", trace, "--no-clean", "-o", "k.csv", cwd=tmp_path)[0] == 0
+    assert simlib("simulate", trace, "--no-clean", "--overrun", "extend", "-o", "e.csv",
+                  cwd=tmp_path)[0] == 0
     killed = pd.read_csv(tmp_path / "k.csv").iloc[0]
     extended = pd.read_csv(tmp_path / "e.csv").iloc[0]
     assert (killed["execution_time"], killed["success"]) == (5.0, 0)
     assert (extended["execution_time"], extended["success"]) == (20.0, 1)
+
+
+def test_simulate_cleans_the_trace_first_and_says_what_it_did(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    code, out, _ = simlib("simulate", trace, "--cpus", "4", cwd=tmp_path)
+    assert code == 0
+    summary = _summary(out)
+    # The 20 jobs wider than 4 CPUs are dropped by the pipeline's rule, and counted.
+    assert summary["cleaning"].startswith("20 of ")
+    assert "size_above_machine 20" in summary["cleaning"]
+    assert int(summary["jobs"]) == int(summary["cleaning"].split(" of ")[1].split()[0]) - 20
+    code, out, err = simlib("simulate", trace, "--cpus", "4", "--no-clean", cwd=tmp_path)
+    assert code == 2 and "size 6 is larger than the machine" in err
 
 
 def test_simulate_draws_the_gantt_chart(tmp_path):
@@ -185,7 +200,7 @@ _STARVING = ("from simlib.policies import register\n"
     (["-o", "t.swf/jobs.csv"], "t.swf/jobs.csv: directory t.swf does not exist (-o)"),
     (["-o", "."], ".: is a directory"),
     # 3 header lines, then job 1 on line 4: job 2 (6 CPUs) is on line 5.
-    (["--cpus", "4"], "t.swf:5: job 2: field 'requested_procs': size 6 is larger than the "
+    (["--cpus", "4", "--no-clean"], "t.swf:5: job 2: field 'requested_procs': size 6 is larger than the "
                       "machine (4 processors) (20 jobs have such problems); clean the trace or "
                       "change --cpus"),
     (["--policy-module", "nomodule"], "cannot import policy module 'nomodule'"),
