@@ -1,11 +1,13 @@
 """Platforms: processing units with identity.
 
 A platform is a set of *cores* grouped into *nodes*, nodes grouped into
-*clusters*; each node has a relative speed. Policies that reason in CPU
-counts (paper U, K, the baseline) simply ignore identity; placement-aware
-policies (paper D's contiguous/local allocations, paper Z's per-core
-placement on 4-core nodes) use ``core_node`` and ``node_cluster`` to choose
-explicit core sets.
+*clusters*; each node has a relative speed, and its cores may be split into
+*sockets* (physical CPUs: paper Z's nodes hold two dual-core CPUs). Policies
+that reason in CPU counts (paper U, K, the baseline) simply ignore identity;
+placement-aware policies (paper D's contiguous/local allocations, paper Z's
+per-core placement on 4-core nodes) use ``core_node``, ``node_cluster`` and
+``core_socket`` through the allocation strategies of
+:mod:`simlib.engine.allocation` to choose explicit core sets.
 
 Examples
 --------
@@ -15,6 +17,9 @@ Examples
 >>> q = Platform.homogeneous(16, cores_per_node=4)
 >>> q.core_node[:6].tolist()
 [0, 0, 0, 0, 1, 1]
+>>> z = Platform.homogeneous(8, cores_per_node=4, sockets_per_node=2)
+>>> z.core_socket.tolist()       # node 0: CPUs 0 and 1, node 1: CPUs 2 and 3
+[0, 0, 1, 1, 2, 2, 3, 3]
 """
 from __future__ import annotations
 
@@ -42,6 +47,16 @@ class Platform:
         Cores are allocated in multiples of this (paper K's BlueGene/P: 32).
     name : str
         Free-form label used in outputs.
+    sockets_per_node : int
+        Physical CPUs (sockets) per node, each owning an equal, contiguous
+        share of the node's cores (paper Z: 2 dual-core CPUs per node). The
+        word "cpus" is taken: ``Platform.cpus`` counts cores, as the papers'
+        "processors" do.
+    core_node : numpy.ndarray of int
+        Node of each core (derived).
+    core_socket : numpy.ndarray of int
+        Machine-wide socket id of each core (derived): node ``i``'s sockets
+        are ``i * sockets_per_node`` and up.
     """
 
     cores_per_node: np.ndarray
@@ -49,7 +64,10 @@ class Platform:
     node_speed: np.ndarray
     allocation_unit: int = 1
     name: str = "platform"
+    # Last, with a default, so that existing positional constructions still work.
+    sockets_per_node: int = 1
     core_node: np.ndarray = field(init=False, repr=False)
+    core_socket: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self):
         cpn = np.asarray(self.cores_per_node, dtype=np.int64)
@@ -59,10 +77,22 @@ class Platform:
             raise ConfigError("platform: node_cluster and node_speed need one entry per node")
         if self.allocation_unit < 1:
             raise ConfigError("platform: allocation_unit must be >= 1")
+        sockets = _positive_int(self.sockets_per_node, "sockets_per_node")
+        if (cpn % sockets).any():
+            raise ConfigError(f"platform: every node's cores must split evenly into "
+                              f"{sockets} sockets per node")
+        object.__setattr__(self, "sockets_per_node", sockets)
         object.__setattr__(self, "cores_per_node", cpn)
         object.__setattr__(self, "node_cluster", np.asarray(self.node_cluster, dtype=np.int64))
         object.__setattr__(self, "node_speed", np.asarray(self.node_speed, dtype=np.float64))
-        object.__setattr__(self, "core_node", np.repeat(np.arange(cpn.size), cpn))
+        core_node = np.repeat(np.arange(cpn.size), cpn)
+        object.__setattr__(self, "core_node", core_node)
+        # Rank of each core inside its node, then its socket: sockets own
+        # contiguous blocks of the node's cores (cores 0-1 CPU 0, 2-3 CPU 1).
+        first = np.concatenate(([0], np.cumsum(cpn)[:-1]))
+        rank = np.arange(core_node.size) - first[core_node]
+        local = rank // (cpn // sockets)[core_node]
+        object.__setattr__(self, "core_socket", core_node * sockets + local)
 
     @property
     def cpus(self) -> int:
@@ -75,8 +105,13 @@ class Platform:
 
     @classmethod
     def homogeneous(cls, cpus: int, *, cores_per_node: int = 1, clusters: int = 1,
-                    allocation_unit: int = 1, name: str = "") -> "Platform":
+                    allocation_unit: int = 1, name: str = "",
+                    sockets_per_node: int = 1) -> "Platform":
         """``cpus`` identical cores, ``cores_per_node`` per node, split evenly into clusters.
+
+        Nodes are numbered cluster after cluster (cluster ``c`` holds a
+        contiguous block of node ids), as paper D assumes administrators
+        number resources by proximity.
 
         ``cpus`` and ``cores_per_node`` must be positive integers. An
         integral float (``64.0``, as JSON or a computation may give) is
@@ -99,7 +134,7 @@ class Platform:
         nodes = cpus // cores_per_node
         cluster = (np.arange(nodes) * clusters) // nodes
         return cls(np.full(nodes, cores_per_node), cluster, np.ones(nodes), allocation_unit,
-                   name or f"{cpus}cpus")
+                   name or f"{cpus}cpus", sockets_per_node)
 
 
 def _positive_int(value, what: str) -> int:

@@ -17,11 +17,15 @@ def make_jobs(rows):
     return jobs
 
 
-def run(policy, rows, cpus, *, debug=True, overrun="kill", **params):
-    """Simulate ``rows`` under ``policy``; return (jobs, simulator)."""
+def run(policy, rows, cpus, *, debug=True, overrun="kill", platform=None, **params):
+    """Simulate ``rows`` under ``policy``; return (jobs, simulator).
+
+    ``platform`` defaults to ``cpus`` single-core nodes in one cluster.
+    """
     jobs = make_jobs(rows)
     pol = make_policy(policy, **params) if isinstance(policy, str) else policy
-    sim = Simulator(Platform.homogeneous(cpus), jobs, pol, debug=debug, overrun=overrun)
+    platform = Platform.homogeneous(cpus) if platform is None else platform
+    sim = Simulator(platform, jobs, pol, debug=debug, overrun=overrun)
     sim.run()
     return jobs, sim
 

@@ -4,7 +4,9 @@ For each random workload: the engine's debug mode checks the ledger after
 every round; afterwards every job has completed, none started before its
 submission and no instant is over-allocated. EASY must never push back the
 reservation (shadow time) of the job at the head of the queue, and
-conservative backfilling must never push back any job's reservation.
+conservative backfilling must never push back any job's reservation, with
+every allocation rule of paper D too (on random clustered platforms, where
+the strict rules must also keep their constraint).
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from hypothesis import strategies as st
 
 from helpers_sim import assert_valid_schedule, run
 
+from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
+from simlib.platform import Platform
 from simlib.policies import POLICIES, make_policy
 
 
@@ -52,9 +56,9 @@ def test_every_policy_gives_a_valid_schedule(policy, case):
         assert_valid_schedule(jobs, cpus, sim)
 
 
-def _recording(policy_name, record):
+def _recording(policy_name, record, **params):
     """Wrap a policy so that after every round ``record(policy, now)`` is called."""
-    pol = make_policy(policy_name)
+    pol = make_policy(policy_name, **params)
     inner = pol.on_round
 
     def on_round(now, *args):
@@ -97,3 +101,66 @@ def test_conservative_never_delays_any_reservation(case):
     for idx, seq in reservations.items():
         assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
         assert jobs[idx].start <= seq[0]
+
+
+@st.composite
+def clustered_workloads(draw):
+    """A platform of 1-4 clusters (1 or 2 cores per node) and jobs that fit in one cluster."""
+    cores = draw(st.sampled_from([1, 1, 2]))
+    nodes = draw(st.integers(1, 12))
+    clusters = draw(st.integers(1, min(4, nodes)))
+    platform = Platform.homogeneous(nodes * cores, cores_per_node=cores, clusters=clusters)
+    widest = OneCluster().max_size(platform)
+    n = draw(st.integers(1, 25))
+    rows, t = [], 0
+    for _ in range(n):
+        t += draw(st.integers(0, 15))
+        procs = draw(st.integers(1, widest))
+        runtime = draw(st.integers(1, 40))
+        requested = max(1, runtime * draw(st.sampled_from([1, 1, 2, 4])) - draw(st.sampled_from([0, 0, 0, 5])))
+        rows.append((t, procs, runtime, requested))
+    return platform, rows
+
+
+@pytest.mark.parametrize("rule", ["count", *RULES])
+@SETTINGS
+@given(case=clustered_workloads())
+def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case):
+    platform, rows = case
+    reservations = defaultdict(list)
+
+    def record(pol, now):
+        for job in pol.queue:
+            reservations[job.idx].append(job.data)
+
+    # debug=True: the ledger is checked after every round (no core held twice).
+    jobs, _ = run(_recording("conservative", record, allocation=rule), rows, platform.cpus,
+                  platform=platform)
+    assert_valid_schedule(jobs, platform.cpus)
+    for j in jobs:
+        assert j.finish - j.start == pytest.approx(min(j.work, j.requested_time))
+        assert len(set(j.alloc)) == j.procs
+    for idx, seq in reservations.items():
+        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
+        assert jobs[idx].start <= seq[0]
+    if rule == "contiguous":
+        for j in jobs:
+            ids = sorted(j.alloc)
+            assert ids[-1] - ids[0] + 1 == j.procs, (j, ids)
+    elif rule == "local":
+        cluster = platform.node_cluster[platform.core_node]
+        for j in jobs:
+            assert len({int(cluster[c]) for c in j.alloc}) == 1, (j, j.alloc)
+
+
+@pytest.mark.parametrize("rule", ["count", *RULES])
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(case=clustered_workloads())
+def test_conservative_replans_on_overruns_with_every_allocation_rule(rule, case):
+    # Under overrun="extend" estimates grow and the schedule is rebuilt from
+    # the running jobs' cores: planned cores must still be free at each start.
+    platform, rows = case
+    jobs, _ = run("conservative", rows, platform.cpus, platform=platform, overrun="extend",
+                  allocation=rule)
+    assert_valid_schedule(jobs, platform.cpus)
+    assert all(j.finish - j.start == pytest.approx(j.work) for j in jobs)

@@ -1,4 +1,13 @@
-from simlib.policies.profile import AvailabilityProfile
+import doctest
+
+import pytest
+
+import simlib.policies.profile as profile_module
+from simlib.engine.allocation import (Allocation, BestEffort, Contiguous, LowestIds, OneCluster,
+                                      PerCore, ids_of, make_rule)
+from simlib.errors import SimulationError
+from simlib.platform import Platform
+from simlib.policies.profile import AvailabilityProfile, PlacementProfile
 
 
 def test_earliest_start_skips_blocking_steps():
@@ -20,3 +29,133 @@ def test_release_and_advance_and_compact():
     prof.reserve(5.0, 9.0, 1)
     prof.advance(7.0)
     assert prof.times == [7.0, 9.0] and prof.free == [3, 4]
+
+
+# ---------------------------------------------------------------- identity
+# Two clusters of four single-core nodes: ids 0-3 | 4-7.
+D = Platform.homogeneous(8, clusters=2)
+
+
+def placed(prof, strategy, size, duration, not_before=0.0, **kw):
+    t, a = prof.earliest_start(strategy, size, duration, not_before, **kw)
+    return t, (None if a is None else list(a.cores))
+
+
+def test_profile_examples():
+    assert doctest.testmod(profile_module).failed == 0
+
+
+def test_placement_profile_reserve_release_hole_and_compact():
+    prof = PlacementProfile(0.0, D)
+    a = Allocation.of(D, [1, 2])
+    prof.reserve(2.0, 6.0, a)
+    assert prof.times == [0.0, 2.0, 6.0] and prof.free == [8, 6, 8]
+    assert ids_of(prof.hole(0.0, 3.0)) == [0, 3, 4, 5, 6, 7]
+    assert ids_of(prof.hole(6.0, 3.0)) == list(range(8))
+    with pytest.raises(SimulationError, match=r"reserving cores \[2\]"):
+        prof.reserve(5.0, 8.0, Allocation.of(D, [2, 3]))
+    prof.release(2.0, 6.0, a)
+    with pytest.raises(SimulationError, match="already free"):
+        prof.release(2.0, 6.0, a)
+    prof.compact()
+    assert prof.times == [0.0] and prof.free == [8]
+    prof.reserve(5.0, 9.0, a)
+    prof.advance(7.0)
+    assert prof.times == [7.0, 9.0] and prof.free == [6, 8]
+
+
+def test_a_job_needs_the_same_cores_for_its_whole_window():
+    # Cores 0,1 busy on [0,5), cores 2,3 on [5,10): two cores are free in each
+    # step, but no two cores are free throughout [0,10). The count profile
+    # sees room at 0; with identity the first hole for 10 s opens at 5.
+    total = Platform.homogeneous(4)
+    prof = PlacementProfile(0.0, total)
+    prof.reserve(0.0, 5.0, Allocation.of(total, [0, 1]))
+    prof.reserve(5.0, 10.0, Allocation.of(total, [2, 3]))
+    count = AvailabilityProfile(0.0, 4)
+    count.reserve(0.0, 5.0, 2)
+    count.reserve(5.0, 10.0, 2)
+    assert count.earliest_start(2, 10.0, 0.0) == 0.0
+    assert placed(prof, LowestIds(), 2, 10.0) == (5.0, [0, 1])
+    assert placed(prof, LowestIds(), 2, 5.0) == (0.0, [2, 3])
+
+
+def fragmented():
+    """Cores 1, 3, 5, 7 busy until 10; the hole at 0 is {0, 2, 4, 6}."""
+    prof = PlacementProfile(0.0, D)
+    prof.reserve(0.0, 10.0, Allocation.of(D, [1, 3, 5, 7]))
+    return prof
+
+
+def spanning():
+    """Cores 0, 1, 6, 7 busy until 10; the hole at 0 is {2, 3, 4, 5}, across clusters."""
+    prof = PlacementProfile(0.0, D)
+    prof.reserve(0.0, 10.0, Allocation.of(D, [0, 1, 6, 7]))
+    return prof
+
+
+@pytest.mark.parametrize("rule, expected", [
+    ("basic", (0.0, [0, 2])),
+    ("best_effort_contiguous", (0.0, [0, 2])),
+    ("best_effort_local", (0.0, [0, 2])),
+    ("contiguous", (10.0, [0, 1])),          # rejects the fragmented hole at 0
+    ("local", (0.0, [0, 2])),
+])
+def test_each_rule_on_a_fragmented_hole(rule, expected):
+    assert placed(fragmented(), make_rule(rule), 2, 5.0) == expected
+
+
+@pytest.mark.parametrize("rule, expected", [
+    ("basic", (0.0, [2, 3, 4])),
+    ("best_effort_contiguous", (0.0, [2, 3, 4])),
+    ("best_effort_local", (0.0, [2, 3, 4])),
+    ("contiguous", (0.0, [2, 3, 4])),
+    ("local", (10.0, [0, 1, 2])),            # rejects the hole spanning clusters
+])
+def test_each_rule_on_a_hole_spanning_clusters(rule, expected):
+    assert placed(spanning(), make_rule(rule), 3, 5.0) == expected
+
+
+def test_best_effort_local_prefers_a_local_set_inside_the_hole():
+    prof = spanning()
+    prof.reserve(10.0, 20.0, Allocation.of(D, [0]))   # hole for [10, 15): 1..7
+    assert placed(prof, make_rule("best_effort_local"), 3, 5.0, 10.0) == (10.0, [1, 2, 3])
+    assert placed(prof, make_rule("best_effort_local"), 4, 5.0, 10.0) == (10.0, [4, 5, 6, 7])
+    assert placed(prof, make_rule("basic"), 4, 5.0, 10.0) == (10.0, [1, 2, 3, 4])
+
+
+def test_rejected_holes_are_skipped_until_one_is_accepted():
+    # The hole at 0, {2, 3, 4, 5}, has 2 cores per cluster; at 10 cores 0, 1,
+    # 6, 7 come back while a reservation holds 2 and 3 on [10, 30): the hole
+    # {0, 1, 4, 5, 6, 7} has a cluster with room for a local job of 3 or 4.
+    prof = spanning()
+    prof.reserve(10.0, 30.0, Allocation.of(D, [2, 3]))
+    assert placed(prof, OneCluster(), 3, 5.0) == (10.0, [4, 5, 6])
+    assert placed(prof, OneCluster(), 4, 5.0) == (10.0, [4, 5, 6, 7])
+    # Contiguous 5 needs 0..4 or later blocks: 4..7 is only 4 long, 2,3 busy until 30.
+    assert placed(prof, Contiguous(), 5, 5.0) == (30.0, [0, 1, 2, 3, 4])
+    assert placed(prof, BestEffort(Contiguous()), 5, 5.0) == (10.0, [0, 1, 4, 5, 6])
+
+
+def test_limit_stops_the_search_and_keeps_the_old_allocation():
+    prof = fragmented()
+    assert placed(prof, Contiguous(), 2, 5.0, limit=10.0) == (10.0, None)
+    assert placed(prof, Contiguous(), 2, 5.0, limit=20.0) == (10.0, [0, 1])
+
+
+def test_per_core_placement_in_a_profile():
+    z = Platform.homogeneous(8, cores_per_node=4, sockets_per_node=2)
+    prof = PlacementProfile(0.0, z)
+    prof.reserve(0.0, 10.0, Allocation.of(z, [0, 2]))      # a PPN-2 job on node 0
+    # A second PPN-2 job shares node 0's CPUs with the first one right away.
+    assert placed(prof, PerCore(ppn=2), 4, 5.0) == (0.0, [1, 3, 4, 6])
+    assert placed(prof, PerCore(ppn=4), 4, 5.0) == (0.0, [4, 5, 6, 7])
+    assert placed(prof, PerCore(ppn=4), 8, 5.0) == (10.0, list(range(8)))
+    prof.reserve(0.0, 4.0, Allocation.of(z, [1, 3]))
+    assert placed(prof, PerCore(ppn=2), 4, 5.0) == (4.0, [1, 3, 4, 6])
+
+
+def test_a_strategy_that_can_never_place_the_job_is_an_error():
+    prof = PlacementProfile(0.0, D)
+    with pytest.raises(SimulationError, match="can never place 5"):
+        prof.earliest_start(OneCluster(), 5, 1.0, 0.0)

@@ -3,7 +3,8 @@
 Cores have identities (see :class:`simlib.platform.Platform`). The free
 cores are kept in a stack whose top holds the lowest ids after start-up,
 so count-based allocation is a C-speed slice and releases are an extend;
-placement-aware policies pass explicit core ids instead.
+placement-aware policies pass explicit core ids instead, or an allocation
+strategy (:mod:`simlib.engine.allocation`) that picks among the free cores.
 """
 from __future__ import annotations
 
@@ -38,6 +39,37 @@ class ResourceLedger:
     def free_ids(self) -> list[int]:
         """Sorted ids of free cores (O(cpus); for placement policies and checks)."""
         return sorted(self._free)
+
+    def free_mask(self) -> int:
+        """Bit mask of the free cores (bit ``i`` set = core ``i`` free); O(free)."""
+        m = 0
+        for c in self._free:
+            m |= 1 << c
+        return m
+
+    def choose(self, strategy, count: int) -> list[int]:
+        """Ids of ``count`` free cores chosen by ``strategy``, without taking them.
+
+        Raises
+        ------
+        SimulationError
+            When the strategy finds no placement among the free cores.
+
+        Examples
+        --------
+        >>> from simlib.engine.allocation import Contiguous
+        >>> led = ResourceLedger(Platform.homogeneous(6))
+        >>> _ = led.take_ids([1, 3])
+        >>> led.choose(Contiguous(), 2)
+        [4, 5]
+        """
+        if count > len(self._free):
+            raise SimulationError(f"over-allocation: {count} cores asked, {len(self._free)} free")
+        alloc = strategy.select(self.platform, self.free_mask(), count)
+        if alloc is None:
+            raise SimulationError(f"{strategy!r} finds no placement for {count} cores among "
+                                  f"the {len(self._free)} free")
+        return list(alloc.cores)
 
     def take(self, count: int, owner: int = -2) -> list[int]:
         """Allocate ``count`` free cores (any), return their ids."""

@@ -201,10 +201,18 @@ class Simulator:
         return len(self.ledger._free)
 
     def start(self, job: Job, cpus: int | None = None, ids: list[int] | None = None,
-              rate: float = 1.0) -> None:
-        """Start a waiting job now on ``cpus`` cores (default: its size) or on ``ids``."""
+              rate: float = 1.0, strategy=None) -> None:
+        """Start a waiting job now on ``cpus`` cores (default: its size) or on ``ids``.
+
+        ``ids`` may be any iterable of core ids, e.g. an
+        :class:`~simlib.engine.allocation.Allocation`. Without ``ids``, an
+        allocation ``strategy`` (:mod:`simlib.engine.allocation`) chooses the
+        cores among the free ones; without either, the ledger hands out any.
+        """
         if job.state != WAITING:
             raise SimulationError(f"cannot start {job!r}: not waiting")
+        if ids is None and strategy is not None:
+            ids = self.ledger.choose(strategy, job.procs if cpus is None else cpus)
         if ids is not None:
             job.alloc = self.ledger.take_ids(ids, job.idx)
         else:

@@ -15,41 +15,141 @@ no reservation ever moves later — the guarantee conservative backfilling
 gives every job. (A from-scratch rebuild could delay some jobs; we do not
 use it except when a running job's estimate grows, which only happens with
 ``overrun="extend"`` or runtime-extension commands.)
+
+**Allocation rules.** By default (``allocation="count"``) reservations count
+processors and the ledger picks the cores when a job starts, as
+count-based conservative backfilling does. Any other value names one of
+paper D's rules (Dutot, Poquet & Trystram §5.2, after Lucarelli et al.): the
+schedule is then planned on a
+:class:`~simlib.policies.profile.PlacementProfile`, each reservation is a
+set of core ids chosen by an allocation strategy
+(:mod:`simlib.engine.allocation`), and the job starts on exactly those ids.
 """
 from __future__ import annotations
 
 import bisect
 
+from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
+from ..errors import ConfigError
 from .base import QueuePolicy
-from .profile import AvailabilityProfile
+from .profile import AvailabilityProfile, PlacementProfile
+
+#: Values of the ``allocation`` parameter: today's count-based planning, then
+#: paper D's five rules.
+ALLOCATIONS = ("count", *RULES)
 
 
 class Conservative(QueuePolicy):
     """Conservative backfilling with compression on early completion.
 
     ``job.data`` holds the job's reservation start while it waits.
+
+    Parameters
+    ----------
+    allocation : str
+        ``"count"`` (default): plan in processor counts; a job starting takes
+        whichever cores the ledger hands out. Otherwise one of paper D's
+        rules, read as follows. The profile is traversed by ascending date;
+        at each candidate start ``t`` (now, then each later breakpoint) the
+        *hole* ``H`` is the set of resources free during the whole window
+        ``[t, t + requested time)``; a hole *fits* when ``|H| >= size``. A
+        fitting hole is offered to the rule, which either selects
+        ``S ⊆ H`` (accept) or rejects the hole, and the traversal goes on.
+
+        ``"basic"``
+            Accepts the first fitting hole; ``S`` = the ``size`` lowest ids
+            of ``H`` (minimal id sum).
+        ``"best_effort_contiguous"``
+            Accepts the first fitting hole; ``S`` = the lowest block of
+            ``size`` consecutive ids in ``H`` if there is one, else basic's.
+        ``"best_effort_local"``
+            Accepts the first fitting hole; ``S`` = ``size`` ids of one
+            cluster if a cluster has that many in ``H`` (the cluster whose
+            lowest ids have the smallest sum, i.e. the first cluster with
+            room), else basic's.
+        ``"contiguous"``
+            Rejects fitting holes with no block of ``size`` consecutive ids;
+            otherwise as best-effort contiguous.
+        ``"local"``
+            Rejects fitting holes where no cluster has ``size`` resources;
+            otherwise as best-effort local.
+
+        Resources are cores; on paper D's platforms (one core per node) they
+        are the nodes. A job wider than every cluster can never be local:
+        paper D removes such jobs from its workloads (§5.1), and this policy
+        refuses them with a :class:`~simlib.errors.ConfigError`.
+
+    Examples
+    --------
+    >>> from simlib.policies import make_policy
+    >>> make_policy("conservative", allocation="contiguous").strategy
+    Contiguous()
+    >>> make_policy("conservative", allocation="nearest")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: conservative: parameter allocation must be one of count, basic, best_effort_contiguous, best_effort_local, contiguous, local; not 'nearest'
     """
 
     name = "conservative"
     paper = "baseline: Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
     description = "conservative backfilling: every queued job holds a reservation"
+    defaults = {"allocation": "count"}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        rule = self.params["allocation"]
+        if rule not in ALLOCATIONS:
+            raise ConfigError(f"{self.name}: parameter allocation must be one of "
+                              f"{', '.join(ALLOCATIONS)}; not {rule!r}")
+        #: The allocation strategy, None for count-based planning. A subclass
+        #: may set any :class:`AllocationStrategy` (e.g. paper Z's PerCore).
+        self.strategy: AllocationStrategy | None = None if rule == "count" else make_rule(rule)
 
     def attach(self, sim):
         super().attach(sim)
-        self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
         self._wakeups: set[float] = set()
+        #: Planned or running allocation of each job, placement mode only.
+        self._held: dict[int, Allocation] | None = None
+        if self.strategy is None:
+            self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
+            return
+        self.profile = PlacementProfile(0.0, sim.platform)
+        self._held = {}
+        widest = max((job.procs for job in sim.jobs), default=0)
+        room = self.strategy.max_size(sim.platform)
+        if widest > room:
+            job = next(j for j in sim.jobs if j.procs == widest)
+            raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
+                              f"allocation {self.strategy.name!r} can place at most "
+                              f"{room} on this platform")
+
+    def _find(self, job, now, limit=float("inf")):
+        """``(start, held)``: the job's earliest reservation and what it holds
+        then (a processor count, or an Allocation in placement mode)."""
+        req = job.requested_time
+        if self._held is None:
+            return self.profile.earliest_start(job.procs, req, now, limit), job.procs
+        start, alloc = self.profile.earliest_start(self.strategy, job.procs, req, now, limit)
+        if alloc is None:  # stopped at `limit`: the job keeps its allocation
+            return start, self._held[job.idx]
+        self._held[job.idx] = alloc
+        return start, alloc
 
     def _place(self, job, now):
-        req = job.requested_time
-        start = self.profile.earliest_start(job.procs, req, now)
-        self.profile.reserve(start, start + req, job.procs)
+        start, held = self._find(job, now)
+        self.profile.reserve(start, start + job.requested_time, held)
         job.data = start
 
     def _rebuild(self, now):
-        prof = self.profile = AvailabilityProfile(now, self.sim.platform.cpus)
-        for job in self.sim.running.values():
+        sim = self.sim
+        held = self._held
+        if held is None:
+            prof = self.profile = AvailabilityProfile(now, sim.platform.cpus)
+        else:
+            prof = self.profile = PlacementProfile(now, sim.platform)
+        for job in sim.running.values():
             # An estimate already passed still holds its cores until `now`.
-            prof.reserve(now, max(job.estimated_end, now), job.cpus)
+            prof.reserve(now, max(job.estimated_end, now), job.cpus if held is None else held[job.idx])
         for job in self.queue:
             if job.data is not None:
                 self._place(job, now)
@@ -57,6 +157,7 @@ class Conservative(QueuePolicy):
     def _compress(self, now):
         prof = self.profile
         times, free = prof.times, prof.free
+        held = self._held
         for job in self.queue:
             old = job.data
             if old is None or old <= now:
@@ -68,18 +169,20 @@ class Conservative(QueuePolicy):
             if before == 0 or max(free[:before]) < job.procs:
                 continue
             req = job.requested_time
-            prof.release(old, old + req, job.procs)
-            start = prof.earliest_start(job.procs, req, now, limit=old)
-            prof.reserve(start, start + req, job.procs)
+            prof.release(old, old + req, job.procs if held is None else held[job.idx])
+            start, amount = self._find(job, now, limit=old)
+            prof.reserve(start, start + req, amount)
             job.data = start
 
     def on_round(self, now, finished, submitted, timers, changed):
         prof = self.profile
         prof.advance(now)
+        held = self._held
         early = False
         for job in finished:
+            amount = job.cpus if held is None else held.pop(job.idx)
             if job.finish < job.estimated_end:
-                prof.release(now, job.estimated_end, job.cpus)
+                prof.release(now, job.estimated_end, amount)
                 early = True
         if changed:
             self._rebuild(now)
@@ -94,7 +197,10 @@ class Conservative(QueuePolicy):
         next_start = float("inf")
         for job in self.queue:
             if job.data <= now:
-                sim.start(job)
+                if held is None:
+                    sim.start(job)
+                else:  # exactly the planned cores: they are free, the profile says so
+                    sim.start(job, ids=held[job.idx])
                 started = True
             elif job.data < next_start:
                 next_start = job.data

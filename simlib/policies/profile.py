@@ -1,13 +1,26 @@
-"""Availability profile: free processors as a step function of time.
+"""Availability profiles: free processors as a step function of time.
 
 Used by conservative backfilling (a reservation for every queued job) and
 by any policy that plans ahead (paper K's dedicated jobs, paper D).
-Breakpoints are kept in two parallel Python lists; ``free[i]`` holds on
+Breakpoints are kept in parallel Python lists; ``free[i]`` holds on
 ``[times[i], times[i+1])`` and the last value holds forever.
+
+Two profiles share that layout:
+
+* :class:`AvailabilityProfile` counts free processors: the fast path for
+  policies that let the ledger pick any free cores when a job starts.
+* :class:`PlacementProfile` also knows *which* cores are free in each step
+  (a bit mask per step), so it can answer "earliest time a core set
+  satisfying this allocation strategy is free for the whole job" and reserve
+  exactly that set: paper D's allocation rules, paper Z's per-core placement.
 """
 from __future__ import annotations
 
 import bisect
+
+from ..engine.allocation import Allocation, AllocationStrategy, ids_of
+from ..errors import SimulationError
+from ..platform import Platform
 
 
 class AvailabilityProfile:
@@ -99,3 +112,183 @@ class AvailabilityProfile:
                 nt.append(t)
                 nf.append(f)
         self.times, self.free = nt, nf
+
+
+class PlacementProfile:
+    """Free cores *with identity* over time.
+
+    Step ``i`` holds on ``[times[i], times[i+1])``; ``masks[i]`` is the bit
+    mask of the cores free then (bit ``c`` = core ``c``) and ``free[i]`` their
+    number, so count-only checks (such as conservative backfilling's test of
+    whether a reservation could move at all) read the same ``times`` and
+    ``free`` lists as in :class:`AvailabilityProfile`. Reservations are
+    :class:`~simlib.engine.allocation.Allocation` objects.
+
+    **Holes.** A job of ``size`` cores and duration ``d`` fits at a candidate
+    start ``t`` when the *hole* ``H(t) = cores free during all of [t, t+d)`` has
+    at least ``size`` cores. :meth:`earliest_start` visits the candidate
+    starts in ascending order (``not_before``, then every later breakpoint:
+    a hole can only open when some core becomes free) and offers each fitting
+    hole to the allocation strategy, which accepts it by returning the cores
+    it selects within ``H(t)`` or rejects it by returning None (paper D's
+    *contiguous* and *local* rules); the search then goes on. A job needs the
+    same cores during its whole run, so ``H(t)`` can be smaller than the
+    smallest free count of the window's steps, and a job may start later
+    here than in a count-only profile.
+
+    Examples
+    --------
+    Two clusters of four single-core nodes; cores 0, 1, 6 and 7 are busy
+    until 10, so the hole at 0 is ``{2, 3, 4, 5}``, which spans both clusters:
+
+    >>> from simlib.engine.allocation import OneCluster, LowestIds, Allocation
+    >>> p = Platform.homogeneous(8, clusters=2)
+    >>> prof = PlacementProfile(0.0, p)
+    >>> prof.reserve(0.0, 10.0, Allocation.of(p, [0, 1, 6, 7]))
+    >>> t, a = prof.earliest_start(LowestIds(), 3, 5.0, 0.0)
+    >>> t, a.cores
+    (0.0, (2, 3, 4))
+    >>> t, a = prof.earliest_start(OneCluster(), 3, 5.0, 0.0)   # rejects that hole
+    >>> t, a.cores
+    (10.0, (0, 1, 2))
+    """
+
+    __slots__ = ("times", "masks", "free", "total", "platform")
+
+    def __init__(self, now: float, platform: Platform) -> None:
+        self.platform = platform
+        self.total = platform.cpus
+        self.times = [now]
+        self.masks = [(1 << self.total) - 1]
+        self.free = [self.total]
+
+    def _split(self, t: float) -> int:
+        """Index of the breakpoint at ``t``, inserting one if needed."""
+        times = self.times
+        i = bisect.bisect_right(times, t) - 1
+        if times[i] == t:
+            return i
+        times.insert(i + 1, t)
+        self.masks.insert(i + 1, self.masks[i])
+        self.free.insert(i + 1, self.free[i])
+        return i + 1
+
+    def reserve(self, start: float, end: float, alloc: Allocation) -> None:
+        """Take the cores of ``alloc`` on ``[start, end)``.
+
+        Raises
+        ------
+        SimulationError
+            If one of them is already taken at some time of the window (one
+            ``&`` per step: cheap enough to check always).
+        """
+        if end <= start:
+            return
+        i = self._split(start)
+        j = self._split(end)
+        m, n = alloc.mask, len(alloc)
+        masks, free = self.masks, self.free
+        for k in range(i, j):
+            if masks[k] & m != m:
+                raise SimulationError(f"reserving cores {ids_of(m & ~masks[k])} on "
+                                      f"[{start}, {end}): already taken at {self.times[k]}")
+            masks[k] ^= m
+            free[k] -= n
+
+    def release(self, start: float, end: float, alloc: Allocation) -> None:
+        """Give back the cores of ``alloc`` on ``[start, end)``."""
+        if end <= start:
+            return
+        i = self._split(start)
+        j = self._split(end)
+        m, n = alloc.mask, len(alloc)
+        masks, free = self.masks, self.free
+        for k in range(i, j):
+            if masks[k] & m:
+                raise SimulationError(f"releasing cores {ids_of(m & masks[k])} on "
+                                      f"[{start}, {end}): already free at {self.times[k]}")
+            masks[k] |= m
+            free[k] += n
+
+    def hole(self, start: float, duration: float) -> int:
+        """Bit mask of the cores free during all of ``[start, start+duration)``."""
+        times, masks = self.times, self.masks
+        i = max(bisect.bisect_right(times, start) - 1, 0)
+        end = start + duration
+        m = masks[i]
+        i += 1
+        while i < len(times) and times[i] < end:
+            m &= masks[i]
+            i += 1
+        return m
+
+    def earliest_start(self, strategy: AllocationStrategy, size: int, duration: float,
+                       not_before: float, limit: float = float("inf")
+                       ) -> tuple[float, Allocation | None]:
+        """Earliest ``t >= not_before`` whose hole ``strategy`` accepts, and its choice.
+
+        Returns ``(t, allocation)``: the cores are free during all of
+        ``[t, t+duration)`` and satisfy the strategy. With ``limit`` (a start
+        already known to be feasible, e.g. the job's current reservation) the
+        search stops there and returns ``(limit, None)``: the caller keeps
+        the allocation it had.
+
+        Raises
+        ------
+        SimulationError
+            When even the last step (every reservation over) has no hole the
+            strategy accepts: the job can never be placed.
+        """
+        times, masks, free = self.times, self.masks, self.free
+        platform = self.platform
+        n = len(times)
+        i = max(bisect.bisect_right(times, not_before) - 1, 0)
+        start = max(not_before, times[i])
+        while start < limit:
+            end = start + duration
+            window = masks[i]
+            j = i
+            nxt = i + 1  # next candidate start
+            while True:
+                if free[j] < size:
+                    # Step j alone is too full: no window covering it fits,
+                    # so candidates up to j are skipped at once.
+                    nxt = j + 1
+                    break
+                window &= masks[j]
+                if window.bit_count() < size:
+                    break  # same cores not free throughout: try the next start
+                j += 1
+                if j == n or times[j] >= end:
+                    alloc = strategy.select(platform, window, size)
+                    if alloc is not None:
+                        return start, alloc
+                    break  # hole rejected by the strategy
+            i = nxt
+            if i >= n:
+                raise SimulationError(f"{strategy!r} can never place {size} cores on "
+                                      f"{platform.name} ({self.total} cores)")
+            start = times[i]
+        return limit, None
+
+    def advance(self, now: float) -> None:
+        """Forget breakpoints before ``now`` (the value at ``now`` is kept)."""
+        times = self.times
+        i = bisect.bisect_right(times, now) - 1
+        if i > 0:
+            del times[:i]
+            del self.masks[:i]
+            del self.free[:i]
+        times[0] = max(times[0], now)
+
+    def compact(self) -> None:
+        """Merge neighbouring steps with equal free sets."""
+        times, masks, free = self.times, self.masks, self.free
+        nt, nm, nf = [times[0]], [masks[0]], [free[0]]
+        for t, m, f in zip(times[1:], masks[1:], free[1:]):
+            if m != nm[-1]:
+                nt.append(t)
+                nm.append(m)
+                nf.append(f)
+        self.times, self.masks, self.free = nt, nm, nf
+
