@@ -8,10 +8,7 @@
 # Thin on purpose: configuration, validation, the stage rules, and `all`.
 # Stages: traces -> workloads -> simulate -> aggregate -> figures -> report.
 
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import min_version, validate
-
-from simlib.errors import ConfigError
+from snakemake.utils import min_version
 
 min_version("9.0")
 
@@ -21,20 +18,8 @@ configfile: f"{workflow.basedir}/config/grids/baseline.yaml"
 configfile: f"{workflow.basedir}/config/grids/utrera.yaml"
 configfile: f"{workflow.basedir}/config/grids/kumar.yaml"
 
-# Structure first (types, enums, unknown keys; fills defaults), then names
-# (common.smk): both before any job runs.
-try:
-    validate(config, "config/config.schema.json")
-except WorkflowError as exc:
-    # Name the offending key in one line rather than dumping the schema.
-    err = exc.__cause__ or exc.__context__
-    if not hasattr(err, "absolute_path"):
-        raise
-    key = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in err.absolute_path)
-    raise ConfigError(f"config {key.lstrip('.') or '(top level)'}: {err.message} "
-                      "(schema: config/config.schema.json)") from None
-
-
+# common.smk validates the config (structure against config/config.schema.json
+# and each study's own schema, then names and values) before any job runs.
 include: "workflow/rules/common.smk"
 
 
@@ -55,6 +40,7 @@ include: "workflow/rules/workloads.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/studies.smk"
 include: "workflow/rules/report.smk"
 
 

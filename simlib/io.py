@@ -24,13 +24,16 @@ leave a hidden ``.<name>.*.tmp`` directory behind, never a partial
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
-__all__ = ["atomic_path", "atomic_write", "write_text", "write_bytes", "write_csv"]
+__all__ = ["atomic_path", "atomic_write", "write_text", "write_bytes", "write_csv", "write_json",
+           "json_safe"]
 
 
 @contextlib.contextmanager
@@ -176,3 +179,37 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, **to_csv_kwargs)
     return Path(path)
+
+
+def json_safe(obj):
+    """``obj`` with NaN/inf as None and numpy scalars as Python numbers.
+
+    NaN is not JSON; null keeps a missing metric visibly missing.
+
+    Examples
+    --------
+    >>> json_safe({"a": float("nan"), 1: [2.5]})
+    {'a': None, '1': [2.5]}
+    """
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {str(k): json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
+        return json_safe(obj.item())
+    return obj
+
+
+def write_json(obj, path: str | os.PathLike) -> Path:
+    """Write JSON deterministically (sorted keys, indent 2, NaN as null), atomically.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = write_json({"b": 1, "a": float("nan")}, os.path.join(tempfile.mkdtemp(), "s.json"))
+    >>> p.read_text().split()
+    ['{', '"a":', 'null,', '"b":', '1', '}']
+    """
+    return write_text(path, json.dumps(json_safe(obj), indent=2, sort_keys=True) + "\n")

@@ -14,6 +14,7 @@ import http.server
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -28,7 +29,7 @@ from simlib.cube import read_cube
 
 pytestmark = pytest.mark.pipeline
 
-from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, fixture_traces_config,
+from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, fixture_traces_config,
                               pending, snakemake, write_yaml)
 
 @pytest.fixture(scope="module")
@@ -91,11 +92,12 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     # and LOS on SDSC-SP2 at the same loads (rescaled workloads shared): one
     # rescaled workload per (trace, load). Paper K's own rules are counted in
     # tests/test_workflow_kumar.py.
-    assert stats["simulate_trace_sweep"] == 36 + 12
+    assert stats["baseline_simulate"] == 36
+    assert stats["kumar_fig1_simulate"] == 12
     assert stats["scale_load"] == 12
     assert stats["prepare_trace"] == 2
-    assert stats["aggregate_trace_sweep"] == 2
-    assert stats["figures_baseline"] == stats["report"] == 1
+    assert stats["baseline_aggregate"] == stats["kumar_fig1_aggregate"] == 1
+    assert stats["baseline_figures"] == stats["report"] == 1
     # Paper U adds SDSC-BLUE; its trace runs are one job per (trace, policy
     # variant) with the OV seeds inside: 3 traces x (easy, fcfs_malleable,
     # 3 other orders, 3 readings).
@@ -445,11 +447,11 @@ def test_changing_one_policys_params_reruns_only_its_runs(tiny):
     wd, env, cfg = tiny
     changed = write_yaml(wd / "changed.yaml", "studies: {baseline: {policies: {easy_tagged: {tag: 1}}}}")
     todo = pending(wd, "--configfile", cfg, changed, env=env)
-    sims = {p for p, rule in todo.items() if rule == "simulate_trace_sweep"}
+    sims = {p for p, rule in todo.items() if rule == "baseline_simulate"}
     # Both loads of easy_tagged (jobs.csv + summary.json each), nothing else.
     assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
-    assert set(todo.values()) == {"simulate_trace_sweep", "aggregate_trace_sweep",
-                                  "figures_baseline", "report"}
+    assert set(todo.values()) == {"baseline_simulate", "baseline_aggregate",
+                                  "baseline_figures", "report"}
 
 
 def test_changing_one_policys_code_reruns_only_its_runs(tiny):
@@ -461,6 +463,38 @@ def test_changing_one_policys_code_reruns_only_its_runs(tiny):
         todo = pending(wd, "--configfile", cfg, env=env)
     finally:
         module.write_text(original)
-    sims = {p for p, rule in todo.items() if rule == "simulate_trace_sweep"}
+    sims = {p for p, rule in todo.items() if rule == "baseline_simulate"}
     assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
     assert "scale_load" not in todo.values() and "prepare_trace" not in todo.values()
+
+
+# ------------------------------------------------------- a study of one's own
+
+EXAMPLE = REPO / "docs" / "example_study"
+
+
+def test_example_study_runs_through_the_pipeline(tmp_path):
+    """docs/adding_a_study.md's example: a study outside simlib, run alone."""
+    shutil.copytree(EXAMPLE, tmp_path / "example")
+    module = tmp_path / "example" / "example_study.py"
+    cfg = tmp_path / "example" / "example.yaml"
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(module.parent),
+                                                       os.environ.get("PYTHONPATH")]))}
+    wd = tmp_path / "wd"
+    _, out = snakemake(wd, "--configfile", cfg, "--config", "scale=smoke", env=env)
+    counts = {r: out.count(f"(Rule: {r})") for r in ("example_workload", "example_simulate",
+                                                    "example_aggregate", "example_figures")}
+    assert counts == {"example_workload": 2, "example_simulate": 4, "example_aggregate": 1,
+                      "example_figures": 1}, out[-3000:]
+    cube = read_cube(wd / "results/example.smoke.nc")
+    assert dict(cube.sizes) == {"policy": 2, "seed": 2}
+    assert (cube["mean_wait"].sel(policy="easy") <= cube["mean_wait"].sel(policy="fcfs")).all()
+    index = (wd / "paper_figures/README.md").read_text()
+    assert "## example" in index and "[`paper_figures/example/mean_wait.png`]" in index
+    assert "## baseline" not in index  # the other studies are disabled
+    assert pending(wd, "--configfile", cfg, "--config", "scale=smoke", env=env) == {}
+    # Code inputs are derived from imports: editing the study's module reruns its steps.
+    module.write_text(module.read_text() + "\n# an edit\n")
+    todo = pending(wd, "--configfile", cfg, "--config", "scale=smoke", env=env)
+    assert {"example_workload", "example_simulate", "example_aggregate",
+            "example_figures"} <= set(todo.values())

@@ -3,23 +3,6 @@
 # sha256 of the study's config sub-tree) in the attributes.
 
 
-rule aggregate_trace_sweep:
-    message:
-        "Aggregating {wildcards.study} ({wildcards.scale}) into {output.cube}"
-    input:
-        summaries=lambda w: study_summaries(w.study, w.scale),
-    output:
-        cube=reported("results/{study}.{scale}.nc", "cube"),
-    params:
-        subtree=lambda w: study_subtree(w.study, w.scale),
-    wildcard_constraints:
-        study="|".join(TRACE_SWEEP_STUDIES) or "(?!)",
-    log:
-        "logs/aggregate/{study}.{scale}.log",
-    script:
-        "../scripts/aggregate.py"
-
-
 if UTRERA:
 
     def utrera_summaries(part, scale):

@@ -8,8 +8,31 @@ import json
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
 from simlib.errors import ConfigError
 from simlib.policies import POLICIES, make_policy
+
+
+def validate_section(data, schema, prefix=""):
+    """Validate (and fill defaults of) ``data`` against a JSON schema file;
+    a ConfigError names the offending key in one line, prefixed by ``prefix``."""
+    try:
+        validate(data, schema)
+    except WorkflowError as exc:
+        err = exc.__cause__ or exc.__context__
+        if not hasattr(err, "absolute_path"):
+            raise
+        key = prefix + "".join(f"[{k}]" if isinstance(k, int) else f".{k}"
+                               for k in err.absolute_path)
+        rel = Path(schema).resolve().relative_to(Path(workflow.basedir).resolve())
+        raise ConfigError(f"config {key.lstrip('.') or '(top level)'}: {err.message} "
+                          f"(schema: {rel})") from None
+
+
+# Structure first (types, enums, unknown keys; fills defaults), then names.
+validate_section(config, f"{workflow.basedir}/config/config.schema.json")
 
 
 def import_policy_modules(names):
@@ -33,10 +56,25 @@ REPO = Path(workflow.basedir).resolve()
 #: The scale of this run.
 SCALE = config["scale"]
 
-#: Studies whose grid is (traces x policies x loads) on real, load-rescaled
-#: traces. Other studies (synthetic workloads, published grids) get their own
-#: rules.
-TRACE_SWEEP_STUDIES = [s for s in ("baseline", "kumar_fig1") if s in config["studies"]]
+#: Enabled studies with a Study class (simlib.studies): their rules come
+#: from their steps (workflow/rules/studies.smk).
+from simlib.studies import STUDY_CLASSES, load_study
+
+def _studies():
+    out = []
+    for key, spec in config["studies"].items():
+        if key not in STUDY_CLASSES and not (spec or {}).get("module"):
+            continue  # still wired by hand in the stage files
+        cls = load_study(key, config, SCALE, repo=REPO).__class__
+        if cls.schema:
+            config["studies"][key] = spec = spec or {}
+            validate_section(spec, str(cls.schema_path()), f"studies.{key}")
+        if spec.get("enabled", True) is not False:
+            out.append(load_study(key, config, SCALE, repo=REPO))
+    return out
+
+
+STUDIES = _studies()
 
 #: Artifacts listed in paper_figures/README.md: dicts with path, title,
 #: section (study or "traces"); appended to by the figures rules.
@@ -84,35 +122,6 @@ def policy_params(study, policy):
     return dict(config["studies"][study]["policies"][policy] or {})
 
 
-def study_subtree(study, scale=None):
-    """Everything in the config a study's numbers depend on (for provenance).
-
-    Where the trace files come from is excluded on purpose: they are verified
-    against pinned checksums, so the source cannot change the results.
-    """
-    scale = scale or SCALE
-    st = config["studies"][study]
-    catalog = config["traces"]["catalog"]
-    traces = {t: {"file": catalog[t]["file"], "machine_procs": catalog[t]["machine_procs"],
-                  "sha256": MANIFEST[catalog[t]["file"]].sha256_uncompressed}
-              for t in st.get("traces", [])}
-    return {
-        "study": study,
-        "scale": scale,
-        "scale_settings": {k: v for k, v in config["scales"][scale].items() if k != "description"},
-        # This scale's grid only: editing another scale's loads or the
-        # description must not touch this cube.
-        "grid": {"traces": list(st.get("traces", [])),
-                 "policies": {p: dict(v or {}) for p, v in (st.get("policies") or {}).items()},
-                 "loads": [float(x) for x in st["loads"][scale]]},
-        "traces": traces,
-        "trace_cleaning": config["traces"].get("cleaning", {}),
-        "trace_unsorted": config["traces"].get("unsorted", "sort"),
-        "simulation": simulation_params(),
-        "policy_modules": list(config.get("policy_modules") or []),
-    }
-
-
 def simulation_params():
     """Engine options that change results (debug checks do not)."""
     sim = config["simulation"]
@@ -158,6 +167,8 @@ def check_config():
     """Checks the JSON schema cannot express; raises ConfigError naming the key."""
     catalog = config["traces"]["catalog"]
     for study, st in config["studies"].items():
+        if study in STUDY_CLASSES or (st or {}).get("module"):
+            continue  # a Study checks itself (Study.check)
         for i, trace in enumerate(st.get("traces", [])):
             if trace not in catalog:
                 raise ConfigError(
@@ -194,10 +205,16 @@ def check_config():
 
 
 def traces_in_use():
-    """Traces of every configured study, in first-use order."""
+    """Traces of every enabled study, in first-use order."""
     seen = []
     for st in config["studies"].values():
-        for t in st.get("traces", []):
+        if (st or {}).get("enabled", True) is False:
+            continue
+        for t in (st or {}).get("traces", []):
+            if t not in seen:
+                seen.append(t)
+    for study in STUDIES:
+        for t in study.traces():
             if t not in seen:
                 seen.append(t)
     return seen
@@ -215,19 +232,11 @@ def _read_manifest():
 MANIFEST = _read_manifest()
 
 check_config()
+for _s in STUDIES:
+    _s.check()
 
 
 # ---------------------------------------------------------------- paths
-
-
-def run_dir(study, trace, policy, load, scale=None):
-    return f"results/runs/{study}/{scale or SCALE}/{trace}/{policy}/load{load_tag(load)}"
-
-
-def study_summaries(study, scale=None):
-    st = config["studies"][study]
-    return [f"{run_dir(study, t, p, x, scale)}/summary.json"
-            for t in st["traces"] for p in st["policies"] for x in study_loads(study, scale)]
 
 
 def cube_path(study, scale=None):
@@ -520,12 +529,13 @@ from snakemake.io import apply_wildcards, contains_wildcard, is_flagged
 #: section; "index" is paper_figures/README.md.
 REPORT_CATEGORIES = {
     "index": "Index",
-    "baseline": "Baseline",
     "traces": "Traces",
     "workloads": "Workloads",
     "U": "Paper U — Utrera et al.",
     "K": "Paper K — Kumar et al.",
 }
+# Each study names its own (Study.title).
+REPORT_CATEGORIES.update({s.section or s.key: s.title for s in STUDIES})
 
 #: The index itself is no ARTIFACTS entry (it lists them) but is reported.
 INDEX = dict(section="index", path="paper_figures/README.md",

@@ -4,40 +4,6 @@
 # in reported(...) so that `snakemake --report` shows them (common.smk).
 
 
-if "baseline" in config["studies"]:
-
-    rule figures_baseline:
-        message:
-            "Plotting mean wait vs offered load and tabulating the baseline study ({params.scale} scale)"
-        input:
-            cube=cube_path("baseline"),
-        output:
-            png=reported("paper_figures/baseline/mean_wait_vs_load.png", "baseline"),
-            svg=reported("paper_figures/baseline/mean_wait_vs_load.svg", "baseline"),
-            csv=reported("paper_figures/baseline/metrics_by_load.csv", "baseline"),
-            md=reported("paper_figures/baseline/metrics_by_load.md", "baseline"),
-        params:
-            scale=SCALE,
-            metric="mean_wait",
-        log:
-            f"logs/figures/baseline.{SCALE}.log",
-        script:
-            "../scripts/figures_baseline.py"
-
-    ARTIFACTS.extend([
-        dict(section="baseline", path=cube_path("baseline"),
-             title="Result cube (netCDF): every metric over dims (policy, trace, load), units and provenance in attributes"),
-        dict(section="baseline", path="paper_figures/baseline/mean_wait_vs_load.png",
-             title="Mean wait time vs offered load, one line per policy, one panel per trace"),
-        dict(section="baseline", path="paper_figures/baseline/mean_wait_vs_load.svg",
-             title="Same figure, vector (SVG)"),
-        dict(section="baseline", path="paper_figures/baseline/metrics_by_load.csv",
-             title="Table of the cube's metrics by trace, policy and load (CSV)"),
-        dict(section="baseline", path="paper_figures/baseline/metrics_by_load.md",
-             title="Same table, Markdown"),
-    ])
-
-
 # Lublin–Feitelson model (issue 3): one generated workload against the
 # model's analytic distributions.
 if (config.get("lublin") or {}).get("validation"):
@@ -314,6 +280,3 @@ if KUMAR:
                      for part, title in (
         ("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)"),
         ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)")))
-    if KUMAR_FIG1:
-        ARTIFACTS.append(dict(section="K", path=cube_path("kumar_fig1"),
-                              title="Cube (netCDF): Fig. 1 trace sweep, dims (policy, trace, load)"))

@@ -41,29 +41,30 @@ rule prepare_trace:
         "../scripts/prepare_trace.py"
 
 
-rule characterize_traces:
-    message:
-        "Characterizing traces {params.traces} (whole cleaned trace and {params.scale}-scale subset)"
-    input:
-        info=[f"data/traces/{t}.{SCALE}.json" for t in traces_in_use()],
-    output:
-        csv=reported("paper_figures/traces/characterization.csv", "traces"),
-        md=reported("paper_figures/traces/characterization.md", "traces"),
-    params:
-        traces=traces_in_use(),
-        scale=SCALE,
-    log:
-        f"logs/traces/characterize.{SCALE}.log",
-    script:
-        "../scripts/characterize_traces.py"
+if traces_in_use():  # nothing to characterize when no study reads a trace
 
+    rule characterize_traces:
+        message:
+            "Characterizing traces {params.traces} (whole cleaned trace and {params.scale}-scale subset)"
+        input:
+            info=[f"data/traces/{t}.{SCALE}.json" for t in traces_in_use()],
+        output:
+            csv=reported("paper_figures/traces/characterization.csv", "traces"),
+            md=reported("paper_figures/traces/characterization.md", "traces"),
+        params:
+            traces=traces_in_use(),
+            scale=SCALE,
+        log:
+            f"logs/traces/characterize.{SCALE}.log",
+        script:
+            "../scripts/characterize_traces.py"
 
-ARTIFACTS.append(dict(
-    section="traces", path="paper_figures/traces/characterization.csv",
-    title="Trace characterization (CSV): whole cleaned trace and the subset simulated at this scale"))
-ARTIFACTS.append(dict(
-    section="traces", path="paper_figures/traces/characterization.md",
-    title="Trace characterization (Markdown table)"))
+    ARTIFACTS.append(dict(
+        section="traces", path="paper_figures/traces/characterization.csv",
+        title="Trace characterization (CSV): whole cleaned trace and the subset simulated at this scale"))
+    ARTIFACTS.append(dict(
+        section="traces", path="paper_figures/traces/characterization.md",
+        title="Trace characterization (Markdown table)"))
 for _t in traces_in_use():
     ARTIFACTS.append(dict(
         section="traces", path=f"logs/traces/{_t}.{SCALE}.cleaning.txt",

@@ -15,7 +15,7 @@ import math
 import time
 from pathlib import Path
 
-from simlib.io import write_text
+from simlib.io import write_json, write_text  # noqa: F401 (write_json: for the scripts)
 
 
 @contextlib.contextmanager
@@ -55,24 +55,6 @@ def job_log(snakemake):
 def repo_root(snakemake) -> Path:
     """The repository: scripts live in ``<repo>/workflow/scripts``."""
     return Path(snakemake.scriptdir).resolve().parents[1]
-
-
-def write_json(obj, path) -> None:
-    """Write JSON deterministically (sorted keys, NaN as null), atomically."""
-    write_text(path, json.dumps(_json_safe(obj), indent=2, sort_keys=True) + "\n")
-
-
-def _json_safe(obj):
-    # NaN is not JSON; null keeps a missing metric visibly missing.
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if hasattr(obj, "item") and callable(obj.item):  # numpy scalars
-        return _json_safe(obj.item())
-    return obj
 
 
 def format_number(x, digits: int = 4) -> str:

@@ -1,0 +1,162 @@
+"""Which source files a pipeline step depends on: the import closure.
+
+Snakemake reruns a job when one of its inputs changes; a step's code inputs
+are the simlib modules its function can reach by imports, found by reading
+``import`` statements (no module is executed). Listing them by hand drifts
+(a helper module missed means a changed table is not rebuilt); deriving
+them cannot.
+
+Registries are the exception. :mod:`simlib.policies` registers every
+policy, so following its imports would make each simulation depend on every
+policy: the closure does not enter ``simlib.policies``, and a step names
+the policies it runs and gets exactly their modules (:func:`policy_files`).
+Likewise :mod:`simlib.studies` imports every study: importing it counts as
+importing :mod:`simlib.studies.base` only.
+
+Examples
+--------
+>>> files = import_closure(["simlib.stats"])
+>>> [f.rsplit("/", 1)[-1] for f in files]
+['__init__.py', 'stats.py']
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+from typing import Iterable
+
+__all__ = ["import_closure", "policy_files", "module_file"]
+
+#: Packages whose imports are followed.
+ROOT = "simlib"
+#: Not entered (see the module docstring).
+POLICY_PACKAGE = "simlib.policies"
+#: Registries: their ``__init__`` imports every member (every policy, every
+#: study), so following it would make each step depend on all of them.
+#: Importing the package counts as importing its API module(s) only.
+REGISTRIES = {POLICY_PACKAGE: (), "simlib.studies": ("simlib.studies.base",)}
+
+
+@functools.lru_cache(maxsize=None)
+def module_file(name: str) -> str | None:
+    """Source file of an importable module (None for builtins and namespace packages)."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):  # `from module import name`: not a module
+        return None
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return str(Path(spec.origin).resolve())
+
+
+def _is_package(path: str) -> bool:
+    return path.endswith("__init__.py")
+
+
+def _module_level(tree: ast.Module):
+    """Nodes run on import: the module body, into if/try blocks, not into defs."""
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+
+
+@functools.lru_cache(maxsize=None)
+def _imports(name: str, shallow: bool = False) -> tuple[str, ...]:
+    """Modules (under ROOT) imported anywhere in module ``name`` (``shallow``:
+    only by statements run on import, not inside functions)."""
+    path = module_file(name)
+    if path is None:
+        return ()
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    package = name if _is_package(path) else name.rpartition(".")[0]
+    found = []
+    for node in (_module_level(tree) if shallow else ast.walk(tree)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            found.append(mod)
+            # `from pkg import sub` may name a submodule.
+            found += [f"{mod}.{a.name}" for a in node.names]
+    return tuple(m for m in found if m == ROOT or m.startswith(ROOT + "."))
+
+
+def _in_policies(name: str) -> bool:
+    return name == POLICY_PACKAGE or name.startswith(POLICY_PACKAGE + ".")
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def import_closure(modules: Iterable[str], shallow: Iterable[str] = ()) -> list[str]:
+    """Sorted source files of ``modules`` and every simlib module they import.
+
+    Parent packages count (their ``__init__`` runs on import); registries
+    are not entered (see the module docstring). Modules in ``shallow``
+    contribute only their import-time imports: a study module imports what
+    one step needs inside that step's function, and that step names it.
+    """
+    seen: set[str] = set()
+    todo = list(modules)
+    for root in shallow:
+        seen.add(root)
+        todo += [p for p in _parents(root)] + list(_imports(root, shallow=True))
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if _in_policies(name):
+            continue  # policies: by name only (policy_files)
+        if name in REGISTRIES:
+            todo += REGISTRIES[name]
+            continue
+        todo += [p for p in _parents(name) if p not in seen]
+        todo += [m for m in _imports(name) if m not in seen]
+    files = {module_file(m) for m in seen if not _in_policies(m) and m not in REGISTRIES}
+    return sorted(f for f in files if f)
+
+
+def policy_files(cls) -> list[str]:
+    """Source files a policy's behaviour depends on.
+
+    Its class's module and those of its simlib base classes, plus the
+    ``simlib.policies`` helper modules its own module uses, and what those
+    import outside the policy package (engine, errors...). A policy defined
+    outside simlib contributes its own file.
+    """
+    files: set[str] = set()
+    helpers: set[str] = set()
+    for c in cls.__mro__:
+        if c is cls or c.__module__.startswith(ROOT + "."):
+            try:
+                files.add(str(Path(inspect.getsourcefile(c)).resolve()))
+            except TypeError:
+                continue
+            if c.__module__.startswith(ROOT + "."):
+                helpers.add(c.__module__)
+    module = sys.modules[cls.__module__]
+    for value in vars(module).values():
+        owner = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+        if isinstance(owner, str) and owner.startswith(POLICY_PACKAGE + ".") and owner in sys.modules:
+            helpers.add(owner)
+    for name in helpers:
+        f = module_file(name)
+        if f:
+            files.add(f)
+        files.update(import_closure(m for m in _imports(name) if not _in_policies(m)))
+    return sorted(files)

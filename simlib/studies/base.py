@@ -1,0 +1,371 @@
+"""The shape every reproduced paper takes: a :class:`Study` of :class:`Step` s.
+
+A study is what the pipeline knows of a paper (or of the baseline): it
+reads its own config sub-tree, checks it before any job runs, and declares
+its *steps* -- rule templates with output patterns, inputs, tracked
+parameters and the function that does the work. The Snakemake side is
+generic (``workflow/rules/studies.smk`` turns every step of every enabled
+study into one rule; ``workflow/scripts/run_step.py`` runs one), so adding a
+paper is one study package, one grid file and one published-numbers file.
+``docs/adding_a_study.md`` walks through a small example.
+
+A step's function receives a :class:`StepContext` (its files, parameters,
+wildcards, logger and the config), never the Snakemake object, so study
+code runs and is tested without Snakemake.
+
+Examples
+--------
+>>> class Tiny(Study):
+...     key = "tiny"
+...     def steps(self):
+...         return [Step("tiny_hello", output={"txt": "results/tiny/{scale}/hello.txt"},
+...                      run=self.hello, message="Saying hello")]
+...     def hello(self, ctx):
+...         ctx.log.info("hello")
+>>> t = Tiny({"scale": "smoke", "studies": {"tiny": {}}})
+>>> [s.name for s in t.steps()], t.step("tiny_hello").output["txt"]
+(['tiny_hello'], 'results/tiny/{scale}/hello.txt')
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar, Mapping, Sequence
+
+from ..errors import ConfigError
+
+__all__ = ["Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
+           "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
+           "check_traces", "check_policies"]
+
+#: The repository (simlib lives in it; config paths are relative to it).
+REPO = Path(__file__).resolve().parents[2]
+
+
+def load_tag(load) -> str:
+    """File-name form of a target load; ``float(tag)`` gives the load back exactly.
+
+    Examples
+    --------
+    >>> load_tag(0.7), load_tag(1)
+    ('0.7', '1.0')
+    """
+    return repr(float(load))
+
+#: Stages, in pipeline order (the stage files of workflow/rules/ and the
+#: groups of the Slurm profiles use them).
+STAGES = ("workloads", "simulate", "aggregate", "figures", "report")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One rule template of a study.
+
+    Parameters
+    ----------
+    name : str
+        Rule name, unique over the workflow (prefix it with the study key).
+    output : mapping of str to str
+        Output name -> path pattern; wildcards in braces, ``{scale}`` for
+        the scale.
+    run : callable(StepContext)
+        Does the work: reads ``ctx.input``, writes every ``ctx.output``.
+    input : mapping or callable(wildcards) -> mapping, optional
+        Input name -> path or list of paths (or a callable of the rule's
+        wildcards, as Snakemake input functions).
+    params : mapping or callable(wildcards) -> mapping, optional
+        JSON-able values the outputs depend on; Snakemake reruns the step
+        when they change. Callables as for ``input``.
+    message : str
+        Shown when the job runs (Snakemake ``message:``, may use
+        ``{wildcards.x}``).
+    code : sequence of str
+        Modules (dotted names) whose import closure is the step's code:
+        editing any module it reaches reruns the step. The study's own
+        module is always included.
+    policies : sequence or callable(wildcards) -> sequence
+        Policies the step runs: their modules are code inputs too, each
+        only for the steps that run it.
+    wildcard_constraints : mapping of str to str
+    stage : str
+        One of :data:`STAGES`.
+    report : mapping of str to str
+        Output name -> caption family (``workflow/report/<family>.rst``)
+        for outputs shown in ``snakemake --report``.
+    local : bool
+        Run on the host running Snakemake (tiny or network-bound steps).
+    group : str or None
+        Slurm job group (Snakemake ``group:``; ignored when running
+        locally): by default ``"sweep"`` for workload and simulation steps,
+        ``"summary"`` for the others (see ``profiles/slurm``); None keeps
+        the step out of any group.
+    resources : mapping
+        Snakemake resources (e.g. ``runtime`` in minutes, ``mem_mb``).
+    """
+
+    name: str
+    output: Mapping[str, str]
+    run: Callable[["StepContext"], None]
+    input: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)
+    params: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)
+    message: str = ""
+    code: Sequence[str] = ()
+    policies: Sequence[str] | Callable[[Any], Sequence[str]] = ()
+    wildcard_constraints: Mapping[str, str] = field(default_factory=dict)
+    stage: str = "simulate"
+    report: Mapping[str, str] = field(default_factory=dict)
+    local: bool = False
+    resources: Mapping[str, Any] = field(default_factory=dict)
+    group: str | None = "auto"
+
+    def __post_init__(self):
+        if self.stage not in STAGES:
+            raise ConfigError(f"step {self.name}: stage {self.stage!r} is not one of {STAGES}")
+        if self.group == "auto":
+            object.__setattr__(self, "group", None if self.local else
+                               "sweep" if self.stage in ("workloads", "simulate") else "summary")
+        unknown = set(self.report) - set(self.output)
+        if unknown:
+            raise ConfigError(f"step {self.name}: report marks unknown outputs {sorted(unknown)}")
+
+
+class Files(dict):
+    """A step's inputs or outputs: name -> path (or list of paths), also as attributes.
+
+    Examples
+    --------
+    >>> f = Files(cube="results/a.nc", runs=["r/1.json", "r/2.json"])
+    >>> f.cube, len(f.runs)
+    ('results/a.nc', 2)
+    """
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass
+class StepContext:
+    """What a step's function gets: its files, parameters and logger.
+
+    Attributes
+    ----------
+    input, output : Files
+    params : dict
+        The step's tracked parameters (as declared by the step).
+    wildcards : dict of str to str
+    log : logging.Logger
+        Writes to the rule's log file.
+    config : dict
+        The whole (validated) pipeline config.
+    """
+
+    input: Files
+    output: Files
+    params: dict
+    wildcards: dict
+    log: logging.Logger
+    config: dict
+
+    @property
+    def scale(self) -> str:
+        """The scale of this job (its ``scale`` wildcard, else the config's)."""
+        return self.wildcards.get("scale", self.config.get("scale", "default"))
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One entry of ``paper_figures/README.md`` (and of the HTML report)."""
+
+    section: str
+    path: str
+    title: str
+
+    def as_dict(self) -> dict:
+        return {"section": self.section, "path": self.path, "title": self.title}
+
+
+class Study:
+    """Base of every study: one paper (or the baseline) in the pipeline.
+
+    Subclasses set :attr:`key` (their config key under ``studies``) and
+    implement :meth:`steps`; most also implement :meth:`check`,
+    :meth:`artifacts` and :meth:`subtree`.
+
+    Parameters
+    ----------
+    config : mapping
+        The whole pipeline config; the study reads ``config["studies"][key]``.
+    scale : str, optional
+        Default: ``config["scale"]``.
+    key : str, optional
+        Config key, when a class serves several (default :attr:`key`).
+    repo : path-like, optional
+        The repository holding the config's relative paths (default: the
+        one simlib is installed from).
+    """
+
+    #: Config key under ``studies`` (also the prefix of rule names).
+    key: ClassVar[str] = ""
+    #: Section of paper_figures/README.md (paper letter or study key).
+    section: ClassVar[str] = ""
+    #: Title of the study's category in the HTML report (e.g. the paper).
+    title: ClassVar[str] = ""
+    #: JSON schema of the study's config sub-tree: a file name in
+    #: ``simlib/studies/schemas/`` or a path next to the study's module.
+    schema: ClassVar[str | None] = None
+
+    @classmethod
+    def schema_path(cls) -> Path:
+        """The schema file (:attr:`schema`)."""
+        here = Path(__file__).resolve().parent / "schemas" / str(cls.schema)
+        if here.exists():
+            return here
+        import sys
+        return Path(sys.modules[cls.__module__].__file__).resolve().parent / str(cls.schema)
+
+    def __init__(self, config: Mapping, scale: str | None = None, *, key: str | None = None,
+                 repo=None) -> None:
+        self.config = config
+        self.scale = scale or config.get("scale", "default")
+        self.key = key or self.key
+        self.repo = Path(repo) if repo is not None else REPO
+        try:
+            self.spec = config["studies"][self.key]
+        except KeyError:
+            raise ConfigError(f"config studies.{self.key}: missing (study {type(self).__name__})") from None
+
+    # ------------------------------------------------------------ contract
+    def check(self) -> None:
+        """Raise :class:`ConfigError` naming the key of anything wrong (before any job).
+
+        The base checks the study's ``traces`` (catalog names) and
+        ``policies`` (registered names, accepted parameters, their types
+        and values) when its config has them; subclasses add their own.
+        """
+        where = f"config studies.{self.key}"
+        check_traces(self.config, f"{where}.traces", self.spec.get("traces") or [])
+        check_policies(f"{where}.policies", self.spec.get("policies") or {})
+
+    def steps(self) -> list[Step]:
+        """Every rule template of the study."""
+        raise NotImplementedError
+
+    def artifacts(self) -> list[Artifact]:
+        """What the study adds to ``paper_figures/`` (and the index), at this scale."""
+        return []
+
+    def traces(self) -> list[str]:
+        """Catalog traces the study reads (fetched and verified before any job)."""
+        return []
+
+    # --------------------------------------------------------------- helpers
+    def step(self, name: str) -> Step:
+        """The step called ``name``."""
+        for s in self.steps():
+            if s.name == name:
+                return s
+        raise ConfigError(f"study {self.key}: no step {name!r}")
+
+    def repo_path(self, path) -> Path:
+        """A config path (relative to the repository) as an absolute path."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.repo / p
+
+    @functools.cached_property
+    def trace_sha256(self) -> dict[str, str]:
+        """Pinned sha256 of each trace file (``traces.manifest``)."""
+        from ..workload.fetch import read_manifest
+        manifest = read_manifest(self.repo_path(self.config["traces"]["manifest"]))
+        return {name: e.sha256_uncompressed for name, e in manifest.items()}
+
+    def simulation(self) -> dict:
+        """Engine options that change results (``config.simulation``; debug checks do not)."""
+        sim = self.config.get("simulation") or {}
+        return {"overrun": sim.get("overrun", "kill"), "tau": float(sim.get("tau", 10.0))}
+
+
+def check_traces(config: Mapping, where: str, traces: Sequence[str]) -> None:
+    """Every name a trace of ``traces.catalog``; ConfigError naming ``where[i]``."""
+    catalog = config["traces"]["catalog"]
+    for i, trace in enumerate(traces):
+        if trace not in catalog:
+            raise ConfigError(f"{where}[{i}]: unknown trace {trace!r}; known traces "
+                              f"(traces.catalog): {', '.join(sorted(catalog))}")
+
+
+def check_policies(where: str, policies: Mapping[str, Mapping | None]) -> None:
+    """Policy names registered, parameters accepted and valid; ConfigError naming ``where.policy``.
+
+    Examples
+    --------
+    >>> check_policies("config studies.x.policies", {"easy": {"depth": 3}})
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: config studies.x.policies.easy: unknown parameter(s) depth; accepted: none
+    """
+    from ..policies import POLICIES, make_policy
+    for policy, params in policies.items():
+        if policy not in POLICIES:
+            raise ConfigError(f"{where}.{policy}: unknown policy {policy!r}; registered policies "
+                              f"(simlib.policies.POLICIES): {', '.join(sorted(POLICIES))}")
+        accepted = POLICIES[policy].defaults
+        unknown = sorted(set(params or {}) - set(accepted))
+        if unknown:
+            raise ConfigError(f"{where}.{policy}: unknown parameter(s) {', '.join(unknown)}; "
+                              f"accepted: {', '.join(sorted(accepted)) or 'none'}")
+        # Types, ranges and choices: the policy's own checks, now rather
+        # than in a job after others ran.
+        try:
+            make_policy(policy, **(params or {}))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}.{policy}: {exc}") from None
+
+
+#: Registered study classes by config key.
+STUDY_CLASSES: dict[str, type[Study]] = {}
+
+
+def register_study(cls: type[Study]) -> type[Study]:
+    """Register a study class under its :attr:`Study.key` (usable as a decorator)."""
+    if not cls.key:
+        raise ConfigError(f"study class {cls.__name__} has no key")
+    if cls.key in STUDY_CLASSES and STUDY_CLASSES[cls.key] is not cls:
+        raise ConfigError(f"study key {cls.key!r} registered twice")
+    STUDY_CLASSES[cls.key] = cls
+    return cls
+
+
+def _study_class(key: str, spec: Mapping) -> type[Study]:
+    module = (spec or {}).get("module")
+    if module:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(f"config studies.{key}.module: cannot import {module!r} ({exc})") from None
+    try:
+        return STUDY_CLASSES[key]
+    except KeyError:
+        raise ConfigError(f"config studies.{key}: no study class registered under {key!r} "
+                          f"(known: {', '.join(sorted(STUDY_CLASSES))}; a study outside simlib "
+                          f"names its module in studies.{key}.module)") from None
+
+
+def load_study(key: str, config: Mapping, scale: str | None = None, repo=None) -> Study:
+    """The study ``key`` built from the config."""
+    return _study_class(key, config["studies"][key])(config, scale, key=key, repo=repo)
+
+
+def enabled_studies(config: Mapping, scale: str | None = None, repo=None) -> list[Study]:
+    """Every study of ``config["studies"]`` not disabled (``enabled: false``), in config order."""
+    out = []
+    for key, spec in (config.get("studies") or {}).items():
+        if (spec or {}).get("enabled", True) is False:
+            continue
+        out.append(load_study(key, config, scale, repo))
+    return out

@@ -1,0 +1,42 @@
+"""Tests of simlib.codedeps: code inputs derived from imports."""
+from pathlib import Path
+
+from simlib.codedeps import import_closure, policy_files
+from simlib.policies import POLICIES
+
+SIMLIB = Path(__file__).resolve().parents[1] / "simlib"
+
+
+def names(files):
+    return {str(Path(f).relative_to(SIMLIB)) for f in files}
+
+
+def test_closure_follows_imports_and_parent_packages():
+    got = names(import_closure(["simlib.runner"]))
+    assert {"runner.py", "engine/simulator.py", "engine/ledger.py", "platform.py",
+            "errors.py", "__init__.py", "engine/__init__.py"} <= got
+    # Not reached from the runner.
+    assert "cube.py" not in got and "figures/baseline.py" not in got
+
+
+def test_registries_are_not_entered():
+    got = names(import_closure(["simlib.runner", "simlib.studies.baseline"]))
+    assert not any(n.startswith("policies/") for n in got)  # policies by name only
+    assert "studies/__init__.py" not in got                  # every study otherwise
+    assert "studies/base.py" in got
+
+
+def test_shallow_roots_skip_imports_inside_functions():
+    deep = names(import_closure(["simlib.studies.baseline"]))
+    shallow = names(import_closure([], shallow=["simlib.studies.baseline"]))
+    # The figure module is imported inside the figures step only.
+    assert "figures/baseline.py" in deep and "figures/baseline.py" not in shallow
+    assert "studies/baseline.py" in shallow and "studies/trace_sweep.py" in shallow
+
+
+def test_policy_files_are_the_policy_its_bases_and_helpers():
+    easy = names(policy_files(POLICIES["easy"]))
+    assert {"policies/easy.py", "policies/base.py"} <= easy
+    assert "policies/los.py" not in easy and "policies/conservative.py" not in easy
+    hybrid_e = names(policy_files(POLICIES["hybrid_los_e"]))
+    assert {"policies/ecc.py", "policies/hybrid_los.py", "policies/los.py"} <= hybrid_e

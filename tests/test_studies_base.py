@@ -1,0 +1,75 @@
+"""Tests of simlib.studies.base: the Study shape, steps, checks and registry."""
+import logging
+
+import pytest
+
+from simlib.errors import ConfigError
+from simlib.studies import STUDY_CLASSES, Files, Step, StepContext, Study, load_study
+from simlib.studies.base import check_policies, check_traces, load_tag
+
+
+def config(**studies):
+    return {"scale": "smoke", "studies": studies,
+            "traces": {"catalog": {"SDSC-SP2": {"file": "s.swf.gz", "machine_procs": 128}}}}
+
+
+class Hello(Study):
+    key = "hello"
+
+    def steps(self):
+        return [Step("hello_say", output={"txt": "out/{scale}/hello.txt"}, run=self.say)]
+
+    def say(self, ctx):
+        ctx.log.info("saying hello")
+        with open(ctx.output.txt, "w") as fh:
+            fh.write(f"hello at {ctx.scale} with {ctx.params['word']}\n")
+
+
+def test_a_step_runs_from_a_context_without_snakemake(tmp_path):
+    study = Hello(config(hello={}))
+    out = tmp_path / "hello.txt"
+    ctx = StepContext(input=Files(), output=Files(txt=str(out)), params={"word": "x"},
+                      wildcards={"scale": "smoke"}, log=logging.getLogger("t"), config={})
+    study.step("hello_say").run(ctx)
+    assert out.read_text() == "hello at smoke with x\n"
+    with pytest.raises(ConfigError, match="no step 'nope'"):
+        study.step("nope")
+
+
+def test_step_defaults_and_validation():
+    s = Step("a", output={"x": "p"}, run=print, stage="simulate")
+    assert s.group == "sweep"
+    assert Step("b", output={"x": "p"}, run=print, stage="figures").group == "summary"
+    assert Step("c", output={"x": "p"}, run=print, local=True).group is None
+    with pytest.raises(ConfigError, match="stage 'plot'"):
+        Step("d", output={"x": "p"}, run=print, stage="plot")
+    with pytest.raises(ConfigError, match="report marks unknown outputs"):
+        Step("e", output={"x": "p"}, run=print, report={"y": "cube"})
+
+
+def test_base_check_names_the_key():
+    with pytest.raises(ConfigError, match=r"config studies.hello.traces\[1\]: unknown trace 'NOPE'"):
+        Hello(config(hello={"traces": ["SDSC-SP2", "NOPE"]})).check()
+    with pytest.raises(ConfigError, match="config studies.hello.policies.eazy: unknown policy"):
+        Hello(config(hello={"policies": {"eazy": {}}})).check()
+    with pytest.raises(ConfigError, match="policies.los: los: parameter lookahead must be an integer"):
+        check_policies("config studies.hello.policies", {"los": {"lookahead": "abc"}})
+    check_traces(config(), "x", ["SDSC-SP2"])
+
+
+def test_registry_and_loading():
+    assert {"baseline", "kumar_fig1"} <= set(STUDY_CLASSES)
+    cfg = config(baseline={"traces": ["SDSC-SP2"], "policies": {"easy": {}},
+                           "loads": {"smoke": [0.5], "default": [0.5], "full": [0.5]}})
+    study = load_study("baseline", cfg)
+    assert study.key == "baseline" and study.scale == "smoke"
+    assert [s.name for s in study.steps()] == ["baseline_simulate", "baseline_aggregate",
+                                               "baseline_figures"]
+    with pytest.raises(ConfigError, match="no study class registered under 'mystery'"):
+        load_study("mystery", config(mystery={}))
+    with pytest.raises(ConfigError, match="studies.mystery.module: cannot import 'no_such_mod'"):
+        load_study("mystery", config(mystery={"module": "no_such_mod"}))
+
+
+def test_load_tag_round_trips():
+    assert float(load_tag(0.1)) == 0.1 and load_tag(1) == "1.0"
