@@ -47,6 +47,8 @@ __all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
 
 #: The study's figures and tables.
 OUT = "paper_figures/U"
+#: Table 1's workloads (``table1.fit: runtimes``), one directory per seed.
+T1_DIR = "data/workloads/utrera/table1"
 #: The paper's parts, one cube each, in index order.
 PARTS = ("fig2", "table1", "traces", "long_util")
 #: The two policies compared everywhere.
@@ -141,7 +143,7 @@ class Utrera(Study):
         return dict(self.spec["policies"].get(name) or {})
 
     def trace_variants(self) -> dict[str, dict]:
-        """Policies run on the traces: key (path-safe) -> ``policy``, ``params``, ``label``, ``seeded``.
+        """Policies run on the traces: key (path-safe) -> policy, params, label, seeded.
 
         "easy" and "fcfs_malleable" (Fig. 3, Tables 2-3), one key per other
         candidate order (ablation) and per time-model reading (sensitivity).
@@ -172,7 +174,7 @@ class Utrera(Study):
         return {n: dict(v or {}) for n, v in (self.spec.get("readings") or {}).items()}
 
     def portion(self, trace: str, scale: str | None = None) -> dict:
-        """CPUs and portion of one trace at a scale: ``machine_procs``, ``first_job``, ``n_jobs``."""
+        """CPUs and portion of one trace at a scale: machine_procs, first_job, n_jobs."""
         tp = self.spec["trace_portions"][trace]
         scale = scale or self.scale
         return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
@@ -188,7 +190,7 @@ class Utrera(Study):
         t1 = self.spec["table1"]
         if t1["fit"] == "arrivals":
             return lublin_path(t1["lublin_params"], load, seed)
-        return f"data/workloads/utrera/table1/seed{int(seed)}/load{load_tag(load)}.swf.gz"
+        return f"{T1_DIR}/seed{int(seed)}/load{load_tag(load)}.swf.gz"
 
     def long_util_values(self, scale: str | None = None) -> list[float]:
         """Sect. 5.1's long-job CPU utilizations at a scale."""
@@ -303,9 +305,9 @@ class Utrera(Study):
                 message=("Fitting Lublin seed {wildcards.seed} into {params.spec[span]} s at "
                          "loads {params.spec[loads]} (paper U, Table 1)"),
                 input=lambda w: {"swf": lublin_path(t1["lublin_params"], None, w.seed)},
-                output={"swfs": [f"data/workloads/utrera/table1/seed{{seed}}/load{load_tag(x)}.swf.gz"
+                output={"swfs": [f"{T1_DIR}/seed{{seed}}/load{load_tag(x)}.swf.gz"
                                  for x in t1["loads"]],
-                        "info": "data/workloads/utrera/table1/seed{seed}/fit.json"},
+                        "info": f"{T1_DIR}/seed{{seed}}/fit.json"},
                 params={"loads": [float(x) for x in t1["loads"]], "span": float(t1["span"]),
                         "machine_size": self.lublin_set().get("machine_size", 128)},
                 wildcard_constraints={"seed": "[0-9]+"},
@@ -356,7 +358,8 @@ class Utrera(Study):
                 run=_deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_traces",
-                message="Simulating {wildcards.variant} on {wildcards.trace} (paper U, {wildcards.scale})",
+                message=("Simulating {wildcards.variant} on {wildcards.trace} "
+                         "(paper U, {wildcards.scale})"),
                 input=lambda w: {"swf": f"data/traces/utrera/{w.trace}.{w.scale}.swf.gz"},
                 output=self._chunk_outputs("traces/{trace}/{variant}"),
                 params=lambda w: {
@@ -374,7 +377,8 @@ class Utrera(Study):
             Step(
                 "utrera_simulate_long_util",
                 message=("Simulating {wildcards.policy} on {params.spec[trace]} with long jobs' "
-                         "CPU utilization {wildcards.util} (paper U, Sect. 5.1, {wildcards.scale})"),
+                         "CPU utilization {wildcards.util} (paper U, Sect. 5.1, "
+                         "{wildcards.scale})"),
                 input=lambda w: {"swf": f"data/traces/utrera/{lu_trace}.{w.scale}.swf.gz"},
                 output=self._chunk_outputs("long_util/{policy}/util{util}"),
                 params=lambda w: {
@@ -453,7 +457,7 @@ class Utrera(Study):
                 stage="figures",
                 message="Tabulating and plotting paper U's Table 1 ({params.spec[scale]} scale)",
                 input={"cube": f"results/utrera_table1.{scale}.nc",
-                       "fits": ([f"data/workloads/utrera/table1/seed{s}/fit.json"
+                       "fits": ([f"{T1_DIR}/seed{s}/fit.json"
                                  for s in self.seeds("table1")]
                                 if spec["table1"]["fit"] == "runtimes" else []),
                        "published": published},
