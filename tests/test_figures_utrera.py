@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 
 from simlib.figures import utrera as F
-from simlib.studies.utrera import run_metrics, simulate_with_allocations
-from simlib.studies.utrera_report import load_published
+from simlib.studies.utrera.metrics import run_metrics
+from simlib.studies.utrera.runs import simulate_with_allocations
+from simlib.studies.utrera.report import load_published
 from simlib.workload.utrera import toy_workload
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -1,7 +1,7 @@
 """Figures and tables of paper U (Utrera et al., FCFS-malleable).
 
 One function per artifact of ``paper_figures/U/``; the data come from the
-study's cubes through the table builders of :mod:`simlib.studies.utrera`.
+study's cubes through the table builders of :mod:`simlib.studies.utrera.report`.
 Every figure prints the scale and the number of seeds that produced it,
 and shows the paper's numbers beside ours where the paper printed any
 (labelled "paper").
@@ -25,14 +25,15 @@ from .common import new_figure, save_figure, time_unit
 from .gantt import core_runs
 
 __all__ = [
-    "POLICY_LABELS", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
+    "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
     "plot_readings", "plot_long_util", "plot_fig1", "to_markdown",
 ]
 
 #: Display names of the policies.
 POLICY_LABELS = {"fcfs": "FCFS", "easy": "EASY backfilling", "fcfs_malleable": "FCFS-malleable"}
 _COLORS = {"easy": "tab:blue", "fcfs_malleable": "tab:orange", "fcfs": "tab:gray"}
-_METRIC_LABELS = {
+#: Axis and table names of the metrics.
+METRIC_LABELS = {
     "mean_wait": "average wait time",
     "mean_execution": "average execution time",
     "mean_response": "average response time",
@@ -42,7 +43,14 @@ _METRIC_LABELS = {
 }
 
 
-def _label(policy: str) -> str:
+def policy_label(policy: str) -> str:
+    """Display name of a policy or of a cube's policy label (``policy:variant``).
+
+    Examples
+    --------
+    >>> policy_label("fcfs_malleable:ov0")
+    'FCFS-malleable [ov0]'
+    """
     base, _, variant = policy.partition(":")
     return POLICY_LABELS.get(base, base) + (f" [{variant}]" if variant else "")
 
@@ -201,7 +209,7 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
             unit = " %" if fmt.endswith("%") else ""
             return ours + (f" ({scale * pm[key]:g}{unit})" if key in pm else "")
 
-        ax.set_title(f"({chr(97 + k)}) {_label(pol)}\n"
+        ax.set_title(f"({chr(97 + k)}) {policy_label(pol)}\n"
                      f"response {both('mean_response', '{:.3f}')}, "
                      f"slowdown {both('utrera_slowdown', '{:.3f}')}\n"
                      f"fragmentation {both('utrera_fragmentation', '{:.0f} %', 100)}",
@@ -231,7 +239,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     FCFS-malleable over EASY in percent, which does not depend on the
     absolute runtimes (ours were rescaled to fit 150 jobs into 2 hours).
 
-    ``t1`` is :func:`simlib.studies.utrera.table1_frame` with published
+    ``t1`` is :func:`simlib.studies.utrera.report.table1_frame` with published
     columns.
 
     Examples
@@ -255,15 +263,15 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
             d = sub[sub["policy"] == pol].sort_values("load")
             c = _COLORS[pol]
             ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), color=c, marker="o",
-                        capsize=3, label=f"{_label(pol)} (ours)")
+                        capsize=3, label=f"{policy_label(pol)} (ours)")
             if "paper_S" in d:
                 ax.plot(d["load"], d["paper_S"], color=c, ls="--", marker="s", mfc="none",
-                        label=f"{_label(pol)} (paper S)")
+                        label=f"{policy_label(pol)} (paper S)")
                 ax.plot(d["load"], d["paper_R"], color=c, ls=":", marker="x",
-                        label=f"{_label(pol)} (paper R)")
+                        label=f"{policy_label(pol)} (paper R)")
         unit = "" if m == "utrera_slowdown" else " (s)"
-        ax.set_title(_METRIC_LABELS[m])
-        ax.set_ylabel(_METRIC_LABELS[m] + unit)
+        ax.set_title(METRIC_LABELS[m])
+        ax.set_ylabel(METRIC_LABELS[m] + unit)
         ax.set_xlabel("offered load")
         if bool((sub[["mean"]].to_numpy() > 0).all()):
             _log_y(ax, np.r_[sub["mean"], sub.get("paper_S", []), sub.get("paper_R", [])])
@@ -320,7 +328,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     checked in the README. Logarithmic y axes, since the policies differ by
     orders of magnitude on some traces.
 
-    ``traces`` is :func:`simlib.studies.utrera.traces_frame`.
+    ``traces`` is :func:`simlib.studies.utrera.report.traces_frame`.
 
     Examples
     --------
@@ -346,9 +354,9 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
             scale, unit = time_unit(d["mean"])
             unit = f" ({unit})"
         _grouped_bars(ax, d, groups, list(policies), [_COLORS.get(p, "0.5") for p in policies],
-                      [_label(p) for p in policies], log=bool((d["mean"] > 0).all()), scale=scale)
-        ax.set_title(f"({chr(97 + k)}) {_METRIC_LABELS[m]}")
-        ax.set_ylabel(_METRIC_LABELS[m] + unit)
+                      [policy_label(p) for p in policies], log=bool((d["mean"] > 0).all()), scale=scale)
+        ax.set_title(f"({chr(97 + k)}) {METRIC_LABELS[m]}")
+        ax.set_ylabel(METRIC_LABELS[m] + unit)
         ax.tick_params(axis="x", labelsize="small")
     axes[0].legend(fontsize="small")
     fig.suptitle("Fig. 3: traces simulated under EASY and FCFS-malleable (the paper's bars carry "
@@ -408,7 +416,7 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
         ax.axhline(1.0, color="k", lw=0.8)
         lo = float(np.nanmin(d["mean"] - d["ci95"])) if len(d) else 0.9
         ax.set_ylim(bottom=max(0.0, min(0.9, lo - 0.05)))
-        ax.set_title(f"{_METRIC_LABELS[m]} / {base}-first's")
+        ax.set_title(f"{METRIC_LABELS[m]} / {base}-first's")
         ax.set_ylabel(f"ratio to '{base}' (< 1: better)")
     # Outside the axes: the bars fill them.
     handles, labels = axes[0].get_legend_handles_labels()
@@ -447,7 +455,7 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
         _grouped_bars(ax, d, groups, names, [cmap(i) for i in range(len(names))], names,
                       log=bool((d["mean"] > 0).all()))
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_title(f"{_METRIC_LABELS[m]}: FCFS-malleable / EASY")
+        ax.set_title(f"{METRIC_LABELS[m]}: FCFS-malleable / EASY")
         ax.set_ylabel("ratio (< 1: FCFS-malleable better)")
     # Outside the axes: the bars fill them.
     handles, labels = axes[0].get_legend_handles_labels()
@@ -465,7 +473,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
                    threshold: float | None = 0.9, note: str | None = None) -> Path:
     """Sect. 5.1: average slowdown and response against long jobs' CPU utilization.
 
-    ``lu`` is :func:`simlib.studies.utrera.long_util_frame`; the paper's
+    ``lu`` is :func:`simlib.studies.utrera.report.long_util_frame`; the paper's
     threshold (FCFS-malleable wins below it) is drawn as a vertical line.
 
     Examples
@@ -487,12 +495,12 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
         for pol in ("easy", "fcfs_malleable"):
             d = sub[sub["policy"] == pol].sort_values("long_util")
             ax.errorbar(100 * d["long_util"], d["mean"] / scale, yerr=d["ci95"].fillna(0) / scale,
-                        marker="o", capsize=3, color=_COLORS[pol], label=_label(pol))
+                        marker="o", capsize=3, color=_COLORS[pol], label=policy_label(pol))
         if threshold is not None:
             ax.axvline(100 * threshold, color="k", ls="--", lw=0.8,
                        label=f"paper: FCFS-malleable wins below {100 * threshold:.0f} %")
         ax.set_xlabel("CPU utilization of long jobs (%)")
-        ax.set_ylabel(_METRIC_LABELS[m] + (f" ({unit})" if unit else ""))
+        ax.set_ylabel(METRIC_LABELS[m] + (f" ({unit})" if unit else ""))
         if bool((sub["mean"] > 0).all()):
             _log_y(ax, sub["mean"] / scale)
         ax.grid(True, alpha=0.3)

@@ -9,12 +9,14 @@ key        what                                         module
 ========== ============================================ ==========================
 baseline   FCFS / EASY / conservative on real traces    :mod:`.baseline`
 kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.trace_sweep`
+utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
 ========== ============================================ ==========================
 """
 from .base import (STUDY_CLASSES, Artifact, Files, Step, StepContext, Study, enabled_studies,
                    load_study, register_study)
 from .baseline import Baseline
 from .trace_sweep import TraceSweep
+from .utrera import Utrera
 
 
 class KumarFig1(TraceSweep):
@@ -32,4 +34,4 @@ class KumarFig1(TraceSweep):
 register_study(KumarFig1)
 
 __all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Files", "Step", "StepContext", "Study",
-           "TraceSweep", "enabled_studies", "load_study", "register_study"]
+           "TraceSweep", "Utrera", "enabled_studies", "load_study", "register_study"]

@@ -39,7 +39,7 @@ from ..errors import ConfigError
 
 __all__ = ["Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
            "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
-           "check_traces", "check_policies"]
+           "check_traces", "check_policies", "lublin_path"]
 
 #: The repository (simlib lives in it; config paths are relative to it).
 REPO = Path(__file__).resolve().parents[2]
@@ -55,6 +55,24 @@ def load_tag(load) -> str:
     """
     return repr(float(load))
 
+
+def lublin_path(param_set: str, load, seed, ext: str = "swf.gz") -> str:
+    """A workload of the generic ``lublin_workload`` rule (workflow/rules/workloads.smk).
+
+    ``load`` None means the model's own arrival rate (no calibration,
+    file-name load "native").
+
+    Examples
+    --------
+    >>> lublin_path("typed", None, 3)
+    'data/workloads/lublin/typed/loadnative/seed3.swf.gz'
+    >>> lublin_path("typed", 0.5, 3, "json")
+    'data/workloads/lublin/typed/load0.5/seed3.json'
+    """
+    tag = "native" if load is None else load_tag(load)
+    return f"data/workloads/lublin/{param_set}/load{tag}/seed{int(seed)}.{ext}"
+
+
 #: Stages, in pipeline order (the stage files of workflow/rules/ and the
 #: groups of the Slurm profiles use them).
 STAGES = ("workloads", "simulate", "aggregate", "figures", "report")
@@ -68,9 +86,9 @@ class Step:
     ----------
     name : str
         Rule name, unique over the workflow (prefix it with the study key).
-    output : mapping of str to str
-        Output name -> path pattern; wildcards in braces, ``{scale}`` for
-        the scale.
+    output : mapping of str to str (or list of str)
+        Output name -> path pattern (or a list of them, one output name for
+        several files); wildcards in braces, ``{scale}`` for the scale.
     run : callable(StepContext)
         Does the work: reads ``ctx.input``, writes every ``ctx.output``.
     input : mapping or callable(wildcards) -> mapping, optional
@@ -107,7 +125,7 @@ class Step:
     """
 
     name: str
-    output: Mapping[str, str]
+    output: Mapping[str, str | Sequence[str]]
     run: Callable[["StepContext"], None]
     input: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)
     params: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)

@@ -190,7 +190,7 @@ def check_config():
                 make_policy(policy, **(params or {}))
             except ConfigError as exc:
                 raise ConfigError(f"config studies.{study}.policies.{policy}: {exc}") from None
-    for trace in traces_in_use():
+    for trace in raw_traces_needed():
         name = catalog[trace]["file"]
         if name not in MANIFEST:
             raise ConfigError(
@@ -205,7 +205,8 @@ def check_config():
 
 
 def traces_in_use():
-    """Traces of every enabled study, in first-use order."""
+    """Traces the generic trace rules prepare and characterize: the `traces`
+    lists of the enabled studies, in first-use order."""
     seen = []
     for st in config["studies"].values():
         if (st or {}).get("enabled", True) is False:
@@ -213,11 +214,16 @@ def traces_in_use():
         for t in (st or {}).get("traces", []):
             if t not in seen:
                 seen.append(t)
-    for study in STUDIES:
-        for t in study.traces():
-            if t not in seen:
-                seen.append(t)
     return seen
+
+
+def raw_traces_needed():
+    """Catalog traces whose raw file some enabled study reads: traces_in_use(),
+    then those a study prepares its own way (Study.traces)."""
+    needed = traces_in_use()
+    for study in STUDIES:
+        needed += [t for t in study.traces() if t not in needed]
+    return needed
 
 
 def _read_manifest():
@@ -231,9 +237,10 @@ def _read_manifest():
 #: Pinned checksums: file name -> ManifestEntry.
 MANIFEST = _read_manifest()
 
-check_config()
+# Studies first: they name their unknown traces before the manifest is consulted.
 for _s in STUDIES:
     _s.check()
+check_config()
 
 
 # ---------------------------------------------------------------- paths
@@ -266,147 +273,9 @@ def check_lublin_config():
 check_lublin_config()
 
 
-def lublin_path(param_set, load, seed, ext="swf.gz"):
-    """A generated workload: load None = no calibration ("native")."""
-    tag = "native" if load is None else load_tag(load)
-    return f"data/workloads/lublin/{param_set}/load{tag}/seed{int(seed)}.{ext}"
-
-
-# ------------------------------------------------------------------ paper U
-# Study "utrera" (config/grids/utrera.yaml): rules in the stage files under
-# `if UTRERA:`; helpers here.
-
-UTRERA = (config["studies"].get("utrera")
-          if (config["studies"].get("utrera") or {}).get("enabled", True) else None)
-
-
-def utrera_seeds(kind, scale=None):
-    """Seed indices of a part: kind "table1" (workload + OV) or "ov" (traces)."""
-    n = UTRERA["table1"]["seeds"] if kind == "table1" else UTRERA["ov_seeds"]
-    return list(range(int(n[scale or SCALE])))
-
-
-def utrera_policy(policy):
-    """Parameters of one of the two compared policies."""
-    return dict(UTRERA["policies"].get(policy) or {})
-
-
-def utrera_trace_variants():
-    """Policies run on the traces: key (path-safe) -> policy, params, label.
-
-    "easy" and "fcfs_malleable" (Fig. 3, Tables 2-3), one key per other
-    candidate order (ablation) and per time-model reading (sensitivity).
-    The label is the cube's policy coordinate.
-    """
-    base = utrera_policy("fcfs_malleable")
-    out = {"easy": dict(policy="easy", params=utrera_policy("easy"), label="easy", seeded=False),
-           "fcfs_malleable": dict(policy="fcfs_malleable", params=base, label="fcfs_malleable",
-                                  seeded=True)}
-    for order in UTRERA["orders"]:
-        if order != base.get("order", "oldest"):
-            out[f"order-{order}"] = dict(policy="fcfs_malleable", params={**base, "order": order},
-                                         label=f"fcfs_malleable:order={order}", seeded=True)
-    for name, over in (UTRERA.get("readings") or {}).items():
-        out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **(over or {})},
-                                      label=f"fcfs_malleable:{name}", seeded=True)
-    return out
-
-
-def utrera_order_labels():
-    """Candidate order -> its policy label in the traces cube."""
-    base = utrera_policy("fcfs_malleable").get("order", "oldest")
-    return {o: ("fcfs_malleable" if o == base else f"fcfs_malleable:order={o}")
-            for o in UTRERA["orders"]}
-
-
-def utrera_portion(trace, scale=None):
-    """CPUs and portion of one trace at a scale."""
-    tp = UTRERA["trace_portions"][trace]
-    scale = scale or SCALE
-    return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
-            "n_jobs": int(tp["jobs"][scale])}
-
-
-def utrera_table1_workload(seed, load):
-    """Table 1 workload of a seed and load, per the configured fit."""
-    t1 = UTRERA["table1"]
-    if t1["fit"] == "arrivals":
-        return lublin_path(t1["lublin_params"], load, seed)
-    return f"data/workloads/utrera/table1/seed{int(seed)}/load{load_tag(load)}.swf.gz"
-
-
-def utrera_long_util_values(scale=None):
-    return [float(x) for x in UTRERA["long_util"]["values"][scale or SCALE]]
-
-
-def utrera_subtree(part, scale=None):
-    """The config a U cube depends on (its provenance hash)."""
-    scale = scale or SCALE
-    catalog = config["traces"]["catalog"]
-    traces = {t: {"file": catalog[t]["file"],
-                  "sha256": MANIFEST[catalog[t]["file"]].sha256_uncompressed,
-                  **utrera_portion(t, scale)} for t in UTRERA["trace_portions"]}
-    sub = {"study": "utrera", "part": part, "scale": scale,
-           "policies": {p: utrera_policy(p) for p in UTRERA["policies"]},
-           "simulation": simulation_params(),
-           "trace_cleaning": config["traces"].get("cleaning", {}),
-           "policy_modules": list(config.get("policy_modules") or [])}
-    if part == "fig2":
-        sub["fig2"] = UTRERA["fig2"]
-    elif part == "table1":
-        t1 = dict(UTRERA["table1"])
-        sub["table1"] = {**t1, "seeds": utrera_seeds("table1", scale),
-                         "lublin": LUBLIN_SETS[t1["lublin_params"]]}
-    elif part == "traces":
-        sub.update(traces=traces, ov_seeds=utrera_seeds("ov", scale),
-                   variants={k: {"policy": v["policy"], "params": v["params"]}
-                             for k, v in utrera_trace_variants().items()})
-    elif part == "long_util":
-        lu = UTRERA["long_util"]
-        sub.update(trace=traces[lu["trace"]], ov_seeds=utrera_seeds("ov", scale),
-                   long_util={"values": utrera_long_util_values(scale), "mode": lu["mode"]})
-    return sub
-
-
-def check_utrera_config():
-    """What the schema cannot check in the utrera study; ConfigError names the key."""
-    from simlib.policies import make_policy
-    catalog = config["traces"]["catalog"]
-    for p in ("easy", "fcfs_malleable"):
-        if p not in UTRERA["policies"]:
-            raise ConfigError(f"config studies.utrera.policies: the study compares easy and "
-                              f"fcfs_malleable; {p!r} is missing")
-    for i, p in enumerate(UTRERA["fig2"]["policies"]):
-        if p not in POLICIES:
-            raise ConfigError(f"config studies.utrera.fig2.policies[{i}]: unknown policy {p!r}")
-    for trace in UTRERA["trace_portions"]:
-        if trace not in catalog:
-            raise ConfigError(f"config studies.utrera.trace_portions.{trace}: unknown trace "
-                              f"{trace!r}; known traces (traces.catalog): {', '.join(sorted(catalog))}")
-        if catalog[trace]["file"] not in MANIFEST:
-            raise ConfigError(f"config traces.catalog.{trace}.file: no pinned sha256 in the manifest")
-    for key in ("long_util", "fig1"):
-        t = UTRERA[key]["trace"]
-        if t not in UTRERA["trace_portions"]:
-            raise ConfigError(f"config studies.utrera.{key}.trace: {t!r} is not in "
-                              "studies.utrera.trace_portions")
-    for key, v in utrera_trace_variants().items():
-        try:
-            make_policy(v["policy"], **v["params"])
-        except ConfigError as exc:
-            where = ("orders" if key.startswith("order-") else
-                     f"readings.{key[8:]}" if key.startswith("reading-") else f"policies.{key}")
-            raise ConfigError(f"config studies.utrera.{where}: {exc}") from None
-    if UTRERA["table1"]["lublin_params"] not in LUBLIN_SETS:
-        raise ConfigError(f"config studies.utrera.table1.lublin_params: unknown parameter set "
-                          f"{UTRERA['table1']['lublin_params']!r}; known (lublin.param_sets): "
-                          f"{', '.join(sorted(LUBLIN_SETS))}")
-    if not Path(repo_path(UTRERA["published"])).is_file():
-        raise ConfigError(f"config studies.utrera.published: no such file {repo_path(UTRERA['published'])}")
-
-
-if UTRERA:
-    check_utrera_config()
+# lublin_path(param_set, load, seed): a workload of the lublin_workload rule
+# (workloads.smk); studies build the same paths.
+from simlib.studies.base import lublin_path
 
 
 # ------------------------------------------------------------------ paper K
@@ -467,14 +336,6 @@ if KUMAR:
 # message saying both ways out, instead of failing after simulations ran.
 
 
-def raw_traces_needed():
-    """Catalog traces whose raw file some enabled study reads."""
-    needed = list(traces_in_use())
-    if UTRERA:
-        needed += [t for t in UTRERA["trace_portions"] if t not in needed]
-    return needed
-
-
 def check_trace_availability():
     from simlib.workload.fetch import SOURCE_ENV, TraceDownloadError, check_reachable
     catalog = config["traces"]["catalog"]
@@ -531,7 +392,6 @@ REPORT_CATEGORIES = {
     "index": "Index",
     "traces": "Traces",
     "workloads": "Workloads",
-    "U": "Paper U — Utrera et al.",
     "K": "Paper K — Kumar et al.",
 }
 # Each study names its own (Study.title).

@@ -41,10 +41,12 @@ def step_params(step):
 
 def step_log(study, step):
     names = []
-    for pattern in step.output.values():
-        for name in re.findall(r"{(\w+)", pattern):
-            if name not in names:
-                names.append(name)
+    for value in step.output.values():
+        # An output is a path pattern or a list of them.
+        for pattern in [value] if isinstance(value, str) else value:
+            for name in re.findall(r"{(\w+)", pattern):
+                if name not in names:
+                    names.append(name)
     return f"logs/{study.key}/{step.name}" + "".join(f"/{{{n}}}" for n in names) + ".log"
 
 

@@ -70,27 +70,3 @@ for _t in traces_in_use():
         section="traces", path=f"logs/traces/{_t}.{SCALE}.cleaning.txt",
         title=f"Cleaning log of {_t}: jobs matched by each cleaning rule and the action taken"))
 
-
-if UTRERA:
-
-    # Paper U: each trace's portion on the paper's machine size (Table 2),
-    # with its characterization and demand ratio under the log's own schedule.
-    rule utrera_prepare_trace:
-        message:
-            "Cleaning {wildcards.trace} and keeping paper U's portion ({wildcards.scale} scale)"
-        input:
-            raw="data/traces/raw/{trace}.swf.gz",
-        output:
-            swf="data/traces/utrera/{trace}.{scale}.swf.gz",
-            info="data/traces/utrera/{trace}.{scale}.json",
-            cleaning_log="logs/traces/utrera/{trace}.{scale}.cleaning.txt",
-        params:
-            portion=lambda w: utrera_portion(w.trace, w.scale),
-            cleaning=config["traces"].get("cleaning") or {},
-            unsorted=config["traces"].get("unsorted", "sort"),
-        wildcard_constraints:
-            trace="|".join(UTRERA["trace_portions"]),
-        log:
-            "logs/traces/utrera/prepare.{trace}.{scale}.log",
-        script:
-            "../scripts/utrera_prepare_trace.py"

@@ -52,31 +52,6 @@ rule lublin_workload:
         "../scripts/lublin_workload.py"
 
 
-if UTRERA:
-
-    # Paper U, Table 1 (fit: runtimes): one Lublin seed made into one
-    # workload per load, all 150 jobs submitted within the span.
-    rule utrera_table1_workloads:
-        message:
-            "Fitting Lublin seed {wildcards.seed} into {params.span} s at loads {params.loads} (paper U, Table 1)"
-        input:
-            swf=lambda w: lublin_path(UTRERA["table1"]["lublin_params"], None, w.seed),
-        output:
-            swfs=[f"data/workloads/utrera/table1/seed{{seed}}/load{load_tag(x)}.swf.gz"
-                  for x in UTRERA["table1"]["loads"]],
-            info="data/workloads/utrera/table1/seed{seed}/fit.json",
-        params:
-            loads=[float(x) for x in UTRERA["table1"]["loads"]],
-            span=float(UTRERA["table1"]["span"]),
-            machine_size=LUBLIN_SETS[UTRERA["table1"]["lublin_params"]].get("machine_size", 128),
-        wildcard_constraints:
-            seed="[0-9]+",
-        log:
-            "logs/workloads/utrera/table1/seed{seed}.log",
-        script:
-            "../scripts/utrera_table1_workloads.py"
-
-
 if KUMAR:
 
     # Paper K: one set of CWF workloads per (sweep, variant), every load x

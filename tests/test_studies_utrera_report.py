@@ -1,4 +1,4 @@
-"""Tests of simlib.studies.utrera_report: published numbers, tables, verdicts."""
+"""Tests of simlib.studies.utrera.report: published numbers, tables, verdicts."""
 import math
 from pathlib import Path
 
@@ -8,7 +8,7 @@ import pytest
 
 from simlib.cube import build_cube
 from simlib.errors import ConfigError
-from simlib.studies import utrera_report as R
+from simlib.studies.utrera import report as R
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "config/published/utrera.yaml"
 

@@ -1,17 +1,15 @@
 """Paper U (Utrera et al., FCFS-malleable): what one simulation measures.
 
-The pipeline's U entry points are thin; this module holds the run-level
-logic (tables, published numbers and verdicts are in
-:mod:`simlib.studies.utrera_report`):
-
 * :func:`run_metrics` -- the metrics of one simulation as the paper
   defines them (formula 1 slowdown over the *expanded* execution time,
   formula 2 fragmentation, Table 3's average MPL) plus the usual ones;
 * :func:`demand_ratios` / :func:`log_demand_ratios` -- our reading of
   Table 2's "Req.Cpus/Cpus" (see below);
-* :func:`simulate_with_allocations` -- a simulation that also records which
-  CPUs every job held over time (Fig. 2's Gantt charts);
 * :func:`waiting_cpus` and :func:`busiest_window` -- the Fig. 1 substitute.
+
+Nothing here runs the engine (the simulations are in
+:mod:`simlib.studies.utrera.runs`), so preparing the traces and drawing the
+figures do not depend on the engine's code.
 
 Req.Cpus/Cpus (Table 2)
 -----------------------
@@ -31,23 +29,17 @@ both are reported, from the log and from every simulated schedule.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import pandas as pd
 
-from simlib.engine.simulator import Simulator
 from simlib.metrics import (mean_bounded_slowdown, mean_response, mean_wait, max_wait,
                             timeline_utilization, utilization, utrera_fragmentation,
                             utrera_mean_mpl, utrera_slowdown)
-from simlib.platform import Platform
-from simlib.policies import make_policy
-from simlib.runner import SimResult, batsim_table, jobs_from_workload
 from simlib.workload.prepare import job_size
 
 __all__ = [
-    "METRIC_INFO", "RUN_METRICS", "EASY", "MALLEABLE", "run_metrics", "demand_ratios",
-    "log_demand_ratios", "simulate_with_allocations", "waiting_cpus", "busiest_window",
+    "METRIC_INFO", "RUN_METRICS", "run_metrics", "demand_ratios", "log_demand_ratios",
+    "waiting_cpus", "busiest_window",
 ]
 
 #: Units, long name and description of the U-specific run metrics (the rest
@@ -74,9 +66,6 @@ RUN_METRICS: tuple[str, ...] = (
     "max_wait", "mean_execution_expanded", "demand_ratio", "queue_demand_ratio", "jobs",
     "jobs_killed",
 )
-
-#: The paper's two policies.
-EASY, MALLEABLE = "easy", "fcfs_malleable"
 
 
 # --------------------------------------------------------------------------
@@ -129,7 +118,7 @@ def log_demand_ratios(workload, cpus: int) -> tuple[float, float]:
     return demand_ratios(j["submit_time"], j["wait_time"], j["run_time"], job_size(j), cpus)
 
 
-def run_metrics(res: SimResult, *, tau: float = 10.0) -> dict[str, float]:
+def run_metrics(res, *, tau: float = 10.0) -> dict[str, float]:
     """Paper U's metrics of one simulation (keys :data:`RUN_METRICS`).
 
     * ``utrera_slowdown``: formula 1, ``(wait + execution) / expanded
@@ -142,7 +131,8 @@ def run_metrics(res: SimResult, *, tau: float = 10.0) -> dict[str, float]:
     * ``demand_ratio`` / ``queue_demand_ratio``: :func:`demand_ratios` of
       the simulated schedule.
 
-    ``res`` must come from a simulation that recorded its timeline.
+    ``res`` is a :class:`simlib.runner.SimResult` of a simulation that
+    recorded its timeline.
 
     Examples
     --------
@@ -179,65 +169,9 @@ def run_metrics(res: SimResult, *, tau: float = 10.0) -> dict[str, float]:
     }
 
 
-def simulate_with_allocations(workload, policy: str, *, cpus: int,
-                              policy_params: Mapping | None = None, overrun: str = "kill",
-                              workload_name: str = "") -> tuple[SimResult, pd.DataFrame]:
-    """Simulate and record every job's CPU set over time (for Gantt charts).
-
-    Returns the :class:`~simlib.runner.SimResult` and one row per
-    *segment* (a maximal interval during which a job holds the same CPUs):
-    ``job_id, procs, start, end, cpus, mpl, cpu_ids`` with ``mpl =
-    procs / cpus`` (2 while shrunk) and ``cpu_ids`` a tuple of core ids.
-    Meant for small workloads: the allocation of every running job is
-    copied at every event.
-
-    Examples
-    --------
-    >>> from simlib.workload.utrera import toy_workload
-    >>> w = toy_workload([(0, 4, 2), (1, 2, 1)])
-    >>> res, seg = simulate_with_allocations(w, "fcfs_malleable", cpus=4,
-    ...                                      policy_params={"ov_max": 0.0})
-    >>> [(r.job_id, r.start, r.end, r.cpus) for r in seg.itertuples()]
-    [(1, 0.0, 1.0, 4), (1, 1.0, 2.0, 2), (1, 2.0, 2.5, 4), (2, 1.0, 2.0, 2)]
-    """
-    pol = make_policy(policy, **dict(policy_params or {}))
-    platform = Platform.homogeneous(cpus)
-    jobs = jobs_from_workload(workload, cpus=platform.cpus)
-    sim = Simulator(platform, jobs, pol, overrun=overrun, record_timeline=True)
-    snapshots: list[tuple[float, dict[int, tuple[int, ...]]]] = []
-    inner = pol.on_round
-
-    def on_round(now, *args):
-        # After the policy's decisions at `now`: the allocation until the next event.
-        inner(now, *args)
-        snapshots.append((now, {j.idx: tuple(sorted(j.alloc)) for j in sim.running.values()}))
-
-    pol.on_round = on_round
-    sim.run()
-    open_: dict[int, tuple[float, tuple[int, ...]]] = {}
-    rows = []
-    for now, state in snapshots:
-        for idx in list(open_):
-            t0, ids = open_[idx]
-            if state.get(idx) != ids:
-                rows.append((idx, t0, now, ids))
-                del open_[idx]
-        for idx, ids in state.items():
-            if idx not in open_:
-                open_[idx] = (now, ids)
-    if open_:  # pragma: no cover - every job ends at an event
-        raise RuntimeError(f"jobs still running after the simulation: {sorted(open_)}")
-    seg = pd.DataFrame([{
-        "job_id": jobs[idx].job_id, "procs": jobs[idx].procs, "start": t0, "end": t1,
-        "cpus": len(ids), "mpl": jobs[idx].procs / len(ids), "cpu_ids": ids,
-    } for idx, t0, t1, ids in rows if t1 > t0],
-        columns=["job_id", "procs", "start", "end", "cpus", "mpl", "cpu_ids"])
-    seg = seg.sort_values(["job_id", "start"], kind="mergesort").reset_index(drop=True)
-    timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
-    res = SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, pol.name, jobs)
-    return res, seg
-
-
+# --------------------------------------------------------------------------
+# the Fig. 1 substitute
+# --------------------------------------------------------------------------
 def waiting_cpus(jobs: pd.DataFrame, times) -> np.ndarray:
     """Requested CPUs of the jobs waiting at each of ``times`` (Batsim jobs table).
 

@@ -1,7 +1,8 @@
 """Paper U (Utrera et al., FCFS-malleable): tables, published numbers, verdicts.
 
-Used by the figure and README steps of the pipeline (the run-level logic is
-in :mod:`simlib.studies.utrera`):
+Used by the figure and README steps of the study (the run-level logic is
+in :mod:`simlib.studies.utrera.metrics` and
+:mod:`simlib.studies.utrera.runs`):
 
 * :func:`load_published` -- the paper's printed numbers
   (``config/published/utrera.yaml``), checked;
@@ -30,7 +31,7 @@ from simlib.errors import ConfigError
 from simlib.metrics import percent_improvement
 from simlib.published import published_number, read_published
 from simlib.stats import mean_ci  # noqa: F401  (re-exported)
-from simlib.studies.utrera import EASY, MALLEABLE
+from . import EASY, MALLEABLE
 
 __all__ = [
     "mean_ci", "load_published", "table1_frame", "table2_frame", "traces_frame",

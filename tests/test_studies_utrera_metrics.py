@@ -1,11 +1,11 @@
-"""Tests of simlib.studies.utrera: what one paper-U run measures."""
+"""Tests of simlib.studies.utrera.metrics: what one paper-U run measures."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from simlib.runner import simulate
-from simlib.studies.utrera import (RUN_METRICS, busiest_window, demand_ratios, log_demand_ratios,
-                                   run_metrics, simulate_with_allocations, waiting_cpus)
+from simlib.studies.utrera.metrics import (RUN_METRICS, busiest_window, demand_ratios,
+                                           log_demand_ratios, run_metrics, waiting_cpus)
 from simlib.workload.utrera import toy_workload
 
 FIG2 = [(0, 8, 2), (0, 4, 1), (0, 2, 1), (0, 8, 2), (0, 4, 2), (0, 8, 1)]
@@ -55,31 +55,6 @@ def test_run_metrics_needs_a_timeline():
     res = simulate(toy_workload(FIG2), "easy", cpus=10, record_timeline=False)
     with pytest.raises(ValueError, match="timeline"):
         run_metrics(res)
-
-
-def test_allocations_of_fig2_malleable():
-    res, seg = simulate_with_allocations(toy_workload(FIG2), "fcfs_malleable", cpus=10,
-                                         policy_params=MALLEABLE)
-    rows = {(r.job_id, r.start, r.end): (r.cpus, r.mpl) for r in seg.itertuples()}
-    assert rows == {(1, 0.0, 4.0): (4, 2.0), (2, 0.0, 1.0): (4, 1.0), (3, 0.0, 1.0): (2, 1.0),
-                    (4, 1.0, 5.0): (4, 2.0), (5, 1.0, 5.0): (2, 2.0), (6, 4.0, 6.0): (4, 2.0)}
-    # Segments agree with the job table and never over-allocate a CPU.
-    jobs = res.jobs.set_index("job_id")
-    for jid, grp in seg.groupby("job_id"):
-        assert grp["start"].min() == jobs.loc[str(jid), "starting_time"]
-        assert grp["end"].max() == jobs.loc[str(jid), "finish_time"]
-    for t in np.arange(0.25, 6, 0.5):
-        live = seg[(seg["start"] <= t) & (seg["end"] > t)]
-        ids = [c for ids in live["cpu_ids"] for c in ids]
-        assert len(ids) == len(set(ids)) <= 10
-
-
-def test_allocations_record_shrink_and_expand():
-    res, seg = simulate_with_allocations(toy_workload([(0, 4, 2), (1, 2, 1)]), "fcfs_malleable",
-                                         cpus=4, policy_params=MALLEABLE)
-    j1 = seg[seg["job_id"] == 1]
-    assert j1["cpus"].tolist() == [4, 2, 4]
-    assert j1["end"].iloc[-1] == res.jobs["finish_time"].iloc[0] == 2.5
 
 
 def test_waiting_cpus_steps():

@@ -1,0 +1,548 @@
+"""Paper U (Utrera et al., Euro-Par 2012): FCFS-malleable vs EASY backfilling.
+
+The study ``utrera`` (config ``studies.utrera``, ``config/grids/utrera.yaml``;
+published numbers in ``config/published/utrera.yaml``) rebuilds every table
+and figure of the paper into ``paper_figures/U/``. Its parts, each one cube:
+
+========= ============================================== ===========================
+part      what                                           cube dims
+========= ============================================== ===========================
+fig2      the toy example, simulated (Gantt charts)      policy
+table1    Lublin workloads of 150 jobs in 2 h per load   policy, load, seed
+traces    three PWA trace portions, EASY vs FCFS-mall.,  trace, policy, seed
+          other candidate orders and time-model readings
+long_util Sect. 5.1: SDSC, long jobs' CPU utilization    policy, long_util, seed
+========= ============================================== ===========================
+
+The class below reads and checks the config and declares the steps; the
+work is done by the package's modules, each imported only by the steps
+that use it (so editing a figure reruns no simulation):
+
+* :mod:`~simlib.studies.utrera.workloads` -- trace portions, Table 1's
+  workloads;
+* :mod:`~simlib.studies.utrera.runs` -- the simulations;
+* :mod:`~simlib.studies.utrera.metrics` -- what one run measures (the
+  paper's metrics);
+* :mod:`~simlib.studies.utrera.cubes` -- the cubes;
+* :mod:`~simlib.studies.utrera.report` -- published numbers, tables,
+  verdicts;
+* :mod:`~simlib.studies.utrera.figures` -- the figure and table steps;
+* :mod:`~simlib.studies.utrera.readme` -- ``paper_figures/U/README.md``.
+
+Seeds: inner sweeps (the seeds) run inside one job per point, so the DAG
+stays small: one simulation job per (policy, load) for Table 1, per (trace,
+policy variant) on the traces, per (policy, utilization) for Sect. 5.1.
+fcfs_malleable's OV overhead is drawn from the seed index; EASY on a fixed
+workload draws nothing and is simulated once.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Callable
+
+from ...errors import ConfigError
+from ..base import Artifact, Step, Study, load_tag, lublin_path, register_study
+
+__all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
+
+#: The study's figures and tables.
+OUT = "paper_figures/U"
+#: Table 1's workloads (``table1.fit: runtimes``), one directory per seed.
+T1_DIR = "data/workloads/utrera/table1"
+#: The paper's parts, one cube each, in index order.
+PARTS = ("fig2", "table1", "traces", "long_util")
+#: The two policies compared everywhere.
+EASY, MALLEABLE = "easy", "fcfs_malleable"
+_COMPARED = (EASY, MALLEABLE)
+
+# Modules doing the work (imported when a step runs, see _deferred).
+_WORKLOADS = f"{__name__}.workloads"
+_RUNS = f"{__name__}.runs"
+_CUBES = f"{__name__}.cubes"
+_FIGURES = f"{__name__}.figures"
+_README = f"{__name__}.readme"
+
+#: Index entries under paper_figures/U/: file name, title (in index order).
+_ARTIFACTS = [
+    ("fig2_gantt.png", "Fig. 2: Gantt charts of FCFS, EASY and FCFS-malleable on the toy "
+     "example, rendered from simulation, with the paper's nine numbers"),
+    ("fig2_numbers.md", "Fig. 2: the nine numbers (average response, slowdown, fragmentation), "
+     "ours vs published"),
+    ("table1.png", "Table 1: Lublin workloads (150 jobs in 2 h) at 30-90 % load, ours (mean ± "
+     "95 % CI over seeds) vs the paper's S and R columns, and the gains"),
+    ("table1.md", "Table 1 as a table: ours vs published S and R"),
+    ("table2.md", "Table 2: workload characteristics of the trace portions (CPUs, jobs, CPU "
+     "utilization, long jobs' utilization, Req.Cpus/Cpus readings) vs published"),
+    ("fig3.png", "Fig. 3 (a)-(d): average wait, execution, response time and slowdown per "
+     "trace, EASY vs FCFS-malleable (95 % CI over OV seeds)"),
+    ("fig3.md", "Fig. 3's values as a table"),
+    ("table3.md", "Table 3: average MPL per trace and policy vs published"),
+    ("fragmentation.md", "Fragmentation (formula 2) per trace and policy vs published"),
+    ("headline_gains.md", "Headline claim (28 % slowdown, 31 % response) recomputed: gains of "
+     "FCFS-malleable over EASY per trace and averaged"),
+    ("orders_ablation.png", "Ablation: the four candidate orders for shrinking/expanding "
+     "(oldest, least CPU utilization, longest, shortest)"),
+    ("time_model_readings.png", "Sensitivity: FCFS-malleable / EASY under other readings of "
+     "the time model (OV = 0, OV on all work, expanding jobs started shrunk)"),
+    ("long_util.png", "Sect. 5.1: SDSC re-simulated with the long jobs' CPU utilization from "
+     "60 % to 100 %"),
+    ("long_util.md", "Sect. 5.1 values as a table"),
+    ("fig1_substitute.png", "Fig. 1 SUBSTITUTE: one week of utilization and wait queue of a "
+     "PWA trace simulated under EASY (MareNostrum data are not public)"),
+    ("README.md", "Paper U: every artifact with published vs reproduced numbers, a verdict "
+     "per claim, scale, seeds and interpretation choices"),
+]
+#: Index titles of the cubes.
+_CUBE_TITLES = {
+    "fig2": "Cube (netCDF): Fig. 2 metrics, dims (policy)",
+    "table1": "Cube (netCDF): Table 1 runs, dims (policy, load, seed)",
+    "traces": "Cube (netCDF): trace runs (Fig. 3, Tables 2-3, orders, readings), dims "
+              "(trace, policy, seed)",
+    "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)",
+}
+
+
+def _deferred(module: str, function: str, **kwargs) -> Callable:
+    """A step function that imports ``module`` only when the step runs.
+
+    A module imported by this package on import would be a code input of
+    every step (simlib.codedeps); each step names its own module in
+    ``Step.code`` instead, and building the steps stays cheap (no
+    matplotlib while Snakemake parses).
+    """
+    def run(ctx):
+        getattr(importlib.import_module(module), function)(ctx, **kwargs)
+    run.__qualname__ = run.__name__ = f"{module.rpartition('.')[2]}.{function}"
+    return run
+
+
+@register_study
+class Utrera(Study):
+    """Paper U: FCFS-malleable (virtual malleability) vs EASY backfilling.
+
+    Examples
+    --------
+    >>> from simlib.studies import STUDY_CLASSES
+    >>> STUDY_CLASSES["utrera"] is Utrera, Utrera.section
+    (True, 'U')
+    """
+
+    key = "utrera"
+    section = "U"
+    title = "Paper U — Utrera et al."
+    schema = "utrera.schema.json"
+
+    # ------------------------------------------------------------ config
+    def seeds(self, kind: str, scale: str | None = None) -> list[int]:
+        """Seed indices of a part: ``"table1"`` (workload and OV) or ``"ov"`` (traces)."""
+        n = self.spec["table1"]["seeds"] if kind == "table1" else self.spec["ov_seeds"]
+        return list(range(int(n[scale or self.scale])))
+
+    def policy(self, name: str) -> dict:
+        """Parameters of one of the compared policies."""
+        return dict(self.spec["policies"].get(name) or {})
+
+    def trace_variants(self) -> dict[str, dict]:
+        """Policies run on the traces: key (path-safe) -> policy, params, label, seeded.
+
+        "easy" and "fcfs_malleable" (Fig. 3, Tables 2-3), one key per other
+        candidate order (ablation) and per time-model reading (sensitivity).
+        The label is the cube's policy coordinate.
+        """
+        base = self.policy("fcfs_malleable")
+        out = {"easy": dict(policy="easy", params=self.policy("easy"), label="easy", seeded=False),
+               "fcfs_malleable": dict(policy="fcfs_malleable", params=base, label="fcfs_malleable",
+                                      seeded=True)}
+        for order in self.spec["orders"]:
+            if order != base.get("order", "oldest"):
+                out[f"order-{order}"] = dict(policy="fcfs_malleable",
+                                             params={**base, "order": order},
+                                             label=f"fcfs_malleable:order={order}", seeded=True)
+        for name, over in (self.spec.get("readings") or {}).items():
+            out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **(over or {})},
+                                          label=f"fcfs_malleable:{name}", seeded=True)
+        return out
+
+    def order_labels(self) -> dict[str, str]:
+        """Candidate order -> its policy label in the traces cube."""
+        base = self.policy("fcfs_malleable").get("order", "oldest")
+        return {o: ("fcfs_malleable" if o == base else f"fcfs_malleable:order={o}")
+                for o in self.spec["orders"]}
+
+    def readings(self) -> dict[str, dict]:
+        """Other readings of the time model: name -> fcfs_malleable parameter overrides."""
+        return {n: dict(v or {}) for n, v in (self.spec.get("readings") or {}).items()}
+
+    def portion(self, trace: str, scale: str | None = None) -> dict:
+        """CPUs and portion of one trace at a scale: machine_procs, first_job, n_jobs."""
+        tp = self.spec["trace_portions"][trace]
+        scale = scale or self.scale
+        return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
+                "n_jobs": int(tp["jobs"][scale])}
+
+    def lublin_set(self) -> dict:
+        """The Lublin parameter set of Table 1 (``lublin.param_sets``)."""
+        sets = (self.config.get("lublin") or {}).get("param_sets") or {}
+        return sets[self.spec["table1"]["lublin_params"]]
+
+    def table1_workload(self, seed, load) -> str:
+        """Table 1 workload of a seed and load, per the configured fit."""
+        t1 = self.spec["table1"]
+        if t1["fit"] == "arrivals":
+            return lublin_path(t1["lublin_params"], load, seed)
+        return f"{T1_DIR}/seed{int(seed)}/load{load_tag(load)}.swf.gz"
+
+    def long_util_values(self, scale: str | None = None) -> list[float]:
+        """Sect. 5.1's long-job CPU utilizations at a scale."""
+        return [float(x) for x in self.spec["long_util"]["values"][scale or self.scale]]
+
+    def published(self) -> str:
+        """The published-numbers file (absolute path)."""
+        return str(self.repo_path(self.spec["published"]))
+
+    def subtree(self, part: str, scale: str | None = None) -> dict:
+        """Everything in the config one part's numbers depend on (the cube's provenance hash)."""
+        scale = scale or self.scale
+        spec = self.spec
+        catalog = self.config["traces"]["catalog"]
+        traces = {t: {"file": catalog[t]["file"], "sha256": self.trace_sha256[catalog[t]["file"]],
+                      **self.portion(t, scale)} for t in spec["trace_portions"]}
+        sub = {"study": self.key, "part": part, "scale": scale,
+               "policies": {p: self.policy(p) for p in spec["policies"]},
+               "simulation": self.simulation(),
+               "trace_cleaning": self.config["traces"].get("cleaning", {}),
+               "policy_modules": list(self.config.get("policy_modules") or [])}
+        if part == "fig2":
+            sub["fig2"] = spec["fig2"]
+        elif part == "table1":
+            sub["table1"] = {**spec["table1"], "seeds": self.seeds("table1", scale),
+                             "lublin": self.lublin_set()}
+        elif part == "traces":
+            sub.update(traces=traces, ov_seeds=self.seeds("ov", scale),
+                       variants={k: {"policy": v["policy"], "params": v["params"]}
+                                 for k, v in self.trace_variants().items()})
+        elif part == "long_util":
+            lu = spec["long_util"]
+            sub.update(trace=traces[lu["trace"]], ov_seeds=self.seeds("ov", scale),
+                       long_util={"values": self.long_util_values(scale), "mode": lu["mode"]})
+        return sub
+
+    def traces(self) -> list[str]:
+        return list(self.spec["trace_portions"])
+
+    # ------------------------------------------------------------- checks
+    def check(self) -> None:
+        """What the schema cannot check; ConfigError names the key."""
+        from ...policies import POLICIES, make_policy
+        super().check()
+        spec, where = self.spec, f"config studies.{self.key}"
+        catalog = self.config["traces"]["catalog"]
+        for p in _COMPARED:
+            if p not in spec["policies"]:
+                raise ConfigError(f"{where}.policies: the study compares easy and "
+                                  f"fcfs_malleable; {p!r} is missing")
+        for i, p in enumerate(spec["fig2"]["policies"]):
+            if p not in POLICIES:
+                raise ConfigError(f"{where}.fig2.policies[{i}]: unknown policy {p!r}")
+        for trace in spec["trace_portions"]:
+            if trace not in catalog:
+                raise ConfigError(f"{where}.trace_portions.{trace}: unknown trace {trace!r}; "
+                                  f"known traces (traces.catalog): {', '.join(sorted(catalog))}")
+            if catalog[trace]["file"] not in self.trace_sha256:
+                raise ConfigError(f"config traces.catalog.{trace}.file: no pinned sha256 in the "
+                                  "manifest")
+        for key in ("long_util", "fig1"):
+            t = spec[key]["trace"]
+            if t not in spec["trace_portions"]:
+                raise ConfigError(f"{where}.{key}.trace: {t!r} is not in "
+                                  f"studies.{self.key}.trace_portions")
+        for key, v in self.trace_variants().items():
+            try:
+                make_policy(v["policy"], **v["params"])
+            except ConfigError as exc:
+                at = ("orders" if key.startswith("order-") else
+                      f"readings.{key[8:]}" if key.startswith("reading-") else f"policies.{key}")
+                raise ConfigError(f"{where}.{at}: {exc}") from None
+        sets = (self.config.get("lublin") or {}).get("param_sets") or {}
+        if spec["table1"]["lublin_params"] not in sets:
+            raise ConfigError(f"{where}.table1.lublin_params: unknown parameter set "
+                              f"{spec['table1']['lublin_params']!r}; known (lublin.param_sets): "
+                              f"{', '.join(sorted(sets))}")
+        if not self.repo_path(spec["published"]).is_file():
+            raise ConfigError(f"{where}.published: no such file {self.published()}")
+
+    # -------------------------------------------------------------- steps
+    def steps(self) -> list[Step]:
+        return [*self.input_steps(), *self.simulation_steps(), self.aggregate_step(),
+                *self.figure_steps(), self.readme_step()]
+
+    def input_steps(self) -> list[Step]:
+        """The trace portions (Table 2) and Table 1's workloads (``fit: runtimes``)."""
+        t1 = self.spec["table1"]
+        traces = self.config["traces"]
+        return [
+            Step(
+                "utrera_prepare_trace",
+                stage="workloads",
+                group="traces",
+                message=("Cleaning {wildcards.trace} and keeping paper U's portion "
+                         "({wildcards.scale} scale)"),
+                input=lambda w: {"raw": f"data/traces/raw/{w.trace}.swf.gz"},
+                output={"swf": "data/traces/utrera/{trace}.{scale}.swf.gz",
+                        "info": "data/traces/utrera/{trace}.{scale}.json",
+                        "cleaning_log": "logs/traces/utrera/{trace}.{scale}.cleaning.txt"},
+                params=lambda w: {"portion": self.portion(w.trace, w.scale),
+                                  "cleaning": traces.get("cleaning") or {},
+                                  "unsorted": traces.get("unsorted", "sort")},
+                wildcard_constraints={"trace": "|".join(self.spec["trace_portions"])},
+                code=[_WORKLOADS],
+                run=_deferred(_WORKLOADS, "prepare_trace")),
+            # One Lublin seed made into one workload per load, all jobs
+            # submitted within the span.
+            Step(
+                "utrera_table1_workloads",
+                stage="workloads",
+                message=("Fitting Lublin seed {wildcards.seed} into {params.spec[span]} s at "
+                         "loads {params.spec[loads]} (paper U, Table 1)"),
+                input=lambda w: {"swf": lublin_path(t1["lublin_params"], None, w.seed)},
+                output={"swfs": [f"{T1_DIR}/seed{{seed}}/load{load_tag(x)}.swf.gz"
+                                 for x in t1["loads"]],
+                        "info": f"{T1_DIR}/seed{{seed}}/fit.json"},
+                params={"loads": [float(x) for x in t1["loads"]], "span": float(t1["span"]),
+                        "machine_size": self.lublin_set().get("machine_size", 128)},
+                wildcard_constraints={"seed": "[0-9]+"},
+                code=[_WORKLOADS],
+                run=_deferred(_WORKLOADS, "table1_workloads")),
+        ]
+
+    def _chunk_outputs(self, where: str) -> dict[str, str]:
+        # Every seed's summary, and the first seed's job table and timeline.
+        root = f"results/runs/utrera/{{scale}}/{where}"
+        return {"summary": f"{root}/summary.json", "jobs": f"{root}/jobs.csv",
+                "timeline": f"{root}/timeline.csv.gz"}
+
+    def simulation_steps(self) -> list[Step]:
+        """Fig. 2's toy example, and one job per point of Table 1, the traces and Sect. 5.1."""
+        fig2, lu_trace = self.spec["fig2"], self.spec["long_util"]["trace"]
+        variants = self.trace_variants
+        compared = "|".join(_COMPARED)
+        return [
+            Step(
+                "utrera_fig2",
+                message=("Simulating paper U's Fig. 2 toy example under {params.spec[policies]} "
+                         "({wildcards.scale})"),
+                output={"schedules": "results/runs/utrera/{scale}/fig2/schedules.json"},
+                params={"fig2": fig2, "policies": fig2["policies"],
+                        "malleable": self.policy("fcfs_malleable"),
+                        "simulation": self.simulation()},
+                policies=list(fig2["policies"]),
+                code=[_RUNS],
+                run=_deferred(_RUNS, "simulate_fig2")),
+            Step(
+                "utrera_simulate_table1",
+                message=("Simulating {wildcards.policy} on paper U's Table 1 workloads at load "
+                         "{wildcards.load}, {params.spec[n_seeds]} seeds ({wildcards.scale})"),
+                input=lambda w: {"swfs": [self.table1_workload(s, float(w.load))
+                                          for s in self.seeds("table1", w.scale)]},
+                output=self._chunk_outputs("table1/{policy}/load{load}"),
+                params=lambda w: {
+                    "kind": "table1", "policy": w.policy, "policy_params": self.policy(w.policy),
+                    "seeded": w.policy == "fcfs_malleable",
+                    "seeds": self.seeds("table1", w.scale),
+                    "n_seeds": len(self.seeds("table1", w.scale)),
+                    "cpus": self.lublin_set().get("machine_size", 128),
+                    "coords": {"load": float(w.load)}, "simulation": self.simulation()},
+                policies=lambda w: [w.policy],
+                wildcard_constraints={"policy": compared},
+                code=[_RUNS],
+                run=_deferred(_RUNS, "simulate_chunk")),
+            Step(
+                "utrera_simulate_traces",
+                message=("Simulating {wildcards.variant} on {wildcards.trace} "
+                         "(paper U, {wildcards.scale})"),
+                input=lambda w: {"swf": f"data/traces/utrera/{w.trace}.{w.scale}.swf.gz"},
+                output=self._chunk_outputs("traces/{trace}/{variant}"),
+                params=lambda w: {
+                    "kind": "traces", "policy": variants()[w.variant]["policy"],
+                    "policy_params": variants()[w.variant]["params"],
+                    "seeded": variants()[w.variant]["seeded"], "seeds": self.seeds("ov", w.scale),
+                    "cpus": self.portion(w.trace, w.scale)["machine_procs"],
+                    "coords": {"trace": w.trace, "policy": variants()[w.variant]["label"]},
+                    "simulation": self.simulation()},
+                policies=lambda w: [variants()[w.variant]["policy"]],
+                wildcard_constraints={"trace": "|".join(self.spec["trace_portions"]),
+                                      "variant": "|".join(variants())},
+                code=[_RUNS],
+                run=_deferred(_RUNS, "simulate_chunk")),
+            Step(
+                "utrera_simulate_long_util",
+                message=("Simulating {wildcards.policy} on {params.spec[trace]} with long jobs' "
+                         "CPU utilization {wildcards.util} (paper U, Sect. 5.1, "
+                         "{wildcards.scale})"),
+                input=lambda w: {"swf": f"data/traces/utrera/{lu_trace}.{w.scale}.swf.gz"},
+                output=self._chunk_outputs("long_util/{policy}/util{util}"),
+                params=lambda w: {
+                    "kind": "long_util", "trace": lu_trace, "policy": w.policy,
+                    "policy_params": self.policy(w.policy), "seeded": w.policy == "fcfs_malleable",
+                    "seeds": self.seeds("ov", w.scale),
+                    "cpus": self.portion(lu_trace, w.scale)["machine_procs"],
+                    "long_util": float(w.util),
+                    "long_util_mode": self.spec["long_util"].get("mode", "set"),
+                    "coords": {"long_util": float(w.util), "policy": w.policy},
+                    "simulation": self.simulation()},
+                policies=lambda w: [w.policy],
+                wildcard_constraints={"policy": compared, "util": "[0-9]+(\\.[0-9]+)?"},
+                code=[_RUNS],
+                run=_deferred(_RUNS, "simulate_chunk")),
+        ]
+
+    def summaries(self, part: str, scale: str) -> list[str]:
+        """Run summaries (chunks) that make one part's cube."""
+        root = f"results/runs/utrera/{scale}"
+        if part == "fig2":
+            return [f"{root}/fig2/schedules.json"]
+        if part == "table1":
+            return [f"{root}/table1/{p}/load{load_tag(x)}/summary.json"
+                    for p in _COMPARED for x in self.spec["table1"]["loads"]]
+        if part == "traces":
+            return [f"{root}/traces/{t}/{v}/summary.json"
+                    for t in self.spec["trace_portions"] for v in self.trace_variants()]
+        return [f"{root}/long_util/{p}/util{load_tag(u)}/summary.json"
+                for p in _COMPARED for u in self.long_util_values(scale)]
+
+    def aggregate_step(self) -> Step:
+        """One cube per part (:mod:`simlib.studies.utrera.cubes`)."""
+        return Step(
+            "utrera_aggregate",
+            stage="aggregate",
+            message="Aggregating paper U's {wildcards.part} runs into {output.cube}",
+            input=lambda w: {"summaries": self.summaries(w.part, w.scale)},
+            output={"cube": "results/utrera_{part}.{scale}.nc"},
+            params=lambda w: {"subtree": self.subtree(w.part, w.scale),
+                              "seeds": self.seeds("table1" if w.part == "table1" else "ov",
+                                                  w.scale)},
+            wildcard_constraints={"part": "|".join(PARTS)},
+            report={"cube": "cube"},
+            code=[_CUBES],
+            run=_deferred(_CUBES, "aggregate", study=self.key, repo=self.repo))
+
+    def figure_steps(self) -> list[Step]:
+        """Figures and tables of paper_figures/U/ (:mod:`simlib.studies.utrera.figures`)."""
+        scale, spec = self.scale, self.spec
+        published = self.published()
+        fig1, lu = spec["fig1"], spec["long_util"]
+        fig1_run = f"results/runs/utrera/{scale}/traces/{fig1['trace']}/easy"
+        readings = self.readings()
+
+        def outputs(**files):
+            return {name: f"{OUT}/{f}" for name, f in files.items()}
+
+        def mark(*names):
+            return {n: "utrera" for n in names}
+
+        return [
+            Step(
+                "utrera_figures_fig2",
+                stage="figures",
+                message="Drawing paper U's Fig. 2 Gantt charts and its nine numbers",
+                input={"schedules": f"results/runs/utrera/{scale}/fig2/schedules.json",
+                       "published": published},
+                output=outputs(png="fig2_gantt.png", csv="fig2_numbers.csv", md="fig2_numbers.md"),
+                params={"scale": scale, "policies": spec["fig2"]["policies"]},
+                report=mark("png", "md"),
+                code=[_FIGURES],
+                run=_deferred(_FIGURES, "fig2")),
+            Step(
+                "utrera_figures_table1",
+                stage="figures",
+                message="Tabulating and plotting paper U's Table 1 ({params.spec[scale]} scale)",
+                input={"cube": f"results/utrera_table1.{scale}.nc",
+                       "fits": ([f"{T1_DIR}/seed{s}/fit.json"
+                                 for s in self.seeds("table1")]
+                                if spec["table1"]["fit"] == "runtimes" else []),
+                       "published": published},
+                output=outputs(png="table1.png", csv="table1.csv", md="table1.md"),
+                params={"scale": scale, "fit": spec["table1"]["fit"], "lublin": self.lublin_set()},
+                report=mark("png", "md"),
+                code=[_FIGURES],
+                run=_deferred(_FIGURES, "table1")),
+            Step(
+                "utrera_figures_traces",
+                stage="figures",
+                message=("Drawing paper U's Fig. 3, Tables 2-3, fragmentation, headline, orders "
+                         "and readings ({params.spec[scale]} scale)"),
+                input={"cube": f"results/utrera_traces.{scale}.nc",
+                       "infos": [f"data/traces/utrera/{t}.{scale}.json"
+                                 for t in spec["trace_portions"]],
+                       "fig1_jobs": f"{fig1_run}/jobs.csv",
+                       "fig1_timeline": f"{fig1_run}/timeline.csv.gz",
+                       "published": published},
+                output=outputs(
+                    fig3="fig3.png", fig3_csv="fig3.csv", fig3_md="fig3.md",
+                    table2_csv="table2.csv", table2_md="table2.md",
+                    table3_csv="table3.csv", table3_md="table3.md",
+                    frag_csv="fragmentation.csv", frag_md="fragmentation.md",
+                    gains_csv="headline_gains.csv", gains_md="headline_gains.md",
+                    orders="orders_ablation.png", orders_csv="orders_ablation.csv",
+                    readings="time_model_readings.png", readings_csv="time_model_readings.csv",
+                    fig1="fig1_substitute.png"),
+                params={"scale": scale, "traces": list(spec["trace_portions"]),
+                        "orders": self.order_labels(),
+                        # The main reading first.
+                        "readings": {"main": "fcfs_malleable",
+                                     **{n: f"fcfs_malleable:{n}" for n in readings}},
+                        "reading_params": {"main": self.policy("fcfs_malleable"), **readings},
+                        "fig1": fig1,
+                        "fig1_cpus": self.portion(fig1["trace"])["machine_procs"]},
+                report=mark("fig3", "fig3_md", "table2_md", "table3_md", "frag_md", "gains_md",
+                            "orders", "readings", "fig1"),
+                code=[_FIGURES],
+                run=_deferred(_FIGURES, "traces")),
+            Step(
+                "utrera_figures_long_util",
+                stage="figures",
+                message=("Plotting paper U's Sect. 5.1 long-job CPU utilization sweep "
+                         "({params.spec[scale]} scale)"),
+                input={"cube": f"results/utrera_long_util.{scale}.nc",
+                       "info": f"data/traces/utrera/{lu['trace']}.{scale}.json",
+                       "published": published},
+                output=outputs(png="long_util.png", csv="long_util.csv", md="long_util.md"),
+                params={"scale": scale, "trace": lu["trace"], "mode": lu.get("mode", "set")},
+                report=mark("png", "md"),
+                code=[_FIGURES],
+                run=_deferred(_FIGURES, "long_util")),
+        ]
+
+    def readme_step(self) -> Step:
+        """paper_figures/U/README.md (:mod:`simlib.studies.utrera.readme`)."""
+        scale = self.scale
+        mine = self.artifacts()
+        tables = {"fig2": "fig2_numbers.csv", "table1": "table1.csv", "table2": "table2.csv",
+                  "fig3": "fig3.csv", "gains": "headline_gains.csv",
+                  "orders": "orders_ablation.csv", "readings": "time_model_readings.csv",
+                  "long_util": "long_util.csv"}
+        return Step(
+            "utrera_readme",
+            stage="report",
+            message="Writing paper_figures/U/README.md ({params.spec[scale]} scale)",
+            input={**{k: f"{OUT}/{f}" for k, f in tables.items()},
+                   "published": self.published(),
+                   # Every other artifact: the README comes last.
+                   "others": [a.path for a in mine if not a.path.endswith("README.md")]},
+            output={"readme": f"{OUT}/README.md"},
+            params={"published": self.spec["published"], "scale": scale,
+                    "scale_description": self.config["scales"][scale].get("description", ""),
+                    "portions": {t: self.portion(t) for t in self.spec["trace_portions"]},
+                    "table1_seeds": len(self.seeds("table1")), "ov_seeds": len(self.seeds("ov")),
+                    "long_util_values": self.long_util_values(),
+                    "readings": {n: f"fcfs_malleable:{n}" for n in self.readings()},
+                    "artifacts": [a.as_dict() for a in mine]},
+            report={"readme": "utrera"},
+            code=[_README],
+            run=_deferred(_README, "readme"))
+
+    # ---------------------------------------------------------- artifacts
+    def artifacts(self) -> list[Artifact]:
+        return ([Artifact(self.section, f"{OUT}/{name}", title) for name, title in _ARTIFACTS]
+                + [Artifact(self.section, f"results/utrera_{part}.{self.scale}.nc",
+                            _CUBE_TITLES[part]) for part in PARTS])

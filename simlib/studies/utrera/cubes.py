@@ -1,0 +1,122 @@
+"""Paper U's netCDF cubes, one per part of the paper (step ``utrera_aggregate``).
+
+``fig2``: dims (policy); ``table1``: (policy, load, seed); ``traces``:
+(trace, policy, seed); ``long_util``: (policy, long_util, seed). One
+variable per metric of :func:`simlib.studies.utrera.metrics.run_metrics`,
+units on each, provenance in the attributes. Runs of a policy that draws
+nothing (EASY on a fixed workload) were simulated once; their values stand
+for every seed (attribute ``seed_independent_policies``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simlib.cube import build_cube, provenance, write_cube
+
+from .metrics import METRIC_INFO, RUN_METRICS
+
+__all__ = ["DIMS", "PARTS", "metrics_of", "records", "aggregate"]
+
+#: Dimensions of each part's cube.
+DIMS = {"table1": ["policy", "load", "seed"], "traces": ["trace", "policy", "seed"],
+        "long_util": ["policy", "long_util", "seed"], "fig2": ["policy"]}
+#: The parts, in the order of the paper (and of the index).
+PARTS = ("fig2", "table1", "traces", "long_util")
+
+_INFO = {**METRIC_INFO, "long_util": ("1", "long jobs' CPU utilization", "")}
+
+
+def metrics_of(part: str) -> list[str]:
+    """Variables of a part's cube: the run metrics, and the offered load except for Fig. 2.
+
+    Examples
+    --------
+    >>> metrics_of("fig2")[-1], metrics_of("traces")[-1]
+    ('jobs_killed', 'offered_load')
+    """
+    return list(RUN_METRICS) + (["offered_load"] if part != "fig2" else [])
+
+
+def records(part: str, summaries, seeds) -> tuple[list[dict], set[str]]:
+    """One record per cube cell from the run summaries of a part.
+
+    Parameters
+    ----------
+    part : str
+        A key of :data:`DIMS`.
+    summaries : iterable of dict
+        The simulation steps' ``summary.json`` (``schedules.json`` for fig2).
+    seeds : sequence of int
+        The part's seeds: a run without a seed (a policy that draws
+        nothing) stands for each of them.
+
+    Returns
+    -------
+    (records, seed_independent_policies)
+
+    Examples
+    --------
+    >>> s = {"policy": "easy", "runs": [{"trace": "T", "seed": None,
+    ...                                  "metrics": {"mean_wait": 1.0}}]}
+    >>> recs, fixed = records("traces", [s], [0, 1])
+    >>> [(r["seed"], r["mean_wait"]) for r in recs], fixed
+    ([(0, 1.0), (1, 1.0)], {'easy'})
+    """
+    metrics = metrics_of(part)
+    out, fixed = [], set()
+    for s in summaries:
+        if part == "fig2":
+            out += [{"policy": policy, **{m: d["metrics"].get(m) for m in metrics}}
+                    for policy, d in s["policies"].items()]
+            continue
+        for run in s["runs"]:
+            # Coordinates: the run's own (trace, load, long_util, policy
+            # label), else the chunk's policy.
+            base = {d: run.get(d, s["policy"]) if d == "policy" else run[d]
+                    for d in DIMS[part] if d != "seed"}
+            values = {m: run["metrics"].get(m) for m in metrics}
+            if run["seed"] is None:
+                fixed.add(base["policy"])
+                run_seeds = seeds
+            else:
+                run_seeds = [run["seed"]]
+            out += [{**base, "seed": int(seed), **values} for seed in run_seeds]
+    return out, fixed
+
+
+def aggregate(ctx, study: str = "utrera", repo=None) -> None:
+    """Step ``utrera_aggregate``: the cube of part ``{part}`` from its summaries.
+
+    Parameters
+    ----------
+    ctx : simlib.studies.StepContext
+        Input ``summaries``; parameters ``subtree`` (the config the cube
+        depends on: its provenance hash) and ``seeds``; output ``cube``.
+    study : str
+        The study's key (attribute ``study``).
+    repo : path-like, optional
+        The repository whose commit the cube records.
+    """
+    part, scale = ctx.wildcards["part"], ctx.wildcards["scale"]
+    subtree = ctx.params["subtree"]
+    recs, fixed = records(part, (json.loads(Path(p).read_text()) for p in ctx.input.summaries),
+                          ctx.params["seeds"])
+    attrs = provenance(subtree, repo_dir=repo)
+    attrs.update({
+        "study": study,
+        "part": part,
+        "scale": scale,
+        "title": f"paper U (Utrera et al.), {part}, {scale} scale",
+        "config_subtree": json.dumps(subtree, sort_keys=True),
+        "tau_s": float(subtree["simulation"]["tau"]),
+        "seed_independent_policies": ", ".join(sorted(fixed)),
+        "seed_note": ("seed = index of the OV draw of fcfs_malleable (and of the Lublin "
+                      "workload in table1); policies in seed_independent_policies were "
+                      "simulated once and repeated along seed"),
+    })
+    cube = build_cube(recs, DIMS[part], metrics_of(part), attrs=attrs, metric_info=_INFO)
+    if "long_util" in cube.coords:
+        cube["long_util"].attrs.update(long_name="long jobs' CPU utilization", units="1")
+    write_cube(cube, ctx.output.cube)
+    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))

@@ -1,0 +1,400 @@
+"""Paper U's figures and tables: the four figure steps of the study.
+
+One function per step, each given a :class:`~simlib.studies.StepContext`:
+
+* :func:`fig2` (``utrera_figures_fig2``) -- Fig. 2's Gantt charts and nine
+  numbers;
+* :func:`table1` (``utrera_figures_table1``) -- Table 1, ours vs the
+  paper's S and R columns, and the gains;
+* :func:`traces` (``utrera_figures_traces``) -- Fig. 3, Tables 2-3,
+  fragmentation, the headline gains, the candidate orders, the time-model
+  readings and the Fig. 1 substitute;
+* :func:`long_util` (``utrera_figures_long_util``) -- Sect. 5.1.
+
+Tables are written as CSV (long format, read back by the README step) and
+Markdown (for people). The numbers come from
+:mod:`simlib.studies.utrera.report`, the drawings from
+:mod:`simlib.figures.utrera`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simlib.cube import read_cube
+from simlib.figures import utrera as F
+from simlib.io import write_csv, write_text
+
+from . import EASY, MALLEABLE
+from . import report as R
+from .metrics import busiest_window, waiting_cpus
+
+__all__ = ["ACK", "num", "pm", "or_na", "fig2", "table1", "traces", "long_util"]
+
+#: The traces' source, cited under every artifact built from them.
+ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), "
+       "2014); see each log's acknowledgement line")
+
+#: The two compared policies, in table order.
+POLICIES = (EASY, MALLEABLE)
+
+
+# --------------------------------------------------------------------------
+# table cells
+# --------------------------------------------------------------------------
+def or_na(x, spec: str = ".2f") -> str:
+    """``x`` formatted, or "n/a" when there is no such number (None, NaN).
+
+    Examples
+    --------
+    >>> or_na(1.234), or_na(None), or_na(float("nan"))
+    ('1.23', 'n/a', 'n/a')
+    """
+    return "n/a" if x is None or x != x else format(x, spec)
+
+
+def num(x, digits: int = 3) -> str:
+    """``x`` to about ``digits`` significant digits, without exponent notation.
+
+    Examples
+    --------
+    >>> num(1234.5), num(0.012345), num(0.0)
+    ('1234', '0.0123', '0')
+    """
+    if x == 0 or not np.isfinite(x):
+        return f"{x:g}"
+    decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(x)))))
+    return f"{x:.{decimals}f}"
+
+
+def pm(mean, ci, digits: int = 3) -> str:
+    """A "mean ± ci" text cell ("–" without a mean; no "±" without a CI).
+
+    Examples
+    --------
+    >>> pm(12.345, 0.678), pm(5.0, 0.0), pm(float("nan"), 1.0)
+    ('12.3 ± 0.68', '5.00', '–')
+    """
+    if not np.isfinite(mean):
+        return "–"
+    text = num(mean, digits)
+    if np.isfinite(ci) and ci > 0:
+        text += f" ± {num(ci, 2)}"
+    return text
+
+
+def _write_md(path, title: str, intro: str, body: str) -> None:
+    write_text(path, f"# {title}\n\n{intro}\n\n{body}", encoding="utf-8")
+
+
+def _write_csv(df: pd.DataFrame, path, index: bool = False) -> None:
+    write_csv(df, path, index=index, lineterminator="\n")
+
+
+# --------------------------------------------------------------------------
+# steps
+# --------------------------------------------------------------------------
+def fig2(ctx) -> None:
+    """Step ``utrera_figures_fig2``: Fig. 2's Gantt charts and its nine numbers.
+
+    Inputs ``schedules`` (step ``utrera_fig2``) and ``published``;
+    parameters ``scale`` and ``policies`` (panel order); outputs ``png``,
+    ``csv`` and ``md``.
+    """
+    pub = R.load_published(ctx.input.published)
+    sched = json.loads(Path(ctx.input.schedules).read_text())
+    F.plot_fig2(sched, pub["fig2"], ctx.output.png, scale_label=ctx.params["scale"],
+                policies=ctx.params["policies"])
+    table = F.fig2_table(sched, pub["fig2"])
+    _write_csv(table, ctx.output.csv)
+    md = table.assign(policy=table["policy"].map(F.policy_label))
+    _write_md(ctx.output.md, "Fig. 2: the nine numbers, ours vs published",
+              f"Toy example on {sched['cpus']} CPUs, simulated ({pub['fig2']['source']}). "
+              "`ours_truncated` truncates to two decimals as the paper does. Fragmentation is a "
+              "fraction.", F.to_markdown(md, digits=4))
+    ctx.log.info("fig2: %d of %d numbers match", int(table["match"].sum()), len(table))
+
+
+def _fit_note(fits, lublin) -> str:
+    """How Table 1's workloads were made to fit 2 hours (from the fit records)."""
+    if not fits:
+        return "fit: arrivals (inter-arrival times calibrated, span not fixed to 2 h)"
+    g = pd.DataFrame([f for x in fits for f in x["fits"]]).groupby("load")
+    return ("runtimes scaled to fit 2 h: mean runtime per load "
+            + ", ".join(f"{load:g}: {v:.0f} s" for load, v in g["mean_runtime"].mean().items())
+            + f" (paper's jobs: about 52 s); Lublin {lublin.get('n_jobs')} jobs on "
+              f"{lublin.get('machine_size')} CPUs")
+
+
+def table1(ctx) -> None:
+    """Step ``utrera_figures_table1``: Table 1, ours vs the paper's S and R, and the gains.
+
+    Inputs ``cube`` (table1), ``fits`` (the workloads' fit records, empty
+    with ``fit: arrivals``) and ``published``; parameters ``scale``,
+    ``fit`` and ``lublin`` (the parameter set); outputs ``png``, ``csv``,
+    ``md``.
+    """
+    p = ctx.params
+    pub = R.load_published(ctx.input.published)
+    cube = read_cube(ctx.input.cube)
+    n_seeds = int(cube.sizes["seed"])
+    t1 = R.table1_frame(cube, pub)
+    _write_csv(t1, ctx.output.csv)
+    note = _fit_note([json.loads(Path(f).read_text()) for f in ctx.input.fits], p["lublin"])
+    F.plot_table1(t1, ctx.output.png, scale_label=p["scale"], n_seeds=n_seeds, note=note)
+    wide = []
+    for load in sorted(set(t1["load"])):
+        for pol in POLICIES:
+            row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
+            for m, name in (("mean_wait", "wait"), ("mean_response", "resp"),
+                            ("utrera_slowdown", "sld")):
+                r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)].iloc[0]
+                row[f"{name} ours"] = pm(r["mean"], r["ci95"])
+                row[f"{name} S"] = r["paper_S"]
+                row[f"{name} R"] = r["paper_R"]
+            wide.append(row)
+    gains = []
+    for m in ("mean_wait", "mean_response", "utrera_slowdown"):
+        for load in sorted(set(t1["load"])):
+            sub = t1[(t1["load"] == load) & (t1["metric"] == m)].set_index("policy")
+            g = {k: 100 * (sub.loc[EASY, k] - sub.loc[MALLEABLE, k]) / sub.loc[EASY, k]
+                 for k in ("mean", "paper_S", "paper_R")}
+            gains.append({"metric": m, "load": f"{100 * load:.0f} %", "gain ours (%)": g["mean"],
+                          "gain paper S (%)": g["paper_S"], "gain paper R (%)": g["paper_R"]})
+    lublin = p["lublin"]
+    _write_md(ctx.output.md, f"Table 1: simulator, ours vs published ({p['scale']} scale)",
+              f"Lublin workloads ({lublin.get('n_jobs')} jobs, {lublin.get('machine_size')} "
+              f"CPUs, fit: {p['fit']}), {n_seeds} seeds: ours = mean ± 95 % CI half-width; S and "
+              "R are the paper's simulator and runtime-system columns (R cannot be rerun). Wait "
+              f"and response in seconds. {note}.",
+              F.to_markdown(pd.DataFrame(wide)) + "\n## Gain of FCFS-malleable over EASY\n\n"
+              + F.to_markdown(pd.DataFrame(gains), digits=3))
+    ctx.log.info("table1: %d rows", len(t1))
+
+
+def _fig3(ctx, tf: pd.DataFrame, n_seeds: int) -> None:
+    """Fig. 3 and its values (and more metrics) per trace and policy."""
+    p, out = ctx.params, ctx.output
+    main = tf[tf["policy"].isin(POLICIES)]
+    F.plot_fig3(tf, out.fig3, scale_label=p["scale"], n_seeds=n_seeds, note=ACK)
+    _write_csv(main, out.fig3_csv)
+    rows = []
+    for t in p["traces"]:
+        for pol in POLICIES:
+            row = {"trace": t, "policy": F.policy_label(pol)}
+            for m in ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
+                      "utrera_fragmentation", "utrera_mean_mpl", "timeline_utilization"):
+                r = main[(main["trace"] == t) & (main["policy"] == pol)
+                         & (main["metric"] == m)].iloc[0]
+                row[m] = pm(r["mean"], r["ci95"])
+            rows.append(row)
+    _write_md(out.fig3_md, f"Fig. 3 values and more, per trace and policy ({p['scale']} scale)",
+              f"Mean over {n_seeds} OV seeds ± 95 % CI (EASY: one deterministic run). Times in "
+              "seconds; slowdown by formula 1; fragmentation (formula 2) and MPL as fractions.",
+              F.to_markdown(pd.DataFrame(rows)))
+
+
+def _table2(ctx, tf: pd.DataFrame, pub) -> None:
+    """Table 2: the trace portions, ours beside the paper's."""
+    p, out = ctx.params, ctx.output
+    infos = {t: json.loads(Path(f).read_text()) for t, f in zip(p["traces"], ctx.input.infos)}
+    t2 = R.table2_frame(infos, tf, pub)
+    _write_csv(t2, out.table2_csv, index=True)
+    rows = list(t2.itertuples())
+    md2 = pd.DataFrame({
+        "CPUs (paper)": [f"{r.cpus} ({r.paper_cpus:g})" for r in rows],
+        "jobs, positions (paper)": [f"{r.jobs}, {r.portion} ({r.paper_jobs})" for r in rows],
+        "avg CPU util (paper)": [f"{100 * r.cpu_util:.0f} % ({100 * r.paper_cpu_util:.0f} %)"
+                                 for r in rows],
+        "long jobs' CPU util [n] (paper)": [
+            f"{100 * r.long_cpu_util:.0f} % [{r.long_jobs}] ({100 * r.paper_long_cpu_util:.0f} %)"
+            for r in rows],
+        # A log without wait times (field 3) has no schedule of its own.
+        "Req.Cpus/Cpus: log, waiting+running": [or_na(r.demand_ratio_log) for r in rows],
+        "log, waiting only": [or_na(r.queue_demand_ratio_log) for r in rows],
+        "our EASY, waiting+running": [f"{r.demand_ratio_easy:.2f}" for r in rows],
+        "mean size / CPUs": [f"{r.mean_size_ratio:.3f}" for r in rows],
+        "paper": [f"{r.paper_req_cpus_ratio:g}" for r in rows],
+        "offered load": [f"{r.offered_load:.2f}" for r in rows],
+    }, index=t2.index)
+    _write_md(out.table2_md, f"Table 2: the trace portions simulated ({p['scale']} scale)",
+              "CPU utilization of a job = SWF field 6 / field 4 (jobs without field 6 left out); "
+              "long jobs: > 64 processes and > 8 h. Req.Cpus/Cpus: our reading is the time "
+              "average of the CPUs requested by the jobs in the system over the machine's CPUs, "
+              "under the log's own schedule (fields 3-4) of the portion; alternatives shown: "
+              "waiting jobs only, our simulated EASY schedule, and the literal mean job size / "
+              f"CPUs (at most 1, so it cannot be the printed value). {ACK}.",
+              F.to_markdown(md2, index=True))
+
+
+def _per_trace(tf: pd.DataFrame, traces, metric: str, published) -> pd.DataFrame:
+    """Both policies' mean and CI of one metric per trace, beside ``published[trace][policy]``."""
+    rows = []
+    for t in traces:
+        row = {"trace": t}
+        for pol in POLICIES:
+            r = tf[(tf["trace"] == t) & (tf["policy"] == pol) & (tf["metric"] == metric)].iloc[0]
+            row.update({pol: float(r["mean"]), f"{pol}_ci95": float(r["ci95"]),
+                        f"paper_{pol}": published(t, pol)})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _table3_fragmentation(ctx, tf: pd.DataFrame, pub, n_seeds: int) -> None:
+    """Table 3 (average MPL) and the fragmentation, per trace and policy."""
+    p, out = ctx.params, ctx.output
+    t3 = _per_trace(tf, p["traces"], "utrera_mean_mpl",
+                    lambda t, pol: pub["table3"]["values"].get(t, {}).get(pol, np.nan))
+    pf = pub["fragmentation"]["values"]
+    fr = _per_trace(tf, p["traces"], "utrera_fragmentation",
+                    lambda t, pol: pf.get(pol, {}).get(t, np.nan))
+    _write_csv(t3, out.table3_csv)
+    _write_csv(fr, out.frag_csv)
+    _write_md(out.table3_md, f"Table 3: average MPL ({p['scale']} scale)",
+              "Processes of running jobs per machine CPU, time-averaged from the first submission "
+              "to the last completion of the portion (hence below 1 for EASY). fcfs_malleable: "
+              f"mean ± 95 % CI over {n_seeds} OV seeds.",
+              F.to_markdown(pd.DataFrame({
+                  "trace": t3["trace"],
+                  "EASY ours": [pm(a, b) for a, b in zip(t3[EASY], t3[f"{EASY}_ci95"])],
+                  "EASY paper": t3[f"paper_{EASY}"],
+                  "FCFS-malleable ours": [pm(a, b) for a, b in zip(t3[MALLEABLE],
+                                                                   t3[f"{MALLEABLE}_ci95"])],
+                  "FCFS-malleable paper": t3[f"paper_{MALLEABLE}"]})))
+    _write_md(out.frag_md, f"Fragmentation per trace and policy ({p['scale']} scale)",
+              "Formula 2: free-CPU time while the wait queue is not empty / (span x CPUs), in %. "
+              f"{pub['fragmentation']['note']}",
+              F.to_markdown(pd.DataFrame({
+                  "trace": fr["trace"],
+                  "EASY ours (%)": [pm(100 * a, 100 * b)
+                                    for a, b in zip(fr[EASY], fr[f"{EASY}_ci95"])],
+                  "EASY paper (%)": 100 * fr[f"paper_{EASY}"],
+                  "FCFS-malleable ours (%)": [pm(100 * a, 100 * b) for a, b in
+                                              zip(fr[MALLEABLE], fr[f"{MALLEABLE}_ci95"])],
+                  "FCFS-malleable paper (%)": 100 * fr[f"paper_{MALLEABLE}"]})))
+
+
+def _headline(ctx, cube, pub) -> None:
+    """The headline gains, under the main reading of the time model and the others."""
+    p, out = ctx.params, ctx.output
+    # The main reading, then every other reading of the time model.
+    gains = pd.concat([R.gains_frame(cube, new=label) for label in p["readings"].values()],
+                      ignore_index=True)
+    _write_csv(gains, out.gains_csv)
+    hv = pub["headline"]["values"]
+    names = {v: k for k, v in p["readings"].items()}
+    main_gains = gains[gains["policy"] == MALLEABLE]
+    gmd = pd.DataFrame([{"metric": F.METRIC_LABELS[m], "over": r.trace,
+                         "gain ours (%)": pm(r.mean, r.ci95), "paper (%)": 100 * hv[m]}
+                        for m in ("utrera_slowdown", "mean_response")
+                        for r in main_gains[main_gains["metric"] == m].itertuples()])
+    other = gains[(gains["policy"] != MALLEABLE) & (gains["trace"] == "mean of traces")]
+    omd = pd.DataFrame([{"reading": names.get(r.policy, r.policy),
+                         "metric": F.METRIC_LABELS[r.metric],
+                         "gain, mean of traces (%)": pm(r.mean, r.ci95),
+                         "paper (%)": 100 * hv[r.metric]} for r in other.itertuples()])
+    _write_md(out.gains_md, f"Headline: gain of FCFS-malleable over EASY ({p['scale']} scale)",
+              "gain = 100 (EASY - FCFS-malleable) / EASY, per OV seed, then mean ± 95 % CI. "
+              "'mean of traces' averages the three traces' gains (each trace weighs the same); "
+              "'pooled' is the gain of the metric averaged over the traces. "
+              f"{pub['headline']['note']}", F.to_markdown(gmd)
+              + "\n## Under the other readings of the time model\n\n" + F.to_markdown(omd))
+
+
+def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
+    """The candidate-order ablation and the time-model readings."""
+    p, out = ctx.params, ctx.output
+    F.plot_orders(tf, p["orders"], out.orders, scale_label=p["scale"], n_seeds=n_seeds)
+    _write_csv(R.orders_frame(cube, p["orders"]), out.orders_csv)
+    F.plot_readings(tf, p["readings"], out.readings, scale_label=p["scale"], n_seeds=n_seeds)
+    rd = tf[tf["policy"].isin(list(p["readings"].values()) + [EASY])].copy()
+    rd.insert(1, "reading",
+              rd["policy"].map({v: k for k, v in p["readings"].items()}).fillna(EASY))
+    rd["params"] = rd["reading"].map(lambda r: json.dumps(p["reading_params"].get(r, {}),
+                                                          sort_keys=True))
+    _write_csv(rd, out.readings_csv)
+
+
+def _fig1(ctx) -> float:
+    """The Fig. 1 substitute: a week of a trace simulated under EASY; returns its start."""
+    p = ctx.params
+    fig1 = p["fig1"]
+    jobs = pd.read_csv(ctx.input.fig1_jobs)
+    tl = pd.read_csv(ctx.input.fig1_timeline)
+    length = float(fig1.get("days", 7)) * 86400.0
+    start = fig1.get("start", "busiest")
+    t0 = (busiest_window(tl, length) if start == "busiest"
+          else float(tl["time"].iloc[0]) + float(start) * 86400.0)
+    how = "busiest: largest mean queue length" if start == "busiest" else "configured"
+    F.plot_fig1(tl, waiting_cpus(jobs, tl["time"]), p["fig1_cpus"], t0, length, ctx.output.fig1,
+                trace=fig1["trace"], scale_label=p["scale"],
+                note=(f"window from day {(t0 - tl['time'].iloc[0]) / 86400:.1f} of the portion "
+                      f"({how})\n" + ACK))
+    return t0
+
+
+def traces(ctx) -> None:
+    """Step ``utrera_figures_traces``: every artifact of the trace runs.
+
+    Fig. 3, Tables 2-3, fragmentation, the headline gains, the candidate
+    orders, the time-model readings and the Fig. 1 substitute. Inputs
+    ``cube`` (traces), ``infos`` (the portions, in ``params.traces``
+    order), ``fig1_jobs`` / ``fig1_timeline`` (EASY's first run on the
+    Fig. 1 trace) and ``published``. Parameters: ``scale``, ``traces``,
+    ``orders`` (order -> policy label), ``readings`` (name -> policy label,
+    the main reading first), ``reading_params``, ``fig1`` and
+    ``fig1_cpus``.
+    """
+    pub = R.load_published(ctx.input.published)
+    cube = read_cube(ctx.input.cube)
+    n_seeds = int(cube.sizes["seed"])
+    tf = R.traces_frame(cube)
+    _fig3(ctx, tf, n_seeds)
+    _table2(ctx, tf, pub)
+    _table3_fragmentation(ctx, tf, pub, n_seeds)
+    _headline(ctx, cube, pub)
+    _orders_readings(ctx, cube, tf, n_seeds)
+    t0 = _fig1(ctx)
+    ctx.log.info("traces: %d rows; fig1 window starts at %.0f s", len(tf), t0)
+
+
+def long_util(ctx) -> None:
+    """Step ``utrera_figures_long_util``: Sect. 5.1, long jobs' CPU utilization varied.
+
+    Inputs ``cube`` (long_util), ``info`` (the trace's portion) and
+    ``published``; parameters ``scale``, ``trace`` and ``mode``; outputs
+    ``png``, ``csv``, ``md``.
+    """
+    p = ctx.params
+    pub = R.load_published(ctx.input.published)
+    cube = read_cube(ctx.input.cube)
+    n_seeds = int(cube.sizes["seed"])
+    lu = R.long_util_frame(cube)
+    _write_csv(lu, ctx.output.csv)
+    info = json.loads(Path(ctx.input.info).read_text())
+    n_long = int(info["portion"]["long_jobs"])
+    own = info["portion"].get("long_cpu_util_mean")
+    # A small (smoke) portion may hold no long job with CPU-time data at all.
+    own_text = f"{own:.2f}" if own is not None else "n/a: none with CPU time in the trace"
+    long_note = (f"{n_long} long jobs among the {info['jobs']} of the portion "
+                 f"(their own mean CPU utilization: {own_text})")
+    F.plot_long_util(lu, ctx.output.png, trace=p["trace"], scale_label=p["scale"],
+                     n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]),
+                     note=long_note)
+    rows = []
+    for u in sorted(set(lu["long_util"])):
+        row = {"long jobs' CPU util": f"{100 * u:.0f} %"}
+        for pol in POLICIES:
+            for m, name in (("utrera_slowdown", "slowdown"), ("mean_response", "response (s)")):
+                r = lu[(lu["long_util"] == u) & (lu["policy"] == pol) & (lu["metric"] == m)].iloc[0]
+                row[f"{F.policy_label(pol)} {name}"] = pm(r["mean"], r["ci95"])
+        rows.append(row)
+    _write_md(ctx.output.md, f"Sect. 5.1: {p['trace']} with long jobs' CPU utilization varied "
+              f"({p['scale']} scale)",
+              f"Long jobs (> 64 processes, > 8 h) get CPU utilization u (mode '{p['mode']}'); "
+              f"fcfs_malleable: mean ± 95 % CI over {n_seeds} OV seeds; {long_note}. Paper: "
+              f"\"{pub['long_util']['claim']}\".", F.to_markdown(pd.DataFrame(rows)))
+    ctx.log.info("long_util: %d rows", len(lu))

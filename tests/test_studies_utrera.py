@@ -1,0 +1,215 @@
+"""Tests of simlib.studies.utrera: the study's config, checks, steps and artifacts."""
+import copy
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import jsonschema
+import pytest
+import yaml
+
+from simlib.codedeps import import_closure
+from simlib.errors import ConfigError
+from simlib.studies import STUDY_CLASSES, Study, load_study
+from simlib.studies.utrera import Utrera
+
+REPO = Path(__file__).resolve().parents[1]
+SIMLIB = REPO / "simlib"
+
+#: The rules paper U had before it was a study: names are kept (profiles,
+#: tests and users' --until targets name them).
+RULES = ["utrera_prepare_trace", "utrera_table1_workloads", "utrera_fig2",
+         "utrera_simulate_table1", "utrera_simulate_traces", "utrera_simulate_long_util",
+         "utrera_aggregate", "utrera_figures_fig2", "utrera_figures_table1",
+         "utrera_figures_traces", "utrera_figures_long_util", "utrera_readme"]
+
+
+def repo_config(scale="smoke"):
+    """The repository's config with the U grid merged in (as the Snakefile does)."""
+    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    grid = yaml.safe_load((REPO / "config/grids/utrera.yaml").read_text())
+    cfg["studies"] = {**(cfg.get("studies") or {}), **grid["studies"]}
+    cfg["scale"] = scale
+    return cfg
+
+
+def study(scale="smoke", edit=None):
+    cfg = repo_config(scale)
+    if edit:
+        edit(cfg["studies"]["utrera"])
+    return load_study("utrera", cfg)
+
+
+def wildcards(**kw):
+    return SimpleNamespace(scale="smoke", **kw)
+
+
+def test_registered_under_its_key_with_its_schema():
+    assert STUDY_CLASSES["utrera"] is Utrera and issubclass(Utrera, Study)
+    assert (Utrera.section, Utrera.title) == ("U", "Paper U — Utrera et al.")
+    path = Utrera.schema_path()
+    assert path == SIMLIB / "studies/utrera/utrera.schema.json" and path.is_file()
+    schema = yaml.safe_load(path.read_text())  # JSON is YAML
+    jsonschema.validate(repo_config()["studies"]["utrera"], schema)
+    bad = copy.deepcopy(repo_config()["studies"]["utrera"])
+    bad["table1"]["fit"] = "sideways"
+    with pytest.raises(jsonschema.ValidationError, match="sideways"):
+        jsonschema.validate(bad, schema)
+
+
+def test_the_repository_grid_passes_the_checks():
+    study().check()
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s["policies"].pop("easy"),
+     "config studies.utrera.policies: the study compares easy and fcfs_malleable; 'easy' is missing"),
+    (lambda s: s["fig2"]["policies"].append("nope"),
+     r"config studies.utrera.fig2.policies\[3\]: unknown policy 'nope'"),
+    (lambda s: s["trace_portions"].update(NOPE=s["trace_portions"]["CTC-SP2"]),
+     "config studies.utrera.trace_portions.NOPE: unknown trace 'NOPE'"),
+    (lambda s: s["long_util"].update(trace="KTH-SP2"),
+     "config studies.utrera.long_util.trace: 'KTH-SP2' is not in studies.utrera.trace_portions"),
+    (lambda s: s["fig1"].update(trace="KTH-SP2"),
+     "config studies.utrera.fig1.trace: 'KTH-SP2' is not in"),
+    (lambda s: s["readings"].update(bad={"ov_scope": "everywhere"}),
+     "config studies.utrera.readings.bad: fcfs_malleable: ov_scope must be"),
+    (lambda s: s.update(orders=["oldest", "sideways"]), "config studies.utrera.orders: "),
+    (lambda s: s["table1"].update(lublin_params="nope"),
+     "config studies.utrera.table1.lublin_params: unknown parameter set 'nope'"),
+    (lambda s: s.update(published="config/published/nope.yaml"),
+     "config studies.utrera.published: no such file .*nope.yaml"),
+    (lambda s: s["policies"]["fcfs_malleable"].update(order="backwards"),
+     "config studies.utrera.policies.fcfs_malleable: "),
+])
+def test_check_names_the_key(edit, message):
+    with pytest.raises(ConfigError, match=message):
+        study(edit=edit).check()
+
+
+def test_steps_keep_the_rule_names_and_stages():
+    steps = {s.name: s for s in study().steps()}
+    assert list(steps) == RULES
+    assert steps["utrera_prepare_trace"].group == "traces"  # as the Slurm profiles had it
+    assert {steps[n].group for n in RULES[1:6]} == {"sweep"}
+    assert {steps[n].group for n in RULES[6:]} == {"summary"}
+    assert steps["utrera_readme"].stage == "report"
+
+
+def test_trace_variants_and_their_labels():
+    u = study()
+    v = u.trace_variants()
+    assert list(v) == ["easy", "fcfs_malleable", "order-least_util", "order-longest",
+                       "order-shortest", "reading-ov0", "reading-ov_all_work",
+                       "reading-expand_started_shrunk"]
+    assert [v[k]["seeded"] for k in ("easy", "fcfs_malleable")] == [False, True]
+    assert v["order-longest"]["params"] == {**u.policy("fcfs_malleable"), "order": "longest"}
+    assert v["reading-ov0"]["label"] == "fcfs_malleable:ov0"
+    assert v["reading-ov0"]["params"]["ov_max"] == 0.0
+    assert u.order_labels() == {"oldest": "fcfs_malleable",
+                                "least_util": "fcfs_malleable:order=least_util",
+                                "longest": "fcfs_malleable:order=longest",
+                                "shortest": "fcfs_malleable:order=shortest"}
+
+
+def test_each_cube_depends_on_its_own_scale_and_part():
+    u = study()
+    sub = {p: u.subtree(p) for p in ("fig2", "table1", "traces", "long_util")}
+    assert sub["table1"]["table1"]["seeds"] == [0, 1, 2]
+    assert sub["table1"]["table1"]["lublin"]["n_jobs"] == 150
+    assert set(sub["traces"]["variants"]) == set(u.trace_variants())
+    assert sub["long_util"]["trace"]["machine_procs"] == 128
+    assert len(sub["long_util"]["trace"]["sha256"]) == 64
+    assert "table1" not in sub["traces"] and "variants" not in sub["table1"]
+    # Another scale's grid is not part of this scale's cubes.
+    other = study(edit=lambda s: s.update(ov_seeds={**s["ov_seeds"], "full": 99}))
+    assert other.subtree("traces") == sub["traces"]
+    assert other.subtree("traces", "full") != u.subtree("traces", "full")
+
+
+def test_simulation_inputs_and_params():
+    u = study()
+    t1 = u.step("utrera_simulate_table1")
+    w = wildcards(policy="fcfs_malleable", load="0.5")
+    assert t1.input(w)["swfs"] == [f"data/workloads/utrera/table1/seed{s}/load0.5.swf.gz"
+                                   for s in range(3)]
+    p = t1.params(w)
+    assert (p["seeded"], p["seeds"], p["cpus"], p["coords"]) == (True, [0, 1, 2], 128,
+                                                                  {"load": 0.5})
+    assert not t1.params(wildcards(policy="easy", load="0.5"))["seeded"]
+    # fit: arrivals reads the Lublin rule's calibrated workloads instead.
+    arrivals = study(edit=lambda s: s["table1"].update(fit="arrivals"))
+    assert arrivals.step("utrera_simulate_table1").input(w)["swfs"][0] == \
+        "data/workloads/lublin/utrera_table1/load0.5/seed0.swf.gz"
+    assert arrivals.step("utrera_figures_table1").input["fits"] == []
+    tr = u.step("utrera_simulate_traces").params(wildcards(trace="CTC-SP2", variant="reading-ov0"))
+    assert tr["cpus"] == 430 and tr["coords"] == {"trace": "CTC-SP2", "policy": "fcfs_malleable:ov0"}
+    assert u.step("utrera_simulate_traces").policies(wildcards(variant="easy")) == ["easy"]
+    lu = u.step("utrera_simulate_long_util")
+    assert lu.input(wildcards(policy="easy", util="0.9")) == {
+        "swf": "data/traces/utrera/SDSC-SP2.smoke.swf.gz"}
+    agg = u.step("utrera_aggregate")
+    assert agg.input(wildcards(part="long_util"))["summaries"][0] == \
+        "results/runs/utrera/smoke/long_util/easy/util0.6/summary.json"
+    assert len(agg.input(wildcards(part="traces"))["summaries"]) == 3 * 8
+    assert agg.params(wildcards(part="table1"))["seeds"] == [0, 1, 2]
+    assert agg.params(wildcards(part="traces"))["seeds"] == [0, 1]
+
+
+def test_table1_workloads_name_one_file_per_load():
+    s = study().step("utrera_table1_workloads")
+    assert s.output["swfs"] == [f"data/workloads/utrera/table1/seed{{seed}}/load{x}.swf.gz"
+                                for x in ("0.3", "0.5", "0.7", "0.9")]
+    assert s.input(wildcards(seed="2")) == {
+        "swf": "data/workloads/lublin/utrera_table1/loadnative/seed2.swf.gz"}
+
+
+def _pattern(path):
+    """A step output pattern as a regex (wildcards match one path part)."""
+    return re.compile(re.sub(r"\\{\w+\\}", "[^/]+", re.escape(path)) + "$")
+
+
+def test_artifacts_are_exactly_the_reported_outputs():
+    u = study()
+    arts = u.artifacts()
+    assert len(arts) == 20 and {a.section for a in arts} == {"U"}
+    assert arts[0].path == "paper_figures/U/fig2_gantt.png"
+    assert arts[15].path == "paper_figures/U/README.md"
+    assert [a.path for a in arts[16:]] == [f"results/utrera_{p}.smoke.nc"
+                                           for p in ("fig2", "table1", "traces", "long_util")]
+    assert not any("{" in a.title or "}" in a.title for a in arts)
+    marked = [(path, fam) for s in u.steps() for name, path in s.output.items()
+              for fam in [s.report.get(name)] if fam]
+    assert {fam for _, fam in marked} == {"utrera", "cube"}
+    for a in arts:
+        assert any(_pattern(p).match(a.path) for p, _ in marked), a.path
+    for path, _ in marked:
+        assert "{" in path or path in {a.path for a in arts}, path
+    readme = u.step("utrera_readme")
+    assert readme.params["artifacts"] == [a.as_dict() for a in arts]
+    assert "paper_figures/U/README.md" not in readme.input["others"]
+    assert len(readme.input["others"]) == 19
+
+
+def closure(step):
+    roots = [c.__module__ for c in Utrera.__mro__ if issubclass(c, Study)]
+    return {str(Path(f).relative_to(SIMLIB)) for f in import_closure(step.code, shallow=roots)}
+
+
+def test_code_inputs_follow_what_each_step_imports():
+    steps = {s.name: s for s in study().steps()}
+    figures = closure(steps["utrera_figures_traces"])
+    assert {"studies/utrera/figures.py", "figures/utrera.py", "studies/utrera/report.py",
+            "studies/utrera/metrics.py"} <= figures
+    # Drawing a figure does not depend on the engine, nor the simulations on a figure.
+    assert not any(f.startswith("engine/") for f in figures)
+    sims = closure(steps["utrera_simulate_traces"])
+    assert {"engine/simulator.py", "runner.py", "studies/utrera/runs.py",
+            "workload/utrera.py"} <= sims
+    assert not any(f.startswith("figures/") for f in sims)
+    assert "studies/utrera/report.py" not in sims
+    prepare = closure(steps["utrera_prepare_trace"])
+    assert "workload/prepare.py" in prepare
+    assert not any(f.startswith("engine/") for f in prepare)
+    cube = closure(steps["utrera_aggregate"])
+    assert "cube.py" in cube and "studies/utrera/runs.py" not in cube

@@ -1,0 +1,31 @@
+"""Tests of simlib.studies.utrera.readme: paper_figures/U/README.md."""
+from pathlib import Path
+
+from simlib.studies.utrera import readme
+from simlib.studies.utrera.readme import DISCUSSION, INTERPRETATION, SECTIONS, md_file
+
+
+def test_md_file_drops_the_title_and_nests_the_headings(tmp_path):
+    f = tmp_path / "t.md"
+    f.write_text("# Title\n\nIntro.\n\n| a |\n|---:|\n| 1 |\n\n## Gains\n\n| b |\n", encoding="utf-8")
+    assert md_file(f) == "Intro.\n\n| a |\n|---:|\n| 1 |\n\n#### Gains\n\n| b |\n"
+
+
+def test_links_inside_and_outside_paper_figures():
+    here = Path("paper_figures/U")
+    assert readme._link("paper_figures/U/fig3.png", here) == "[`fig3.png`](fig3.png)"
+    assert readme._link("results/utrera_traces.smoke.nc", here) == (
+        "[`results/utrera_traces.smoke.nc`](../../results/utrera_traces.smoke.nc)"
+        " (built by the pipeline, not committed)")
+
+
+def test_every_section_names_artifacts_of_the_study():
+    from simlib.studies.utrera import _ARTIFACTS
+    names = {name for name, _ in _ARTIFACTS}
+    for title, pngs, md in SECTIONS:
+        assert set(pngs) <= names, title
+        assert md is None or md in names, title
+    # The README's own sections, in the order the tests and readers rely on.
+    assert INTERPRETATION.startswith("## Interpretation choices\n")
+    assert DISCUSSION.startswith("## Why (discussion of the verdicts)\n")
+    assert "J6 starts expanded" in INTERPRETATION

@@ -1,0 +1,80 @@
+"""Tests of simlib.studies.utrera.workloads: paper U's trace portions and Table 1 workloads."""
+import doctest
+import gzip
+import json
+import logging
+
+import pytest
+
+from helpers_pipeline import synthetic_swf
+from simlib.studies import Files, StepContext
+from simlib.studies.utrera import workloads
+from simlib.studies.utrera.workloads import prepare_trace, table1_workloads
+from simlib.workload.estimates import exact_estimates
+from simlib.workload.lublin import LublinParams, generate_lublin
+from simlib.workload.prepare import offered_load
+from simlib.workload.swf import read_swf, write_swf
+
+
+def ctx(inputs, outputs, params, **wildcards):
+    return StepContext(input=Files(inputs), output=Files(outputs), params=params,
+                       wildcards={"scale": "smoke", **wildcards}, log=logging.getLogger("test"),
+                       config={})
+
+
+def test_doctests():
+    assert doctest.testmod(workloads).failed == 0
+
+
+@pytest.fixture
+def raw(tmp_path):
+    path = tmp_path / "raw.swf.gz"
+    path.write_bytes(gzip.compress(synthetic_swf(600, 128, seed=5), mtime=0))
+    return str(path)
+
+
+def prepare(tmp_path, raw, first_job, n_jobs, cpus=256):
+    outputs = {k: str(tmp_path / f"portion.{k}") for k in ("swf", "info", "cleaning_log")}
+    outputs["swf"] += ".gz"
+    prepare_trace(ctx({"raw": raw}, outputs,
+                      {"portion": {"machine_procs": cpus, "first_job": first_job, "n_jobs": n_jobs},
+                       "cleaning": {}, "unsorted": "sort"}, trace="T"))
+    return outputs
+
+
+def test_prepare_trace_keeps_the_portion_on_the_papers_machine(tmp_path, raw):
+    out = prepare(tmp_path, raw, first_job=100, n_jobs=200)
+    part = read_swf(out["swf"])
+    info = json.loads(open(out["info"]).read())
+    assert len(part.jobs) == info["jobs"] == 200
+    assert (info["machine_procs"], info["header_max_procs"], info["first_job"]) == (256, 128, 100)
+    assert info["first_job_id"] == int(part.jobs["job_id"].iloc[0])
+    assert any("paper U portion on 256 CPUs (header MaxProcs 128)" in h for h in part.header)
+    # Table 2's facts, and our reading of Req.Cpus/Cpus from the log's schedule.
+    for d in (info["portion"], info["cleaned"]):
+        assert d["demand_ratio_log"] >= d["queue_demand_ratio_log"] > 0
+    assert open(out["cleaning_log"]).read().startswith("cleaning log of T\njobs in: 600\n")
+
+
+def test_prepare_trace_refuses_a_short_portion(tmp_path, raw):
+    with pytest.raises(ValueError, match="only .* jobs from position 500 .asked 200."):
+        prepare(tmp_path, raw, first_job=500, n_jobs=200)
+
+
+def test_table1_workloads_reach_each_load_within_the_span(tmp_path):
+    base = tmp_path / "lublin.swf.gz"
+    write_swf(exact_estimates(generate_lublin(LublinParams.typed(), n_jobs=150, seed=3)), base)
+    loads = [0.3, 0.9]
+    swfs = [str(tmp_path / f"load{x}.swf.gz") for x in loads]
+    table1_workloads(ctx({"swf": str(base)}, {"swfs": swfs, "info": str(tmp_path / "fit.json")},
+                         {"loads": loads, "span": 7200.0, "machine_size": 128}, seed="4"))
+    info = json.loads((tmp_path / "fit.json").read_text())
+    assert (info["seed"], info["jobs"], info["span"]) == (4, 150, 7200.0)
+    assert [f["load"] for f in info["fits"]] == loads
+    for path, fit in zip(swfs, info["fits"]):
+        wl = read_swf(path)
+        assert len(wl.jobs) == 150 and wl.jobs["submit_time"].max() <= 7200
+        assert offered_load(wl, 128) == pytest.approx(fit["offered_load"])
+        assert fit["offered_load"] == pytest.approx(fit["load"], rel=0.01)
+    # More load, longer jobs: the runtimes carry it (fit: runtimes).
+    assert info["fits"][1]["runtime_factor"] > info["fits"][0]["runtime_factor"]
