@@ -111,6 +111,7 @@ def test_set_rate_moves_the_finish_to_the_hand_computed_time():
     jobs, sim = run(pol, [(0, 1, 10, 100)], 1)
     assert jobs[0].finish == 10.5
     assert [s[4] for s in pol.seen] == [4.0, 5.0]
+    assert sim.timeline[-1][0] == 10.5  # not 28, the completion superseded at 8
 
 
 def test_set_rate_zero_stalls_a_running_job():
@@ -243,3 +244,76 @@ def test_rate_model_is_the_default_and_reports_no_superseded_completion():
     assert sim.execution.completions_at(10.0) == []
     assert sim.execution.next_completion_time(float("inf")) == 16.0
     assert sim.execution.completions_at(16.0) == [jobs[0]]
+
+
+# ------------------------------------------------------------------------
+# Superseded completions (issue 10, item 7)
+# ------------------------------------------------------------------------
+class _Counting(Policy):
+    """Wraps a policy and records the time of each of its rounds."""
+
+    name = "counting"
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+        self.calls = []
+
+    def attach(self, sim):
+        super().attach(sim)
+        self.inner.attach(sim)
+
+    def on_round(self, now, *args):
+        self.calls.append(now)
+        self.inner.on_round(now, *args)
+
+
+def test_superseded_completions_wake_no_policy_and_add_no_timeline_row():
+    # MALLEABLE above: J1's completion at 10 (started expanded) is superseded
+    # when it shrinks at 1 (new one at 1 + 9 / 0.5 = 19), which is superseded
+    # when it expands at 5 (J1 then ends at 12). Neither 10 nor 19 is an event.
+    jobs = make_jobs(MALLEABLE)
+    pol = _Counting(make_policy("fcfs_malleable", ov_max=0.0))
+    sim = Simulator(Platform.homogeneous(4), jobs, pol, debug=True)
+    sim.run()
+    assert [(j.start, j.finish) for j in jobs] == [(0.0, 12.0), (1.0, 3.0), (3.0, 5.0)]
+    assert pol.calls == [0.0, 1.0, 2.0, 3.0, 5.0, 12.0]
+    assert sim.timeline == [(0.0, 4, 0, 4), (1.0, 3, 0, 5), (2.0, 3, 1, 5),
+                            (3.0, 4, 0, 8), (5.0, 4, 0, 4), (12.0, 0, 0, 0)]
+
+
+def test_superseded_completions_do_not_stretch_time_weighted_metrics():
+    # Paper U's formula 2 on the MALLEABLE schedule, by hand: a job waits only
+    # in [2, 3), with 1 CPU free, over a span of 12 s on 4 CPUs: 1 / 48.
+    # Average MPL: processes 4, 5, 5, 8, 4 over [0,1), [1,2), [2,3), [3,5),
+    # [5,12): (4 + 5 + 5 + 16 + 28) / (4 x 12) = 58 / 48. The stale
+    # completion at 19 used to end the timeline there: 1/76 and 58/76.
+    import pandas as pd
+
+    from simlib.metrics import utrera_fragmentation, utrera_mean_mpl
+
+    _, sim = run("fcfs_malleable", MALLEABLE, 4, ov_max=0.0)
+    tl = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
+    assert utrera_fragmentation(tl, 4) == pytest.approx(1 / 48)
+    assert utrera_mean_mpl(tl, 4) == pytest.approx(58 / 48)
+
+
+def test_superseded_completion_after_set_work_wakes_no_policy():
+    # The work is cut at 2 (end moves from 10 to 5), then extended at 3 (to
+    # 8): the completions at 10 and 5 are superseded.
+    pol = _Script({2.0: [("set_work", 0, 5.0)], 3.0: [("set_work", 0, 8.0)]})
+    jobs, sim = run(pol, [(0, 1, 10, 100)], 1)
+    assert jobs[0].finish == 8.0
+    assert pol.calls == [0.0, 2.0, 3.0, 8.0]
+    assert [row[0] for row in sim.timeline] == [0.0, 2.0, 3.0, 8.0]
+
+
+def test_superseded_estimate_watch_wakes_no_policy():
+    # overrun="extend": 10 s of work, 5 s requested. The estimate moved to 20
+    # at 2 makes the watch at 5 stale; the job ends at 10, which makes the
+    # watch at 20 stale too: no rounds at 5 nor 20.
+    pol = _Script({2.0: [("set_estimate", 0, 20.0)]})
+    jobs, sim = run(pol, [(0, 1, 10, 5)], 1, overrun="extend")
+    assert jobs[0].finish == 10.0
+    assert pol.calls == [0.0, 2.0, 10.0]
+    assert sim.timeline[-1] == (10.0, 0, 0, 0)

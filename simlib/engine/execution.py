@@ -261,10 +261,15 @@ class RateModel(ExecutionModel):
 
     # ------------------------------------------------------------- queries
     def next_completion_time(self, horizon: float) -> float:
-        # Superseded entries still count here (known bug, issue 10 item 7):
-        # they cause a round with no completion.
         heap = self._heap
-        return heap[0][0] if heap else INF
+        while heap:
+            top = heap[0]
+            if top[3] == top[2].version:
+                return top[0]
+            # Superseded: dropped before it can decide `now`, so it neither
+            # wakes the policy nor adds a timeline row.
+            heapq.heappop(heap)
+        return INF
 
     def completions_at(self, now: float) -> list[Job]:
         heap = self._heap

@@ -20,7 +20,11 @@ allocations for Gantt charts, without touching the policy.
 
 The heap key ``(time, class, sequence)`` makes ties deterministic, so the
 same inputs give bit-identical outputs; completions come first at a
-timestamp, in the order the model reports them. Submissions are not pushed
+timestamp, in the order the model reports them. A round happens only where
+something happens: superseded events (a completion moved by a rate change,
+an estimate watch whose estimate moved) neither call the policy nor add a
+timeline row, so the timeline ends at the last event that changed something
+(usually the last completion). Submissions are not pushed
 on the heap: they are already sorted, so a cursor over them is cheaper.
 
 Nothing in the loop scans all jobs: per round the work is proportional to
@@ -263,6 +267,11 @@ class Simulator:
             self.waiting_count += len(submitted)
             while heap and heap[0][0] == now:
                 timers.append(events.pop()[3])
+            if not (finished or submitted or timers or changed):
+                # Only superseded events at `now` (an estimate watch of a job
+                # whose estimate moved or that ended): nothing to decide, and
+                # a timeline row would stretch the span of time averages.
+                continue
             policy.on_round(now, finished, submitted, timers, changed)
             if record:
                 row = (now, self.ledger.total - self.ledger.free, self.waiting_count, self.processes)
