@@ -198,8 +198,13 @@ class Simulator:
         self._on_suspended: list[Callable[[Job, float], None]] = []
         self._on_resumed: list[Callable[[Job, float], None]] = []
         self._on_ended: list[Callable[[Job, float], None]] = []
-        self.execution = RateModel() if execution is None else execution
-        self.execution.attach(self)
+        self.execution = model = RateModel() if execution is None else execution
+        model.attach(self)
+        # The model's ended() is called once per job: skipped when it is the
+        # base class's no-op (as in RateModel, which settles a job as it
+        # reports its completion).
+        self._model_ended = (None if getattr(type(model), "ended", None) is ExecutionModel.ended
+                             else model.ended)
         policy.attach(self)
 
     def observe(self, observer: Any) -> Any:
@@ -238,6 +243,7 @@ class Simulator:
         next_completion = self.execution.next_completion_time
         completions_at = self.execution.completions_at
         complete = self._complete
+        ledger = self.ledger
         while True:
             t_heap = heap[0][0] if heap else INF
             t_sub = jobs[nxt].submit if nxt < n else INF
@@ -274,7 +280,8 @@ class Simulator:
                 continue
             policy.on_round(now, finished, submitted, timers, changed)
             if record:
-                row = (now, self.ledger.total - self.ledger.free, self.waiting_count, self.processes)
+                # len(_free), not the ``free`` property: one call less per round.
+                row = (now, ledger.total - len(ledger._free), self.waiting_count, self.processes)
                 if timeline and timeline[-1][0] == now:
                     timeline[-1] = row
                 else:
@@ -454,7 +461,8 @@ class Simulator:
         i = bisect.bisect_left(idx, (job.estimated_end, job.idx))
         del idx[i]
         self.processes -= job.procs
-        self.execution.ended(job)
+        if self._model_ended is not None:
+            self._model_ended(job)
         for hook in self._on_ended:
             hook(job, now)
 
