@@ -24,8 +24,8 @@ timestamp, in the order the model reports them. A round happens only where
 something happens: superseded events (a completion moved by a rate change,
 an estimate watch whose estimate moved) neither call the policy nor add a
 timeline row, so the timeline ends at the last event that changed something
-(usually the last completion). Submissions are not pushed
-on the heap: they are already sorted, so a cursor over them is cheaper.
+(usually the last completion). Submissions are not pushed on the heap: they
+are already sorted, so a cursor over them is cheaper.
 
 Nothing in the loop scans all jobs: per round the work is proportional to
 what happened in that round, plus whatever the policy itself does.
@@ -438,8 +438,8 @@ class Simulator:
     def set_work(self, job: Job, work: float) -> None:
         """Change a running (or suspended) job's total work (full-speed seconds); its end moves.
 
-        The work never drops below what is already done: a job whose new
-        work is done already completes now.
+        The work never drops below what is already done: a running job whose
+        new work is done already completes now (a suspended one when resumed).
         """
         self._check_held(job, "change the work of")
         done = self.execution.work_done(job)
