@@ -237,7 +237,8 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
-             record_timeline: bool = True, commands=(), progress=None) -> SimResult:
+             record_timeline: bool = True, commands=(), progress=None,
+             execution=None) -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -261,6 +262,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     progress : callable, optional
         ``progress(done, total, now)``, called now and then by the engine
         (see :class:`~simlib.engine.simulator.Simulator`).
+    execution : ExecutionModel, optional
+        When jobs end (default: the rate model, see
+        :mod:`simlib.engine.execution`).
 
     Raises
     ------
@@ -283,7 +287,8 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         commands = ()
     jobs = jobs_from_workload(workload, cpus=platform.cpus)
     sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
-                    record_timeline=record_timeline, commands=commands, progress=progress)
+                    record_timeline=record_timeline, commands=commands, progress=progress,
+                    execution=execution)
     sim.run()
     timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
     return SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, policy.name, jobs)

@@ -3,7 +3,10 @@
 Key = ``(time, event_class, sequence)``. At one timestamp, events are
 applied by class — job completions first, then resource/estimate changes,
 then (outside the heap) submissions, then policy timers — and within a
-class in the order they were scheduled. The sequence number is a global
+class in the order they were scheduled. Job completions are not in the
+simulator's heap: the execution model (:mod:`simlib.engine.execution`)
+reports them, and the simulator applies them first; ``FINISH`` names
+their place in that order. The sequence number is a global
 counter, so equal (time, class) pairs never compare the payload and the
 order never depends on object identity or hashing.
 """

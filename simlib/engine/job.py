@@ -1,12 +1,19 @@
 """Jobs as the engine sees them.
 
-Rate-based progress: a running job holds ``work_left`` (seconds of work at
-full speed, measured at ``last_update``) and a ``rate`` (work seconds per
-wall-clock second). Its finish time is derived, ``last_update + work_left /
-rate``, and is recomputed whenever the rate changes. Rigid jobs keep rate 1;
-a shrunk malleable job (paper U), a coscheduled or suspended job (paper Z,
-rate 0 while suspended) or a job whose runtime is changed by a command
-(paper K) only differ in how the rate or work is updated.
+Life cycle: ``PENDING`` (not yet submitted) -> ``WAITING`` (queued) ->
+``RUNNING`` <-> ``SUSPENDED`` -> ``DONE``. A suspended job (paper Z's time
+slices) keeps its cores and makes no progress until it is resumed on them.
+
+When a job ends is the business of the execution model
+(:mod:`simlib.engine.execution`). Under the default rate model a running
+job holds ``work_left`` (seconds of work at full speed, measured at
+``last_update``) and a ``rate`` (work seconds per wall-clock second); its
+finish time is derived, ``last_update + work_left / rate``, and is
+recomputed whenever the rate changes. Rigid jobs keep rate 1; a shrunk
+malleable job (paper U), a coscheduled or suspended job (paper Z) or a job
+whose runtime is changed by a command (paper K) only differ in how the rate
+or work is updated. ``work_left``, ``last_update`` and ``version`` are that
+model's bookkeeping: read progress through ``Simulator.work_done``.
 
 ``requested_time`` is the user's estimate (SWF field 9); policies plan with
 ``estimated_end``; the engine ends jobs by their actual work.
@@ -14,7 +21,9 @@ rate 0 while suspended) or a job whose runtime is changed by a command
 from __future__ import annotations
 
 PENDING, WAITING, RUNNING, DONE = 0, 1, 2, 3
-STATE_NAMES = ("PENDING", "WAITING", "RUNNING", "DONE")
+#: Started, holds its cores, makes no progress (``Simulator.suspend``).
+SUSPENDED = 4
+STATE_NAMES = ("PENDING", "WAITING", "RUNNING", "DONE", "SUSPENDED")
 
 
 class Job:
@@ -37,8 +46,13 @@ class Job:
         requested time when the job is killed at its walltime).
     killed : bool
         True when the job will be (or was) ended at its walltime.
+    state : int
+        ``PENDING``, ``WAITING``, ``RUNNING``, ``SUSPENDED`` or ``DONE``.
+    rate : float
+        Progress rate the policy asked for (work seconds per second); a
+        suspended job resumes at it.
     cpus : int
-        Cores currently allocated (< procs while shrunk).
+        Cores currently allocated (< procs while shrunk; kept while suspended).
     alloc : list of int
         Identities of the allocated cores.
     estimated_end : float
@@ -74,7 +88,7 @@ class Job:
         self.rate = 0.0
         self.work_left = work
         self.last_update = 0.0
-        self.version = 0  # invalidates scheduled finish events when the rate changes
+        self.version = 0  # rate model: invalidates superseded completions
         self.cpus = 0
         self.alloc: list[int] = []
         self.estimated_end = float("inf")

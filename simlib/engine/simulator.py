@@ -3,16 +3,29 @@
 One loop, shared by every policy of the four papers::
 
     while events remain:
-        now = time of the next event (heap top or next submission)
+        horizon = time of the simulator's next event (heap top or next submission)
+        now = min(horizon, execution.next_completion_time(horizon))
         apply every completion at `now`       (cores go back to the ledger)
-        apply every change at `now`           (estimate / work commands)
+        apply every change at `now`           (estimate watches)
         admit every submission at `now`
         collect every policy timer at `now`
         policy.on_round(now, finished, submitted, timers, changed)   # once
 
+The policy decides where and when jobs start; the execution model
+(:mod:`simlib.engine.execution`, default :class:`RateModel`) decides when
+they end: the simulator tells it about starts, resizes, rate and work
+changes, suspensions and ends, and asks it for the next completion. Changes
+of a job can also be observed (:meth:`Simulator.observe`), e.g. to record
+allocations for Gantt charts, without touching the policy.
+
 The heap key ``(time, class, sequence)`` makes ties deterministic, so the
-same inputs give bit-identical outputs. Submissions are not pushed on the
-heap: they are already sorted, so a cursor over them is cheaper.
+same inputs give bit-identical outputs; completions come first at a
+timestamp, in the order the model reports them. A round happens only where
+something happens: superseded events (a completion moved by a rate change,
+an estimate watch whose estimate moved) neither call the policy nor add a
+timeline row, so the timeline ends at the last event that changed something
+(usually the last completion). Submissions are not pushed on the heap: they
+are already sorted, so a cursor over them is cheaper.
 
 Nothing in the loop scans all jobs: per round the work is proportional to
 what happened in that round, plus whatever the policy itself does.
@@ -25,14 +38,56 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
-from .events import CHANGE, FINISH, SUBMIT, TIMER, EventQueue
-from .job import DONE, RUNNING, WAITING, Job
+from .events import CHANGE, SUBMIT, TIMER, EventQueue
+from .execution import ExecutionModel, RateModel
+from .job import DONE, RUNNING, SUSPENDED, WAITING, Job
 from .ledger import ResourceLedger
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..policies.base import Policy
 
 INF = math.inf
+
+#: Hooks an observer may define (see :meth:`Simulator.observe`).
+OBSERVER_HOOKS = ("job_started", "job_resized", "job_suspended", "job_resumed", "job_ended")
+
+
+class Observer:
+    """Base of simulation observers: every hook does nothing.
+
+    A hook is called as ``hook(job, now)`` right after the change, within the
+    round that made it, in the order changes happen. Observers must not act
+    on the simulation (use a policy for that). Subclassing is optional: any
+    object with some of the methods named in :data:`OBSERVER_HOOKS` will do.
+
+    Examples
+    --------
+    >>> from simlib.policies import make_policy
+    >>> class Log(Observer):
+    ...     def __init__(self): self.seen = []
+    ...     def job_started(self, job, now): self.seen.append(("start", job.job_id, now))
+    ...     def job_ended(self, job, now): self.seen.append(("end", job.job_id, now))
+    >>> jobs = [Job(0, 1, 0.0, 1, 3.0, 3.0), Job(1, 2, 0.0, 1, 2.0, 2.0)]
+    >>> sim = Simulator(Platform.homogeneous(1), jobs, make_policy("fcfs"))
+    >>> log = sim.observe(Log())
+    >>> sim.run(); log.seen
+    [('start', 1, 0.0), ('end', 1, 3.0), ('start', 2, 3.0), ('end', 2, 5.0)]
+    """
+
+    def job_started(self, job: Job, now: float) -> None:
+        """``job`` started (its cores are ``job.alloc``)."""
+
+    def job_resized(self, job: Job, now: float) -> None:
+        """``job`` got a new core set (``job.alloc``)."""
+
+    def job_suspended(self, job: Job, now: float) -> None:
+        """``job`` was suspended (it keeps its cores)."""
+
+    def job_resumed(self, job: Job, now: float) -> None:
+        """``job`` was resumed on its cores."""
+
+    def job_ended(self, job: Job, now: float) -> None:
+        """``job`` ended (``job.finish == now``; its cores are free again)."""
 
 
 class Simulator:
@@ -69,6 +124,17 @@ class Simulator:
         per round.
     progress_every : int
         Rounds between two calls of ``progress`` (default 4096).
+    execution : ExecutionModel, optional
+        When jobs end (default: a fresh :class:`RateModel`). One model
+        instance per simulator.
+
+    Notes
+    -----
+    ``running`` holds every job that holds cores: running and suspended
+    ones (check ``job.state``), as does ``by_estimated_end``. A suspended
+    job's cores count as busy and its processes as present in the timeline
+    (they stay allocated, as in gang scheduling), and its estimated end is
+    left to the policy (:meth:`set_estimate`).
 
     Examples
     --------
@@ -85,7 +151,8 @@ class Simulator:
                  debug: bool = False, record_timeline: bool = True,
                  commands: Sequence[tuple[float, Any]] = (),
                  progress: Callable[[int, int, float], None] | None = None,
-                 progress_every: int = 4096) -> None:
+                 progress_every: int = 4096,
+                 execution: ExecutionModel | None = None) -> None:
         if overrun not in ("kill", "extend"):
             raise ConfigError(f"overrun must be 'kill' or 'extend', not {overrun!r}")
         self.platform = platform
@@ -124,7 +191,39 @@ class Simulator:
                 job.killed = True
         for time, payload in commands:
             self.events.push(float(time), TIMER, payload)
+        # Observer hooks, one list per hook so that an unobserved change costs
+        # one empty-list test.
+        self._on_started: list[Callable[[Job, float], None]] = []
+        self._on_resized: list[Callable[[Job, float], None]] = []
+        self._on_suspended: list[Callable[[Job, float], None]] = []
+        self._on_resumed: list[Callable[[Job, float], None]] = []
+        self._on_ended: list[Callable[[Job, float], None]] = []
+        self.execution = model = RateModel() if execution is None else execution
+        model.attach(self)
+        # The model's ended() is called once per job: skipped when it is the
+        # base class's no-op (as in RateModel, which settles a job as it
+        # reports its completion).
+        self._model_ended = (None if getattr(type(model), "ended", None) is ExecutionModel.ended
+                             else model.ended)
         policy.attach(self)
+
+    def observe(self, observer: Any) -> Any:
+        """Call ``observer``'s hooks on job changes from now on; return it.
+
+        Hooks (all optional, see :class:`Observer`): ``job_started``,
+        ``job_resized``, ``job_suspended``, ``job_resumed``, ``job_ended``,
+        each called as ``hook(job, now)``. Observers are called in the order
+        they were added.
+        """
+        for name in OBSERVER_HOOKS:
+            hook = getattr(observer, name, None)
+            if hook is None:
+                continue
+            # Skip hooks inherited unchanged from Observer: they do nothing.
+            if getattr(type(observer), name, None) is getattr(Observer, name):
+                continue
+            getattr(self, "_on_" + name[4:]).append(hook)
+        return observer
 
     # ------------------------------------------------------------------ loop
     def run(self) -> None:
@@ -141,27 +240,30 @@ class Simulator:
         every = self.progress_every
         countdown = every
         done = 0
+        next_completion = self.execution.next_completion_time
+        completions_at = self.execution.completions_at
+        complete = self._complete
+        ledger = self.ledger
         while True:
             t_heap = heap[0][0] if heap else INF
             t_sub = jobs[nxt].submit if nxt < n else INF
-            now = t_heap if t_heap < t_sub else t_sub
+            horizon = t_heap if t_heap < t_sub else t_sub
+            t_end = next_completion(horizon)
+            now = t_end if t_end < horizon else horizon
             if now == INF:
                 break
             self.now = now
             finished: list[Job] = []
             changed: list[Job] = []
             timers: list[Any] = []
+            if t_end == now:
+                finished = completions_at(now)
+                for job in finished:
+                    complete(job)
             while heap and heap[0][0] == now and heap[0][1] < SUBMIT:
-                _, klass, _, payload = events.pop()
-                if klass == FINISH:
-                    job, version = payload
-                    if version == job.version and job.state == RUNNING:
-                        self._complete(job)
-                        finished.append(job)
-                else:
-                    job = self._apply_change(payload)
-                    if job is not None:
-                        changed.append(job)
+                job = self._apply_change(events.pop()[3])
+                if job is not None:
+                    changed.append(job)
             submitted = []
             while nxt < n and jobs[nxt].submit == now:
                 job = jobs[nxt]
@@ -171,9 +273,15 @@ class Simulator:
             self.waiting_count += len(submitted)
             while heap and heap[0][0] == now:
                 timers.append(events.pop()[3])
+            if not (finished or submitted or timers or changed):
+                # Only superseded events at `now` (an estimate watch of a job
+                # whose estimate moved or that ended): nothing to decide, and
+                # a timeline row would stretch the span of time averages.
+                continue
             policy.on_round(now, finished, submitted, timers, changed)
             if record:
-                row = (now, self.ledger.total - self.ledger.free, self.waiting_count, self.processes)
+                # len(_free), not the ``free`` property: one call less per round.
+                row = (now, ledger.total - len(ledger._free), self.waiting_count, self.processes)
                 if timeline and timeline[-1][0] == now:
                     timeline[-1] = row
                 else:
@@ -192,7 +300,7 @@ class Simulator:
         if unfinished:
             raise SimulationError(
                 f"{len(unfinished)} jobs never finished (policy {policy.name!r} left them "
-                f"waiting with nothing running), e.g. {unfinished[:3]}")
+                f"waiting with nothing running, or suspended), e.g. {unfinished[:3]}")
 
     # ------------------------------------------------------- policy-facing API
     @property
@@ -208,6 +316,8 @@ class Simulator:
         :class:`~simlib.engine.allocation.Allocation`. Without ``ids``, an
         allocation ``strategy`` (:mod:`simlib.engine.allocation`) chooses the
         cores among the free ones; without either, the ledger hands out any.
+        ``rate`` is its progress rate (work seconds per second, see
+        :class:`~simlib.engine.execution.RateModel`).
         """
         if job.state != WAITING:
             raise SimulationError(f"cannot start {job!r}: not waiting")
@@ -221,36 +331,99 @@ class Simulator:
         job.cpus = len(job.alloc)
         job.state = RUNNING
         job.start = now
-        job.last_update = now
         job.rate = rate
         job.estimated_end = now + job.requested_time
         self.running[job.idx] = job
         bisect.insort(self.by_estimated_end, (job.estimated_end, job.idx))
         self.waiting_count -= 1
         self.processes += job.procs
-        self._schedule_finish(job)
+        self.execution.started(job)
         if self.overrun == "extend" and job.work > job.requested_time:
             self.events.push(job.estimated_end, CHANGE, ("estimate_passed", job, job.estimated_end))
+        for hook in self._on_started:
+            hook(job, now)
 
     def set_rate(self, job: Job, rate: float) -> None:
-        """Change a running job's progress rate from now on (0 = suspended)."""
-        self._advance(job)
+        """Change a running job's progress rate from now on.
+
+        Rate 0 stalls the job (it stays running, with no completion). On a
+        suspended job the new rate applies from its resumption.
+
+        Examples
+        --------
+        >>> from simlib.policies import make_policy
+        >>> jobs = [Job(0, 1, 0.0, 1, 10.0, 10.0)]
+        >>> sim = Simulator(Platform.homogeneous(1), jobs, make_policy("fcfs"))
+        >>> jobs[0].state = WAITING; sim.start(jobs[0])
+        >>> sim.now = 4.0; sim.set_rate(jobs[0], 0.5)   # 6 s of work left, at half speed
+        >>> sim.now = 10.0; sim.work_done(jobs[0])
+        7.0
+        """
+        self._check_held(job, "change the rate of")
         job.rate = rate
-        job.version += 1
-        self._schedule_finish(job)
+        self.execution.rate_changed(job)
 
     def resize(self, job: Job, cpus: int | None = None, ids: list[int] | None = None,
                rate: float | None = None) -> None:
         """Give a running job a new core set (shrink/expand), optionally a new rate."""
-        self._advance(job)
+        if job.state != RUNNING:
+            raise SimulationError(f"cannot resize {job!r}: not running")
         self.ledger.give_back(job.alloc)
         job.alloc = (self.ledger.take_ids(ids, job.idx) if ids is not None
                      else self.ledger.take(cpus, job.idx))
         job.cpus = len(job.alloc)
         if rate is not None:
             job.rate = rate
-        job.version += 1
-        self._schedule_finish(job)
+        self.execution.resized(job)
+        for hook in self._on_resized:
+            hook(job, self.now)
+
+    def suspend(self, job: Job) -> None:
+        """Suspend a running job now: it keeps its cores and makes no progress.
+
+        The ledger is untouched (the cores stay the job's, busy in the
+        timeline); the job stays in ``running`` and ``by_estimated_end``
+        with state ``SUSPENDED`` and has no completion until :meth:`resume`.
+
+        Examples
+        --------
+        >>> from simlib.policies import make_policy
+        >>> jobs = [Job(0, 1, 0.0, 2, 10.0, 10.0)]
+        >>> sim = Simulator(Platform.homogeneous(4), jobs, make_policy("fcfs"))
+        >>> jobs[0].state = WAITING; sim.start(jobs[0], ids=[1, 2])
+        >>> sim.now = 3.0; sim.suspend(jobs[0])
+        >>> sim.now = 7.0; sim.resume(jobs[0])
+        >>> jobs[0].alloc, sim.work_done(jobs[0])
+        ([1, 2], 3.0)
+        >>> sim.now = 9.0; sim.work_done(jobs[0])
+        5.0
+        """
+        if job.state != RUNNING:
+            raise SimulationError(f"cannot suspend {job!r}: not running")
+        job.state = SUSPENDED
+        self.execution.suspended(job)
+        for hook in self._on_suspended:
+            hook(job, self.now)
+
+    def resume(self, job: Job) -> None:
+        """Resume a suspended job now, on the cores it kept, at ``job.rate``."""
+        if job.state != SUSPENDED:
+            raise SimulationError(f"cannot resume {job!r}: not suspended")
+        job.state = RUNNING
+        self.execution.resumed(job)
+        for hook in self._on_resumed:
+            hook(job, self.now)
+
+    def work_done(self, job: Job) -> float:
+        """Work done by ``job`` so far, in full-speed seconds (0 before its start).
+
+        Asked from the execution model, so that policies never compute
+        progress themselves.
+        """
+        state = job.state
+        if state == RUNNING or state == SUSPENDED:
+            return self.execution.work_done(job)
+        return job.work if state == DONE else 0.0
 
     def set_timer(self, time: float, payload: Any = None) -> None:
         """Ask for a policy round at ``time`` (payload comes back in ``timers``)."""
@@ -259,7 +432,7 @@ class Simulator:
         self.events.push(time, TIMER, payload)
 
     def set_estimate(self, job: Job, estimated_end: float) -> None:
-        """Move a running job's estimated end (runtime commands, overruns)."""
+        """Move a running (or suspended) job's estimated end (runtime commands, overruns)."""
         idx = self.by_estimated_end
         i = bisect.bisect_left(idx, (job.estimated_end, job.idx))
         del idx[i]
@@ -269,45 +442,40 @@ class Simulator:
             self.events.push(estimated_end, CHANGE, ("estimate_passed", job, estimated_end))
 
     def set_work(self, job: Job, work: float) -> None:
-        """Change a running job's total work (full-speed seconds); its finish moves."""
-        self._advance(job)
-        done = job.work - job.work_left
-        job.work = max(work, done)
-        job.work_left = job.work - done
-        job.version += 1
-        self._schedule_finish(job)
+        """Change a running (or suspended) job's total work (full-speed seconds); its end moves.
+
+        The work never drops below what is already done: a running job whose
+        new work is done already completes now (a suspended one when resumed).
+        """
+        self._check_held(job, "change the work of")
+        done = self.execution.work_done(job)
+        job.work = done if done > work else work  # as max(work, done)
+        self.execution.work_changed(job)
 
     # -------------------------------------------------------------- internals
-    def _advance(self, job: Job) -> None:
-        now = self.now
-        job.work_left -= (now - job.last_update) * job.rate
-        if job.work_left < 0.0:  # float round-off only
-            job.work_left = 0.0
-        job.last_update = now
-
-    def _schedule_finish(self, job: Job) -> None:
-        if job.rate > 0.0:
-            self.events.push(self.now + job.work_left / job.rate, FINISH, (job, job.version))
+    def _check_held(self, job: Job, what: str) -> None:
+        if job.state != RUNNING and job.state != SUSPENDED:
+            raise SimulationError(f"cannot {what} {job!r}: not started or already done")
 
     def _complete(self, job: Job) -> None:
-        if self.debug:  # work conservation: the rate integral must equal the work
-            left = job.work_left - (self.now - job.last_update) * job.rate
-            if abs(left) > 1e-6 * max(1.0, job.work):
-                raise SimulationError(f"job {job.job_id} ends with {left} s of work left")
-        job.work_left = 0.0
+        now = self.now
         job.state = DONE
-        job.finish = self.now
+        job.finish = now
         self.ledger.give_back(job.alloc)
         del self.running[job.idx]
         idx = self.by_estimated_end
         i = bisect.bisect_left(idx, (job.estimated_end, job.idx))
         del idx[i]
         self.processes -= job.procs
+        if self._model_ended is not None:
+            self._model_ended(job)
+        for hook in self._on_ended:
+            hook(job, now)
 
     def _apply_change(self, payload) -> Job | None:
         kind, job, when = payload
         if kind == "estimate_passed":
-            if job.state != RUNNING or job.estimated_end != when:
+            if job.state == DONE or job.estimated_end != when:
                 return None
             step = self.overrun_step or max(60.0, 0.1 * job.requested_time)
             self.set_estimate(job, self.now + step)  # re-arms the watch
@@ -317,6 +485,9 @@ class Simulator:
     def check_invariants(self) -> None:
         """Raise :class:`SimulationError` if the bookkeeping is inconsistent."""
         running = list(self.running.values())
+        for j in running:
+            if j.state != RUNNING and j.state != SUSPENDED:
+                raise SimulationError(f"t={self.now}: {j!r} holds cores but is neither running nor suspended")
         self.ledger.check(running)
         busy = sum(j.cpus for j in running)
         if busy + self.free != self.ledger.total:
@@ -330,3 +501,4 @@ class Simulator:
                 raise SimulationError(f"job {j.job_id} started at {j.start} before submit {j.submit}")
             if j.cpus > j.procs:
                 raise SimulationError(f"job {j.job_id} holds {j.cpus} cores for {j.procs} processes")
+        self.execution.check()

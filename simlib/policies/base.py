@@ -6,7 +6,10 @@ Two levels, as in pybatsim:
   once, then ``on_round(now, finished, submitted, timers, changed)`` once per
   timestamp, after completions and submissions at ``now`` were applied.
   A policy acts through the simulator: ``sim.start``, ``sim.resize``,
-  ``sim.set_rate``, ``sim.set_timer``, ``sim.set_estimate``, ``sim.set_work``.
+  ``sim.set_rate``, ``sim.suspend``, ``sim.resume``, ``sim.set_timer``,
+  ``sim.set_estimate``, ``sim.set_work``; it reads progress with
+  ``sim.work_done`` and never computes durations itself (the engine's
+  execution model does, :mod:`simlib.engine.execution`).
 * :class:`QueuePolicy` — the high-level base most policies use: it keeps the
   wait queue in priority order (FCFS: submission order) and calls
   ``schedule(now, full)``, where ``full`` is False when the only news is new

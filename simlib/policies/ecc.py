@@ -14,9 +14,10 @@ Effect of a command of ``amount`` seconds:
 
 * **queued job** (direct update): ``requested_time`` and ``work`` change by
   ``±amount``;
-* **running job**: the estimated end moves by the change of its requested
-  time (:meth:`Simulator.set_estimate`) and its work changes
-  (:meth:`Simulator.set_work`, which moves its finish event);
+* **running (or suspended) job**: the estimated end moves by the change of
+  its requested time (:meth:`Simulator.set_estimate`) and its work changes
+  (:meth:`Simulator.set_work`: the execution model moves its end); the
+  work already done is :meth:`Simulator.work_done`'s;
 * **reduction floor**: a reduction never takes the requested time below the
   time already elapsed, nor the work below the work already done — a
   running job whose reduced runtime has already elapsed ends at the
@@ -41,7 +42,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..engine.job import DONE, RUNNING
+from ..engine.job import DONE, RUNNING, SUSPENDED
 from ..errors import ConfigError
 from .dedicated import EASYD, LOSD
 from .delayed_los import DelayedLOS
@@ -135,12 +136,12 @@ class ECCProcessor:
         self.count[job.idx] += 1
         self.applied += 1
         delta = amount if cmd.kind == "ET" else -amount
-        if job.state == RUNNING:
+        if job.state == RUNNING or job.state == SUSPENDED:
             self._running(job, delta)
         else:
             req, work = self._changed(job.requested_time, job.work, delta, 0.0, 0.0)
             job.requested_time = req
-            job.work = job.work_left = work
+            job.work = work
         return job
 
     def _changed(self, req, work, delta, elapsed, done):
@@ -157,8 +158,8 @@ class ECCProcessor:
     def _running(self, job, delta) -> None:
         sim = self.sim
         now = sim.now
-        left = job.work_left - (now - job.last_update) * job.rate
-        done = job.work - max(left, 0.0)
+        # Progress comes from the engine's execution model, never from here.
+        done = sim.work_done(job)
         req, work = self._changed(job.requested_time, job.work, delta, now - job.start, done)
         sim.set_estimate(job, max(job.estimated_end + (req - job.requested_time), now))
         job.requested_time = req

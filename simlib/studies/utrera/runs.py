@@ -30,6 +30,42 @@ from .metrics import run_metrics
 __all__ = ["simulate_with_allocations", "simulate_fig2", "simulate_chunk"]
 
 
+class _AllocationLog:
+    """Engine observer: every job's core set after each change (see Simulator.observe)."""
+
+    def __init__(self) -> None:
+        #: ``idx -> [(time, cpu ids or None when ended), ...]`` in event order.
+        self.changes: dict[int, list[tuple[float, tuple[int, ...] | None]]] = {}
+
+    def job_started(self, job, now):
+        self.changes.setdefault(job.idx, []).append((now, tuple(sorted(job.alloc))))
+
+    job_resized = job_started
+
+    def job_ended(self, job, now):
+        self.changes[job.idx].append((now, None))
+
+    def segments(self) -> list[tuple[int, float, float, tuple[int, ...]]]:
+        """``(idx, start, end, cpu ids)`` of maximal intervals on one core set."""
+        rows = []
+        for idx, changes in self.changes.items():
+            # The state at a time is the one after its last change: a job
+            # shrunk and expanded back in one round never left its cores.
+            last: dict[float, tuple[int, ...] | None] = {}
+            for now, ids in changes:
+                last[now] = ids
+            t0, held = None, None
+            for now, ids in last.items():
+                if ids == held:
+                    continue
+                if held is not None:
+                    rows.append((idx, t0, now, held))
+                t0, held = now, ids
+            if held is not None:  # pragma: no cover - every job ends at an event
+                raise RuntimeError(f"job index {idx} still running after the simulation")
+        return rows
+
+
 def simulate_with_allocations(workload, policy: str, *, cpus: int,
                               policy_params: Mapping | None = None, overrun: str = "kill",
                               workload_name: str = "") -> tuple[SimResult, pd.DataFrame]:
@@ -39,8 +75,9 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
     *segment* (a maximal interval during which a job holds the same CPUs):
     ``job_id, procs, start, end, cpus, mpl, cpu_ids`` with ``mpl =
     procs / cpus`` (2 while shrunk) and ``cpu_ids`` a tuple of core ids.
-    Meant for small workloads: the allocation of every running job is
-    copied at every event.
+    The engine reports each start, resize and end to an observer; a job's
+    allocation at a time is the one it has after the last change at that
+    time (within one round no simulated time passes).
 
     Examples
     --------
@@ -55,29 +92,9 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
     platform = Platform.homogeneous(cpus)
     jobs = jobs_from_workload(workload, cpus=platform.cpus)
     sim = Simulator(platform, jobs, pol, overrun=overrun, record_timeline=True)
-    snapshots: list[tuple[float, dict[int, tuple[int, ...]]]] = []
-    inner = pol.on_round
-
-    def on_round(now, *args):
-        # After the policy's decisions at `now`: the allocation until the next event.
-        inner(now, *args)
-        snapshots.append((now, {j.idx: tuple(sorted(j.alloc)) for j in sim.running.values()}))
-
-    pol.on_round = on_round
+    log = sim.observe(_AllocationLog())
     sim.run()
-    open_: dict[int, tuple[float, tuple[int, ...]]] = {}
-    rows = []
-    for now, state in snapshots:
-        for idx in list(open_):
-            t0, ids = open_[idx]
-            if state.get(idx) != ids:
-                rows.append((idx, t0, now, ids))
-                del open_[idx]
-        for idx, ids in state.items():
-            if idx not in open_:
-                open_[idx] = (now, ids)
-    if open_:  # pragma: no cover - every job ends at an event
-        raise RuntimeError(f"jobs still running after the simulation: {sorted(open_)}")
+    rows = log.segments()
     seg = pd.DataFrame([{
         "job_id": jobs[idx].job_id, "procs": jobs[idx].procs, "start": t0, "end": t1,
         "cpus": len(ids), "mpl": jobs[idx].procs / len(ids), "cpu_ids": ids,
