@@ -63,7 +63,7 @@ def test_base_check_names_the_key():
 
 
 def test_registry_and_loading():
-    assert {"baseline", "kumar_fig1"} <= set(STUDY_CLASSES)
+    assert {"baseline", "kumar", "kumar_fig1"} <= set(STUDY_CLASSES)
     cfg = config(baseline={"traces": ["SDSC-SP2"], "policies": {"easy": {}},
                            "loads": {"smoke": [0.5], "default": [0.5], "full": [0.5]}})
     study = load_study("baseline", cfg)
