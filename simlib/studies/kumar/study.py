@@ -84,6 +84,7 @@ class Kumar(Study):
 
     @property
     def published_path(self) -> Path:
+        """The published numbers' file (``published``, relative to the repository)."""
         return self.repo_path(self.spec["published"])
 
     def check(self) -> None:
@@ -95,9 +96,11 @@ class Kumar(Study):
         check_config(self.config, load_published(path))
 
     def cube_path(self, purpose: str, scale: str | None = None) -> str:
+        """The cube of a sweep (``purpose``: ``cs`` or ``load``)."""
         return f"results/kumar_{purpose}.{scale or self.scale}.nc"
 
     def picks_path(self, scale: str | None = None) -> str:
+        """The C_s picks read by the load sweeps (:func:`.cubes.picks_document`)."""
         return f"results/kumar_cs_pick.{scale or self.scale}.json"
 
     def _paper_policies(self, wildcards=None) -> list[str]:
