@@ -6,7 +6,11 @@
 #   snakemake --report report.zip              # browsable report of the built artifacts
 #
 # Thin on purpose: configuration, validation, the stage rules, and `all`.
-# Stages: traces -> workloads -> simulate -> aggregate -> figures -> report.
+# Stages: traces -> workloads -> simulate -> aggregate -> figures -> report;
+# the generic rules are in workflow/rules/, every study's (each paper's) are
+# generated from its steps (simlib.studies, workflow/rules/studies.smk).
+
+from pathlib import Path
 
 from snakemake.utils import min_version
 
@@ -14,9 +18,10 @@ min_version("9.0")
 
 # Paths relative to the repository, so `--directory <elsewhere>` works.
 configfile: f"{workflow.basedir}/config/config.yaml"
-configfile: f"{workflow.basedir}/config/grids/baseline.yaml"
-configfile: f"{workflow.basedir}/config/grids/utrera.yaml"
-configfile: f"{workflow.basedir}/config/grids/kumar.yaml"
+# Every study's grid: adding a paper adds a file, not a line here.
+for _grid in sorted(Path(workflow.basedir, "config", "grids").glob("*.yaml")):
+
+    configfile: str(_grid)
 
 # common.smk validates the config (structure against config/config.schema.json
 # and each study's own schema, then names and values) before any job runs.
@@ -37,8 +42,6 @@ wildcard_constraints:
 
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/workloads.smk"
-include: "workflow/rules/simulate.smk"
-include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/report.smk"

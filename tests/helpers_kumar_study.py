@@ -1,5 +1,5 @@
-"""Shared helpers for the tests of paper K's study glue and figures: small
-configs and synthetic cubes with known values."""
+"""Shared helpers for the tests of paper K's study package and figures: small
+configs, generated workload sets and synthetic cubes with known values."""
 from __future__ import annotations
 
 import copy
@@ -39,6 +39,18 @@ STUDY = {
     "loads": {"smoke": [0.6, 0.9], "default": [0.5, 0.7, 0.9], "full": [0.5, 0.9]},
     "cs_values": {"smoke": [1, 3], "default": [1, 2, 3], "full": [1, 2]},
 }
+
+
+def make_sets(root, workloads=("ps02", "het_pd05_ps02", "elastic_het")):
+    """Load-sweep workload sets of STUDY's ``workloads`` under ``root``: (plan, {name: dir})."""
+    from simlib.studies.kumar.plan import KumarPlan
+    from simlib.studies.kumar.workloads import generate_set
+    plan = KumarPlan.from_config(config())
+    out = {}
+    for w in workloads:
+        out[w] = root / w
+        generate_set(plan.generation_spec("load", w), out[w])
+    return plan, out
 
 
 def config(scale="smoke", **changes):

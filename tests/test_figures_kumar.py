@@ -9,7 +9,7 @@ import xarray as xr
 from helpers_kumar_study import cs_cube, fig1_cube, load_cube
 
 from simlib.figures import kumar as F
-from simlib.studies.kumar import fig2_example
+from simlib.studies.kumar.runs import fig2_example
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

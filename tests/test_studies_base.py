@@ -45,6 +45,11 @@ def test_step_defaults_and_validation():
         Step("d", output={"x": "p"}, run=print, stage="plot")
     with pytest.raises(ConfigError, match="report marks unknown outputs"):
         Step("e", output={"x": "p"}, run=print, report={"y": "cube"})
+    assert Step("f", output={"d": "dir"}, run=print, directories=["d"]).directories == ["d"]
+    with pytest.raises(ConfigError, match="directories names unknown outputs"):
+        Step("g", output={"x": "p"}, run=print, directories=["d"])
+    with pytest.raises(ConfigError, match="a directory output cannot be reported"):
+        Step("h", output={"d": "dir"}, run=print, directories=["d"], report={"d": "cube"})
 
 
 def test_base_check_names_the_key():
@@ -58,7 +63,7 @@ def test_base_check_names_the_key():
 
 
 def test_registry_and_loading():
-    assert {"baseline", "kumar_fig1"} <= set(STUDY_CLASSES)
+    assert {"baseline", "kumar", "kumar_fig1"} <= set(STUDY_CLASSES)
     cfg = config(baseline={"traces": ["SDSC-SP2"], "policies": {"easy": {}},
                            "loads": {"smoke": [0.5], "default": [0.5], "full": [0.5]}})
     study = load_study("baseline", cfg)

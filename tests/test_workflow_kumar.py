@@ -15,7 +15,7 @@ import pytest
 
 from helpers_pipeline import job_counts, pending as all_pending, snakemake, write_yaml
 from simlib.cube import read_cube
-from simlib.studies.kumar import FIGURES
+from simlib.studies.kumar.plan import FIGURES
 
 pytestmark = pytest.mark.pipeline
 

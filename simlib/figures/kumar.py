@@ -1,6 +1,6 @@
 """Figures of paper K (Kumar, Shae, Jamjoom): Figs. 1, 2 and 5–11.
 
-Inputs are the study's cubes (:mod:`simlib.studies.kumar`): the C_s sweep
+Inputs are the study's cubes (:mod:`simlib.studies.kumar.cubes`): the C_s sweep
 ``(workload, policy, cs, seed)``, the load sweep ``(workload, policy, load,
 seed)`` and Fig. 1's trace sweep ``(policy, trace, load)``. Curves are
 means over seeds with a shaded 95 % Student-t confidence band; every figure
@@ -25,7 +25,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..studies.kumar import PAPER_NAMES
+from ..studies.kumar.plan import PAPER_NAMES
 from .common import save_figure, time_unit
 from .gantt import draw_jobs
 
@@ -172,13 +172,13 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
     """Fig. 2: the schedules of the 7-4-6 example, one Gantt panel per policy.
 
     ``schedules`` maps a policy name to its per-job table (Batsim columns,
-    as :func:`simlib.studies.kumar.fig2_example` returns); each job is drawn
+    as :func:`simlib.studies.kumar.runs.fig2_example` returns); each job is drawn
     on the processors it was allocated.
 
     Examples
     --------
     >>> import tempfile, os
-    >>> from simlib.studies.kumar import fig2_example
+    >>> from simlib.studies.kumar.runs import fig2_example
     >>> plot_fig2(fig2_example(), os.path.join(tempfile.mkdtemp(), "f.png")).exists()
     True
     """

@@ -8,30 +8,19 @@ generated from them. Studies register themselves here by config key:
 key        what                                         module
 ========== ============================================ ==========================
 baseline   FCFS / EASY / conservative on real traces    :mod:`.baseline`
-kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.trace_sweep`
+kumar      paper K, Section V and every K artifact      :mod:`.kumar.study`
+kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.kumar.fig1`
 utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
 ========== ============================================ ==========================
 """
 from .base import (STUDY_CLASSES, Artifact, Files, Step, StepContext, Study, enabled_studies,
                    load_study, register_study)
 from .baseline import Baseline
+from .kumar.fig1 import KumarFig1
+from .kumar.study import Kumar
 from .trace_sweep import TraceSweep
 from .utrera import Utrera
 
-
-class KumarFig1(TraceSweep):
-    """Paper K's Fig. 1: EASY vs LOS on the SDSC log over offered loads."""
-
-    key = "kumar_fig1"
-    section = "K"
-    title = "Paper K — Kumar et al."
-
-    def artifacts(self):
-        return [Artifact("K", self.cube_path(),
-                         "Cube (netCDF): Fig. 1 trace sweep, dims (policy, trace, load)")]
-
-
-register_study(KumarFig1)
-
-__all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Files", "Step", "StepContext", "Study",
-           "TraceSweep", "Utrera", "enabled_studies", "load_study", "register_study"]
+__all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Files", "Kumar", "KumarFig1", "Step",
+           "StepContext", "Study", "TraceSweep", "Utrera", "enabled_studies", "load_study",
+           "register_study"]

@@ -113,6 +113,10 @@ class Step:
     report : mapping of str to str
         Output name -> caption family (``workflow/report/<family>.rst``)
         for outputs shown in ``snakemake --report``.
+    directories : sequence of str
+        Output names that are directories the step fills (Snakemake
+        ``directory()``), e.g. a set of files whose number depends on the
+        config; never reported.
     local : bool
         Run on the host running Snakemake (tiny or network-bound steps).
     group : str or None
@@ -138,6 +142,7 @@ class Step:
     local: bool = False
     resources: Mapping[str, Any] = field(default_factory=dict)
     group: str | None = "auto"
+    directories: Sequence[str] = ()
 
     def __post_init__(self):
         if self.stage not in STAGES:
@@ -148,6 +153,11 @@ class Step:
         unknown = set(self.report) - set(self.output)
         if unknown:
             raise ConfigError(f"step {self.name}: report marks unknown outputs {sorted(unknown)}")
+        bad = set(self.directories) - set(self.output)
+        if bad:
+            raise ConfigError(f"step {self.name}: directories names unknown outputs {sorted(bad)}")
+        if set(self.directories) & set(self.report):
+            raise ConfigError(f"step {self.name}: a directory output cannot be reported")
 
 
 class Files(dict):

@@ -243,13 +243,6 @@ for _s in STUDIES:
 check_config()
 
 
-# ---------------------------------------------------------------- paths
-
-
-def cube_path(study, scale=None):
-    return f"results/{study}.{scale or SCALE}.nc"
-
-
 # ------------------------------------------------ Lublin workloads (issue 3)
 
 #: Named parameter sets of the Lublin–Feitelson generator (config lublin.param_sets).
@@ -276,58 +269,6 @@ check_lublin_config()
 # lublin_path(param_set, load, seed): a workload of the lublin_workload rule
 # (workloads.smk); studies build the same paths.
 from simlib.studies.base import lublin_path
-
-
-# ------------------------------------------------------------------ paper K
-# Studies "kumar_fig1" (a trace sweep, see TRACE_SWEEP_STUDIES) and "kumar"
-# (config/grids/kumar.yaml): rules in the stage files under `if KUMAR:`;
-# the logic is in simlib.studies.kumar.
-
-from simlib.studies import kumar as kumar_study
-
-KUMAR = (config["studies"].get("kumar")
-         if (config["studies"].get("kumar") or {}).get("enabled", True) else None)
-KUMAR_FIG1 = "kumar_fig1" in config["studies"]
-
-
-def kumar_plan(scale=None):
-    """The kumar grid resolved for a scale (simlib.studies.kumar.KumarPlan)."""
-    return kumar_study.KumarPlan.from_config(config, scale or SCALE)
-
-
-def kumar_set_dir(purpose, workload, scale=None):
-    """Directory of one set of generated CWF workloads (every load x seed)."""
-    return f"data/workloads/kumar/{scale or SCALE}/{purpose}/{workload}"
-
-
-def kumar_run_dir(purpose, workload, policy, scale=None):
-    return f"results/runs/kumar/{scale or SCALE}/{purpose}/{workload}/{policy}"
-
-
-def kumar_summaries(purpose, scale=None):
-    """Summaries of every simulation chunk of one sweep."""
-    return [f"{kumar_run_dir(p, w, pol, scale)}/summary.json"
-            for p, w, pol in kumar_plan(scale).jobs() if p == purpose]
-
-
-def check_kumar_config():
-    """What the schema cannot check in the kumar study; ConfigError names the key."""
-    path = repo_path(KUMAR["published"])
-    if not Path(path).is_file():
-        raise ConfigError(f"config studies.kumar.published: no such file {path}")
-    kumar_study.check_config(config, kumar_study.load_published(path))
-
-
-if KUMAR:
-    check_kumar_config()
-    KUMAR_PLAN = kumar_plan()
-    #: Generator code the workload sets depend on.
-    KUMAR_GEN_CODE = [str(REPO / f"simlib/workload/{m}.py") for m in ("kumar", "lublin", "cwf", "swf")]
-    #: Study code the K runs, cubes and C_s pick depend on.
-    KUMAR_RUN_CODE = [str(REPO / "simlib/studies/kumar.py")]
-    #: Code the K figures, tables and README depend on (editing it reruns no simulation).
-    KUMAR_FIG_CODE = KUMAR_RUN_CODE + [str(REPO / "simlib/studies/kumar_report.py"),
-                                       str(REPO / "simlib/figures/kumar.py")]
 
 
 # ------------------------------------------------------ trace availability
@@ -392,7 +333,6 @@ REPORT_CATEGORIES = {
     "index": "Index",
     "traces": "Traces",
     "workloads": "Workloads",
-    "K": "Paper K — Kumar et al.",
 }
 # Each study names its own (Study.title).
 REPORT_CATEGORIES.update({s.section or s.key: s.title for s in STUDIES})

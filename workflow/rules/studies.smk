@@ -51,8 +51,11 @@ def step_log(study, step):
 
 
 def step_outputs(step):
-    return {name: (reported(path, step.report[name]) if name in step.report else path)
-            for name, path in step.output.items()}
+    def flagged(name, path):
+        if name in step.report:
+            return reported(path, step.report[name])
+        return directory(path) if name in step.directories else path
+    return {name: flagged(name, path) for name, path in step.output.items()}
 
 
 for _study in STUDIES:

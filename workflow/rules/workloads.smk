@@ -52,23 +52,3 @@ rule lublin_workload:
         "../scripts/lublin_workload.py"
 
 
-if KUMAR:
-
-    # Paper K: one set of CWF workloads per (sweep, variant), every load x
-    # seed of the scale in one job (a workload takes ~0.03 s to generate).
-    rule kumar_workloads:
-        message:
-            "Generating paper K's {wildcards.workload} workloads for the {wildcards.purpose} sweep ({wildcards.scale})"
-        input:
-            code=KUMAR_GEN_CODE + KUMAR_RUN_CODE,
-        output:
-            dir=directory("data/workloads/kumar/{scale}/{purpose}/{workload}"),
-        params:
-            spec=lambda w: kumar_plan(w.scale).generation_spec(w.purpose, w.workload),
-        wildcard_constraints:
-            purpose="cs|load",
-            workload="|".join(KUMAR["workloads"]),
-        log:
-            "logs/workloads/kumar/{scale}/{purpose}/{workload}.log",
-        script:
-            "../scripts/kumar_workloads.py"

@@ -1,21 +1,21 @@
 """Helpers shared by the pipeline's entry-point scripts.
 
 The scripts are thin: they read the ``snakemake`` object, call simlib, and
-write outputs. This module gives them a log file per job and a few writers
-(JSON, Markdown tables) whose formatting must not depend on optional
+write outputs. This module gives them a log file per job and re-exports a few
+writers (JSON from :mod:`simlib.io`, Markdown tables from
+:mod:`simlib.markdown`) whose formatting must not depend on optional
 packages. Every output is written atomically (:mod:`simlib.io`): a script
 that is killed, or outlives a killed Snakemake, never leaves a partial file.
 """
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import math
 import time
 from pathlib import Path
 
 from simlib.io import write_json, write_text  # noqa: F401 (write_json: for the scripts)
+from simlib.markdown import format_number, markdown_table  # noqa: F401 (for the scripts)
 
 
 @contextlib.contextmanager
@@ -55,44 +55,3 @@ def job_log(snakemake):
 def repo_root(snakemake) -> Path:
     """The repository: scripts live in ``<repo>/workflow/scripts``."""
     return Path(snakemake.scriptdir).resolve().parents[1]
-
-
-def format_number(x, digits: int = 4) -> str:
-    """Compact human-readable number for tables (``nan`` shown as ``-``)."""
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int) or (hasattr(x, "dtype") and getattr(x.dtype, "kind", "") in "iu"):
-        return str(int(x))
-    try:
-        xf = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if not math.isfinite(xf):
-        return "-"
-    if xf == int(xf) and abs(xf) < 1e15:
-        return str(int(xf))
-    return f"{xf:.{digits}g}"
-
-
-def markdown_table(df, index: bool = True, digits: int = 4) -> str:
-    """Render a DataFrame as a GitHub Markdown table (no extra dependency).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> print(markdown_table(pd.DataFrame({"a": [1.5]}), index=False))
-    | a |
-    |---:|
-    | 1.5 |
-    """
-    frame = df.reset_index() if index else df
-    cols = [str(c) for c in frame.columns]
-    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    for row in frame.itertuples(index=False):
-        cells = [format_number(v, digits) if n else str(v) for v, n in zip(row, numeric)]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return "\n".join(lines) + "\n"

@@ -1,239 +1,28 @@
-"""Paper K (Kumar, Shae, Jamjoom): tables, claims and README from the study's cubes.
+"""Paper K's claims and README: a verdict per claim, ``paper_figures/K/README.md``.
 
-Reads what :mod:`simlib.studies.kumar` produced (the C_s-sweep and
-load-sweep cubes, the C_s picks, the workload sets' n̄) and the published
-numbers (``config/published/kumar.yaml``) and builds:
-
-* Tables IV–VII (:func:`tables_frame`): the paper's *maximum* % improvement
-  over the load sweep beside ours, the distribution of what the paper's
-  own procedure (one run per load, max over loads) gives on single seeds,
-  and the *mean* % improvement with its 95 % CI — a maximum over a noisy
-  sweep overstates the gain;
-* n̄ per workload (:func:`n_bar_frame`), Table III from the registry
-  (:func:`algorithms_frame`);
-* a verdict on every testable claim (:func:`claims`) and
-  ``paper_figures/K/README.md`` (:func:`render_readme`).
+Reads what the study produced (the C_s-sweep and load-sweep cubes, Fig. 1's
+cube, the C_s picks, the tables of :mod:`.tables`) and the published
+numbers (:mod:`.published`) and builds a verdict on every testable claim
+(:func:`claims`, written by :func:`write_claims`) and the study's README
+(:func:`render_readme`, written by :func:`write_readme`).
 """
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..metrics import percent_improvement
-from ..policies import POLICIES
-from ..workload import kumar as kgen
-from .kumar import (FIGURES, HIGHER_IS_BETTER, PAPER_NAMES, TABLE_WORKLOADS, KumarPlan,
-                    mean_ci)
+from ...io import write_csv, write_text
+from ...metrics import percent_improvement
+from ...stats import mean_ci
+from .plan import FIGURES, PAPER_NAMES, KumarPlan
+from .tables import paired_improvement
 
-__all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame",
-           "algorithms_frame", "dedicated_frame", "claims", "render_readme"]
-
-
-# --------------------------------------------------------------------------
-# improvements
-# --------------------------------------------------------------------------
-def _improvement(cube, workload, new, base, metric, sweep):
-    """% improvement of ``new`` over ``base`` per (sweep point, seed), paired."""
-    higher = HIGHER_IS_BETTER.get(metric, False)
-    a = cube[metric].sel(workload=workload, policy=new).transpose(sweep, "seed").values
-    b = cube[metric].sel(workload=workload, policy=base).transpose(sweep, "seed").values
-    return percent_improvement(a, b, higher_is_better=higher)
-
-
-def paired_improvement(cube, workload: str, new: str, base: str, metric: str,
-                       sweep: str = "load", level: float = 0.95) -> dict:
-    """Improvement of ``new`` over ``base`` across a sweep, four ways.
-
-    Returns
-    -------
-    dict
-        ``max_of_mean`` (the paper's "maximum % improvement", taken on the
-        seed-averaged curves) and ``at`` (where); ``per_seed_max`` (the
-        paper's procedure on each seed alone: one run per point, max over
-        the sweep) as ``per_seed_max_median``, ``_p5``, ``_p95``;
-        ``mean`` and ``ci`` (mean over the sweep of the per-seed paired
-        improvement, Student-t over seeds); ``n`` seeds.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> recs = [{"workload": "w", "policy": p, "load": x, "seed": s, "mean_wait": v}
-    ...         for p, f in (("new", 0.8), ("old", 1.0)) for x in (0.5, 0.9)
-    ...         for s, v0 in ((0, 10.0), (1, 20.0)) for v in [v0 * f * (1 + x)]]
-    >>> cube = build_cube(recs, ["workload", "policy", "load", "seed"], ["mean_wait"])
-    >>> r = paired_improvement(cube, "w", "new", "old", "mean_wait")
-    >>> round(r["max_of_mean"], 6), round(r["mean"], 6)
-    (20.0, 20.0)
-    """
-    higher = HIGHER_IS_BETTER.get(metric, False)
-    imp = _improvement(cube, workload, new, base, metric, sweep)
-    a = cube[metric].sel(workload=workload, policy=new).mean("seed", skipna=True).values
-    b = cube[metric].sel(workload=workload, policy=base).mean("seed", skipna=True).values
-    curve = percent_improvement(a, b, higher_is_better=higher)
-    points = cube[sweep].values
-    ok = np.isfinite(curve)
-    best = int(np.nanargmax(np.where(ok, curve, -np.inf))) if ok.any() else 0
-    with np.errstate(all="ignore"):
-        per_seed_max = np.nanmax(np.where(np.isfinite(imp), imp, -np.inf), axis=0)
-        per_seed_max = per_seed_max[np.isfinite(per_seed_max)]
-        per_seed_mean = np.nanmean(imp, axis=0)
-    m, h, n = mean_ci(per_seed_mean, level)
-    q = (np.percentile(per_seed_max, [50, 5, 95]) if per_seed_max.size
-         else [math.nan] * 3)
-    return {"max_of_mean": float(curve[best]) if ok.any() else math.nan,
-            "at": float(points[best]), "per_seed_max_median": float(q[0]),
-            "per_seed_max_p5": float(q[1]), "per_seed_max_p95": float(q[2]),
-            "mean": m, "ci": h, "n": n, "curve": curve}
-
-
-# --------------------------------------------------------------------------
-# tables
-# --------------------------------------------------------------------------
-_TABLE_METRICS = ("utilization", "mean_wait", "kumar_slowdown")
-
-
-def _range_verdict(pub, lo, hi) -> str:
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "not testable"
-    if lo <= pub <= hi:
-        return "within our range"
-    return "published above our range" if pub > hi else "published below our range"
-
-
-def tables_frame(cube, published: Mapping, level: float = 0.95) -> pd.DataFrame:
-    """Tables IV–VII: published maximum % improvements beside ours.
-
-    One row per (table, base policy, metric): ``published``; ``ours_max``
-    (max over loads of the improvement of the seed-mean curves) and
-    ``ours_at`` (its load); ``paper_procedure_median`` / ``_p5`` / ``_p95``
-    (each seed alone, as the paper's single run per point, then the max
-    over loads: the distribution of the number the paper's procedure
-    prints); ``mean_improvement`` ± ``ci`` (mean over loads, Student-t over
-    seeds); ``verdict``: whether the published value lies within the 5–95 %
-    range of the paper's procedure under our model.
-
-    Examples
-    --------
-    >>> pub = load_published("config/published/kumar.yaml")    # doctest: +SKIP
-    >>> tables_frame(load_cube, pub).groupby("table").size().tolist()  # doctest: +SKIP
-    [6, 6, 6, 6]
-    """
-    rows = []
-    for table, workload in TABLE_WORKLOADS.items():
-        t = published["tables"][table]
-        for base, vals in t["values"].items():
-            for m in _TABLE_METRICS:
-                r = paired_improvement(cube, workload, t["new"], base, m, level=level)
-                rows.append({
-                    "table": table, "figure": t.get("figure", ""), "workload": workload,
-                    "new": t["new"], "base": base, "metric": m, "published": float(vals[m]),
-                    "ours_max": r["max_of_mean"], "ours_at": r["at"],
-                    "paper_procedure_median": r["per_seed_max_median"],
-                    "paper_procedure_p5": r["per_seed_max_p5"],
-                    "paper_procedure_p95": r["per_seed_max_p95"],
-                    "mean_improvement": r["mean"], "ci": r["ci"], "seeds": r["n"],
-                    "verdict": _range_verdict(float(vals[m]), r["per_seed_max_p5"],
-                                              r["per_seed_max_p95"]),
-                })
-    return pd.DataFrame(rows)
-
-
-def improvements_by_load(cube, published: Mapping, level: float = 0.95) -> pd.DataFrame:
-    """Paired % improvement per load (mean ± CI over seeds) for every pair of Tables IV–VII.
-
-    Columns ``table, workload, new, base, metric, load, mean_improvement,
-    ci, seeds``.
-
-    Examples
-    --------
-    >>> improvements_by_load(load_cube, pub).columns[-3:].tolist()   # doctest: +SKIP
-    ['mean_improvement', 'ci', 'seeds']
-    """
-    rows = []
-    for table, workload in TABLE_WORKLOADS.items():
-        t = published["tables"][table]
-        for base in t["values"]:
-            for m in _TABLE_METRICS:
-                imp = _improvement(cube, workload, t["new"], base, m, "load")
-                for k, load in enumerate(cube["load"].values):
-                    mean, h, n = mean_ci(imp[k], level)
-                    rows.append({"table": table, "workload": workload, "new": t["new"],
-                                 "base": base, "metric": m, "load": float(load),
-                                 "mean_improvement": mean, "ci": h, "seeds": n})
-    return pd.DataFrame(rows)
-
-
-def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None,
-                level: float = 0.95) -> pd.DataFrame:
-    """n̄ per workload variant (mean over seeds ± CI) beside its expectation and the paper's.
-
-    ``indices`` maps a workload name to the ``index.json`` document of its
-    set (:func:`generate_set`). ``expected_linear`` / ``expected_log2``
-    are E[n̄] under both size scales; ``published_z`` is the published
-    value's distance from our expectation in standard errors of a 500-job n̄.
-
-    Examples
-    --------
-    >>> doc = {"params": {"p_s": 0.8}, "expected_n_bar": 96.0, "n_bar_se": 2.3,
-    ...        "entries": [{"seed": 0, "n_bar": 95.0}, {"seed": 1, "n_bar": 97.0}]}
-    >>> row = n_bar_frame({"ps08": doc}).iloc[0]
-    >>> float(row["n_bar"]), int(row["seeds"])
-    (96.0, 2)
-    """
-    pub = {}
-    for e in (published or {}).get("n_bar", {}).get("values", []):
-        pub[(float(e["p_s"]), float(e["p_d"]))] = (float(e["n_bar"]), e.get("figure", ""))
-    rows = []
-    for w, doc in indices.items():
-        params = kgen.KumarParams.from_config(doc["params"])
-        # n̄ depends on the seed only (sizes are the same at every load).
-        per_seed = {}
-        for e in doc["entries"]:
-            per_seed.setdefault(int(e["seed"]), float(e["n_bar"]))
-        m, h, n = mean_ci(list(per_seed.values()), level)
-        p, fig = pub.get((params.p_s, params.p_d), (math.nan, ""))
-        se = float(doc["n_bar_se"])
-        rows.append({
-            "workload": w, "p_s": params.p_s, "p_d": params.p_d, "size_scale": params.size_scale,
-            "n_bar": m, "ci": h, "seeds": n, "expected": float(doc["expected_n_bar"]),
-            "expected_linear": kgen.expected_mean_job_size(params.replace(size_scale="linear")),
-            "expected_log2": kgen.expected_mean_job_size(params.replace(size_scale="log2")),
-            "se_500": se, "published": p, "published_figure": fig,
-            "published_z": (p - float(doc["expected_n_bar"])) / se if se > 0 else math.nan,
-        })
-    return pd.DataFrame(rows)
-
-
-def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
-    """Table III from the policy registry, with the published row beside each.
-
-    Examples
-    --------
-    >>> df = algorithms_frame()
-    >>> df.set_index("registry_name").loc["hybrid_los_e", ["workload", "ecc_processor"]].tolist()
-    ['Heterogeneous', 'Yes']
-    """
-    pub = (published or {}).get("table3", {}).get("values", {})
-    rows = []
-    for name in PAPER_NAMES:
-        if name not in POLICIES or name in ("fcfs", "conservative"):
-            continue
-        cls = POLICIES[name]
-        workload = "Heterogeneous" if getattr(cls, "heterogeneous", False) else "Batch"
-        ecc = "Yes" if getattr(cls, "elastic", False) else "No"
-        p = pub.get(name)
-        rows.append({
-            "algorithm": PAPER_NAMES[name], "registry_name": name, "workload": workload,
-            "ecc_processor": ecc, "class": f"{cls.__module__}.{cls.__name__}",
-            "parameters": ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "-",
-            "published": "" if p is None else f"{p[0]} / {p[1]} / {p[2]}",
-            "matches_published": "" if p is None else
-            ("yes" if (p[0], p[1], p[2]) == (PAPER_NAMES[name], workload, ecc) else "NO"),
-        })
-    return pd.DataFrame(rows)
+__all__ = ["claims", "write_claims", "render_readme", "write_readme"]
 
 
 # --------------------------------------------------------------------------
@@ -524,6 +313,19 @@ def _ranges(values: Sequence[int]) -> str:
     return ", ".join(out)
 
 
+def write_claims(out, *, scale: str, picks_path, **inputs) -> pd.DataFrame:
+    """:func:`claims` as CSV, with a leading ``scale`` column; returns the frame.
+
+    ``picks_path`` is the C_s picks (:func:`.cubes.picks_document`); the
+    other keyword arguments are those of :func:`claims`.
+    """
+    picks = pd.DataFrame(json.loads(Path(picks_path).read_text(encoding="utf-8"))["table"])
+    verdicts = claims(picks=picks, **inputs)
+    verdicts.insert(0, "scale", scale)
+    write_csv(verdicts, out, index=False, lineterminator="\n")
+    return verdicts
+
+
 # --------------------------------------------------------------------------
 # README
 # --------------------------------------------------------------------------
@@ -553,39 +355,6 @@ def _picks_table(picks: pd.DataFrame, plan: KumarPlan) -> pd.DataFrame:
     out[col] = out["value"] / 3600 if hours else out["value"]
     return out[["workload", "p_s", "cs", col, "best_cs", "near_best"]].rename(
         columns={"cs": "picked C_s", "near_best": "C_s not significantly worse than the best"})
-
-
-def dedicated_frame(cube) -> pd.DataFrame:
-    """Timeliness of dedicated jobs per (workload, policy), averaged over loads and seeds.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"workload": "h", "policy": "easy_d", "load": 0.5, "seed": s,
-    ...                  "dedicated_on_time": v, "dedicated_mean_delay": 3600.0 * s,
-    ...                  "dedicated_jobs": 5} for s, v in ((0, 1.0), (1, 0.5))],
-    ...                ["workload", "policy", "load", "seed"],
-    ...                ["dedicated_on_time", "dedicated_mean_delay", "dedicated_jobs"],
-    ...                metric_info={"dedicated_on_time": ("1", "", ""),
-    ...                             "dedicated_mean_delay": ("s", "", ""),
-    ...                             "dedicated_jobs": ("1", "", "")})
-    >>> row = dedicated_frame(c).iloc[0]
-    >>> float(row["on_time"]), float(row["mean_delay_h"])
-    (0.75, 0.5)
-    """
-    rows = []
-    for w in cube["workload"].values:
-        for p in cube["policy"].values:
-            jobs = cube["dedicated_jobs"].sel(workload=w, policy=p).values
-            if not np.isfinite(jobs).any() or np.nansum(jobs) == 0:
-                continue
-            rows.append({"workload": str(w), "policy": PAPER_NAMES.get(str(p), str(p)),
-                         "on_time": float(np.nanmean(
-                             cube["dedicated_on_time"].sel(workload=w, policy=p).values)),
-                         "mean_delay_h": float(np.nanmean(
-                             cube["dedicated_mean_delay"].sel(workload=w, policy=p).values))
-                         / 3600})
-    return pd.DataFrame(rows, columns=["workload", "policy", "on_time", "mean_delay_h"])
 
 
 def _summaries(plan, claims_df, tables, n_bar, picks, algorithms, fig2) -> dict:
@@ -661,9 +430,10 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
         "",
         f"Generated by the pipeline (rule `kumar_report`) at **{plan.scale}** scale; do not edit "
         "by hand. Published numbers: `config/published/kumar.yaml`; grid: "
-        "`config/grids/kumar.yaml`; logic: `simlib/studies/kumar.py` (runs), "
-        "`simlib/studies/kumar_report.py` (tables, claims, this file), "
-        "`simlib/figures/kumar.py` (figures).",
+        "`config/grids/kumar.yaml`; logic: the package `simlib/studies/kumar/` (runs: "
+        "`plan.py`, `workloads.py`, `runs.py`, `cubes.py`; tables, claims and this file: "
+        "`tables.py`, `report.py`; which figure from what: `figures.py`), "
+        "`simlib/figures/kumar.py` (drawing).",
         "",
         "## What was run",
         "",
@@ -797,3 +567,23 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
         "",
     ]
     return "\n".join(lines)
+
+
+def write_readme(out, *, plan: KumarPlan, artifacts: Sequence[Mapping], published: Mapping,
+                 picks_path, tables_csv, claims_csv, n_bar_csv, algorithms: pd.DataFrame,
+                 fig2, dedicated: pd.DataFrame, fig1_scale: str = "",
+                 cubes: Sequence[str] = ()) -> pd.DataFrame:
+    """``paper_figures/K/README.md`` from the files of the tables step (the ``kumar_report`` step).
+
+    Reads the C_s picks (``picks_path``) and the CSVs the tables step wrote,
+    so the README shows exactly their numbers; the other arguments are
+    those of :func:`render_readme`. Returns the claims shown.
+    """
+    picks = pd.DataFrame(json.loads(Path(picks_path).read_text(encoding="utf-8"))["table"])
+    claims_df = pd.read_csv(claims_csv, keep_default_na=False).drop(columns=["scale"])
+    text = render_readme(plan=plan, artifacts=artifacts, n_bar=pd.read_csv(n_bar_csv),
+                         picks=picks, tables=pd.read_csv(tables_csv), claims_df=claims_df,
+                         algorithms=algorithms, published=published, fig2=fig2,
+                         fig1_scale=fig1_scale, cubes=cubes, dedicated=dedicated)
+    write_text(out, text, encoding="utf-8")
+    return claims_df

@@ -1,0 +1,241 @@
+"""Paper K's cubes and the C_s pick.
+
+One netCDF cube per sweep from the simulation chunks' records
+(:func:`build_kumar_cube`, written by :func:`aggregate_sweep`): the C_s
+sweep with dims ``(workload, policy, cs, seed)``, the load sweeps with
+``(workload, policy, load, seed)``. The C_s of each P_S is then picked
+from the C_s sweep (:func:`pick_cs`, written by :func:`write_picks`) and
+read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...cube import build_cube, provenance, read_cube, write_cube
+from ...errors import ConfigError
+from ...io import write_csv, write_json
+from ...stats import mean_ci
+from ..base import load_tag
+from .plan import HIGHER_IS_BETTER
+
+__all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
+           "write_picks"]
+
+#: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description).
+RUN_INFO: dict[str, tuple[str, str, str]] = {
+    "offered_load": ("1", "offered Load (paper K's formula)",
+                     "sum(size * runtime) / (M * (last - first submit)), runtimes before commands"),
+    "load_with_commands": ("1", "offered Load after elastic commands",
+                           "as offered_load, runtimes changed by the ET/RT commands"),
+    "beta_arr": ("1", "beta_arr of the arrival process",
+                 "Table II's beta_arr solved for the target Load"),
+    "n_bar": ("1", "mean job size n-bar (processors)", "(1/N_J) sum of requested processors"),
+    "jobs": ("1", "jobs simulated", "number of jobs (S lines) in the run"),
+    "dedicated_jobs": ("1", "dedicated jobs", "jobs with a requested start time"),
+    "commands": ("1", "elastic control commands in the workload", "ET + RT lines"),
+    "commands_applied": ("1", "elastic control commands applied",
+                         "commands the ECC processor applied (NaN: policy without ECC processor)"),
+    "dedicated_mean_delay": ("s", "mean start delay of dedicated jobs",
+                             "mean over dedicated jobs of start - requested start"),
+    "dedicated_on_time": ("1", "fraction of dedicated jobs started on time",
+                          "dedicated jobs started at their requested start time / dedicated jobs"),
+    "cs_used": ("1", "C_s used", "skip-count threshold given to the policy (NaN: none)"),
+}
+
+
+def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequence[int] = (),
+                     attrs: Mapping | None = None):
+    """The cube of a sweep from :func:`.runs.simulate_set`'s records.
+
+    ``cs`` sweep: dims ``(workload, policy, cs, seed)``; a policy that does
+    not take C_s (EASY, LOS) ran once per seed and its values are repeated
+    along ``cs``. ``load`` sweep: dims ``(workload, policy, load, seed)``;
+    combinations not run are NaN.
+
+    Examples
+    --------
+    >>> recs = [{"workload": "w", "policy": "easy", "load": 0.9, "seed": 0, "cs": None,
+    ...          "mean_wait": 5.0}]
+    >>> cube = build_kumar_cube(recs, "cs", [1, 2])
+    >>> cube["mean_wait"].sel(policy="easy").values.ravel().tolist()
+    [5.0, 5.0]
+    """
+    skip = {"workload", "policy", "load", "seed", "cs"}
+    metrics = [k for k in records[0] if k not in skip] if records else []
+    if purpose == "cs":
+        dims = ["workload", "policy", "cs", "seed"]
+        rows = []
+        for r in records:
+            values = [r["cs"]] if r["cs"] is not None else list(cs_values)
+            for c in values:
+                rows.append({**r, "cs": int(c)})
+        metrics = [m for m in metrics if m != "cs_used"]
+    else:
+        dims = ["workload", "policy", "load", "seed"]
+        rows = list(records)
+    info = dict(RUN_INFO)
+    cube = build_cube(rows, dims, metrics, attrs=attrs, metric_info=info)
+    cube["seed"].attrs.update({"long_name": "random seed index",
+                               "description": "run index; workload seed = SeedSequence([base_seed, purpose, seed])"})
+    if purpose == "cs":
+        cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1"})
+    return cube
+
+
+
+def aggregate_sweep(summaries: Sequence, purpose: str, *, scale: str, subtree: Mapping,
+                    cs_values: Sequence[int], out, repo=None, log=None):
+    """Write the cube of one sweep (the ``kumar_aggregate`` step) and return it.
+
+    Parameters
+    ----------
+    summaries : sequence of path
+        The sweep's chunk summaries (:func:`.runs.simulate_chunk`).
+    purpose : {"cs", "load"}
+    scale : str
+    subtree : mapping
+        Everything the sweep depends on (:meth:`.plan.KumarPlan.subtree`
+        plus the engine options): its sha256 is the cube's provenance.
+    cs_values : sequence of int
+        C_s values of the sweep (a policy without C_s is repeated along them).
+    out : path
+    repo : path, optional
+        The repository, for the git commit of the provenance.
+    """
+    records = []
+    for path in summaries:
+        records.extend(json.loads(Path(path).read_text(encoding="utf-8"))["records"])
+    attrs = provenance(subtree, repo_dir=repo)
+    attrs.update({
+        "study": "kumar", "sweep": purpose, "scale": scale,
+        "title": f"paper K, {'C_s' if purpose == 'cs' else 'load'} sweep, {scale} scale",
+        "config_subtree": json.dumps(subtree, sort_keys=True),
+        "tau_s": float(subtree["simulation"]["tau"]),
+        "note": ("EASY and LOS do not depend on C_s: their one run per seed is repeated "
+                 "along cs" if purpose == "cs" else
+                 "NaN where a policy does not run on a workload"),
+    })
+    cube = build_kumar_cube(records, purpose, cs_values, attrs=attrs)
+    write_cube(cube, out)
+    if log is not None:
+        log.info("cube %s: dims %s", out, dict(cube.sizes))
+    return cube
+
+
+# --------------------------------------------------------------------------
+# the C_s pick
+# --------------------------------------------------------------------------
+def pick_cs(cube, swept: str = "delayed_los", metric: str = "mean_wait", rule: str = "argmin",
+            level: float = 0.95) -> pd.DataFrame:
+    """The C_s of each C_s-sweep workload, as the pipeline picks it.
+
+    ``argmin``: the C_s whose seed-mean ``metric`` is best (smallest; largest
+    for utilization), the smallest C_s on ties. ``one_se``: the smallest C_s
+    whose seed mean is within one standard error of the best (a common
+    guard against picking noise). ``near_best`` lists the C_s values whose
+    paired difference to the best is not significant at ``level``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``workload, cs, value, best_cs, best_value, near_best`` per workload.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> recs = [{"workload": "w", "policy": "delayed_los", "cs": c, "seed": s,
+    ...          "mean_wait": (c - 3) ** 2 + s} for c in (1, 2, 3, 4) for s in (0, 1, 2)]
+    >>> cube = build_cube(recs, ["workload", "policy", "cs", "seed"], ["mean_wait"])
+    >>> pick_cs(cube)[["workload", "cs"]].values.tolist()
+    [['w', 3]]
+    """
+    higher = HIGHER_IS_BETTER.get(metric, False)
+    rows = []
+    for w in cube["workload"].values:
+        da = cube[metric].sel(workload=w, policy=swept).transpose("cs", "seed")
+        vals = da.values
+        if not np.isfinite(vals).any():
+            continue
+        cs = [int(c) for c in da["cs"].values]
+        mean = np.nanmean(vals, axis=1)
+        score = -mean if higher else mean
+        best = int(np.nanargmin(score))
+        chosen = best
+        if rule == "one_se":
+            n = np.isfinite(vals).sum(axis=1)
+            se = np.nanstd(vals, axis=1, ddof=1) / np.sqrt(np.maximum(n, 1))
+            ok = score <= score[best] + (se[best] if np.isfinite(se[best]) else 0.0)
+            chosen = int(np.flatnonzero(ok)[0])
+        elif rule != "argmin":
+            raise ConfigError(f"pick_cs: rule must be argmin or one_se, not {rule!r}")
+        near = []
+        for k in range(len(cs)):
+            d = vals[k] - vals[best]
+            m, h, _ = mean_ci(d, level)
+            if k == best or not np.isfinite(h) or abs(m) <= h:
+                near.append(cs[k])
+        rows.append({"workload": str(w), "cs": cs[chosen], "value": float(mean[chosen]),
+                     "best_cs": cs[best], "best_value": float(mean[best]), "near_best": near})
+    return pd.DataFrame(rows, columns=["workload", "cs", "value", "best_cs", "best_value",
+                                       "near_best"])
+
+
+def picks_document(frame: pd.DataFrame, p_s: Mapping[str, float], **about) -> dict:
+    """JSON-ready record of the picks, keyed by workload and by P_S.
+
+    ``p_s`` maps each C_s-sweep workload to its P_S; ``about`` (metric,
+    rule, ...) is recorded as is. The load sweeps read ``by_p_s[repr(P_S)]``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"workload": ["ps05"], "cs": [7], "value": [1.0], "best_cs": [7],
+    ...                    "best_value": [1.0], "near_best": [[6, 7]]})
+    >>> picks_document(df, {"ps05": 0.5}, metric="mean_wait")["by_p_s"]
+    {'0.5': 7}
+    """
+    return {
+        **about,
+        "by_workload": {r.workload: int(r.cs) for r in frame.itertuples()},
+        "by_p_s": {load_tag(p_s[r.workload]): int(r.cs) for r in frame.itertuples()},
+        "table": json.loads(frame.to_json(orient="records")),
+    }
+
+
+def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float], load: float,
+                scale: str, picks_out, csv_out, log=None) -> dict:
+    """Pick the C_s of each P_S from the C_s-sweep cube (the ``kumar_pick_cs`` step).
+
+    Writes ``picks_out`` (:func:`picks_document`, read by the load sweeps'
+    chunks) and ``csv_out`` (the same table for ``paper_figures/K``, with
+    each workload's P_S and the scale); returns the document.
+
+    Parameters
+    ----------
+    cube_path : path
+        The C_s sweep's cube.
+    swept : str
+        The policy whose C_s is swept.
+    pick : mapping
+        ``metric`` and ``rule`` of :func:`pick_cs`.
+    p_s : mapping of str to float
+        P_S of each C_s-sweep workload.
+    load : float
+        Load of the C_s sweep (recorded).
+    """
+    frame = pick_cs(read_cube(cube_path), swept, pick["metric"], pick["rule"])
+    doc = picks_document(frame, p_s, metric=pick["metric"], rule=pick["rule"], swept=swept,
+                         load=load, scale=scale)
+    write_json(doc, picks_out)
+    out = frame.copy()
+    out.insert(1, "p_s", [p_s[w] for w in out["workload"]])
+    out["near_best"] = [" ".join(map(str, v)) for v in out["near_best"]]
+    out.insert(0, "scale", scale)
+    write_csv(out, csv_out, index=False, lineterminator="\n")
+    if log is not None:
+        log.info("picks: %s", doc["by_p_s"])
+    return doc

@@ -1,0 +1,31 @@
+"""Paper K's Fig. 1 sweep: EASY vs LOS on the SDSC log over offered loads (study ``kumar_fig1``).
+
+A :class:`~simlib.studies.trace_sweep.TraceSweep` (config
+``studies.kumar_fig1``): the same machinery, and the same rescaled
+workloads, as the baseline study. Its cube is drawn and judged by the
+``kumar`` study (:class:`.study.Kumar`: Fig. 1 and its claim), which
+presents every result of the paper.
+
+Kept apart from :mod:`.study` on purpose: the sweep's steps depend on this
+module's imports only, so editing paper K's generator or report reruns no
+trace simulation.
+"""
+from __future__ import annotations
+
+from ..base import Artifact, register_study
+from ..trace_sweep import TraceSweep
+
+__all__ = ["KumarFig1"]
+
+
+@register_study
+class KumarFig1(TraceSweep):
+    """Paper K's Fig. 1: EASY vs LOS on the SDSC log over offered loads."""
+
+    key = "kumar_fig1"
+    section = "K"
+    title = "Paper K — Kumar et al."
+
+    def artifacts(self) -> list[Artifact]:
+        return [Artifact("K", self.cube_path(),
+                         "Cube (netCDF): Fig. 1 trace sweep, dims (policy, trace, load)")]

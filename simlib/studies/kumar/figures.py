@@ -1,0 +1,136 @@
+"""Which figure of paper K is drawn from what: Figs. 1, 2 and 5–11.
+
+The drawing itself is :mod:`simlib.figures.kumar`; this module chooses
+each figure's data (cube, workloads, policies, the picked C_s), its titles
+and notes, and writes its files (every ``figures`` artifact of
+:func:`.plan.artifact_list`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from ...figures.kumar import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
+from ...io import write_csv
+from ...workload import kumar as kgen
+from .plan import FIGURES, KumarPlan, artifact_list
+
+__all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps"]
+
+#: Source of Fig. 1's trace, printed under the figure.
+FIG1_NOTE = ("Trace: Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), 2014), "
+             "cleaned SDSC-SP2 log; load by multiplying inter-arrival times")
+
+#: Panel titles of Fig. 2.
+FIG2_TITLES = {"los": "(a) LOS: the head job starts at once",
+               "delayed_los": "(b) Delayed-LOS (C_s = 7): the head is skipped"}
+
+
+def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
+    """Fig. 1 (PNG, SVG) and its data (CSV) from the ``kumar_fig1`` trace-sweep cube."""
+    for out in (png, svg):
+        plot_fig1(cube, out, scale_label=scale, note=FIG1_NOTE)
+        if log is not None:
+            log.info("wrote %s", out)
+    df = cube[["mean_wait", "offered_load"]].to_dataframe().reset_index()
+    df.insert(0, "scale", scale)
+    write_csv(df, csv, index=False, lineterminator="\n")
+
+
+def draw_fig2(schedules: Mapping[str, pd.DataFrame], *, png, svg, csv, log=None) -> None:
+    """Fig. 2 (PNG, SVG) from the simulated example and its schedules (CSV).
+
+    ``schedules``: :func:`.runs.fig2_example`.
+    """
+    for out in (png, svg):
+        plot_fig2(schedules, out, titles=FIG2_TITLES)
+        if log is not None:
+            log.info("wrote %s", out)
+    rows = []
+    for policy, df in schedules.items():
+        for r in df.itertuples():
+            rows.append({"policy": policy, "job_id": r.job_id,
+                         "processors": r.requested_number_of_resources,
+                         "start": r.starting_time, "end": r.finish_time,
+                         "allocated_resources": r.allocated_resources})
+    write_csv(pd.DataFrame(rows), csv, index=False, lineterminator="\n")
+
+
+def _nbar_text(cube, workload: str, plan: KumarPlan) -> str:
+    """n̄ of the workload (ours, mean over seeds) and the published one."""
+    da = cube["n_bar"].sel(workload=workload)
+    ours = float(da.mean())
+    params = plan.params(workload)
+    pub = kgen.published_n_bar(params.p_s, params.p_d)
+    return f"n̄ = {ours:.1f}" + (f" (paper: {pub:g})" if pub is not None else "")
+
+
+def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
+                log=None) -> list[str]:
+    """Figs. 5–11 and the C_s sweep of every other P_S; returns the files written.
+
+    Parameters
+    ----------
+    plan : KumarPlan
+    cs_cube, load_cube : xarray.Dataset
+        The two sweeps' cubes.
+    picks : mapping
+        :func:`.cubes.picks_document` (its ``by_workload`` C_s are marked on
+        the C_s sweeps and named beside each load sweep).
+    outdir : path
+        ``paper_figures/K``.
+    """
+    outdir = Path(outdir)
+    scale = plan.scale
+    by_w = picks["by_workload"]
+    swept = plan.cs_sweep["swept"]
+
+    def cs_of(w):
+        # The load sweeps use the C_s picked for their P_S.
+        for cw, c in by_w.items():
+            if abs(plan.p_s(cw) - plan.p_s(w)) < 1e-12:
+                return c
+        return None
+
+    written = []
+    for spec in FIGURES.values():
+        for ext in ("png", "svg"):
+            out = outdir / f"{spec['file']}.{ext}"
+            if spec["kind"] == "cs":
+                w = spec["workloads"][0]
+                plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
+                              policies=plan.cs_sweep["policies"], metrics=spec["metrics"],
+                              pick=by_w.get(w), title=spec["title"],
+                              subtitle=_nbar_text(cs_cube, w, plan))
+            else:
+                rows = {w: f"{w}: " + ", ".join(
+                    filter(None, [_nbar_text(load_cube, w, plan),
+                                  f"C_s = {cs_of(w)}" if cs_of(w) is not None else ""]))
+                    for w in spec["workloads"]}
+                plot_load_sweep(load_cube, spec["workloads"], out, scale_label=scale,
+                                policies={w: plan.load_sweeps[w] for w in spec["workloads"]},
+                                metrics=spec["metrics"], title=spec["title"],
+                                row_titles=rows,
+                                note="C_s of Delayed-LOS / Hybrid-LOS picked by the pipeline "
+                                     "from the C_s sweep (held-out seeds)")
+            written.append(out.as_posix())
+            if log is not None:
+                log.info("wrote %s", out)
+    # The C_s sweeps of the other P_S are no figure of the paper, but they
+    # set the C_s of Figs. 7-11: drawn the same way.
+    for a in artifact_list(plan):
+        out = outdir / a["file"]
+        if a["rule"] != "figures" or out.as_posix() in written:
+            continue
+        w = a["file"].split(".")[0][len("cs_sweep_"):]
+        plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
+                      policies=plan.cs_sweep["policies"], pick=by_w.get(w),
+                      title=f"C_s sweep, Load {plan.cs_sweep['load']:g}, "
+                            f"P_S = {plan.p_s(w):g} (not in the paper)",
+                      subtitle=_nbar_text(cs_cube, w, plan))
+        written.append(out.as_posix())
+        if log is not None:
+            log.info("wrote %s", a["file"])
+    return written

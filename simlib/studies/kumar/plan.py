@@ -1,0 +1,402 @@
+"""Paper K's grid resolved for one scale, its config checks and its artifacts.
+
+:class:`KumarPlan` is ``studies.kumar`` of one scale: every path, run list
+and tracked parameter of the study derives from it. :func:`check_config`
+checks what JSON schema cannot; :func:`artifact_list` names every file the
+study writes under ``paper_figures/K/``. See :mod:`simlib.studies.kumar`.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import ConfigError
+from ...policies import POLICIES
+from ...workload import kumar as kgen
+from ..base import load_tag
+
+__all__ = ["PAPER_NAMES", "FIGURES", "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES",
+           "KumarPlan", "spec_runs", "check_config", "workload_file", "artifact_list"]
+
+#: Registry name -> name printed in paper K.
+PAPER_NAMES: dict[str, str] = {
+    "easy": "EASY", "los": "LOS", "delayed_los": "Delayed-LOS",
+    "easy_d": "EASY-D", "los_d": "LOS-D", "hybrid_los": "Hybrid-LOS",
+    "easy_e": "EASY-E", "los_e": "LOS-E", "delayed_los_e": "Delayed-LOS-E",
+    "easy_de": "EASY-DE", "los_de": "LOS-DE", "hybrid_los_e": "Hybrid-LOS-E",
+    "fcfs": "FCFS", "conservative": "Conservative",
+}
+
+#: The figures of Section V: id -> what they show. ``kind`` is the sweep
+#: (``cs`` or ``load``), ``workloads`` are keys of the grid's workloads.
+FIGURES: dict[str, dict] = {
+    "fig5": {"kind": "cs", "workloads": ["ps05"], "metrics": ["utilization", "mean_wait"],
+             "file": "fig5_cs_sweep_ps05",
+             "title": "Fig. 5: batch workload, metrics vs C_s, Load 0.9, P_S = 0.5"},
+    "fig6": {"kind": "cs", "workloads": ["ps08"], "metrics": ["utilization", "mean_wait"],
+             "file": "fig6_cs_sweep_ps08",
+             "title": "Fig. 6: batch workload, metrics vs C_s, Load 0.9, P_S = 0.8"},
+    "fig7": {"kind": "load", "workloads": ["ps02"],
+             "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
+             "file": "fig7_batch_ps02",
+             "title": "Fig. 7: batch workload, metrics vs Load, P_S = 0.2"},
+    "fig8": {"kind": "load", "workloads": ["ps05", "ps08"], "metrics": ["mean_wait"],
+             "file": "fig8_wait_ps05_ps08",
+             "title": "Fig. 8: batch workload, mean wait vs Load, P_S = 0.5 and 0.8"},
+    "fig9": {"kind": "load", "workloads": ["het_pd05_ps02"],
+             "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
+             "file": "fig9_het_pd05_ps02",
+             "title": "Fig. 9: heterogeneous workload, P_D = 0.5, P_S = 0.2"},
+    "fig10": {"kind": "load", "workloads": ["het_pd09_ps05"],
+              "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
+              "file": "fig10_het_pd09_ps05",
+              "title": "Fig. 10: heterogeneous workload, P_D = 0.9, P_S = 0.5"},
+    "fig11": {"kind": "load", "workloads": ["elastic_batch", "elastic_het"],
+              "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
+              "file": "fig11_elastic",
+              "title": "Fig. 11: elastic control commands, batch (P_S = 0.5) and "
+                       "heterogeneous (P_S = 0.5, P_D = 0.5)"},
+}
+
+#: Tables IV–VII: the load-sweep workload each table summarizes.
+TABLE_WORKLOADS: dict[str, str] = {"IV": "ps02", "V": "het_pd05_ps02",
+                                   "VI": "elastic_batch", "VII": "elastic_het"}
+
+#: Direction of each metric the paper improves.
+HIGHER_IS_BETTER: dict[str, bool] = {"utilization": True, "mean_wait": False,
+                                     "kumar_slowdown": False, "mean_response": False,
+                                     "mean_bounded_slowdown": False}
+
+#: The two sweeps and their seed-stream keys.
+PURPOSES: tuple[str, ...] = ("cs", "load")
+_PURPOSE_KEY = {"cs": 0, "load": 1}
+
+
+# --------------------------------------------------------------------------
+# the plan: the grid of one scale
+# --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class KumarPlan:
+    """The ``studies.kumar`` grid resolved for one scale.
+
+    Build it with :meth:`from_config`; every path and run list of the
+    pipeline derives from it.
+
+    Examples
+    --------
+    >>> cfg = {"scale": "smoke", "studies": {"kumar": {
+    ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"easy": {}, "delayed_los": {}},
+    ...     "cs_sweep": {"workloads": ["ps05"], "policies": ["easy"], "swept": "delayed_los"},
+    ...     "load_sweeps": {"ps05": ["easy", "delayed_los"]},
+    ...     "seeds": {"smoke": 2}, "loads": {"smoke": [0.5]}, "cs_values": {"smoke": [1, 2]}}}}
+    >>> plan = KumarPlan.from_config(cfg)
+    >>> plan.seeds, plan.cs_dependent("delayed_los"), plan.cs_dependent("easy")
+    (2, True, False)
+    """
+
+    scale: str
+    seeds: int
+    loads: tuple[float, ...]
+    cs_values: tuple[int, ...]
+    workloads: dict
+    policies: dict
+    cs_sweep: dict
+    load_sweeps: dict
+    generator: dict = field(default_factory=dict)
+    machine_procs: int = kgen.MACHINE_SIZE
+    n_jobs: int = kgen.N_JOBS
+    base_seed: int = 2011
+    tolerance: float = 0.01
+
+    @classmethod
+    def from_config(cls, config: Mapping, scale: str | None = None) -> "KumarPlan":
+        """Resolve ``config["studies"]["kumar"]`` for ``scale`` (default ``config["scale"]``)."""
+        scale = scale or config["scale"]
+        st = config["studies"]["kumar"]
+        cs = dict(st["cs_sweep"])
+        cs.setdefault("load", 0.9)
+        cs.setdefault("policies", [])
+        cs.setdefault("pick", {})
+        cs["pick"] = {"metric": "mean_wait", "rule": "argmin", **(cs["pick"] or {})}
+        return cls(
+            scale=scale,
+            seeds=int(st["seeds"][scale]),
+            loads=tuple(float(x) for x in st["loads"][scale]),
+            cs_values=tuple(int(x) for x in st["cs_values"][scale]),
+            workloads={k: dict(v or {}) for k, v in st["workloads"].items()},
+            policies={k: dict(v or {}) for k, v in st["policies"].items()},
+            cs_sweep=cs,
+            load_sweeps={k: list(v) for k, v in st["load_sweeps"].items()},
+            generator=dict(st.get("generator") or {}),
+            machine_procs=int(st.get("machine_procs", kgen.MACHINE_SIZE)),
+            n_jobs=int(st.get("n_jobs", kgen.N_JOBS)),
+            base_seed=int(st.get("base_seed", 2011)),
+            tolerance=float(st.get("tolerance", 0.01)),
+        )
+
+    # ---------------------------------------------------------- workloads
+    def params(self, workload: str) -> kgen.KumarParams:
+        """Generator parameters of a workload variant (generator defaults + its fields)."""
+        fields = {"machine_size": self.machine_procs, **self.generator, **self.workloads[workload]}
+        return kgen.KumarParams.from_config(fields, where=f"config studies.kumar.workloads.{workload}")
+
+    def p_s(self, workload: str) -> float:
+        return self.params(workload).p_s
+
+    def entropy(self, purpose: str, seed: int) -> list[int]:
+        """Seed entropy of run ``seed`` of a sweep (shared by all variants and loads)."""
+        return [self.base_seed, _PURPOSE_KEY[purpose], int(seed)]
+
+    def purpose_loads(self, purpose: str) -> list[float]:
+        return [float(self.cs_sweep["load"])] if purpose == "cs" else list(self.loads)
+
+    def purpose_workloads(self, purpose: str) -> list[str]:
+        return list(self.cs_sweep["workloads"]) if purpose == "cs" else list(self.load_sweeps)
+
+    def purpose_policies(self, purpose: str, workload: str) -> list[str]:
+        if purpose == "cs":
+            return list(self.cs_sweep["policies"]) + [self.cs_sweep["swept"]]
+        return list(self.load_sweeps[workload])
+
+    def jobs(self):
+        """Every (purpose, workload, policy) simulation chunk of this scale."""
+        return [(p, w, pol) for p in PURPOSES for w in self.purpose_workloads(p)
+                for pol in self.purpose_policies(p, w)]
+
+    # ----------------------------------------------------------- policies
+    def cs_dependent(self, policy: str) -> bool:
+        """True when the policy takes C_s and the grid leaves it to the pipeline's pick."""
+        return "cs" in POLICIES[policy].defaults and "cs" not in self.policies.get(policy, {})
+
+    def policy_params(self, policy: str, cs: int | None = None) -> dict:
+        params = dict(self.policies.get(policy) or {})
+        if cs is not None:
+            params["cs"] = int(cs)
+        return params
+
+    def generation_spec(self, purpose: str, workload: str) -> dict:
+        """Everything one workload set depends on (the workloads rule's params)."""
+        return {"workload": workload, "purpose": purpose, "params": self.params(workload).to_dict(),
+                "loads": self.purpose_loads(purpose), "seeds": self.seeds, "n_jobs": self.n_jobs,
+                "tolerance": self.tolerance,
+                "entropy_prefix": [self.base_seed, _PURPOSE_KEY[purpose]]}
+
+    def simulation_spec(self, purpose: str, workload: str, policy: str) -> dict:
+        """Everything one simulation chunk depends on (the simulate rule's params).
+
+        ``cs`` is the list of C_s values to run, ``"pick"`` (read the
+        pipeline's pick for ``p_s``) or None (the policy's own parameters).
+        """
+        if purpose == "cs" and policy == self.cs_sweep["swept"]:
+            cs = list(self.cs_values)
+        elif purpose == "load" and self.cs_dependent(policy):
+            cs = "pick"
+        else:
+            cs = None
+        return {"workload": workload, "purpose": purpose, "policy": policy,
+                "policy_params": dict(self.policies.get(policy) or {}),
+                "loads": self.purpose_loads(purpose), "seeds": self.seeds, "cs": cs,
+                "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
+
+    def runs(self, purpose: str, workload: str, policy: str, pick: int | None = None) -> list[dict]:
+        """The (load, seed, cs) runs of one chunk, in a fixed order."""
+        return spec_runs(self.simulation_spec(purpose, workload, policy), pick)
+
+    def subtree(self, purpose: str | None = None) -> dict:
+        """Everything this scale's numbers depend on (provenance)."""
+        out = {"study": "kumar", "scale": self.scale, "seeds": self.seeds,
+               "machine_procs": self.machine_procs, "n_jobs": self.n_jobs,
+               "base_seed": self.base_seed, "tolerance": self.tolerance,
+               "generator": self.generator, "cs_sweep": self.cs_sweep}
+        if purpose in (None, "cs"):
+            out["cs_values"] = list(self.cs_values)
+        if purpose in (None, "load"):
+            out["loads"] = list(self.loads)
+            out["load_sweeps"] = self.load_sweeps
+        used = {pol for p, _, pol in self.jobs() if purpose in (None, p)}
+        out["workloads"] = {w: self.workloads[w] for w in sorted(
+            set(self.purpose_workloads("cs")) | set(self.purpose_workloads("load")))}
+        out["policies"] = {p: self.policies.get(p, {}) for p in sorted(used)}
+        return out
+
+
+def spec_runs(spec: Mapping, pick: int | None = None) -> list[dict]:
+    """The (load, seed, cs) runs of a simulation spec, in a fixed order.
+
+    Examples
+    --------
+    >>> spec = {"loads": [0.9], "seeds": 2, "cs": [1, 5], "policy_params": {}}
+    >>> [(r["seed"], r["cs"]) for r in spec_runs(spec)]
+    [(0, 1), (0, 5), (1, 1), (1, 5)]
+    """
+    cs = spec["cs"]
+    if cs == "pick":
+        if pick is None:
+            raise ConfigError(f"{spec.get('policy')} on {spec.get('workload')}: the C_s pick "
+                              "is needed")
+        cs_list = [int(pick)]
+    elif cs is None:
+        cs_list = [spec["policy_params"].get("cs")]
+    else:
+        cs_list = [int(c) for c in cs]
+    return [{"load": float(x), "seed": s, "cs": c} for x in spec["loads"]
+            for s in range(int(spec["seeds"])) for c in cs_list]
+
+
+# --------------------------------------------------------------------------
+# configuration checks (before any job runs)
+# --------------------------------------------------------------------------
+def check_config(config: Mapping, published: Mapping | None = None) -> None:
+    """Checks of ``studies.kumar`` that JSON schema cannot express.
+
+    Raises
+    ------
+    ConfigError
+        Naming the offending key, e.g. ``config studies.kumar.load_sweeps.ps02[2]:
+        unknown policy 'delayed'``.
+
+    Examples
+    --------
+    >>> check_config({"studies": {}})   # no kumar study: nothing to check
+    """
+    st = (config.get("studies") or {}).get("kumar")
+    if st is None:
+        return
+    where = "config studies.kumar"
+    workloads = st.get("workloads") or {}
+    policies = st.get("policies") or {}
+    gen = dict(st.get("generator") or {})
+    for w, fields in workloads.items():
+        kgen.KumarParams.from_config({"machine_size": st.get("machine_procs", kgen.MACHINE_SIZE),
+                                      **gen, **(fields or {})}, where=f"{where}.workloads.{w}")
+
+    def need_workload(name, key):
+        if name not in workloads:
+            raise ConfigError(f"{key}: unknown workload {name!r}; defined in "
+                              f"{where}.workloads: {', '.join(workloads) or 'none'}")
+
+    def need_policy(name, key):
+        if name not in policies:
+            raise ConfigError(f"{key}: policy {name!r} is not in {where}.policies "
+                              f"({', '.join(policies) or 'none'})")
+
+    cs = st.get("cs_sweep") or {}
+    for i, w in enumerate(cs.get("workloads", [])):
+        need_workload(w, f"{where}.cs_sweep.workloads[{i}]")
+    for i, p in enumerate(cs.get("policies", [])):
+        need_policy(p, f"{where}.cs_sweep.policies[{i}]")
+    swept = cs.get("swept")
+    need_policy(swept, f"{where}.cs_sweep.swept")
+    if "cs" not in POLICIES[swept].defaults:
+        raise ConfigError(f"{where}.cs_sweep.swept: {swept!r} has no C_s parameter 'cs'")
+    pick = cs.get("pick") or {}
+    rule = pick.get("rule", "argmin")
+    if rule not in ("argmin", "one_se"):
+        raise ConfigError(f"{where}.cs_sweep.pick.rule: {rule!r} is not argmin or one_se")
+    by_ps = {}
+    for w in cs.get("workloads", []):
+        ps = kgen.KumarParams.from_config({**gen, **(workloads[w] or {})}).p_s
+        if ps in by_ps:
+            raise ConfigError(f"{where}.cs_sweep.workloads: {by_ps[ps]!r} and {w!r} have the same "
+                              f"P_S = {ps}; the pick is per P_S, keep one")
+        by_ps[ps] = w
+    for w, pols in (st.get("load_sweeps") or {}).items():
+        need_workload(w, f"{where}.load_sweeps.{w}")
+        ps = kgen.KumarParams.from_config({**gen, **(workloads[w] or {})}).p_s
+        for i, p in enumerate(pols):
+            need_policy(p, f"{where}.load_sweeps.{w}[{i}]")
+            takes_cs = "cs" in POLICIES[p].defaults and "cs" not in (policies[p] or {})
+            if takes_cs and ps not in by_ps:
+                raise ConfigError(
+                    f"{where}.load_sweeps.{w}[{i}]: {p} needs a C_s picked for P_S = {ps}, but "
+                    f"no workload of {where}.cs_sweep.workloads has that P_S (or set {p}'s cs)")
+    sweeps = st.get("load_sweeps") or {}
+    for fig, spec in FIGURES.items():
+        pool = cs.get("workloads", []) if spec["kind"] == "cs" else sweeps
+        for w in spec["workloads"]:
+            if w not in pool:
+                part = "cs_sweep.workloads" if spec["kind"] == "cs" else "load_sweeps"
+                raise ConfigError(f"{where}.{part}: paper K's {fig} needs workload {w!r}")
+    if published is not None:
+        for table, w in TABLE_WORKLOADS.items():
+            t = published["tables"][table]
+            for p in [t["new"], *t["values"]]:
+                if p not in sweeps.get(w, []):
+                    raise ConfigError(f"{where}.load_sweeps.{w}: Table {table} compares {p}, "
+                                      "which this workload does not run")
+
+
+# --------------------------------------------------------------------------
+# paths and artifacts
+# --------------------------------------------------------------------------
+def workload_file(directory, load: float, seed: int) -> Path:
+    """Path of one generated CWF workload inside a set's directory.
+
+    Examples
+    --------
+    >>> workload_file("data/w", 0.9, 3).as_posix()
+    'data/w/load0.9/seed3.cwf.gz'
+    """
+    return Path(directory) / f"load{load_tag(load)}" / f"seed{int(seed)}.cwf.gz"
+
+
+def artifact_list(plan: KumarPlan, fig1: bool = True) -> list[dict]:
+    """Every file the pipeline writes under ``paper_figures/K/`` (README excluded).
+
+    Each item: ``file`` (relative to ``paper_figures/K``), ``title``,
+    ``rule`` (which pipeline rule writes it: fig1, examples, figures,
+    tables) and ``figure`` (the key of the claims it illustrates).
+
+    Examples
+    --------
+    >>> cfg = {"scale": "smoke", "studies": {"kumar": {
+    ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"delayed_los": {}},
+    ...     "cs_sweep": {"workloads": ["ps05"], "swept": "delayed_los"}, "load_sweeps": {},
+    ...     "seeds": {"smoke": 1}, "loads": {"smoke": [0.5]}, "cs_values": {"smoke": [1]}}}}
+    >>> files = [a["file"] for a in artifact_list(KumarPlan.from_config(cfg))]
+    >>> "fig2_delayed_los_example.png" in files, "tables_iv_vii.md" in files
+    (True, True)
+    """
+    out = []
+
+    def add(stem, exts, title, rule, figure):
+        for ext in exts:
+            what = {"png": title, "svg": "same figure, vector (SVG)",
+                    "csv": f"{title} (CSV)", "md": f"{title} (Markdown)"}[ext]
+            out.append({"file": f"{stem}.{ext}", "title": what, "rule": rule, "figure": figure})
+
+    if fig1:
+        add("fig1_easy_vs_los_sdsc", ("png", "svg"),
+            "Fig. 1: EASY vs LOS mean wait vs offered load on the SDSC-SP2 log", "fig1", "fig1")
+        add("fig1_easy_vs_los_sdsc", ("csv",), "Fig. 1 data: mean wait by policy and load",
+            "fig1", "fig1")
+    add("fig2_delayed_los_example", ("png", "svg"),
+        "Fig. 2: the 7-4-6 example on 10 processors, LOS (a) vs Delayed-LOS (b), simulated",
+        "examples", "fig2")
+    add("fig2_delayed_los_example", ("csv",), "Fig. 2 schedules: start and end of each job",
+        "examples", "fig2")
+    add("table3_algorithms", ("md", "csv"),
+        "Table III: the twelve algorithms, generated from the policy registry", "examples",
+        "table3")
+    for fig, spec in FIGURES.items():
+        add(spec["file"], ("png", "svg"), spec["title"], "figures", fig)
+    shown = {w for spec in FIGURES.values() if spec["kind"] == "cs" for w in spec["workloads"]}
+    for w in plan.purpose_workloads("cs"):
+        if w not in shown:
+            add(f"cs_sweep_{w}", ("png", "svg"),
+                f"C_s sweep for {w} (P_S = {plan.p_s(w):g}; not a figure of the paper: it "
+                "gives the C_s used for this P_S)", "figures", "cs")
+    add("tables_iv_vii", ("md", "csv"),
+        "Tables IV–VII: maximum % improvement, published beside ours, plus mean % "
+        "improvement with 95 % CI", "tables", "tables")
+    add("improvements_by_load", ("csv",),
+        "Paired % improvement per load (mean and CI over seeds) for every pair of Tables IV–VII",
+        "tables", "tables")
+    add("n_bar", ("md", "csv"), "n̄ per workload beside the published values", "tables",
+        "n_bar")
+    add("cs_pick", ("csv",), "C_s picked per P_S by the pipeline from the C_s sweep", "pick",
+        "cs")
+    add("claims", ("csv",), "Every tested claim with published and reproduced numbers and a "
+        "verdict", "tables", "claims")
+    return out

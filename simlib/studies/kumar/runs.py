@@ -1,0 +1,222 @@
+"""Paper K's simulations: one policy on every run of one workload set, and the Fig. 2 example.
+
+A simulation chunk (one Snakemake job) is one (sweep, workload variant,
+policy) over every load x seed (x C_s for the swept policy); a 500-job run
+takes ~0.05 s. :func:`simulate_chunk` is the pipeline step: it writes the
+chunk's ``summary.json`` (one record of metrics per run) and its per-job
+tables.
+"""
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...errors import ConfigError
+from ...io import write_csv, write_json
+from ...metrics import kumar_slowdown, summarize
+from ...policies import make_policy
+from ...runner import simulate
+from ...workload.cwf import command_events, read_cwf, split_commands
+from ..base import load_tag
+from .plan import spec_runs, workload_file
+
+__all__ = ["run_metrics", "simulate_set", "simulate_chunk", "fig2_example"]
+
+
+def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> dict:
+    """Metrics of one run: :func:`summarize`'s, the paper's slowdown, dedicated-job timeliness.
+
+    Parameters
+    ----------
+    res : SimResult
+    jobs_workload : Workload
+        The jobs simulated (``requested_start`` column for dedicated jobs).
+    cpus : int
+    policy : Policy
+        The instance simulated (for its ECC processor's count).
+
+    Examples
+    --------
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> row = [1, 0, -1, 10, 4, -1, -1, 4, 10] + [-1] * 9
+    >>> wl = Workload(pd.DataFrame([row], columns=list(SWF_FIELDS)).assign(requested_start=-1))
+    >>> pol = make_policy("easy")
+    >>> m = run_metrics(simulate(wl, pol, cpus=4), wl, 4, pol)
+    >>> m["kumar_slowdown"], m["dedicated_jobs"], m["utilization"]
+    (1.0, 0, 1.0)
+    """
+    out = summarize(res.jobs, cpus, tau=tau)
+    out["kumar_slowdown"] = kumar_slowdown(res.jobs)
+    rs = dict(zip(jobs_workload.jobs["job_id"].astype(str),
+                  jobs_workload.jobs["requested_start"].to_numpy(float)))
+    req = res.jobs["job_id"].map(rs).to_numpy(float)
+    ded = req >= 0
+    if ded.any():
+        delay = res.jobs["starting_time"].to_numpy(float)[ded] - req[ded]
+        out["dedicated_mean_delay"] = float(delay.mean())
+        out["dedicated_on_time"] = float(np.mean(delay <= 0.5))
+    else:
+        out["dedicated_mean_delay"] = out["dedicated_on_time"] = math.nan
+    out["dedicated_jobs"] = int(ded.sum())
+    ecc = getattr(policy, "ecc", None)
+    out["commands_applied"] = float(ecc.applied) if ecc is not None else math.nan
+    return out
+
+
+
+def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
+                 overrun: str = "kill", tau: float = 10.0, debug: bool = False,
+                 log=None) -> tuple[list[dict], pd.DataFrame]:
+    """Simulate one policy on every run of one workload variant and sweep.
+
+    Parameters
+    ----------
+    spec : mapping
+        :meth:`.plan.KumarPlan.simulation_spec`.
+    workload_dir : path
+        The set written by :func:`.workloads.generate_set`.
+    picks : mapping, optional
+        :func:`.cubes.picks_document`; needed when ``spec["cs"] == "pick"``.
+
+    Returns
+    -------
+    records : list of dict
+        One per run: coordinates (workload, policy, load, seed, cs), metrics
+        (:func:`run_metrics`) and workload facts (:data:`.cubes.RUN_INFO`).
+    jobs : pandas.DataFrame
+        Every run's per-job table (Batsim ``jobs.csv`` columns) after the
+        columns ``load, seed, cs`` (``cs`` -1: none).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from simlib.studies.kumar.workloads import generate_set
+    >>> out = tempfile.mkdtemp()
+    >>> _ = generate_set({"workload": "ps05", "purpose": "cs", "params": {"p_s": 0.5},
+    ...                   "loads": [0.9], "seeds": 1, "n_jobs": 20, "tolerance": 0.01,
+    ...                   "entropy_prefix": [1, 0]}, out)
+    >>> spec = {"workload": "ps05", "purpose": "cs", "policy": "delayed_los",
+    ...         "policy_params": {"unit": 32}, "loads": [0.9], "seeds": 1, "cs": [1, 7],
+    ...         "p_s": 0.5, "machine_procs": 320}
+    >>> records, jobs = simulate_set(spec, out)
+    >>> [(r["cs"], r["jobs"]) for r in records], len(jobs)
+    ([(1, 20), (7, 20)], 40)
+    """
+    workload, policy = spec["workload"], spec["policy"]
+    pick = None
+    if spec["cs"] == "pick":
+        if picks is None:
+            raise ConfigError(f"{policy} on {workload}: no C_s pick given")
+        key = load_tag(spec["p_s"])
+        if key not in picks["by_p_s"]:
+            raise ConfigError(f"{policy} on {workload}: the C_s sweep picked no C_s for "
+                              f"P_S = {spec['p_s']} (picks for {sorted(picks['by_p_s'])})")
+        pick = int(picks["by_p_s"][key])
+    machine = int(spec["machine_procs"])
+    index = json.loads((Path(workload_dir) / "index.json").read_text(encoding="utf-8"))
+    facts = {(float(e["load"]), int(e["seed"])): e for e in index["entries"]}
+    records, tables = [], []
+    for run in spec_runs(spec, pick):
+        load, seed, cs = run["load"], run["seed"], run["cs"]
+        wl = read_cwf(workload_file(workload_dir, load, seed))
+        jobs_wl, commands = split_commands(wl)
+        params = dict(spec["policy_params"])
+        if cs is not None:
+            params["cs"] = int(cs)
+        pol = make_policy(policy, **params)
+        name = f"{workload}@load{load_tag(load)}#seed{seed}"
+        res = simulate(jobs_wl, pol, cpus=machine, overrun=overrun, debug=debug,
+                       workload_name=name, record_timeline=False,
+                       commands=command_events(commands))
+        metrics = run_metrics(res, jobs_wl, machine, pol, tau=tau)
+        e = facts[(float(load), int(seed))]
+        rec = {"workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
+               "cs": None if cs is None else int(cs), **metrics,
+               "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
+               "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": len(res.jobs),
+               "commands": sum(e["commands"].values()),
+               "cs_used": math.nan if cs is None else float(cs)}
+        records.append(rec)
+        table = res.jobs.copy()
+        table.insert(0, "cs", -1 if cs is None else int(cs))
+        table.insert(0, "seed", int(seed))
+        table.insert(0, "load", float(load))
+        tables.append(table)
+        if log is not None:
+            log.info("%s %s cs=%s: wait %.0f s, utilization %.4f", policy, name, cs,
+                     metrics["mean_wait"], metrics["utilization"])
+    return records, pd.concat(tables, ignore_index=True)
+
+
+def simulate_chunk(spec: Mapping, workload_dir, *, jobs_out, summary_out, simulation: Mapping,
+                   picks_path=None, debug: bool = False, log=None) -> list[dict]:
+    """Simulate one chunk and write its outputs (the ``kumar_simulate`` step).
+
+    Parameters
+    ----------
+    spec : mapping
+        :meth:`.plan.KumarPlan.simulation_spec`.
+    workload_dir : path
+        The chunk's workload set.
+    jobs_out, summary_out : path
+        Gzip CSV of every run's per-job table (after ``load, seed, cs``) and
+        JSON of the spec, the engine options and one record per run.
+    simulation : mapping
+        Engine options that change results (``overrun``, ``tau``).
+    picks_path : path, optional
+        The C_s picks (:func:`.cubes.picks_document`); needed when
+        ``spec["cs"] == "pick"``.
+
+    Returns
+    -------
+    list of dict
+        The records written to ``summary_out``.
+    """
+    picks = None
+    if picks_path is not None:
+        picks = json.loads(Path(picks_path).read_text(encoding="utf-8"))
+    t0 = time.perf_counter()
+    records, jobs = simulate_set(spec, workload_dir, picks=picks, overrun=simulation["overrun"],
+                                 tau=simulation["tau"], debug=debug, log=log)
+    if log is not None:
+        # Wall time goes to the log only: the outputs must be reproducible.
+        log.info("%d runs in %.1f s", len(records), time.perf_counter() - t0)
+    # mtime 0: the gzip header would otherwise hold the time of writing.
+    write_csv(jobs, jobs_out, index=False, lineterminator="\n",
+              compression={"method": "gzip", "mtime": 0})
+    write_json({"spec": dict(spec), "simulation": dict(simulation), "records": records},
+               summary_out)
+    return records
+
+
+def fig2_example(durations: Sequence[float] = (10.0, 10.0, 10.0), cpus: int = 10,
+                 cs: int = 7) -> dict[str, pd.DataFrame]:
+    """Paper K's Fig. 2, simulated: jobs of 7, 4, 6 processors on an idle machine of 10.
+
+    Returns the per-job tables of LOS (alternative (a): the head job of 7
+    starts at once) and Delayed-LOS (alternative (b): 4 + 6 start, the 7 is
+    skipped while its skip count is below C_s).
+
+    Examples
+    --------
+    >>> s = fig2_example()
+    >>> s["los"]["starting_time"].tolist(), s["delayed_los"]["starting_time"].tolist()
+    ([0.0, 10.0, 10.0], [10.0, 0.0, 0.0])
+    """
+    from ...workload.swf import SWF_FIELDS, Workload
+
+    rows = []
+    for i, (procs, dur) in enumerate(zip((7, 4, 6), durations)):
+        r = [-1] * len(SWF_FIELDS)
+        r[0], r[1], r[3], r[4], r[7], r[8] = i + 1, 0, int(dur), procs, procs, int(dur)
+        rows.append(r)
+    wl = Workload(pd.DataFrame(rows, columns=list(SWF_FIELDS)))
+    return {"los": simulate(wl, "los", cpus=cpus, workload_name="fig2").jobs,
+            "delayed_los": simulate(wl, "delayed_los", cpus=cpus, policy_params={"cs": cs},
+                                    workload_name="fig2").jobs}

@@ -1,0 +1,136 @@
+"""Paper K's grid (simlib.studies.kumar.plan): the plan of a scale, its specs
+and run lists, the config checks, the artifact list."""
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+from helpers_kumar_study import STUDY, config
+
+from simlib.errors import ConfigError
+from simlib.studies.kumar import plan as P
+from simlib.studies.kumar.published import load_published
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLISHED = REPO / "config/published/kumar.yaml"
+
+
+def published():
+    return load_published(PUBLISHED)
+
+
+def test_plan_resolves_the_scale_and_defaults():
+    plan = P.KumarPlan.from_config(config("default"))
+    assert plan.seeds == 3 and plan.loads == (0.5, 0.7, 0.9) and plan.cs_values == (1, 2, 3)
+    assert plan.cs_sweep["pick"] == {"metric": "mean_wait", "rule": "argmin"}
+    assert plan.purpose_loads("cs") == [0.9]
+    assert plan.p_s("het_pd09_ps05") == 0.5
+    assert plan.params("elastic_het").size_scale == "log2"
+    # 3 C_s-sweep workloads x 3 policies + 7 load-sweep workloads x 3 policies.
+    assert len(plan.jobs()) == 9 + 21
+
+
+def test_which_policies_take_the_pick():
+    plan = P.KumarPlan.from_config(config())
+    assert [p for p in STUDY["policies"] if plan.cs_dependent(p)] == [
+        "delayed_los", "hybrid_los", "delayed_los_e", "hybrid_los_e"]
+    fixed = P.KumarPlan.from_config(config(policies={**STUDY["policies"],
+                                                     "delayed_los": {"cs": 4}}))
+    assert not fixed.cs_dependent("delayed_los")
+    assert fixed.simulation_spec("load", "ps02", "delayed_los")["cs"] is None
+    assert {r["cs"] for r in fixed.runs("load", "ps02", "delayed_los")} == {4}
+
+
+def test_simulation_specs_and_runs():
+    plan = P.KumarPlan.from_config(config())
+    sweep = plan.simulation_spec("cs", "ps05", "delayed_los")
+    assert sweep["cs"] == [1, 3] and sweep["loads"] == [0.9]
+    assert [(r["seed"], r["cs"]) for r in P.spec_runs(sweep)] == [(0, 1), (0, 3), (1, 1), (1, 3)]
+    ref = plan.simulation_spec("cs", "ps05", "easy")
+    assert [r["cs"] for r in P.spec_runs(ref)] == [None, None]
+    picked = plan.simulation_spec("load", "het_pd05_ps02", "hybrid_los")
+    assert picked["cs"] == "pick" and picked["p_s"] == 0.2
+    assert [(r["load"], r["cs"]) for r in P.spec_runs(picked, 6)] == [
+        (0.6, 6), (0.6, 6), (0.9, 6), (0.9, 6)]
+    with pytest.raises(ConfigError, match="pick"):
+        P.spec_runs(picked)
+
+
+def test_generation_spec_pairs_seeds_across_variants_not_sweeps():
+    plan = P.KumarPlan.from_config(config())
+    a = plan.generation_spec("load", "ps02")
+    b = plan.generation_spec("load", "het_pd05_ps02")
+    assert a["entropy_prefix"] == b["entropy_prefix"] == [7, 1]
+    assert plan.generation_spec("cs", "ps02")["entropy_prefix"] == [7, 0]
+
+
+def test_subtree_depends_only_on_its_sweep():
+    plan = P.KumarPlan.from_config(config())
+    other = P.KumarPlan.from_config(config(cs_values={"smoke": [1, 2, 5], "default": [1],
+                                                      "full": [1]}))
+    assert plan.subtree("load") == other.subtree("load")
+    assert plan.subtree("cs") != other.subtree("cs")
+
+
+def test_check_config_accepts_the_repository_grid():
+    import yaml
+    grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())
+    P.check_config({"studies": grid["studies"]}, published())
+    P.check_config(config(), published())
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps03": ["easy"]}},
+     "config studies.kumar.load_sweeps.ps03: unknown workload 'ps03'"),
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "eazy"]}},
+     "config studies.kumar.load_sweeps.ps02[1]: policy 'eazy' is not in"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "swept": "easy"}},
+     "config studies.kumar.cs_sweep.swept: 'easy' has no C_s parameter"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps02", "ps05", "ps08", "elastic_batch"]}},
+     "have the same P_S = 0.5"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps05", "ps08"]}},
+     "needs a C_s picked for P_S = 0.2"),
+    ({"generator": {"size_scale": "cubic"}},
+     "config studies.kumar.workloads.ps02: Kumar parameter 'size_scale'"),
+    ({"workloads": {**STUDY["workloads"], "ps05": {"p_s": 1.5}}},
+     "config studies.kumar.workloads.ps05: Kumar parameter 'p_s' = 1.5"),
+    ({"load_sweeps": {k: v for k, v in STUDY["load_sweeps"].items() if k != "ps08"}},
+     "paper K's fig8 needs workload 'ps08'"),
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "delayed_los"]}},
+     "Table IV compares los"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "pick": {"rule": "median"}}},
+     "cs_sweep.pick.rule: 'median'"),
+])
+def test_check_config_names_the_offending_key(changes, message):
+    with pytest.raises(ConfigError, match=None) as err:
+        P.check_config(config(**changes), published())
+    assert message in str(err.value)
+
+
+def test_check_config_without_the_study_does_nothing():
+    P.check_config({"studies": {"baseline": {}}})
+
+
+def test_artifact_list_names_every_figure_once():
+    plan = P.KumarPlan.from_config(config())
+    arts = P.artifact_list(plan)
+    files = [a["file"] for a in arts]
+    assert len(files) == len(set(files))
+    for spec in P.FIGURES.values():
+        assert f"{spec['file']}.png" in files and f"{spec['file']}.svg" in files
+    # ps02's C_s sweep is not a paper figure but is drawn (it sets Fig. 7's C_s).
+    assert "cs_sweep_ps02.png" in files and "cs_sweep_ps05.png" not in files
+    assert {a["rule"] for a in arts} == {"fig1", "examples", "figures", "tables", "pick"}
+    assert not any(a["rule"] == "fig1" for a in P.artifact_list(plan, fig1=False))
+
+
+def test_workload_file_names_load_and_seed():
+    assert P.workload_file("data/w", 0.9, 3).as_posix() == "data/w/load0.9/seed3.cwf.gz"
+    # The load tag gives the load back exactly.
+    assert P.workload_file("d", 1, 0).parent.name == "load1.0"
+
+
+def test_plan_examples():
+    assert doctest.testmod(P).failed == 0
