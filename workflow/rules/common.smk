@@ -102,8 +102,9 @@ TRACE_SOURCE = _trace_source()
 def trace_source(trace):
     """Local directory (absolute) or base URL one trace is fetched from.
 
-    (workflow/scripts/fetch_trace.py resolves it the same way, from the
-    config, so that the source is not a rerun trigger.)"""
+    (The fetch_trace rule resolves it the same way, from the config, with
+    simlib.workload.fetch.fetch_catalog_trace, so that the source is not a
+    rerun trigger.)"""
     return TRACE_SOURCE.base_for(config["traces"]["catalog"][trace].get("pwa_url"), trace)
 
 
