@@ -81,6 +81,16 @@ STUDIES = _studies()
 ARTIFACTS = []
 
 
+def code_inputs(*modules):
+    """Code inputs of a generic rule: the source files of the simlib modules
+    its script calls, and of every simlib module they import
+    (simlib.codedeps). The logic lives there, not in the script, and
+    Snakemake only watches a rule's script: as inputs, editing the logic
+    reruns the rule, as studies.smk does for the studies' steps."""
+    from simlib.codedeps import import_closure
+    return import_closure(modules)
+
+
 def repo_path(p):
     """Absolute path of a config path given relative to the repository."""
     p = Path(p).expanduser()
