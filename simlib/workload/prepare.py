@@ -850,9 +850,8 @@ def scale_load(source, machine_procs: int, target_load: float, *, trace: str, sc
     --------
     >>> import pathlib, tempfile
     >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "t.swf").write_text(
-    ...     "1 0 -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\\n"
-    ...     "2 100 -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\\n")
+    >>> rest = "-1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\\n"  # 100 s on 4 CPUs
+    >>> _ = (d / "t.swf").write_text(f"1 0 {rest}2 100 {rest}")
     >>> facts = scale_load(d / "t.swf", 8, 0.5, trace="T", scale="smoke", swf=d / "s.swf",
     ...                    info=d / "s.json")
     >>> facts["original_offered_load"], facts["offered_load"], facts["interarrival_factor"]
