@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import http.server
 import io
+import logging
 import socket
 import threading
 from pathlib import Path
@@ -309,6 +310,66 @@ def test_fetch_a_directory_is_a_clear_error(served_dir, tmp_path):
         P.fetch_trace("dir.swf.gz", served_dir, tmp_path / "out" / "d.swf.gz",
                       manifest_for("dir.swf.gz", SWF_TEXT))
     assert_nothing_left(tmp_path / "out" / "d.swf.gz")
+
+
+# --------------------------------------------------------------------------
+# fetch_catalog_trace: the pipeline's fetch step
+# --------------------------------------------------------------------------
+
+def catalog_setup(repo: Path, source: str, **entry) -> dict:
+    """A repository with a manifest pinning NAME, and its config's traces section."""
+    sha = hashlib.sha256(SWF_TEXT).hexdigest()
+    (repo / "config").mkdir(parents=True)
+    write_manifest(repo / "config" / "M.tsv", [(NAME, 1, 1, 1, sha, 2_500_000, "test")])
+    return {"catalog": {"T": {"file": NAME, **entry}}, "source": source,
+            "manifest": "config/M.tsv", "local_dirs": []}
+
+
+def test_fetch_catalog_trace_copies_from_a_local_dir(served_dir, tmp_path, caplog):
+    traces = catalog_setup(tmp_path / "repo", str(served_dir))
+    out = io.StringIO()
+    log = logging.getLogger(__name__)
+    caplog.set_level(logging.INFO, logger=log.name)
+    dest = tmp_path / "data" / "T.swf.gz"
+    got = P.fetch_catalog_trace("T", traces, dest, repo=tmp_path / "repo", stream=out, log=log)
+    assert got == dest and dest.read_bytes() == (served_dir / NAME).read_bytes()
+    sha = hashlib.sha256(SWF_TEXT).hexdigest()
+    line = (f"trace T: copying {NAME} (2.5 MB) from {served_dir}, local directory {served_dir} "
+            f"[traces.source names it]; pinned sha256 {sha}")
+    assert out.getvalue() == line + "\n"  # no progress for a copy
+    assert caplog.messages == [line, f"verified and written to {dest}"]
+
+
+def test_fetch_catalog_trace_downloads_with_progress(http_base, tmp_path):
+    # auto without a local copy: the archive, i.e. the entry's pwa_url.
+    traces = catalog_setup(tmp_path / "repo", "auto", pwa_url=http_base + "/")
+    out = io.StringIO()
+    dest = tmp_path / "T.swf.gz"
+    P.fetch_catalog_trace("T", traces, dest, repo=tmp_path / "repo", environ={}, stream=out)
+    assert gzip.decompress(dest.read_bytes()) == SWF_TEXT
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith(f"trace T: downloading {NAME} (2.5 MB) from {http_base}/, "
+                               "the Parallel Workloads Archive [no local copy")
+    assert lines[-1].startswith(f"{NAME}: ") and lines[-1].endswith("(100 %)")
+
+
+def test_fetch_catalog_trace_errors_leave_nothing(served_dir, tmp_path):
+    traces = catalog_setup(tmp_path / "repo", str(served_dir))
+    traces["catalog"]["U"] = {"file": "unpinned.swf.gz"}
+    with pytest.raises(ConfigError, match=r"traces\.catalog\.U\.file: 'unpinned\.swf\.gz' has no "
+                                          r"pinned sha256 in config/M\.tsv"):
+        P.fetch_catalog_trace("U", traces, tmp_path / "out" / "U.swf.gz", repo=tmp_path / "repo",
+                              stream=io.StringIO())
+    (served_dir / NAME).write_bytes(gzip.compress(b"other content"))
+    with pytest.raises(ChecksumError):
+        P.fetch_catalog_trace("T", traces, tmp_path / "out" / "T.swf.gz", repo=tmp_path / "repo",
+                              stream=io.StringIO())
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+    # The archive as source, but the entry names no page there.
+    traces = catalog_setup(tmp_path / "repo2", "pwa")
+    with pytest.raises(ConfigError, match=r"traces\.catalog\.T\.pwa_url"):
+        P.fetch_catalog_trace("T", traces, tmp_path / "x", repo=tmp_path / "repo2",
+                              stream=io.StringIO())
 
 
 # --------------------------------------------------------------------------

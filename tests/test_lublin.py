@@ -17,6 +17,7 @@ unlikely a false failure would be for an arbitrary seed.
 """
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -38,6 +39,8 @@ SETTINGS = {
 #: the arrival-clock ones included).
 ALPHA = 1e-3 / 60
 Z = 5.0
+#: Logger handed to the functions that report progress (read with caplog).
+LOG = logging.getLogger(__name__)
 
 
 @pytest.fixture(scope="module")
@@ -499,6 +502,23 @@ def test_validation_figure(tmp_path):
         plot_lublin_validation(w, SETTINGS["typed"], tmp_path / "a.svg")
 
 
+def test_validation_step_reads_or_generates_the_same_workload(tmp_path, caplog):
+    from simlib.figures.workloads import lublin_validation
+    params = {"model": {"model": "typed"}, "machine_size": 128, "n_jobs": 2000, "seed": 4,
+              "scale": "smoke", "param_set": "ignored"}
+    w, _ = L.workload_from_params(params)
+    write_swf(w, tmp_path / "w.swf")
+    caplog.set_level(logging.INFO, logger=LOG.name)
+    a = lublin_validation(params, tmp_path / "a.png", swf=tmp_path / "w.swf", log=LOG)
+    b = lublin_validation(params, tmp_path / "b.png", log=LOG)
+    assert a.read_bytes() == b.read_bytes()
+    assert caplog.messages == [f"read 2000 jobs from {tmp_path / 'w.swf'}", f"wrote {a}",
+                               "generated 2000 jobs", f"wrote {b}"]
+    # The scale is printed: another scale, another figure.
+    c = lublin_validation({**params, "scale": "full"}, tmp_path / "c.png")
+    assert c.read_bytes() != b.read_bytes()
+
+
 # --------------------------------------------------------------------------
 # arrival clocks: exact (default) vs lublin99 (issue 9, item 4)
 # --------------------------------------------------------------------------
@@ -847,3 +867,91 @@ def test_arrival_clock_errors():
         L.arrival_times([1.0], L.TYPELESS, arrival_clock=None)
     with pytest.raises(ConfigError, match="n_jobs"):
         L.expected_bucket_distribution(L.TYPELESS, arrival_clock="lublin99")
+
+
+# --------------------------------------------------------------------------
+# parameter mappings (the pipeline's lublin.param_sets)
+# --------------------------------------------------------------------------
+
+def test_model_from_params_defaults_and_fit():
+    lp, m = L.model_from_params({})
+    assert (lp, m) == (L.LublinParams.typed(), 128)
+    # None is "not configured", as a rule passes an absent key.
+    assert L.model_from_params({"model": None, "machine_size": None, "fit_machine": None}) == (lp, m)
+    fitted, m = L.model_from_params({"machine_size": 1024, "fit_machine": True})
+    assert m == 1024 and fitted == L.LublinParams.typed().for_machine(1024)
+    assert L.model_from_params({"machine_size": 1024})[0] == lp  # no fit unless asked
+    with pytest.raises(ConfigError, match=r"^sets\.x\.model\.model"):
+        L.model_from_params({"model": {"model": "odd"}}, where="sets.x")
+
+
+def test_workload_from_params_is_generate_then_estimates():
+    params = {"model": {"model": "typeless"}, "n_jobs": 300, "seed": [2, 5], "start_hour": 6,
+              "arrival_scale": 1.5, "arrival_clock": "lublin99",
+              "estimates": {"model": "factor", "f": 3.0}}
+    w, info = L.workload_from_params(params)
+    from simlib.workload.estimates import apply_estimates
+    plain = L.generate_lublin(L.LublinParams.typeless(), n_jobs=300, seed=[2, 5], start_hour=6.0,
+                              arrival_scale=1.5, arrival_clock="lublin99")
+    expected = apply_estimates(plain, {"model": "factor", "f": 3.0},
+                               seed=np.random.SeedSequence([2, 5], spawn_key=(1000,)))
+    assert w.jobs.equals(expected.jobs) and w.header == expected.header
+    assert info["seed"] == [2, 5] and info["factor"] == 1.5 and info["jobs"] == 300
+    assert info["target_load"] is None and info["calibration"] is None
+    assert info["jobs_per_stream"] == {"typeless": 300}
+    assert info["offered_load"] == L.offered_load(plain, 128)
+    assert info["expected_offered_load_at_factor"] == L.expected_offered_load(
+        L.LublinParams.typeless(), 128, 1.5)
+    # Estimates have their own seed branch: the jobs do not depend on them.
+    exact, _ = L.workload_from_params({**params, "estimates": {"model": "exact"}})
+    cols = ["submit_time", "run_time", "requested_procs"]
+    assert exact.jobs[cols].equals(w.jobs[cols])
+    assert not exact.jobs["requested_time"].equals(w.jobs["requested_time"])
+
+
+def test_workload_from_params_calibrates_to_the_load():
+    params = {"model": {"model": "typed"}, "n_jobs": 400, "seed": 3, "load": 0.6}
+    w, info = L.workload_from_params(params)
+    ref, factor = L.calibrate_load(0.6, L.LublinParams.typed(), n_jobs=400, seed=3)
+    assert w.jobs["submit_time"].equals(ref.jobs["submit_time"])
+    assert info["factor"] == factor and info["calibration"] == "cycle"
+    assert abs(info["offered_load"] / 0.6 - 1) <= 0.01 and info["target_load"] == 0.6
+    assert sum(info["jobs_per_stream"].values()) == info["jobs"] == 400
+    assert (w.jobs["requested_time"] == w.jobs["run_time"].clip(lower=1)).all()  # exact default
+    s, sinfo = L.workload_from_params({**params, "calibration": "stretch"})
+    assert sinfo["calibration"] == "stretch" and sinfo["expected_offered_load_at_factor"] is None
+    assert abs(sinfo["offered_load"] / 0.6 - 1) <= 0.01
+
+
+def test_workload_from_params_none_means_default():
+    base = {"n_jobs": 100, "seed": 1}
+    nones = dict.fromkeys(["model", "machine_size", "fit_machine", "span", "start_hour", "load",
+                           "calibration", "arrival_scale", "arrival_clock", "estimates"])
+    a, ia = L.workload_from_params(base)
+    b, ib = L.workload_from_params({**nones, **base, "scale": "smoke"})  # others ignored
+    assert a.jobs.equals(b.jobs) and ia == ib
+    assert ia["estimates"] == {"model": "exact"} and ia["arrival_clock"] == "exact"
+
+
+def test_workload_from_params_errors_name_the_place():
+    with pytest.raises(ConfigError, match=r"^lublin\.estimates\.model"):
+        L.workload_from_params({"n_jobs": 10, "seed": 1, "estimates": {"model": "guess"}})
+    with pytest.raises(ConfigError, match=r"^ps\.estimates"):
+        L.workload_from_params({"n_jobs": 10, "seed": 1, "estimates": {"model": "factor"}},
+                               where="ps")
+    with pytest.raises(ConfigError, match="seed is required"):
+        L.workload_from_params({"n_jobs": 10})
+    with pytest.raises(ConfigError, match="n_jobs and/or span"):
+        L.workload_from_params({"seed": 1})
+
+
+def test_workload_from_params_logs_one_line(caplog):
+    caplog.set_level(logging.INFO, logger=LOG.name)
+    L.workload_from_params({"n_jobs": 50, "seed": 1, "load": 0.5}, log=LOG)
+    [line] = caplog.messages
+    assert line.startswith("50 jobs, offered load 0.5") and "(target 0.5), factor " in line
+
+
+def test_examples():
+    import doctest
+    assert doctest.testmod(L).failed == 0

@@ -1,6 +1,7 @@
 """Tests of simlib.workload.prepare (fetch, verify, clean, subset, load, characterize)."""
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -8,12 +9,15 @@ import pandas as pd
 import pytest
 
 from simlib.errors import ConfigError, TraceFormatError
+from simlib.io import write_json
 from simlib.workload import prepare as P
 from simlib.workload import swf
 from simlib.workload.swf import SWF_FIELDS, Workload
 
 REPO_MANIFEST = Path(__file__).resolve().parents[1] / "config" / "traces_manifest.tsv"
 KTH = "KTH-SP2-1996-2.1-cln.swf.gz"
+#: Logger handed to the functions that report progress (read with caplog).
+LOG = logging.getLogger(__name__)
 
 
 def make_workload(rows: list[dict], header=None, path="hand.swf") -> Workload:
@@ -305,6 +309,91 @@ def test_characterization_table():
     assert np.isnan(t.loc["A", "note"]) and t.loc["B", "note"] == 1.5
     back = pd.read_csv(pd.io.common.StringIO(t.to_csv()), index_col="workload")
     assert back.loc["A", "offered_load"] == pytest.approx(0.75)
+
+
+# --------------------------------------------------------------------------
+# Pipeline steps: prepare_trace, scale_load
+# --------------------------------------------------------------------------
+
+def _prepare_dirty(tmp_path, **kw):
+    swf.write_swf(dirty_workload(), tmp_path / "raw.swf")
+    out = {k: tmp_path / "out" / f"T.{k}" for k in ("swf", "cleaning_log", "info")}
+    facts = P.prepare_trace(tmp_path / "raw.swf", 8, trace="T", scale="smoke", **out, **kw)
+    return facts, out
+
+
+def _written(tmp_path, workload):
+    path = tmp_path / "by_hand.swf"
+    swf.write_swf(workload, path)
+    return path
+
+
+def test_prepare_trace_writes_the_chain_of_steps(tmp_path, caplog):
+    caplog.set_level(logging.INFO, logger=LOG.name)
+    policy = {"runtime_above_request": "drop"}
+    facts, out = _prepare_dirty(tmp_path, cleaning=policy, first_job=1, n_jobs=2, log=LOG)
+    # The same chain by hand.
+    cleaned, counts = P.clean(swf.read_swf(tmp_path / "raw.swf"), 8,
+                              policy=P.CleaningPolicy.from_mapping(policy))
+    part = P.subset(cleaned, first_job=1, n_jobs=2)
+    assert swf.read_swf(out["swf"]).jobs.equals(swf.read_swf(_written(tmp_path, part)).jobs)
+    assert out["cleaning_log"].read_text() == P.format_cleaning_log(
+        "T", counts, P.CleaningPolicy.from_mapping(policy))
+    assert out["info"].read_bytes() == write_json(facts, tmp_path / "facts.json").read_bytes()
+    assert facts["cleaning_counts"] == counts
+    assert facts["cleaning_policy"]["runtime_above_request"] == "drop"
+    assert facts["subset"] == {"first_job": 1, "n_jobs": 2, "jobs": 2}
+    assert (facts["trace"], facts["scale"], facts["machine_procs"]) == ("T", "smoke", 8)
+    assert facts["characterization"]["cleaned"]["jobs"] == len(cleaned.jobs)
+    assert facts["characterization"]["subset"]["jobs"] == 2
+    assert caplog.messages[0].startswith("read 9 jobs from ")
+    assert caplog.messages[-1] == "kept 2 jobs from index 1 (n_jobs=2)"
+    # Nothing but the three outputs (atomic writes leave no temporary file).
+    assert sorted(f.name for f in (tmp_path / "out").iterdir()) == ["T.cleaning_log", "T.info",
+                                                                    "T.swf"]
+
+
+def test_prepare_trace_defaults_keep_the_whole_cleaned_trace(tmp_path):
+    facts, out = _prepare_dirty(tmp_path)
+    assert facts["subset"] == {"first_job": 0, "n_jobs": None, "jobs": 5}
+    assert facts["cleaning_policy"] == P.CleaningPolicy().as_dict()
+
+
+def test_prepare_trace_failure_writes_no_swf(tmp_path):
+    with pytest.raises(ConfigError, match="unknown cleaning rule"):
+        _prepare_dirty(tmp_path, cleaning={"nope": "drop"})
+    assert not (tmp_path / "out").exists()
+
+
+def test_scale_load_reaches_the_target(tmp_path, caplog):
+    swf.write_swf(load_workload(), tmp_path / "in.swf")
+    caplog.set_level(logging.INFO, logger=LOG.name)
+    facts = P.scale_load(tmp_path / "in.swf", 4, 0.5, trace="T", scale="smoke",
+                         swf=tmp_path / "o" / "s.swf", info=tmp_path / "o" / "s.json", log=LOG)
+    back = swf.read_swf(tmp_path / "o" / "s.swf")
+    assert facts["original_offered_load"] == pytest.approx(0.75)
+    assert facts["interarrival_factor"] == pytest.approx(1.5)
+    assert facts["offered_load"] == P.offered_load(back, 4) == pytest.approx(0.5)
+    assert back.jobs["submit_time"].tolist() == [0, 15, 30]  # whole seconds
+    assert (tmp_path / "o" / "s.json").read_bytes() == write_json(facts, tmp_path / "f").read_bytes()
+    assert [facts[k] for k in ("trace", "scale", "target_load", "jobs")] == ["T", "smoke", 0.5, 3]
+    assert caplog.messages == [
+        "offered load 0.750000 -> 0.500000 (target 0.5), inter-arrival factor 1.500000"]
+
+
+def test_scale_load_writes_whole_second_submit_times(tmp_path):
+    # Factor 0.75 / 0.7: submit times 0, 10.71, 21.43 s before rounding.
+    swf.write_swf(load_workload(), tmp_path / "in.swf")
+    facts = P.scale_load(tmp_path / "in.swf", 4, 0.7, trace="T", scale="smoke",
+                         swf=tmp_path / "s.swf", info=tmp_path / "s.json")
+    assert swf.read_swf(tmp_path / "s.swf").jobs["submit_time"].tolist() == [0, 11, 21]
+    assert facts["offered_load"] == pytest.approx(60 / (21 * 4))  # near 0.7, not exactly
+    assert facts["interarrival_factor"] == pytest.approx(0.75 / 0.7)
+
+
+def test_examples():
+    import doctest
+    assert doctest.testmod(P).failed == 0
 
 
 # --------------------------------------------------------------------------

@@ -395,6 +395,24 @@ def test_lublin_rule_makes_a_workload_at_a_load(smoke):
     assert abs(info["offered_load"] / 0.5 - 1) < 0.01
 
 
+def test_trace_and_lublin_rules_depend_on_the_simlib_code_they_call(smoke):
+    """Their scripts only call simlib, so the simlib modules doing the work
+    (and what those import) are their inputs: editing them reruns the rules.
+    Not fetch_trace: its output is pinned by a checksum, whatever the code."""
+    _, out = snakemake(smoke, "--detailed-summary", "--config", "scale=smoke")
+    rows = list(csv.DictReader(out[out.index("output_file\t"):].splitlines(), delimiter="\t"))
+    code = {}
+    for row in rows:
+        files = (row["input-file(s)"] or "").split(",")
+        code.setdefault(row["rule"], set()).update(
+            f.split("/simlib/", 1)[1] for f in files if "/simlib/" in f)
+    assert {"workload/prepare.py", "workload/swf.py"} <= code["prepare_trace"] == code["scale_load"]
+    assert {"figures/traces.py", "markdown.py"} <= code["characterize_traces"]
+    assert {"workload/lublin.py", "workload/estimates.py"} <= code["lublin_workload"]
+    assert {"figures/workloads.py", "workload/lublin.py"} <= code["lublin_validation"]
+    assert code["fetch_trace"] == set()
+
+
 def test_second_run_is_a_no_op(smoke):
     _, out = snakemake(smoke, "-n", "--config", "scale=smoke")
     assert "Nothing to be done" in out

@@ -27,9 +27,9 @@ from matplotlib.figure import Figure
 
 from simlib.io import atomic_path
 from simlib.workload import lublin
-from simlib.workload.swf import Workload
+from simlib.workload.swf import Workload, read_swf
 
-__all__ = ["plot_lublin_validation", "SIZE_CLASSES"]
+__all__ = ["plot_lublin_validation", "lublin_validation", "SIZE_CLASSES"]
 
 #: Size classes of the runtime panel: (label, smallest, largest) processors.
 SIZE_CLASSES = (("1 (serial)", 1, 1), ("2-4", 2, 4), ("5-16", 5, 16), ("17-64", 17, 64),
@@ -234,4 +234,52 @@ def plot_lublin_validation(workload: Workload, params, out_png, *,
     fig.get_layout_engine().set(rect=(0, 0.13, 1, 0.87))
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format="png", dpi=150, metadata={"Software": None})
+    return out
+
+
+def lublin_validation(params, out_png, *, swf=None, log=None) -> Path:
+    """The validation figure of one workload of a Lublin parameter set.
+
+    What the pipeline's ``lublin_validation`` rule does: the model comes
+    from the parameter mapping (:func:`simlib.workload.lublin.model_from_params`),
+    the workload from ``swf`` (a file of the ``lublin_workload`` rule) or,
+    without it, is generated from the same mapping
+    (:func:`simlib.workload.lublin.workload_from_params`), so both rules
+    read a parameter set the same way.
+
+    Parameters
+    ----------
+    params : mapping
+        A ``lublin.param_sets`` entry (with ``seed`` when ``swf`` is None);
+        ``scale``, the pipeline scale, is printed on the figure.
+    out_png : path
+        Output PNG, written atomically.
+    swf : path, optional
+        The workload to draw.
+    log : logging.Logger, optional
+        Gets where the workload came from and the file written.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> lublin_validation({"model": {"model": "typed"}, "n_jobs": 3000, "seed": 1,
+    ...                    "scale": "smoke"}, "fig.png")     # doctest: +SKIP
+    PosixPath('fig.png')
+    """
+    lp, machine_size = lublin.model_from_params(params)
+    if swf is not None:
+        workload = read_swf(swf)
+        if log is not None:
+            log.info("read %d jobs from %s", len(workload.jobs), swf)
+    else:
+        workload, _ = lublin.workload_from_params(params)
+        if log is not None:
+            log.info("generated %d jobs", len(workload.jobs))
+    out = plot_lublin_validation(workload, lp, out_png, machine_size=machine_size,
+                                 scale_label=params.get("scale"))
+    if log is not None:
+        log.info("wrote %s", out)
     return out

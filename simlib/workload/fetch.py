@@ -77,6 +77,7 @@ __all__ = [
     "check_reachable",
     "TextProgress",
     "fetch_trace",
+    "fetch_catalog_trace",
 ]
 
 _CHUNK = 1 << 20  # 1 MiB: streaming hash/copy without holding a trace in memory
@@ -646,3 +647,75 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
         if close:
             close()
     return dest
+
+
+def fetch_catalog_trace(trace: str, traces: Mapping, dest, *, repo,
+                        environ: Mapping[str, str] | None = None, stream=None, log=None) -> Path:
+    """Fetch one trace of the config's catalog (rule ``fetch_trace``).
+
+    Resolves ``traces["source"]`` (:func:`resolve_source`), says in one
+    line what is fetched from where (file, size, source and why it was
+    chosen, pinned sha256), then :func:`fetch_trace`, with a
+    :class:`TextProgress` when downloading.
+
+    Parameters
+    ----------
+    trace : str
+        Name in ``traces["catalog"]``, whose entry gives ``file`` (a
+        manifest name) and, for the archive, ``pwa_url``.
+    traces : mapping
+        The config's ``traces`` section: ``catalog``, ``source``,
+        ``manifest`` (relative to ``repo``) and optional ``local_dirs``.
+    dest : path
+        Where the verified trace goes.
+    repo : path-like
+        The repository: relative paths of the config are relative to it.
+    environ : mapping, optional
+        Environment for ``auto`` (default ``os.environ``).
+    stream : file-like, default sys.stderr
+        Gets the line and the download progress: what a user watching
+        the run sees.
+    log : logging.Logger, optional
+        Gets the line and where the file was written.
+
+    Returns
+    -------
+    pathlib.Path
+        ``dest``, now holding the verified trace.
+
+    Raises
+    ------
+    ConfigError
+        The catalog's file has no pinned sha256, or as :func:`resolve_source`.
+    TraceNotFoundError, TraceDownloadError, ChecksumError
+        As :func:`fetch_trace` (no partial file is left; an existing ``dest`` is kept).
+
+    Examples
+    --------
+    >>> traces = {"catalog": {"KTH": {"file": "KTH-SP2-1996-2.1-cln.swf.gz"}},
+    ...           "source": "../shared/traces", "manifest": "config/traces_manifest.tsv"}
+    >>> fetch_catalog_trace("KTH", traces, "data/traces/raw/KTH.swf.gz", repo=".")  # doctest: +SKIP
+    PosixPath('data/traces/raw/KTH.swf.gz')
+    """
+    stream = sys.stderr if stream is None else stream
+    manifest = read_manifest(_absolute(traces["manifest"], repo))
+    source = resolve_source(traces["source"], repo=repo,
+                            local_dirs=traces.get("local_dirs", DEFAULT_LOCAL_DIRS),
+                            environ=environ)
+    entry = traces["catalog"][trace]
+    base = source.base_for(entry.get("pwa_url"), trace)
+    name = entry["file"]
+    if name not in manifest:
+        raise ConfigError(f"config traces.catalog.{trace}.file: {name!r} has no pinned sha256 "
+                          f"in {traces['manifest']} (traces.manifest)")
+    verb = "downloading" if source.is_remote else "copying"
+    message = (f"trace {trace}: {verb} {name} ({manifest[name].bytes_gz / 1e6:.1f} MB) from "
+               f"{base}, {source.describe()}; pinned sha256 {manifest[name].sha256_uncompressed}")
+    if log is not None:
+        log.info("%s", message)
+    print(message, file=stream, flush=True)
+    progress = TextProgress(name, stream) if source.is_remote else None
+    fetch_trace(name, base, dest, manifest, progress=progress)
+    if log is not None:
+        log.info("verified and written to %s", dest)
+    return Path(dest)

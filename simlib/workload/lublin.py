@@ -125,6 +125,7 @@ import pandas as pd
 from scipy import integrate, special, stats
 
 from simlib.errors import ConfigError
+from simlib.workload.estimates import apply_estimates
 from simlib.workload.swf import SWF_FIELDS, Workload
 
 __all__ = [
@@ -139,6 +140,7 @@ __all__ = [
     "hyper_gamma_p", "log_runtime_cdf", "runtime_cdf", "log_runtime_moments",
     "expected_mean_log_runtime", "expected_runtime", "expected_offered_load",
     "generate_lublin", "calibrate_load", "offered_load", "arrival_bucket", "arrival_times",
+    "ESTIMATES_SPAWN_KEY", "model_from_params", "workload_from_params",
 ]
 
 #: SWF queue code of interactive jobs (SWF reserves queue 0 for them).
@@ -1739,3 +1741,170 @@ def calibrate_load(target_load: float, params=None, *, n_jobs: int | None = None
     extra.insert(0, f"; simlib: calibrated to offered load {target_load} on {P} processors "
                     f"(method {method!r}, achieved {achieved!r}, span = last - first submit)")
     return gen.workload(arrays, scale, stretch, extra), factor
+
+
+# --------------------------------------------------------------------------
+# A workload from a parameter mapping (the pipeline's lublin.param_sets)
+# --------------------------------------------------------------------------
+
+#: Seed-sequence branch of the estimate draws of :func:`workload_from_params`:
+#: apart from the generator's own (stream, purpose, block) children, so the
+#: estimate model chosen never changes the jobs themselves.
+ESTIMATES_SPAWN_KEY = (1000,)
+
+
+def _param(params: Mapping, name: str, default=None):
+    # A key that is absent and one set to None (a rule's "not configured")
+    # both mean the default.
+    value = params.get(name)
+    return default if value is None else value
+
+
+def _entropy(seed):
+    """The seed as plain JSON-able entropy (int or list of ints), or None."""
+    if seed is None or isinstance(seed, (int, np.integer)):
+        return None if seed is None else int(seed)
+    return [int(x) for x in seed]
+
+
+def model_from_params(params: Mapping, where: str = "lublin") -> tuple[LublinParams, int]:
+    """The model and machine size a parameter mapping names.
+
+    Parameters
+    ----------
+    params : mapping
+        Uses ``model`` (a :meth:`LublinParams.from_config` mapping; default
+        typed), ``machine_size`` (default 128) and ``fit_machine`` (shift
+        the size distribution with :meth:`LublinParams.for_machine`;
+        default False); other keys are ignored. A key set to None takes
+        its default.
+    where : str, default "lublin"
+        Config location named in errors (``<where>.model``).
+
+    Returns
+    -------
+    params : LublinParams
+    machine_size : int
+
+    Examples
+    --------
+    >>> lp, m = model_from_params({"model": {"model": "typeless"}, "machine_size": 512,
+    ...                            "fit_machine": True})
+    >>> m, lp.streams[0].params.uhi
+    (512, 9.0)
+    """
+    machine_size = int(_param(params, "machine_size", REFERENCE_MACHINE_SIZE))
+    lp = LublinParams.from_config(_param(params, "model", {}), where=f"{where}.model")
+    if _param(params, "fit_machine", False):
+        lp = lp.for_machine(machine_size)
+    return lp, machine_size
+
+
+def workload_from_params(params: Mapping, *, where: str = "lublin",
+                         log=None) -> tuple[Workload, dict]:
+    """Generate the workload a parameter mapping describes, with its facts.
+
+    The mapping is an entry of the config's ``lublin.param_sets`` plus the
+    run's ``load`` and ``seed``: what the pipeline's ``lublin_workload``
+    rule passes as params. With ``load`` the arrivals are calibrated to it
+    (:func:`calibrate_load`), without it they are drawn at
+    ``arrival_scale`` (:func:`generate_lublin`); then user estimates are
+    set (:func:`simlib.workload.estimates.apply_estimates`), drawn from
+    ``SeedSequence(seed, spawn_key=ESTIMATES_SPAWN_KEY)``.
+
+    Parameters
+    ----------
+    params : mapping
+        Keys (absent or None = default; other keys are ignored):
+
+        ``model``, ``machine_size``, ``fit_machine``
+            As :func:`model_from_params`.
+        ``n_jobs``, ``span``
+            Number of jobs and/or seconds (at least one).
+        ``start_hour``
+            Hour of day at time 0 (default 0).
+        ``seed``
+            Int or list of ints: the run's coordinates (required).
+        ``load``
+            Target offered load; None: no calibration.
+        ``calibration``
+            ``cycle`` (default) or ``stretch`` (:func:`calibrate_load`'s
+            ``method``).
+        ``arrival_scale``
+            Used when ``load`` is None (default 1).
+        ``arrival_clock``
+            ``exact`` (default) or ``lublin99``.
+        ``estimates``
+            :func:`~simlib.workload.estimates.apply_estimates` mapping
+            (default ``{model: exact}``).
+    where : str, default "lublin"
+        Config location named in errors (``<where>.model``,
+        ``<where>.estimates``).
+    log : logging.Logger, optional
+        Gets one line: jobs, offered load reached, target and factor.
+
+    Returns
+    -------
+    workload : Workload
+    info : dict
+        JSON-able: the model (:meth:`LublinParams.to_dict`), machine size,
+        seed, jobs in all and per stream, target and offered load, arrival
+        clock, the factor found (arrival scale or stretch), the offered
+        load the model expects at that factor (None for a stretch, which
+        leaves the model), the calibration method (None without a target)
+        and the estimate model.
+
+    Raises
+    ------
+    ConfigError
+        Invalid parameters (the message names ``where``), a missing seed
+        or bound, or a load that cannot be reached.
+
+    Examples
+    --------
+    >>> w, info = workload_from_params({"model": {"model": "typeless"}, "n_jobs": 500,
+    ...                                 "seed": 3, "load": 0.7})
+    >>> info["jobs"], round(info["offered_load"], 2), info["calibration"]
+    (500, 0.7, 'cycle')
+    >>> bool((w.jobs["requested_time"] == w.jobs["run_time"].clip(lower=1)).all())
+    True
+    """
+    lp, machine_size = model_from_params(params, where)
+    entropy = _entropy(_param(params, "seed"))
+    common = dict(n_jobs=params.get("n_jobs"), span=params.get("span"),
+                  machine_size=machine_size, start_hour=float(_param(params, "start_hour", 0.0)),
+                  arrival_clock=_param(params, "arrival_clock", "exact"), seed=entropy)
+    target = params.get("load")
+    method = _param(params, "calibration", "cycle")
+    if target is not None:
+        workload, factor = calibrate_load(float(target), lp, method=method, **common)
+    else:
+        factor = float(_param(params, "arrival_scale", 1.0))
+        workload = generate_lublin(lp, arrival_scale=factor, **common)
+    load = offered_load(workload, machine_size)
+    if log is not None:
+        log.info("%d jobs, offered load %.6f (target %s), factor %.6g",
+                 len(workload.jobs), load, target, factor)
+    spec = _param(params, "estimates", {"model": "exact"})
+    workload = apply_estimates(
+        workload, spec, where=f"{where}.estimates",
+        seed=np.random.SeedSequence(entropy, spawn_key=ESTIMATES_SPAWN_KEY))
+    queue = workload.jobs["queue"].to_numpy()
+    info = {
+        "model": lp.to_dict(),
+        "machine_size": machine_size,
+        "seed": entropy,
+        "jobs": len(workload.jobs),
+        "jobs_per_stream": {s.name: int((queue == s.queue).sum()) for s in lp.streams},
+        "target_load": target,
+        "offered_load": load,
+        "arrival_clock": common["arrival_clock"],
+        # A stretch moves arrivals outside the model: it expects no load there.
+        "expected_offered_load_at_factor": (
+            expected_offered_load(lp, machine_size, factor)
+            if method == "cycle" or target is None else None),
+        "factor": factor,
+        "calibration": method if target is not None else None,
+        "estimates": spec,
+    }
+    return workload, info

@@ -78,10 +78,19 @@ average CPU utilization ``avg_cpu_time / run_time`` over all jobs and over
 *long* jobs -- more than 64 processes and more than 8 hours -- and mean
 requested CPUs over machine CPUs) plus runtime percentiles, serial and
 power-of-two fractions; :func:`characterization_table` stacks them.
+
+Pipeline steps
+--------------
+:func:`prepare_trace` and :func:`scale_load` are the pipeline rules of the
+same names as functions from files to files: each reads its inputs, calls
+the functions above and writes its outputs atomically (:mod:`simlib.io`), a
+JSON of facts included. (The characterization table of the traces rule is
+:func:`simlib.figures.traces.characterize_traces`.)
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -89,10 +98,11 @@ import numpy as np
 import pandas as pd
 
 from simlib.errors import ConfigError, TraceFormatError
+from simlib.io import write_json, write_text
 from simlib.workload.fetch import (MANIFEST_COLUMNS, ManifestEntry, TraceDownloadError,
                                    TraceNotFoundError, fetch_trace, read_manifest,
                                    verify_sha256)
-from simlib.workload.swf import Workload
+from simlib.workload.swf import Workload, max_procs, read_swf, write_swf
 
 __all__ = [
     "MANIFEST_COLUMNS",
@@ -116,6 +126,8 @@ __all__ = [
     "CHARACTERIZATION_COLUMNS",
     "characterize",
     "characterization_table",
+    "prepare_trace",
+    "scale_load",
 ]
 
 # --------------------------------------------------------------------------
@@ -715,3 +727,153 @@ def characterization_table(rows: dict[str, dict]) -> pd.DataFrame:
     table = pd.DataFrame([{c: row.get(c, np.nan) for c in columns} for row in rows.values()],
                          index=pd.Index(list(rows), name="workload"), columns=columns)
     return table
+
+
+# --------------------------------------------------------------------------
+# Pipeline steps: files in, files out
+# --------------------------------------------------------------------------
+
+def prepare_trace(raw, machine_procs: int, *, trace: str, scale: str, swf, cleaning_log, info,
+                  cleaning: Mapping | None = None, unsorted: str = "reject", first_job: int = 0,
+                  n_jobs: int | None = None, log=None) -> dict:
+    """Clean one trace and keep the part a scale simulates (rule ``prepare_trace``).
+
+    Reads ``raw``, applies :func:`clean` with the ``cleaning`` policy,
+    keeps :func:`subset` ``(first_job, n_jobs)`` and writes it to ``swf``,
+    the :func:`format_cleaning_log` to ``cleaning_log``, and the facts to
+    ``info`` (JSON).
+
+    Parameters
+    ----------
+    raw : path
+        The trace (SWF, gzip or not).
+    machine_procs : int
+        Processors of the machine (not the header's MaxProcs: some logs
+        state it wrongly).
+    trace, scale : str
+        Names recorded in the outputs.
+    swf, cleaning_log, info : path
+        Outputs.
+    cleaning : mapping, optional
+        :meth:`CleaningPolicy.from_mapping` (default: the default actions).
+    unsorted : str, default "reject"
+        What :func:`~simlib.workload.swf.read_swf` does with a log not in
+        submit order.
+    first_job, n_jobs : int
+        The part kept: positions in the cleaned trace (``n_jobs`` None:
+        to the end).
+    log : logging.Logger, optional
+        Gets the jobs read, the cleaning log and the jobs kept.
+
+    Returns
+    -------
+    dict
+        What ``info`` holds: names, machine and header processors, the
+        policy and its counts, the part kept, and :func:`characterize` of
+        the whole cleaned trace and of the part.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "raw.swf").write_text(
+    ...     "1 0 -1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\\n"
+    ...     "2 5 -1 0 4 -1 -1 4 200 -1 0 -1 -1 -1 -1 -1 -1 -1\\n"
+    ...     "3 9 -1 50 2 -1 -1 2 60 -1 1 -1 -1 -1 -1 -1 -1 -1\\n")
+    >>> facts = prepare_trace(d / "raw.swf", 8, trace="T", scale="smoke", swf=d / "T.swf",
+    ...                       cleaning_log=d / "T.txt", info=d / "T.json", n_jobs=1)
+    >>> facts["cleaning_counts"]["runtime_zero"], facts["subset"]["jobs"]
+    (1, 1)
+    """
+    wl = read_swf(raw, unsorted=unsorted)
+    if log is not None:
+        log.info("read %d jobs from %s (header MaxProcs %s)", len(wl.jobs), raw, max_procs(wl))
+    policy = CleaningPolicy.from_mapping(cleaning or {})
+    cleaned, counts = clean(wl, machine_procs, policy=policy)
+    text = format_cleaning_log(trace, counts, policy)
+    write_text(cleaning_log, text, encoding="utf-8")
+    if log is not None:
+        log.info("cleaning:\n%s", text)
+    part = subset(cleaned, first_job=first_job, n_jobs=n_jobs)
+    if log is not None:
+        log.info("kept %d jobs from index %d (n_jobs=%s)", len(part.jobs), first_job, n_jobs)
+    write_swf(part, swf)
+    facts = {
+        "trace": trace,
+        "scale": scale,
+        "machine_procs": machine_procs,
+        "header_max_procs": max_procs(wl),
+        "cleaning_policy": policy.as_dict(),
+        "cleaning_counts": counts,
+        "subset": {"first_job": first_job, "n_jobs": n_jobs, "jobs": len(part.jobs)},
+        "characterization": {
+            "cleaned": characterize(cleaned, machine_procs),
+            "subset": characterize(part, machine_procs),
+        },
+    }
+    write_json(facts, info)
+    return facts
+
+
+def scale_load(source, machine_procs: int, target_load: float, *, trace: str, scale: str,
+               swf, info, log=None) -> dict:
+    """Rescale a prepared trace to a target offered load (rule ``scale_load``).
+
+    Inter-arrival times are multiplied by one factor
+    (:func:`rescale_to_load`, the LOS papers' method). Submit times are
+    rounded to whole seconds so that ``swf`` is a valid SWF file any
+    simulator reads; the load reached therefore misses the target by a
+    rounding error (~1e-7 at smoke scale), and ``info`` records both the
+    factor and the load reached.
+
+    Parameters
+    ----------
+    source : path
+        The prepared trace (SWF).
+    machine_procs : int
+        Processors of the machine.
+    target_load : float
+        Wanted offered load (:func:`offered_load`, submit span), > 0.
+    trace, scale : str
+        Names recorded in ``info``.
+    swf, info : path
+        Outputs: the rescaled trace and its facts (JSON).
+    log : logging.Logger, optional
+        Gets the loads before and after and the factor.
+
+    Returns
+    -------
+    dict
+        What ``info`` holds.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> rest = "-1 100 4 -1 -1 4 200 -1 1 -1 -1 -1 -1 -1 -1 -1\\n"  # 100 s on 4 CPUs
+    >>> _ = (d / "t.swf").write_text(f"1 0 {rest}2 100 {rest}")
+    >>> facts = scale_load(d / "t.swf", 8, 0.5, trace="T", scale="smoke", swf=d / "s.swf",
+    ...                    info=d / "s.json")
+    >>> facts["original_offered_load"], facts["offered_load"], facts["interarrival_factor"]
+    (1.0, 0.5, 2.0)
+    """
+    wl = read_swf(source)
+    before = offered_load(wl, machine_procs)
+    scaled, factor = rescale_to_load(wl, machine_procs, target_load, round_to_seconds=True)
+    after = offered_load(scaled, machine_procs)
+    if log is not None:
+        log.info("offered load %.6f -> %.6f (target %s), inter-arrival factor %.6f",
+                 before, after, target_load, factor)
+    write_swf(scaled, swf)
+    facts = {
+        "trace": trace,
+        "scale": scale,
+        "machine_procs": machine_procs,
+        "target_load": target_load,
+        "original_offered_load": before,
+        "offered_load": after,
+        "interarrival_factor": factor,
+        "jobs": len(scaled.jobs),
+    }
+    write_json(facts, info)
+    return facts

@@ -81,6 +81,16 @@ STUDIES = _studies()
 ARTIFACTS = []
 
 
+def code_inputs(*modules):
+    """Code inputs of a generic rule: the source files of the simlib modules
+    its script calls, and of every simlib module they import
+    (simlib.codedeps). The logic lives there, not in the script, and
+    Snakemake only watches a rule's script: as inputs, editing the logic
+    reruns the rule, as studies.smk does for the studies' steps."""
+    from simlib.codedeps import import_closure
+    return import_closure(modules)
+
+
 def repo_path(p):
     """Absolute path of a config path given relative to the repository."""
     p = Path(p).expanduser()
@@ -102,8 +112,9 @@ TRACE_SOURCE = _trace_source()
 def trace_source(trace):
     """Local directory (absolute) or base URL one trace is fetched from.
 
-    (workflow/scripts/fetch_trace.py resolves it the same way, from the
-    config, so that the source is not a rerun trigger.)"""
+    (The fetch_trace rule resolves it the same way, from the config, with
+    simlib.workload.fetch.fetch_catalog_trace, so that the source is not a
+    rerun trigger.)"""
     return TRACE_SOURCE.base_for(config["traces"]["catalog"][trace].get("pwa_url"), trace)
 
 

@@ -14,6 +14,7 @@ if (config.get("lublin") or {}).get("validation"):
             "Plotting the Lublin model validation figure ({params.param_set}, seed {params.seed})"
         input:
             swf=lublin_path(_LV["param_set"], None, _LV["seed"]),
+            _code=code_inputs("simlib.figures.workloads"),
         output:
             png=reported("paper_figures/workloads/lublin_validation.png", "workloads"),
         params:

@@ -14,6 +14,8 @@ rule fetch_trace:
         # file is the same whatever its origin.
         file=lambda w: config["traces"]["catalog"][w.trace]["file"],
         sha256=lambda w: MANIFEST[config["traces"]["catalog"][w.trace]["file"]].sha256_uncompressed,
+    # No code inputs (code_inputs): whatever the code, the output is the
+    # file pinned by its sha256, so editing the fetch code refetches nothing.
     log:
         "logs/traces/fetch.{trace}.log",
     script:
@@ -25,6 +27,7 @@ rule prepare_trace:
         "Cleaning {wildcards.trace} and keeping the {wildcards.scale}-scale subset"
     input:
         raw="data/traces/raw/{trace}.swf.gz",
+        _code=code_inputs("simlib.workload.prepare"),
     output:
         swf="data/traces/{trace}.{scale}.swf.gz",
         cleaning_log=reported("logs/traces/{trace}.{scale}.cleaning.txt", "traces"),
@@ -48,6 +51,7 @@ if traces_in_use():  # nothing to characterize when no study reads a trace
             "Characterizing traces {params.traces} (whole cleaned trace and {params.scale}-scale subset)"
         input:
             info=[f"data/traces/{t}.{SCALE}.json" for t in traces_in_use()],
+            _code=code_inputs("simlib.figures.traces"),
         output:
             csv=reported("paper_figures/traces/characterization.csv", "traces"),
             md=reported("paper_figures/traces/characterization.md", "traces"),

@@ -9,6 +9,7 @@ rule scale_load:
         "Rescaling {wildcards.trace} ({wildcards.scale}) to offered load {wildcards.load}"
     input:
         swf="data/traces/{trace}.{scale}.swf.gz",
+        _code=code_inputs("simlib.workload.prepare"),
     output:
         swf="data/workloads/{scale}/{trace}/load{load}.swf.gz",
         info="data/workloads/{scale}/{trace}/load{load}.json",
@@ -26,6 +27,8 @@ rule scale_load:
 rule lublin_workload:
     message:
         "Generating Lublin workload {wildcards.lparams}, load {wildcards.lload}, seed {wildcards.seed}"
+    input:
+        _code=code_inputs("simlib.workload.lublin"),
     output:
         swf="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.swf.gz",
         info="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.json",
