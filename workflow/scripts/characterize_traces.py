@@ -6,7 +6,8 @@ current scale simulates (before load rescaling).
 import json
 from pathlib import Path
 
-from _common import job_log, markdown_table
+from _common import job_log
+from simlib.markdown import markdown_table
 from simlib.io import write_csv, write_text
 from simlib.workload.prepare import characterization_table
 
