@@ -269,7 +269,7 @@ def test_smoke_run_writes_figures_tables_and_index(smoke):
 U_ARTIFACTS = ("fig2_gantt.png", "fig2_numbers.md", "table1.png", "table1.md", "table2.md",
                "fig3.png", "fig3.md", "table3.md", "fragmentation.md", "headline_gains.md",
                "orders_ablation.png", "time_model_readings.png", "long_util.png", "long_util.md",
-               "fig1_substitute.png", "README.md")
+               "fig1_substitute.png", "claims.csv", "README.md")
 
 
 def test_smoke_run_builds_the_utrera_cubes(smoke):
@@ -322,6 +322,41 @@ def test_smoke_run_writes_utrera_artifacts(smoke):
     assert info["jobs"] == FIXTURE_U_PORTION["jobs"]
 
 
+def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
+    """paper_figures/CLAIMS.md: U's and K's claims files in one table, one vocabulary."""
+    from simlib.claims import Verdict, read_claims
+    words = {v.value for v in Verdict}
+    files = {p: read_claims(smoke / f"paper_figures/{p}/claims.csv") for p in ("U", "K")}
+    for p, df in files.items():
+        assert set(df["paper"]) == {p} and set(df["scale"]) == {"smoke"} and len(df) >= 10, p
+    lines = (smoke / "paper_figures/CLAIMS.md").read_text().splitlines()
+    assert "Scale: **smoke**" in "\n".join(lines)
+    head = lines.index("| paper | claim | source | published | ours | verdict | criterion |")
+    rows = [line for line in lines[head + 2:] if line.startswith("| ")]
+    # Every claim of both files, in order, linked to its paper's README.
+    assert [r.split(" | ")[0] for r in rows] == (["| [U](U/README.md)"] * len(files["U"])
+                                                 + ["| [K](K/README.md)"] * len(files["K"]))
+    verdicts = [r.split(" | ")[5] for r in rows]
+    assert set(verdicts) <= words
+    assert verdicts == files["U"]["verdict"].tolist() + files["K"]["verdict"].tolist()
+    # Counts per paper and verdict, then over both.
+    counts = {line.split(" | ")[0][2:]: line for line in lines[:head]
+              if line.startswith("| [") or line.startswith("| all ")}
+    for p, df in files.items():
+        cells = counts[f"[{p}]({p}/README.md)"].rstrip(" |").split(" | ")[2:]
+        assert cells == [str(int((df["verdict"] == w.value).sum())) for w in Verdict] + [
+            str(len(df))], p
+    assert counts["all"].endswith(f"| {len(files['U']) + len(files['K'])} |")
+    # The papers' READMEs use the same words.
+    for p in ("U", "K"):
+        readme = (smoke / f"paper_figures/{p}/README.md").read_text()
+        assert not re.search(r"\*\*partly\*\*|consistent|not tested\b|\bmixed\b \||"
+                             r"no significant difference\) \|", readme), p
+    index = (smoke / "paper_figures/README.md").read_text()
+    assert "## claims" in index and "[`paper_figures/CLAIMS.md`](CLAIMS.md)" in index
+    assert "[`paper_figures/U/claims.csv`]" in index
+
+
 # Report category of each section of paper_figures/README.md, and words its
 # caption must hold to name the paper (workflow/report/*.rst).
 REPORT_SECTIONS = {
@@ -330,6 +365,7 @@ REPORT_SECTIONS = {
     "workloads": ("Workloads", "Workloads"),
     "U": ("Paper U — Utrera et al.", "Utrera"),
     "K": ("Paper K — Kumar et al.", "Kumar"),
+    "claims": ("Claims", "Claims of every paper"),
 }
 
 
