@@ -81,7 +81,7 @@ OUTPERFORMS_RULE = ("95 % CI over seeds of the mean % improvement: better = CI a
 
 def outperforms(cube, workload: str, new: str, base: str, sweep: str, source: str,
                 claim: str, figure: str, metrics=("mean_wait", "utilization")) -> Claim:
-    """"``new`` outperforms ``base``" over a sweep: paired improvement per metric, CI over seeds.
+    """Claim "``new`` outperforms ``base``" over a sweep: paired improvement per metric, CI over seeds.
 
     The claims of Figs. 5–11 (``sweep`` ``"cs"`` or ``"load"``), rule
     :data:`OUTPERFORMS_RULE`.
@@ -126,8 +126,8 @@ def fig1_los_beats_easy(fig1_cube) -> Claim:
 def cs_optimum(published: Mapping, cs_cube, picks: pd.DataFrame, plan: KumarPlan) -> Claim | None:
     """Fig. 5: Delayed-LOS's C_s optimum near the printed values (None: no such P_S swept).
 
-    Reproduced when our pick lies within one of the printed range, or when
-    a printed value is among the C_s not significantly worse than our best;
+    Reproduced when our pick lies within 1 of the printed range, or when a
+    printed value is among the C_s not significantly worse than our best;
     else not reproduced.
     """
     opt = published["cs_optimum"]
@@ -266,7 +266,17 @@ def headline_improvements(tables: pd.DataFrame, table: str) -> Claim | None:
 
 
 def n_bar_matches(row) -> Claim:
-    """Sect. V: a printed n̄ within 2 standard errors of our size model's (a row of the n̄ table)."""
+    """Sect. V: a printed n̄ within 2 standard errors of our size model's (a row of the n̄ table).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as Row
+    >>> row = Row(published=139.35, p_s=0.5, p_d=0.0, published_figure="Fig. 5", n_bar=133.8,
+    ...           ci=3.1, seeds=20, expected=133.4, size_scale="log2", expected_linear=144.0,
+    ...           expected_log2=133.4, published_z=2.4)
+    >>> n_bar_matches(row).verdict.value
+    'not reproduced'
+    """
     ok = abs(row.published_z) <= 2
     return _claim(
         "n_bar", f"n̄ = {row.published:g} for P_S = {row.p_s}, P_D = {row.p_d} "
@@ -280,7 +290,13 @@ def n_bar_matches(row) -> Claim:
 
 
 def long_runs_equivalent() -> Claim:
-    """Sect. V: 10,000-job runs like 500-job ones; we run no 10,000-job workloads."""
+    """Sect. V: 10,000-job runs like 500-job ones; we run no 10,000-job workloads.
+
+    Examples
+    --------
+    >>> long_runs_equivalent().verdict.value
+    'not testable here'
+    """
     return _claim("-", "10,000-job runs give no significant difference from 500-job runs",
                   "Sect. V", "no significant difference", "not run", Verdict.NOT_TESTABLE,
                   "none: the grid has no 10,000-job runs")
