@@ -81,6 +81,18 @@ def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
     assert not (tmp_path / "data").exists()  # nothing ran
 
 
+def test_bad_published_numbers_are_rejected_before_any_job(tmp_path):
+    """A study's published-numbers file is validated (its JSON schema) while parsing."""
+    bad = tmp_path / "utrera.yaml"
+    bad.write_text((REPO / "config/published/utrera.yaml").read_text().replace(
+        "threshold: 0.9", "threshold: high"))
+    cfg = write_yaml(tmp_path / "override.yaml", f"studies: {{utrera: {{published: '{bad}'}}}}")
+    code, out = snakemake(tmp_path, "-n", "--configfile", cfg, check=False)
+    assert code != 0 and "ConfigError" in out
+    assert f"{bad}: long_util.threshold: 'high' is not of type 'number'" in out, out[-3000:]
+    assert not (tmp_path / "data").exists()  # nothing ran
+
+
 def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
     stats = {}
