@@ -2,14 +2,16 @@
 
 Every reproduced paper's README and the cross-paper
 ``paper_figures/CLAIMS.md`` are built from :class:`Claim` records, with one
-vocabulary of verdicts (:class:`Verdict`) and one Markdown renderer
-(:func:`markdown_table`). A verdict is given by a stated criterion applied
+vocabulary of verdicts (:class:`Verdict`) and the one Markdown renderer
+(:func:`simlib.markdown.markdown_table`). A verdict is given by a stated criterion applied
 mechanically to our numbers, so it cannot drift from them, and every
 criterion can say "not reproduced".
 
 The published numbers a claim is checked against live in
 ``config/published/<paper>.yaml``, validated against a JSON schema
-(:func:`read_published`) before any job runs.
+(:func:`read_published`) before any job runs. Each study checking a
+paper writes its claims to a file (:func:`write_claims`), from which the
+pipeline builds ``paper_figures/CLAIMS.md`` (:func:`claims_index`).
 
 Examples
 --------
@@ -27,19 +29,22 @@ Examples
 from __future__ import annotations
 
 import enum
+import inspect
 import json
-import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from .errors import ConfigError
+from .io import write_csv
+from .markdown import markdown_table
 
 __all__ = ["Verdict", "Claim", "verdict_from_hits", "verdict_from_sign", "claims_frame",
-           "markdown_table", "format_cell", "verdict_counts", "read_published",
-           "CLAIM_COLUMNS"]
+           "verdict_counts", "apply_criteria", "write_claims", "read_claims", "claims_index",
+           "read_published", "CLAIM_COLUMNS", "CLAIMS_FILE_COLUMNS"]
 
 
 class Verdict(str, enum.Enum):
@@ -144,8 +149,8 @@ def claims_frame(claims: Iterable[Claim]) -> pd.DataFrame:
     return pd.DataFrame([c.as_dict() for c in claims], columns=list(CLAIM_COLUMNS))
 
 
-def verdict_counts(claims: Iterable[Claim]) -> dict[str, int]:
-    """How many claims got each verdict, in vocabulary order, zeros left out.
+def verdict_counts(claims: Iterable[Claim | str]) -> dict[str, int]:
+    """How many claims (or verdict words) got each verdict, in vocabulary order, zeros left out.
 
     Examples
     --------
@@ -156,74 +161,162 @@ def verdict_counts(claims: Iterable[Claim]) -> dict[str, int]:
     """
     counts = {v.value: 0 for v in Verdict}
     for c in claims:
-        counts[c.verdict.value] += 1
+        counts[Verdict(getattr(c, "verdict", c)).value] += 1
     return {k: n for k, n in counts.items() if n}
 
 
-def format_cell(x: Any, digits: int = 4) -> str:
-    """One table cell: integers plainly, floats to ``digits`` significant digits, NaN as ``-``.
+def apply_criteria(criteria: Sequence[Callable[..., Claim]], **inputs) -> list[Claim]:
+    """The claims of every criterion whose inputs are all given, in ``criteria`` order.
+
+    A criterion function names what it reads by its parameters: it is
+    applied when each of its parameters without a default is given and not
+    None (a table not built at this scale skips the claims it holds); a
+    parameter with a default (an option such as the policy label of a
+    reading) is passed when given.
+
+    Raises
+    ------
+    TypeError
+        An input that no criterion reads (a misspelt name would silently
+        skip its claims otherwise).
 
     Examples
     --------
-    >>> [format_cell(x) for x in (3, 2.0, 0.123456, float("nan"), None, "a|b")]
-    ['3', '2', '0.1235', '-', '-', 'a\\\\|b']
+    >>> def fewer_waits(waits):
+    ...     return Claim("X", "waits drop", "Fig. 1", "drop", f"{waits}", "all drop",
+    ...                  verdict_from_hits(sum(w < 0 for w in waits), len(waits)))
+    >>> [c.verdict.value for c in apply_criteria([fewer_waits], waits=[-1, 2])]
+    ['partly reproduced']
+    >>> apply_criteria([fewer_waits], waits=None)
+    []
     """
-    if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, float) or hasattr(x, "dtype"):
-        try:
-            xf = float(x)
-        except (TypeError, ValueError):
-            return str(x).replace("|", "\\|")
-        if not math.isfinite(xf):
-            return "-"
-        if xf == int(xf) and abs(xf) < 1e15:
-            return str(int(xf))
-        return f"{xf:.{digits}g}"
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    params = {fn: inspect.signature(fn).parameters for fn in criteria}
+    unknown = set(inputs) - {n for ps in params.values() for n in ps}
+    if unknown:
+        raise TypeError(f"no criterion reads {', '.join(sorted(unknown))}")
+    out = []
+    for fn, ps in params.items():
+        required = [n for n, p in ps.items() if p.default is inspect.Parameter.empty]
+        if all(inputs.get(n) is not None for n in required):
+            out.append(fn(**{n: inputs[n] for n in ps if n in inputs}))
+    return out
 
 
-def markdown_table(frame: pd.DataFrame, columns: Sequence[str] | None = None, *,
-                   headers: Mapping[str, str] | None = None, digits: int = 4,
-                   align: Mapping[str, str] | None = None) -> str:
-    """A GitHub Markdown table of ``frame`` (the one renderer of every report).
+#: Columns of a study's claims file: the scale that produced the verdicts, then the claim.
+CLAIMS_FILE_COLUMNS = ("scale", *CLAIM_COLUMNS)
+
+
+def write_claims(claims: Iterable[Claim], path, *, scale: str) -> pd.DataFrame:
+    """Write a study's claims file (CSV, :data:`CLAIMS_FILE_COLUMNS`), atomically; return it.
+
+    Every study checking a paper's claims writes one (it names it in
+    :meth:`simlib.studies.Study.claims_file`); the pipeline gathers them into
+    ``paper_figures/CLAIMS.md`` (:func:`claims_index`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "claims.csv")
+    >>> c = Claim("U", "a", "Fig. 2", "1", "1", "equal", "reproduced")
+    >>> write_claims([c], p, scale="smoke")["verdict"].tolist()
+    ['reproduced']
+    >>> read_claims(p).iloc[0]["scale"]
+    'smoke'
+    """
+    frame = claims_frame(claims)
+    frame.insert(0, "scale", scale)
+    write_csv(frame, path, index=False, lineterminator="\n")
+    return frame
+
+
+def read_claims(path) -> pd.DataFrame:
+    """A claims file (:func:`write_claims`) as text columns, checked.
+
+    Raises
+    ------
+    ValueError
+        Naming the file: columns other than :data:`CLAIMS_FILE_COLUMNS`, or
+        a verdict outside the vocabulary (with its row).
+    """
+    # Text as written: "" stays "" (not NaN), "-" stays "-".
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    if tuple(frame.columns) != CLAIMS_FILE_COLUMNS:
+        raise ValueError(f"{path}: columns {list(frame.columns)}, expected "
+                         f"{list(CLAIMS_FILE_COLUMNS)}")
+    words = [v.value for v in Verdict]
+    for i, word in enumerate(frame["verdict"]):
+        if word not in words:
+            raise ValueError(f"{path}: row {i + 1}: verdict {word!r} is not one of "
+                             f"{', '.join(repr(w) for w in words)}")
+    return frame
+
+
+def claims_index(papers: Sequence[Mapping], *, scale: str, here=".",
+                 scale_description: str = "") -> str:
+    """``paper_figures/CLAIMS.md``: every paper's claims in one table, verdicts counted.
 
     Parameters
     ----------
-    frame : pandas.DataFrame
-    columns : sequence of str, optional
-        Columns to show, in order (default: all).
-    headers : mapping, optional
-        Column -> header text (default: the column name).
-    digits : int, default 4
-        Significant digits of floats (:func:`format_cell`).
-    align : mapping, optional
-        Column -> ``"left"`` or ``"right"``; default right for numeric
-        columns, left otherwise.
+    papers : sequence of mappings
+        One per paper, in display order: ``paper`` (its id), ``title``,
+        ``claims`` (its claims file) and ``readme`` (its README, linked;
+        may be None).
+    scale : str
+        The run's scale; every claims file must come from it.
+    here : path-like
+        Directory of the written file (links are relative to it).
+    scale_description : str
 
-    Examples
-    --------
-    >>> df = pd.DataFrame({"policy": ["easy"], "wait": [12.3456]})
-    >>> print(markdown_table(df, headers={"wait": "mean wait (s)"}))
-    | policy | mean wait (s) |
-    |---|---:|
-    | easy | 12.35 |
-    <BLANKLINE>
+    Raises
+    ------
+    ValueError
+        A claims file of another scale or naming another paper, or one
+        :func:`read_claims` refuses.
     """
-    columns = list(columns if columns is not None else frame.columns)
-    headers = dict(headers or {})
-    align = dict(align or {})
-    lines = ["| " + " | ".join(str(headers.get(c, c)) for c in columns) + " |"]
-    rule = []
-    for c in columns:
-        side = align.get(c) or ("right" if frame[c].dtype.kind in "iuf" else "left")
-        rule.append("---:" if side == "right" else "---")
-    lines.append("|" + "|".join(rule) + "|")
-    for row in frame[columns].itertuples(index=False):
-        lines.append("| " + " | ".join(format_cell(v, digits) for v in row) + " |")
-    return "\n".join(lines) + "\n"
+    frames, counts, links = [], [], {}
+    for p in papers:
+        df = read_claims(p["claims"])
+        for col, want in (("scale", scale), ("paper", p["paper"])):
+            other = sorted(set(df[col]) - {want})
+            if other:
+                raise ValueError(f"{p['claims']}: {col} {other[0]!r}, expected {want!r}")
+        readme = p.get("readme")
+        links[p["paper"]] = (f"[{p['paper']}]({os.path.relpath(readme, here)})" if readme
+                             else p["paper"])
+        frames.append(df)
+        row = {"paper": links[p["paper"]], "title": p.get("title", "")}
+        row.update({v.value: int((df["verdict"] == v.value).sum()) for v in Verdict})
+        counts.append({**row, "total": len(df)})
+    table = pd.DataFrame(counts, columns=["paper", "title", *(v.value for v in Verdict), "total"])
+    if len(table) > 1:
+        total = table.drop(columns=["paper", "title"]).sum()
+        table.loc[len(table)] = {"paper": "all", "title": "", **total.to_dict()}
+    claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=list(CLAIMS_FILE_COLUMNS))
+    claims["paper"] = claims["paper"].map(links)
+    lines = [
+        "# Claims of every paper",
+        "",
+        "Generated by `snakemake` (rule `claims`) from each study's claims file; do not edit "
+        "by hand.",
+        "",
+        f"Scale: **{scale}**" + (f" — {scale_description.rstrip('.')}" if scale_description
+                                 else "") + ".",
+        "",
+        "One verdict vocabulary for every paper: " + ", ".join(
+            f"**{v.value}**" for v in Verdict) + ". Each verdict follows its claim's criterion "
+        "(last column) mechanically from this run's numbers; each paper's README (linked) "
+        "shows the numbers behind it and says why.",
+        "",
+        "## Verdicts per paper",
+        "",
+        markdown_table(table),
+        "## Claims",
+        "",
+        markdown_table(claims, ["paper", "claim", "source", "published", "ours", "verdict",
+                                "criterion"]),
+    ]
+    return "\n".join(lines)
 
 
 def read_published(path, schema) -> dict:
@@ -249,7 +342,7 @@ def read_published(path, schema) -> dict:
     >>> _ = open(p, "w").write("t1: {source: 'Table 1', values: {a: x}}\\n")
     >>> schema = {"type": "object", "properties": {"t1": {"type": "object", "properties": {
     ...     "values": {"additionalProperties": {"type": "number"}}}}}}
-    >>> read_published(p, schema)
+    >>> read_published(p, schema)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     simlib.errors.ConfigError: ...p.yaml: t1.values.a: 'x' is not of type 'number'

@@ -1,54 +1,123 @@
-"""Markdown tables for the pipeline's outputs, with no dependency beyond pandas.
+"""The one Markdown table renderer of every report, with no dependency beyond pandas.
 
-:func:`markdown_table` renders a DataFrame as a GitHub table, numbers
-formatted by :func:`format_number` (integers as such, ``nan`` as ``-``), so
-that a table's bytes depend on its values only, not on an optional package
-(``tabulate``) or its version.
+:func:`markdown_table` renders a DataFrame as a GitHub table, each cell
+formatted by :func:`format_cell`, so that a table's bytes depend on its
+values only, not on an optional package (``tabulate``) or its version.
+Every table of ``paper_figures/`` -- the studies' tables, the papers'
+READMEs, the claims (:mod:`simlib.claims`), the trace characterization --
+goes through it; the few options below are the house styles the existing
+artifacts were published with (kept so that they stay byte-identical).
+
+Examples
+--------
+>>> import pandas as pd
+>>> df = pd.DataFrame({"policy": ["easy", "fcfs"], "wait": [12.3456, float("nan")]})
+>>> print(markdown_table(df, headers={"wait": "mean wait (s)"}), end="")
+| policy | mean wait (s) |
+|---|---:|
+| easy | 12.35 |
+| fcfs | - |
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-__all__ = ["format_number", "markdown_table"]
+__all__ = ["format_cell", "markdown_table"]
 
 
-def format_number(x, digits: int = 4) -> str:
-    """Compact human-readable number for tables (``nan`` shown as ``-``)."""
+def format_cell(x: Any, digits: int = 4, *, missing: str = "-", integers: bool = True) -> str:
+    """One table cell.
+
+    Integers plainly, floats to ``digits`` significant digits, None, NaN and
+    infinities as ``missing``, text with ``|`` escaped and line breaks made
+    spaces (either would break the table).
+
+    Parameters
+    ----------
+    x : object
+    digits : int, default 4
+        Significant digits of floats.
+    missing : str, default ``"-"``
+        Text of a missing or non-finite number.
+    integers : bool, default True
+        Show integral floats as integers (``12345.0`` -> ``12345``); False
+        keeps ``digits`` significant digits (``1.234e+04``).
+
+    Examples
+    --------
+    >>> [format_cell(x) for x in (3, 2.0, 0.123456, float("nan"), None, "a|b", True)]
+    ['3', '2', '0.1235', '-', '-', 'a\\\\|b', 'True']
+    >>> format_cell(12345.0), format_cell(12345.0, integers=False), format_cell(None, missing="–")
+    ('12345', '1.234e+04', '–')
+    """
     if x is None:
-        return "-"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, int) or (hasattr(x, "dtype") and getattr(x.dtype, "kind", "") in "iu"):
+        return missing
+    # numpy booleans and integers carry a dtype; bool before int (bool is an int).
+    kind = getattr(getattr(x, "dtype", None), "kind", "")
+    if isinstance(x, bool) or kind == "b":
+        return str(bool(x))
+    if isinstance(x, int) or kind in ("i", "u"):
         return str(int(x))
-    try:
+    if isinstance(x, float) or kind == "f":
         xf = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if not math.isfinite(xf):
-        return "-"
-    if xf == int(xf) and abs(xf) < 1e15:
-        return str(int(xf))
-    return f"{xf:.{digits}g}"
+        if not math.isfinite(xf):
+            return missing
+        if integers and xf == int(xf) and abs(xf) < 1e15:
+            return str(int(xf))
+        return f"{xf:.{digits}g}"
+    return str(x).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown_table(df, index: bool = True, digits: int = 4) -> str:
-    """Render a DataFrame as a GitHub Markdown table (no extra dependency).
+def markdown_table(frame, columns: Sequence[str] | None = None, *, index: bool = False,
+                   headers: Mapping[str, str] | None = None, digits: int = 4,
+                   align: str | Mapping[str, str] | None = None, missing: str = "-",
+                   integers: bool = True) -> str:
+    """A GitHub Markdown table of ``frame``, ending with a line break.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    columns : sequence of str, optional
+        Columns to show, in order (default: all).
+    index : bool, default False
+        Show the index as the first column(s) (named ``index`` when unnamed).
+    headers : mapping, optional
+        Column -> header text (default: the column name).
+    digits, missing, integers
+        Cell format (:func:`format_cell`).
+    align : str or mapping, optional
+        ``"left"`` or ``"right"`` for every column, or column -> side;
+        default right for numeric columns, left otherwise.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> print(markdown_table(pd.DataFrame({"a": [1.5]}), index=False))
-    | a |
-    |---:|
+    >>> df = pd.DataFrame({"n": [3], "x": [1.5]}, index=pd.Index(["a"], name="trace"))
+    >>> print(markdown_table(df, index=True, align={"n": "left"}), end="")
+    | trace | n | x |
+    |---|---|---:|
+    | a | 3 | 1.5 |
+    >>> print(markdown_table(df, ["x"], align="left", headers={"x": "x (s)"}), end="")
+    | x (s) |
+    |---|
     | 1.5 |
-    <BLANKLINE>
     """
-    frame = df.reset_index() if index else df
-    cols = [str(c) for c in frame.columns]
-    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
-    lines = ["| " + " | ".join(cols) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    for row in frame.itertuples(index=False):
-        cells = [format_number(v, digits) if n else str(v) for v, n in zip(row, numeric)]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    if index:
+        frame = frame.reset_index()
+    columns = list(frame.columns if columns is None else columns)
+    headers = dict(headers or {})
+
+    def side(c):
+        if isinstance(align, str):
+            return align
+        chosen = (align or {}).get(c)
+        return chosen or ("right" if frame[c].dtype.kind in "iuf" else "left")
+
+    lines = ["| " + " | ".join(str(headers.get(c, c)) for c in columns) + " |",
+             "|" + "|".join("---:" if side(c) == "right" else "---" for c in columns) + "|"]
+    for row in frame[columns].itertuples(index=False):
+        lines.append("| " + " | ".join(format_cell(v, digits, missing=missing, integers=integers)
+                                       for v in row) + " |")
     return "\n".join(lines) + "\n"

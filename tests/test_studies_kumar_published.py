@@ -1,5 +1,6 @@
-"""Paper K's published numbers (simlib.studies.kumar.published): reading and
-checking config/published/kumar.yaml."""
+"""Paper K's published numbers (simlib.studies.kumar.published): reading
+config/published/kumar.yaml, validated by its JSON schema and the checks a
+schema cannot express."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,19 +26,34 @@ def test_load_published_reads_the_repository_file():
     assert len(pub["table3"]["values"]) == 12
 
 
+TEXT = PUBLISHED.read_text()
+
+
 @pytest.mark.parametrize("text, message", [
-    ("paper: x\n", "key 'table3' missing"),
-    (PUBLISHED.read_text().replace("  source: \"Table III", "  sauce: \"Table III"),
-     "table3.source missing"),
-    (PUBLISHED.read_text().replace("mean_wait: 31.88", "mean_wait: lots"),
-     "tables.IV.values.los.mean_wait must be a number"),
-    (PUBLISHED.read_text().replace("    new: delayed_los\n", "    new: delayed\n"),
+    ("paper: x\n", "(top level): 'table3' is a required property"),
+    (TEXT.replace("  source: \"Table III", "  sauce: \"Table III"),
+     "table3: 'source' is a required property"),
+    (TEXT.replace("      los: {utilization: 4.1, mean_wait: 31.88",
+                  "      los: {utilization: 4.1, mean_wait: lots"),
+     "tables.IV.values.los.mean_wait: 'lots' is not of type 'number'"),
+    (TEXT.replace("  values: [7, 8]", "  values: [7.5, 8]"),
+     "cs_optimum.values.0: 7.5 is not of type 'integer'"),
+    (TEXT.replace('    easy: ["EASY", "Batch", "No"]', '    easy: ["EASY", "Batch"]'),
+     "table3.values.easy: ['EASY', 'Batch'] is too short"),
+    (TEXT.replace("  VII:\n", "  VIII:\n"), "tables: 'VII' is a required property"),
+    # Beyond the schema: the policy registry, and the abstract copying Tables IV-V.
+    (TEXT.replace("    new: delayed_los\n", "    new: delayed\n"),
      "tables.IV.new: not a registered policy"),
+    (TEXT.replace('    los: ["LOS", "Batch", "No"]', '    lox: ["LOS", "Batch", "No"]'),
+     "table3.values.lox: not a registered policy"),
+    (TEXT.replace("    hybrid_los: {utilization: 4.55, mean_wait: 25.31",
+                  "    hybrid_los: {utilization: 4.55, mean_wait: 25.0"),
+     "headline.values.hybrid_los: differs from tables.V.values.los_d"),
     ("[1, 2", "cannot read published numbers"),
 ])
-def test_load_published_names_the_bad_key(tmp_path, text, message):
+def test_load_published_names_file_and_key(tmp_path, text, message):
     p = tmp_path / "k.yaml"
     p.write_text(text)
     with pytest.raises(ConfigError) as err:
         load_published(p)
-    assert message in str(err.value) and str(p) in str(err.value)
+    assert message in str(err.value) and str(err.value).startswith(f"{p}: ")

@@ -11,6 +11,7 @@ import pytest
 
 from helpers_kumar_study import config, cs_cube, fig1_cube, load_cube
 
+from simlib.claims import Verdict, claims_frame
 from simlib.studies.kumar import report as R
 from simlib.studies.kumar.cubes import pick_cs
 from simlib.studies.kumar.plan import KumarPlan, artifact_list
@@ -49,8 +50,9 @@ def test_claims_apply_the_documented_rules(published, plan):
     cs = cs_cube(cs=(1, 3, 5, 7, 8, 9), best=7)
     picks = pick_cs(cs)
     tables = tables_frame(load, published)
-    df = R.claims(published=published, load_cube=load, cs_cube=cs, fig1_cube=fig1_cube(),
-                  picks=picks, tables=tables, plan=plan)
+    df = claims_frame(R.claims(published=published, load_cube=load, cs_cube=cs,
+                               fig1_cube=fig1_cube(), picks=picks, tables=tables, plan=plan))
+    assert set(df["paper"]) == {"K"}
     assert _verdict(df, "LOS outperforms EASY in mean wait on the SDSC log") == ["partly reproduced"]
     assert _verdict(df, "Delayed-LOS outperforms LOS for P_S = 0.2") == ["reproduced"]
     assert _verdict(df, "Delayed-LOS's C_s optimum lies near 7–8") == ["reproduced"]
@@ -58,7 +60,7 @@ def test_claims_apply_the_documented_rules(published, plan):
     assert _verdict(df, "LOS performs worse than EASY when job sizes vary") == ["reproduced"]
     # Delayed-LOS is 11 % better than EASY: not "close" (10 % rule).
     assert set(_verdict(df, "Delayed-LOS comes close to EASY")) == {"not reproduced"}
-    assert _verdict(df, "10,000-job") == ["not tested"]
+    assert _verdict(df, "10,000-job") == ["not testable here"]
     assert set(df["figure"]) >= {"fig1", "fig5", "fig6", "fig7", "fig8", "fig9", "fig10",
                                  "fig11", "tables"}
     # The C_s sweep is not flat beyond 3 in this cube (quadratic around 7).
@@ -66,13 +68,72 @@ def test_claims_apply_the_documented_rules(published, plan):
 
 
 def test_outperform_verdicts():
-    assert R._outperform_verdict(["better", "better"]) == "reproduced"
-    assert R._outperform_verdict(["better", "n.s."]) == "partly reproduced"
-    assert R._outperform_verdict(["n.s.", "n.s."]).startswith("not reproduced")
-    assert R._outperform_verdict(["better", "worse"]) == "mixed"
-    assert R._outperform_verdict(["worse", "worse"]) == "contradicted"
+    assert R._outperform_verdict(["better", "better"]) is Verdict.REPRODUCED
+    assert R._outperform_verdict(["better", "n.s."]) is Verdict.PARTLY
+    assert R._outperform_verdict(["n.s.", "n.s."]) is Verdict.NOT_REPRODUCED
+    # Once "mixed": better in one metric, worse in another, is partly reproduced;
+    # worse in one and better in none is not reproduced.
+    assert R._outperform_verdict(["better", "worse"]) is Verdict.PARTLY
+    assert R._outperform_verdict(["n.s.", "worse"]) is Verdict.NOT_REPRODUCED
+    assert R._outperform_verdict(["worse", "worse"]) is Verdict.CONTRADICTED
+    assert R._outperform_verdict([]) is Verdict.NOT_REPRODUCED
     assert R._status(1.0, 0.5) == "better" and R._status(-1.0, 0.5) == "worse"
     assert R._status(0.2, 0.5) == "n.s." and R._status(1.0, math.nan) == "n/a"
+
+
+def test_outperforms_says_why_in_ours(plan):
+    load = load_cube()
+    load["utilization"].loc[dict(policy="los")] *= 1.1  # LOS better in utilization
+    c = R.outperforms(load, "ps02", "delayed_los", "los", "load", "s", "claim", "fig7")
+    assert c.verdict is Verdict.PARTLY and c.ours.endswith(
+        "mixed: better in 1, worse in 1 of 2 metrics")
+    c = R.outperforms(load, "ps02", "easy", "easy", "load", "s", "claim", "fig7")
+    assert c.verdict is Verdict.NOT_REPRODUCED and c.ours.endswith("no significant difference")
+    assert c.criterion == R.OUTPERFORMS_RULE
+
+
+def _failing_inputs(published, plan):
+    """Criterion -> arguments on which it must say "not reproduced"."""
+    load = load_cube()
+    # LOS as good as EASY, Delayed-LOS worse than LOS: no EASY-vs-LOS or
+    # outperform claim can hold.
+    load["mean_wait"].loc[dict(policy="easy")] = load["mean_wait"].sel(policy="los").values
+    flat = fig1_cube(easy=(10.0, 50.0), los=(10.0, 50.0))
+    far = cs_cube(cs=(1, 2, 3, 4), best=1)  # optimum at 1, 7-8 not even swept
+    tables = pd.DataFrame([
+        dict(table="VI", base="los_e", new="delayed_los_e", metric="mean_wait", published=18.94,
+             ours_max=20.0, paper_procedure_p5=15.0, paper_procedure_p95=25.0,
+             verdict="within our range"),
+        dict(table="IV", base="los", new="delayed_los", metric="mean_wait", published=31.88,
+             ours_max=10.0, paper_procedure_p5=8.0, paper_procedure_p95=12.0,
+             verdict="published above our range")])
+    nbar = pd.DataFrame([dict(p_s=0.5, p_d=0.0, published=139.35, published_figure="Fig. 5",
+                              n_bar=100.0, ci=1.0, seeds=2, expected=100.0, size_scale="log2",
+                              expected_linear=110.0, expected_log2=100.0, published_z=9.8)])
+    return {
+        R.fig1_los_beats_easy: (flat,),
+        R.outperforms: (load, "ps02", "los", "delayed_los", "load", "s", "claim", "fig7"),
+        R.cs_optimum: (published, far, pick_cs(far), plan),
+        R.cs_insensitive: (published, cs_cube(cs=(1, 3, 5, 7, 8, 9), best=7), plan),
+        R.los_worse_than_easy: (load, "ps02"),
+        R.easy_outperforms_los: (load, "ps05", 0.5),
+        R.delayed_los_close_to_easy: (load_cube(), "ps05", 0.5),  # 11 % better: not close
+        R.ecc_lowers_improvements: (tables, "VI", "IV", "los_e", "los"),
+        R.headline_improvements: (tables, "IV"),
+        R.n_bar_matches: (next(nbar.itertuples()),),
+    }
+
+
+def test_every_criterion_can_say_not_reproduced(published, plan):
+    failing = _failing_inputs(published, plan)
+    # A new criterion needs its failing case here; the 10,000-job claim has
+    # no run to test and says so.
+    assert set(failing) == set(R.CRITERIA) - {R.long_runs_equivalent}
+    for criterion, args in failing.items():
+        claim = criterion(*args)
+        assert claim.verdict is Verdict.NOT_REPRODUCED, (criterion.__name__, claim.ours)
+        assert claim.paper == "K" and claim.criterion and claim.source
+    assert R.long_runs_equivalent().verdict is Verdict.NOT_TESTABLE
 
 
 def test_ranges():
@@ -90,8 +151,8 @@ def test_render_readme_lists_every_artifact_and_the_note(published, plan):
                           "expected_linear": 144.0, "expected_log2": 133.4, "se_500": 4.0,
                           "published": 139.35, "published_figure": "Fig. 5",
                           "published_z": 1.5}])
-    df = R.claims(published=published, load_cube=load, cs_cube=cs, picks=picks, tables=tables,
-                  n_bar=nbar, plan=plan)
+    df = claims_frame(R.claims(published=published, load_cube=load, cs_cube=cs, picks=picks,
+                               tables=tables, n_bar=nbar, plan=plan))
     arts = artifact_list(plan)
     text = R.render_readme(plan=plan, artifacts=arts, n_bar=nbar, picks=picks, tables=tables,
                            claims_df=df, algorithms=algorithms_frame(published),
@@ -126,6 +187,7 @@ def test_write_claims_and_readme_round_trip_through_the_files(published, plan, t
                               picks_path=tmp_path / "picks.json", published=published,
                               load_cube=load, cs_cube=cs, tables=tables, plan=plan)
     assert verdicts.columns[0] == "scale" and set(verdicts["scale"]) == {"smoke"}
+    assert set(verdicts["verdict"]) <= {v.value for v in Verdict}
     shown = R.write_readme(tmp_path / "README.md", plan=plan, artifacts=artifact_list(plan),
                            published=published, picks_path=tmp_path / "picks.json",
                            tables_csv=tmp_path / "tables.csv", claims_csv=tmp_path / "claims.csv",

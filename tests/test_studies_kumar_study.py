@@ -14,7 +14,7 @@ from helpers_kumar_study import STUDY
 
 from simlib.cube import read_cube
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Files, StepContext, load_study
+from simlib.studies import STUDY_CLASSES, Files, StepContext, Study, load_study
 from simlib.studies.kumar.study import Kumar
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,6 +59,30 @@ def test_check_accepts_the_grid_and_names_bad_keys(tmp_path):
         study(policies={**STUDY["policies"], "eazy": {}}).check()
     with pytest.raises(ConfigError, match="Table IV compares los"):
         study(load_sweeps={**STUDY["load_sweeps"], "ps02": ["easy", "delayed_los"]}).check()
+    # A bad published file fails here, before any job, naming file and key.
+    bad = tmp_path / "kumar.yaml"
+    bad.write_text((REPO / "config/published/kumar.yaml").read_text().replace(
+        "  p_s: 0.8\n", "  p_s: high\n"))
+    with pytest.raises(ConfigError) as err:
+        study(published=str(bad)).check()
+    assert str(err.value) == f"{bad}: cs_insensitive.p_s: 'high' is not of type 'number'"
+
+
+def test_claims_file_and_what_depends_on_the_published_numbers():
+    from simlib.codedeps import import_closure
+    k = study()
+    assert k.claims_file() == "paper_figures/K/claims.csv" == k.step("kumar_tables").output[
+        "claims_csv"]
+    assert k.readme_file() == "paper_figures/K/README.md"
+    roots = [c.__module__ for c in Kumar.__mro__ if issubclass(c, Study)]
+
+    def code(name):
+        return {Path(f).name for f in import_closure(k.step(name).code, shallow=roots)}
+    # The published numbers' reader (and with it the claims and the renderer)
+    # is code of the steps reading them, not of the simulations.
+    assert {"published.py", "claims.py", "markdown.py"} <= code("kumar_tables")
+    assert {"published.py", "claims.py"} <= code("kumar_examples") & code("kumar_report")
+    assert not {"published.py", "claims.py", "markdown.py"} & code("kumar_simulate")
 
 
 # ----------------------------------------------------------------- steps

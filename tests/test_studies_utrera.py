@@ -21,7 +21,7 @@ SIMLIB = REPO / "simlib"
 RULES = ["utrera_prepare_trace", "utrera_table1_workloads", "utrera_fig2",
          "utrera_simulate_table1", "utrera_simulate_traces", "utrera_simulate_long_util",
          "utrera_aggregate", "utrera_figures_fig2", "utrera_figures_table1",
-         "utrera_figures_traces", "utrera_figures_long_util", "utrera_readme"]
+         "utrera_figures_traces", "utrera_figures_long_util", "utrera_claims", "utrera_readme"]
 
 
 def repo_config(scale="smoke"):
@@ -85,6 +85,25 @@ def test_the_repository_grid_passes_the_checks():
 def test_check_names_the_key(edit, message):
     with pytest.raises(ConfigError, match=message):
         study(edit=edit).check()
+
+
+def test_check_validates_the_published_numbers(tmp_path):
+    """A bad published file fails the check (before any job), naming file and key."""
+    bad = tmp_path / "utrera.yaml"
+    bad.write_text((REPO / "config/published/utrera.yaml").read_text().replace(
+        "SDSC-SP2: {easy: 0.89, fcfs_malleable: 1.47}", "SDSC-SP2: {easy: 0.89}"))
+    with pytest.raises(ConfigError) as err:
+        study(edit=lambda s: s.update(published=str(bad))).check()
+    assert str(err.value) == (f"{bad}: table3.values.SDSC-SP2: 'fcfs_malleable' is a required "
+                              "property")
+
+
+def test_claims_file_is_an_output_read_by_the_readme():
+    u = study()
+    assert u.claims_file() == "paper_figures/U/claims.csv"
+    assert u.step("utrera_claims").output["csv"] == u.claims_file()
+    assert u.step("utrera_readme").input["claims"] == u.claims_file()
+    assert u.readme_file() == "paper_figures/U/README.md"
 
 
 def test_steps_keep_the_rule_names_and_stages():
@@ -172,10 +191,11 @@ def _pattern(path):
 def test_artifacts_are_exactly_the_reported_outputs():
     u = study()
     arts = u.artifacts()
-    assert len(arts) == 20 and {a.section for a in arts} == {"U"}
+    assert len(arts) == 21 and {a.section for a in arts} == {"U"}
     assert arts[0].path == "paper_figures/U/fig2_gantt.png"
-    assert arts[15].path == "paper_figures/U/README.md"
-    assert [a.path for a in arts[16:]] == [f"results/utrera_{p}.smoke.nc"
+    assert [a.path for a in arts[15:17]] == ["paper_figures/U/claims.csv",
+                                             "paper_figures/U/README.md"]
+    assert [a.path for a in arts[17:]] == [f"results/utrera_{p}.smoke.nc"
                                            for p in ("fig2", "table1", "traces", "long_util")]
     assert not any("{" in a.title or "}" in a.title for a in arts)
     marked = [(path, fam) for s in u.steps() for name, path in s.output.items()
@@ -188,7 +208,7 @@ def test_artifacts_are_exactly_the_reported_outputs():
     readme = u.step("utrera_readme")
     assert readme.params["artifacts"] == [a.as_dict() for a in arts]
     assert "paper_figures/U/README.md" not in readme.input["others"]
-    assert len(readme.input["others"]) == 19
+    assert len(readme.input["others"]) == 20
 
 
 def closure(step):
@@ -213,3 +233,8 @@ def test_code_inputs_follow_what_each_step_imports():
     assert not any(f.startswith("engine/") for f in prepare)
     cube = closure(steps["utrera_aggregate"])
     assert "cube.py" in cube and "studies/utrera/runs.py" not in cube
+    # The claims depend on their criteria, the claims files and the one renderer, not on drawing.
+    claims = closure(steps["utrera_claims"])
+    assert {"studies/utrera/report.py", "claims.py", "markdown.py"} <= claims
+    assert not any(f.startswith(("figures/", "engine/")) for f in claims)
+    assert "claims.py" not in sims and "markdown.py" not in sims

@@ -29,3 +29,20 @@ def test_every_section_names_artifacts_of_the_study():
     assert INTERPRETATION.startswith("## Interpretation choices\n")
     assert DISCUSSION.startswith("## Why (discussion of the verdicts)\n")
     assert "J6 starts expanded" in INTERPRETATION
+
+
+def test_verdict_table_renders_the_claims_file(tmp_path):
+    from simlib.claims import Claim, read_claims, write_claims
+    path = tmp_path / "claims.csv"
+    write_claims([Claim("U", "Fig. 2: nine numbers", "Sect. 3.1", "9 numbers", "9/9 equal",
+                        "truncated |x| equal", "reproduced"),
+                  Claim("U", "Table 3: MPL", "Table 3", "6 numbers", "1.2 vs 1.47",
+                        "within 0.1", "partly reproduced")], path, scale="smoke")
+    lines = readme._verdict_table(read_claims(path), {"ov0": {"Table 3: MPL": "reproduced"}})
+    assert lines == [
+        "| # | claim (source) | published | ours | verdict | rule | if ov0 |",
+        "|---:|---|---|---|---|---|---|",
+        "| 1 | Fig. 2: nine numbers (Sect. 3.1) | 9 numbers | 9/9 equal | **reproduced** | "
+        "truncated \\|x\\| equal | – |",
+        "| 2 | Table 3: MPL (Table 3) | 6 numbers | 1.2 vs 1.47 | **partly reproduced** | "
+        "within 0.1 | reproduced |"]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from simlib.cube import build_cube
+from simlib.claims import Verdict
 from simlib.errors import ConfigError
 from simlib.studies.utrera import report as R
 
@@ -35,10 +36,20 @@ def test_published_file_reads(pub):
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda d: d.pop("table3"), "key 'table3' missing"),
-    (lambda d: d["table2"].pop("source"), "table2.source missing"),
-    (lambda d: d["table1"]["values"][0.3]["easy"].update(mean_wait=[55.0]), "must be [S, R]"),
-    (lambda d: d["table3"]["values"]["CTC-SP2"].update(easy="x"), "table3.values.CTC-SP2.easy"),
+    (lambda d: d.pop("table3"), "(top level): 'table3' is a required property"),
+    (lambda d: d["table2"].pop("source"), "table2: 'source' is a required property"),
+    (lambda d: d["table1"]["values"][0.3]["easy"].update(mean_wait=[55.0]),
+     "table1.values.0.3.easy.mean_wait: [55.0] is too short"),
+    (lambda d: d["table1"]["values"].update({"high": d["table1"]["values"][0.3]}),
+     "table1.values: 'high' does not match"),
+    (lambda d: d["table3"]["values"]["CTC-SP2"].update(easy="x"),
+     "table3.values.CTC-SP2.easy: 'x' is not of type 'number'"),
+    (lambda d: d["headline"]["values"].update(mean_response=31),
+     "headline.values.mean_response: 31 is greater than the maximum of 1"),
+    (lambda d: d["fig2"].update(sauce="Fig. 2"), "fig2: Additional properties are not allowed"),
+    # What the schema cannot express: a trace named in one table but not in Table 2.
+    (lambda d: d["fragmentation"]["values"]["easy"].update({"NOPE-SP2": 0.1}),
+     "fragmentation.values.easy.NOPE-SP2: not a trace of table2.values"),
 ])
 def test_published_errors_name_file_and_key(tmp_path, pub, edit, message):
     import copy
@@ -49,7 +60,7 @@ def test_published_errors_name_file_and_key(tmp_path, pub, edit, message):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError) as err:
         R.load_published(path)
-    assert str(path) in str(err.value) and message in str(err.value)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
 
 
 def _table1_cube():
@@ -117,7 +128,7 @@ def _traces_frame(resp, sld, mpl=(0.75, 0.91), frag=(0.06, 0.0), ex=(10.0, 15.0)
 
 
 def _verdicts(out):
-    return {v["claim"].split(":")[0]: v["verdict"] for v in out}
+    return {c.claim.split(":")[0]: c.verdict.value for c in out}
 
 
 def test_claims_on_traces_paper_like_results(pub):
@@ -126,8 +137,8 @@ def test_claims_on_traces_paper_like_results(pub):
     v = _verdicts(R.claims(published=pub, traces=_traces_frame(resp, sld)))
     assert v["Fig. 3(c)"] == v["Fig. 3(b)"] == v["Fig. 3(d)"] == "reproduced"
     # MPL: SDSC-Blue and SDSC published 0.76/0.98 and 0.89/1.47 vs our constant 0.75/0.91.
-    assert v["Table 3"] == "partly"
-    assert v["Fragmentation"] == "partly"  # SDSC's EASY printed 14 %, ours 6 %
+    assert v["Table 3"] == "partly reproduced"
+    assert v["Fragmentation"] == "partly reproduced"  # SDSC's EASY printed 14 %, ours 6 %
 
 
 def test_claims_on_traces_respect_confidence_intervals(pub):
@@ -135,7 +146,7 @@ def test_claims_on_traces_respect_confidence_intervals(pub):
     sld = {t: (10.0, 20.0) for t in resp}
     v = _verdicts(R.claims(published=pub, traces=_traces_frame(resp, sld, ci=20.0)))
     assert v["Fig. 3(c)"] == "not reproduced"  # 90 + 20 is not below 100
-    assert v["Fig. 3(d)"] == "partly"  # only SDSC's "not better" holds
+    assert v["Fig. 3(d)"] == "partly reproduced"  # only SDSC's "not better" holds
 
 
 def test_claims_headline_and_fig2(pub):
@@ -146,10 +157,10 @@ def test_claims_headline_and_fig2(pub):
                          for p, vals in pub["fig2"]["values"].items() for m, v in vals.items()])
     fig2.loc[0, "ours"] = 14 / 3  # 4.666.. truncates to the printed 4.66
     v = _verdicts(R.claims(published=pub, gains=gains, fig2=fig2))
-    assert v["Headline"] == "partly"  # positive but not within 5 points
+    assert v["Headline"] == "partly reproduced"  # positive but not within 5 points
     assert v["Fig. 2"] == "reproduced"
     fig2.loc[1, "ours"] = 3.6
-    assert _verdicts(R.claims(published=pub, fig2=fig2))["Fig. 2"] == "partly"
+    assert _verdicts(R.claims(published=pub, fig2=fig2))["Fig. 2"] == "partly reproduced"
 
 
 def test_claims_long_util_threshold(pub):
@@ -159,5 +170,57 @@ def test_claims_long_util_threshold(pub):
                              for u, f in zip((0.6, 0.8, 0.9, 1.0), fm)
                              for p, v in (("easy", 10.0), ("fcfs_malleable", f))])
     assert _verdicts(R.claims(published=pub, long_util=lu([5, 8, 12, 15])))["Sect. 5.1"] == "reproduced"
-    assert _verdicts(R.claims(published=pub, long_util=lu([5, 11, 12, 15])))["Sect. 5.1"] == "partly"
+    assert _verdicts(R.claims(published=pub, long_util=lu([5, 11, 12, 15])))["Sect. 5.1"] == "partly reproduced"
     assert _verdicts(R.claims(published=pub, long_util=lu([11, 11, 12, 15])))["Sect. 5.1"] == "not reproduced"
+
+
+def test_claims_are_claims_of_paper_u_in_readme_order(pub):
+    resp = {t: (100.0, 60.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
+    out = R.claims(published=pub, traces=_traces_frame(resp, resp))
+    assert [c.paper for c in out] == ["U"] * 5
+    assert [c.claim.split(":")[0] for c in out] == ["Fig. 3(c)", "Fig. 3(b)", "Fig. 3(d)",
+                                                     "Table 3", "Fragmentation"]
+    assert {c.figure for c in out} == {"fig3.png", "table3.md", "fragmentation.md"}
+    with pytest.raises(TypeError, match="no criterion reads trace"):
+        R.claims(published=pub, trace=_traces_frame(resp, resp))
+
+
+# Inputs on which each criterion must fail: every rule can say "not reproduced".
+def _failing_inputs(pub):
+    traces = ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")
+    fig2 = pd.DataFrame([{"policy": p, "metric": m, "ours": 0.5}
+                         for p, vals in pub["fig2"]["values"].items() for m in vals])
+    # Ours: FCFS-malleable twice EASY everywhere; the paper's S: half.
+    table1 = pd.DataFrame([dict(load=x, policy=p, metric=m, mean=v, paper_S=s)
+                           for x in (0.3, 0.9)
+                           for m in ("mean_wait", "mean_response", "utrera_slowdown")
+                           for p, v, s in (("easy", 100.0, 100.0), ("fcfs_malleable", 200.0, 50.0))])
+    table2 = pd.DataFrame({"cpu_util": 0.01, "long_cpu_util": 0.01, "demand_ratio_log": 0.01},
+                          index=pd.Index(traces, name="trace"))
+    # Response and slowdown worse, execution shorter, MPL and fragmentation far off.
+    on_traces = _traces_frame({t: (100.0, 150.0) for t in traces},
+                              {"CTC-SP2": (10.0, 20.0), "SDSC-BLUE": (10.0, 20.0),
+                               "SDSC-SP2": (10.0, 5.0)},
+                              mpl=(3.0, 3.0), frag=(0.5, 0.5), ex=(10.0, 5.0))
+    gains = pd.DataFrame({"trace": "mean of traces", "metric": ["utrera_slowdown", "mean_response"],
+                          "mean": [-10.0, -20.0], "ci95": [1.0, 1.0], "n": [5, 5]})
+    long_util = pd.DataFrame([dict(long_util=u, policy=p, metric="utrera_slowdown", mean=v,
+                                   ci95=0.0, n=1) for u in (0.6, 0.8, 1.0)
+                              for p, v in (("easy", 10.0), ("fcfs_malleable", 20.0))])
+    orders = pd.DataFrame({"trace": "T", "order": ["oldest", "longest"], "metric": "m",
+                           "mean": [2.0, 1.0], "ci95": [0.1, 0.1], "n": 5, "rank": [2, 1]})
+    return {R.fig2_numbers: dict(fig2=fig2), R.table1_gains: dict(table1=table1),
+            R.table2_workloads: dict(table2=table2), R.fig3_response: dict(traces=on_traces),
+            R.fig3_execution: dict(traces=on_traces), R.fig3_slowdown: dict(traces=on_traces),
+            R.table3_mpl: dict(traces=on_traces), R.fragmentation_eliminated: dict(traces=on_traces),
+            R.headline_gains: dict(gains=gains), R.long_util_threshold: dict(long_util=long_util),
+            R.oldest_first: dict(orders=orders)}
+
+
+def test_every_criterion_can_say_not_reproduced(pub):
+    failing = _failing_inputs(pub)
+    assert set(failing) == set(R.CRITERIA)  # a new criterion needs its failing case here
+    for criterion, tables in failing.items():
+        claim = criterion(pub, **tables)
+        assert claim.verdict is Verdict.NOT_REPRODUCED, (criterion.__name__, claim.ours)
+        assert claim.paper == "U" and claim.criterion and claim.source

@@ -81,6 +81,18 @@ def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
     assert not (tmp_path / "data").exists()  # nothing ran
 
 
+def test_bad_published_numbers_are_rejected_before_any_job(tmp_path):
+    """A study's published-numbers file is validated (its JSON schema) while parsing."""
+    bad = tmp_path / "utrera.yaml"
+    bad.write_text((REPO / "config/published/utrera.yaml").read_text().replace(
+        "threshold: 0.9", "threshold: high"))
+    cfg = write_yaml(tmp_path / "override.yaml", f"studies: {{utrera: {{published: '{bad}'}}}}")
+    code, out = snakemake(tmp_path, "-n", "--configfile", cfg, check=False)
+    assert code != 0 and "ConfigError" in out
+    assert f"{bad}: long_util.threshold: 'high' is not of type 'number'" in out, out[-3000:]
+    assert not (tmp_path / "data").exists()  # nothing ran
+
+
 def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
     stats = {}
@@ -269,7 +281,7 @@ def test_smoke_run_writes_figures_tables_and_index(smoke):
 U_ARTIFACTS = ("fig2_gantt.png", "fig2_numbers.md", "table1.png", "table1.md", "table2.md",
                "fig3.png", "fig3.md", "table3.md", "fragmentation.md", "headline_gains.md",
                "orders_ablation.png", "time_model_readings.png", "long_util.png", "long_util.md",
-               "fig1_substitute.png", "README.md")
+               "fig1_substitute.png", "claims.csv", "README.md")
 
 
 def test_smoke_run_builds_the_utrera_cubes(smoke):
@@ -322,6 +334,42 @@ def test_smoke_run_writes_utrera_artifacts(smoke):
     assert info["jobs"] == FIXTURE_U_PORTION["jobs"]
 
 
+def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
+    """paper_figures/CLAIMS.md: U's and K's claims files in one table, one vocabulary."""
+    from simlib.claims import Verdict, read_claims
+    words = {v.value for v in Verdict}
+    files = {p: read_claims(smoke / f"paper_figures/{p}/claims.csv") for p in ("U", "K")}
+    for p, df in files.items():
+        assert set(df["paper"]) == {p} and set(df["scale"]) == {"smoke"} and len(df) >= 10, p
+    lines = (smoke / "paper_figures/CLAIMS.md").read_text().splitlines()
+    assert "Scale: **smoke**" in "\n".join(lines)
+    head = lines.index("| paper | claim | source | published | ours | verdict | criterion |")
+    rows = [line.split(" | ") for line in lines[head + 2:] if line.startswith("| ")]
+    assert len(rows) == len(files["U"]) + len(files["K"])
+    assert {r[5] for r in rows} <= words
+    # Every claim of each file, in its order, linked to its paper's README
+    # (papers in config order).
+    for p, df in files.items():
+        mine = [r for r in rows if r[0] == f"| [{p}]({p}/README.md)"]
+        assert [r[5] for r in mine] == df["verdict"].tolist(), p
+    # Counts per paper and verdict, then over both.
+    counts = {line.split(" | ")[0][2:]: line for line in lines[:head]
+              if line.startswith("| [") or line.startswith("| all ")}
+    for p, df in files.items():
+        cells = counts[f"[{p}]({p}/README.md)"].rstrip(" |").split(" | ")[2:]
+        assert cells == [str(int((df["verdict"] == w.value).sum())) for w in Verdict] + [
+            str(len(df))], p
+    assert counts["all"].endswith(f"| {len(files['U']) + len(files['K'])} |")
+    # The papers' READMEs use the same words.
+    for p in ("U", "K"):
+        readme = (smoke / f"paper_figures/{p}/README.md").read_text()
+        assert not re.search(r"\*\*partly\*\*|consistent|not tested\b|\bmixed\b \||"
+                             r"no significant difference\) \|", readme), p
+    index = (smoke / "paper_figures/README.md").read_text()
+    assert "## claims" in index and "[`paper_figures/CLAIMS.md`](CLAIMS.md)" in index
+    assert "[`paper_figures/U/claims.csv`]" in index
+
+
 # Report category of each section of paper_figures/README.md, and words its
 # caption must hold to name the paper (workflow/report/*.rst).
 REPORT_SECTIONS = {
@@ -330,6 +378,7 @@ REPORT_SECTIONS = {
     "workloads": ("Workloads", "Workloads"),
     "U": ("Paper U — Utrera et al.", "Utrera"),
     "K": ("Paper K — Kumar et al.", "Kumar"),
+    "claims": ("Claims", "Claims of every paper"),
 }
 
 

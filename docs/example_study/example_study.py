@@ -26,6 +26,7 @@ from simlib.cube import build_cube, provenance, read_cube, write_cube
 from simlib.errors import ConfigError
 from simlib.figures.common import new_figure, save_figure
 from simlib.io import write_json, write_text
+from simlib.markdown import markdown_table
 from simlib.metrics import summarize
 from simlib.runner import simulate
 from simlib.studies import Artifact, Step, Study, register_study
@@ -121,8 +122,6 @@ class Example(Study):
         ax.set(xlabel="seed", ylabel="mean wait (s)", title=f"Example study ({ctx.params['scale']} scale)")
         ax.legend()
         save_figure(fig, ctx.output.png)
-        rows = [f"| {p} | {s} | {cube['mean_wait'].sel(policy=p, seed=s).item():.1f} |"
-                for p in cube["policy"].values for s in cube["seed"].values]
-        write_text(ctx.output.md, "\n".join([f"# Example study ({ctx.params['scale']} scale)", "",
-                                             "| policy | seed | mean wait (s) |", "|---|---:|---:|",
-                                             *rows, ""]))
+        table = cube["mean_wait"].to_dataframe().reset_index()[["policy", "seed", "mean_wait"]]
+        write_text(ctx.output.md, f"# Example study ({ctx.params['scale']} scale)\n\n"
+                   + markdown_table(table, headers={"mean_wait": "mean wait (s)"}))

@@ -16,7 +16,6 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -24,6 +23,7 @@ from matplotlib.figure import Figure
 import matplotlib
 
 from simlib.io import write_csv, write_text
+from simlib.markdown import markdown_table
 
 from .common import save_figure, time_unit
 
@@ -193,17 +193,14 @@ def baseline_table(cube: xr.Dataset, metrics: Sequence[str] | None = None) -> pd
     return df
 
 
-def _md_cell(v) -> str:
-    if isinstance(v, (float, np.floating)):
-        return "—" if np.isnan(v) else f"{v:.4g}"
-    return str(v)
-
-
 def table_to_markdown(df: pd.DataFrame, units: dict[str, str] | None = None) -> str:
-    """Render a table as GitHub Markdown (numbers to 4 significant digits).
+    """The baseline table in Markdown, without a final line break.
 
-    ``units`` maps column names to units appended to the header, e.g.
-    ``{"mean_wait": "s"}``; NaN shows as an em dash.
+    The house style of this table, rendered by the one renderer
+    (:func:`simlib.markdown.markdown_table`): ``units`` maps column names
+    to units appended to the header, e.g. ``{"mean_wait": "s"}``; numbers to
+    4 significant digits (integral values too: ``1.234e+04``); NaN as an em
+    dash.
 
     Examples
     --------
@@ -214,13 +211,8 @@ def table_to_markdown(df: pd.DataFrame, units: dict[str, str] | None = None) -> 
     |---|---:|
     | easy | 12.35 |
     """
-    units = units or {}
-    head = [f"{c} ({units[c]})" if units.get(c) else str(c) for c in df.columns]
-    align = ["---:" if pd.api.types.is_numeric_dtype(df[c]) else "---" for c in df.columns]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(_md_cell(v) for v in row) + " |")
-    return "\n".join(lines)
+    headers = {c: f"{c} ({u})" for c, u in (units or {}).items() if u}
+    return markdown_table(df, headers=headers, missing="—", integers=False).rstrip("\n")
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike, *, units: dict[str, str] | None = None) -> Path:

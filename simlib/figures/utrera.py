@@ -11,6 +11,7 @@ pyplot global state), with pinned metadata so reruns give identical files.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +21,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+
+from simlib.markdown import markdown_table
 
 from .common import new_figure, save_figure, time_unit
 from .gantt import core_runs
@@ -86,35 +89,10 @@ def _log_y(ax, values) -> None:
                                  else NullFormatter())
 
 
-def to_markdown(df: pd.DataFrame, digits: int = 3, index: bool = False) -> str:
-    """A DataFrame as a GitHub Markdown table (numbers to ``digits`` significant digits).
-
-    Examples
-    --------
-    >>> print(to_markdown(pd.DataFrame({"a": [1.23456], "b": ["x"]})), end="")
-    | a | b |
-    |---:|---|
-    | 1.23 | x |
-    """
-    frame = df.reset_index() if index else df
-    cols = [str(c) for c in frame.columns]
-    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
-
-    def cell(v, num):
-        if not num:
-            return "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
-        if v is None or not np.isfinite(v):
-            return "–"
-        if float(v) == int(v) and abs(v) < 1e12:
-            return str(int(v))
-        return f"{v:.{digits}g}"
-
-    lines = ["| " + " | ".join(cols) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(cell(v, n).replace("|", "\\|")
-                                       for v, n in zip(row, numeric)) + " |")
-    return "\n".join(lines) + "\n"
+#: Paper U's tables in Markdown: the one renderer (:func:`simlib.markdown.markdown_table`)
+#: in this paper's style, 3 significant digits and missing numbers as an en dash.
+#: Same parameters as the renderer (e.g. ``digits=4``, ``index=True``).
+to_markdown = functools.partial(markdown_table, digits=3, missing="–")
 
 
 # --------------------------------------------------------------------------

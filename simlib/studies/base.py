@@ -292,6 +292,22 @@ class Study:
         """Catalog traces the study reads (fetched and verified before any job)."""
         return []
 
+    def claims_file(self) -> str | None:
+        """The study's claims file, when it checks a paper's claims (default: none).
+
+        A CSV written by one of its steps with :func:`simlib.claims.write_claims`
+        (columns :data:`simlib.claims.CLAIMS_FILE_COLUMNS`); the generic rule
+        ``claims`` gathers every study's into ``paper_figures/CLAIMS.md``.
+        """
+        return None
+
+    def readme_file(self) -> str | None:
+        """The study's own README (linked from ``paper_figures/CLAIMS.md``).
+
+        By default its artifact named ``README.md``, if any.
+        """
+        return next((a.path for a in self.artifacts() if Path(a.path).name == "README.md"), None)
+
     # --------------------------------------------------------------- helpers
     def step(self, name: str) -> Step:
         """The step called ``name``."""

@@ -1,11 +1,11 @@
 """Helpers shared by the pipeline's entry-point scripts.
 
 The scripts are thin: they read the ``snakemake`` object, call simlib, and
-write outputs. This module gives them a log file per job and re-exports a few
-writers (JSON from :mod:`simlib.io`, Markdown tables from
-:mod:`simlib.markdown`) whose formatting must not depend on optional
-packages. Every output is written atomically (:mod:`simlib.io`): a script
-that is killed, or outlives a killed Snakemake, never leaves a partial file.
+write outputs. This module gives them a log file per job and re-exports the
+JSON writer of :mod:`simlib.io` (Markdown tables come from the one
+renderer, :mod:`simlib.markdown`). Every output is written atomically
+(:mod:`simlib.io`): a script that is killed, or outlives a killed
+Snakemake, never leaves a partial file.
 """
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 from simlib.io import write_json, write_text  # noqa: F401 (write_json: for the scripts)
-from simlib.markdown import format_number, markdown_table  # noqa: F401 (for the scripts)
 
 
 @contextlib.contextmanager

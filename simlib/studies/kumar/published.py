@@ -1,28 +1,37 @@
-"""Paper K's printed numbers: reading and checking ``config/published/kumar.yaml``.
+"""Paper K's printed numbers: reading ``config/published/kumar.yaml``.
 
 Reference values shown beside ours (Table III, n̄, Tables IV–VII, the C_s
-claims), never results; :func:`load_published` checks their structure
-before any job runs.
+claims), never results. Their structure and types are the JSON schema
+``published.schema.json`` beside this module (:data:`SCHEMA`), validated by
+:func:`simlib.claims.read_published`; :func:`check_published` adds what a
+schema cannot know: policy names are registered, and the abstract's
+percentages are the Tables' own.
 """
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Mapping
+from pathlib import Path
 
+from ...claims import read_published
 from ...errors import ConfigError
 from ...policies import POLICIES
-from ...published import published_number, read_published
-from .plan import TABLE_WORKLOADS
 
-__all__ = ["load_published"]
+__all__ = ["SCHEMA", "load_published", "check_published"]
+
+#: JSON schema of the file.
+SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
+
+#: Table whose LOS column the abstract quotes, per new policy (``headline``).
+_HEADLINE_TABLES = ("IV", "V")
 
 
 def load_published(path) -> dict:
-    """Read ``config/published/kumar.yaml`` and check its structure.
+    """Read ``config/published/kumar.yaml``, validated (schema, then :func:`check_published`).
 
     Raises
     ------
     ConfigError
-        Naming the file and the missing or malformed key.
+        Naming the file and the key that is missing or malformed.
 
     Examples
     --------
@@ -30,30 +39,49 @@ def load_published(path) -> dict:
     >>> pub["tables"]["IV"]["values"]["los"]["mean_wait"]       # doctest: +SKIP
     31.88
     """
-    blocks = ("table3", "n_bar", "tables", "headline", "cs_optimum", "cs_insensitive")
-    data = read_published(path, blocks, sourced=[b for b in blocks if b != "tables"])
-    num = partial(published_number, path)
-
-    for name, row in data["table3"].get("values", {}).items():
-        if name not in POLICIES:
-            raise ConfigError(f"{path}: table3.values.{name}: not a registered policy")
-        if not (isinstance(row, list) and len(row) == 3):
-            raise ConfigError(f"{path}: table3.values.{name} must be [paper name, workload, ECC]")
-    for i, e in enumerate(data["n_bar"].get("values", [])):
-        for k in ("p_s", "p_d", "n_bar"):
-            num((e or {}).get(k), f"n_bar.values[{i}].{k}")
-    for table in TABLE_WORKLOADS:
-        t = data["tables"].get(table)
-        if not isinstance(t, dict) or not isinstance(t.get("source"), str):
-            raise ConfigError(f"{path}: tables.{table} missing or without source")
-        if t.get("new") not in POLICIES:
-            raise ConfigError(f"{path}: tables.{table}.new: not a registered policy")
-        for base, vals in (t.get("values") or {}).items():
-            if base not in POLICIES:
-                raise ConfigError(f"{path}: tables.{table}.values.{base}: not a registered policy")
-            for m in ("utilization", "mean_wait", "kumar_slowdown"):
-                num((vals or {}).get(m), f"tables.{table}.values.{base}.{m}")
-    num(data["cs_optimum"].get("p_s"), "cs_optimum.p_s")
-    num(data["cs_insensitive"].get("p_s"), "cs_insensitive.p_s")
-    num(data["cs_insensitive"].get("above"), "cs_insensitive.above")
+    data = read_published(path, SCHEMA)
+    check_published(data, path)
     return data
+
+
+def check_published(data: Mapping, path) -> None:
+    """Checks of a schema-valid file that the schema cannot express.
+
+    Every policy named is registered (the registry grows with
+    ``policy_modules``, so the schema cannot list it), and each
+    ``headline`` entry equals its Table's column over LOS (the abstract
+    quotes Tables IV and V: two copies of one number must not drift).
+
+    Raises
+    ------
+    ConfigError
+        ``<path>: <key>: ...``.
+
+    Examples
+    --------
+    >>> check_published({"table3": {"values": {"nope": []}}, "tables": {}, "headline": {}}, "k.yaml")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: k.yaml: table3.values.nope: not a registered policy
+    """
+    def registered(name, key):
+        if name not in POLICIES:
+            raise ConfigError(f"{path}: {key}: not a registered policy")
+
+    for name in data["table3"]["values"]:
+        registered(name, f"table3.values.{name}")
+    for table, t in data["tables"].items():
+        registered(t["new"], f"tables.{table}.new")
+        for base in t["values"]:
+            registered(base, f"tables.{table}.values.{base}")
+    quoted = {data["tables"][t]["new"]: (t, data["tables"][t]) for t in _HEADLINE_TABLES
+              if t in data["tables"]}
+    for new, values in (data["headline"].get("values") or {}).items():
+        if new not in quoted:
+            raise ConfigError(f"{path}: headline.values.{new}: not the new policy of Table "
+                              f"{' or '.join(_HEADLINE_TABLES)}")
+        table, t = quoted[new]
+        los = [b for b in t["values"] if b.startswith("los")]
+        if not los or t["values"][los[0]] != values:
+            raise ConfigError(f"{path}: headline.values.{new}: differs from "
+                              f"tables.{table}.values.{los[0] if los else 'los'}")

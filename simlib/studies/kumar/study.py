@@ -29,7 +29,6 @@ from ...errors import ConfigError
 from ...policies import POLICIES
 from ..base import Artifact, Step, StepContext, Study, load_study, register_study
 from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
-from .published import load_published
 
 __all__ = ["Kumar"]
 
@@ -87,8 +86,14 @@ class Kumar(Study):
         """The published numbers' file (``published``, relative to the repository)."""
         return self.repo_path(self.spec["published"])
 
+    def claims_file(self) -> str:
+        return f"{OUT}/claims.csv"
+
     def check(self) -> None:
-        """Policies (base), the published numbers' file and the grid (:func:`.plan.check_config`)."""
+        """Policies (base), the published numbers (schema and registry) and the grid (:func:`.plan.check_config`)."""
+        # Imported here, not with the module: this module's imports are code
+        # inputs of every step, simulations included.
+        from .published import load_published
         super().check()
         path = self.published_path
         if not path.is_file():
@@ -126,7 +131,7 @@ class Kumar(Study):
         tables = {"tables_md": f"{OUT}/tables_iv_vii.md", "tables_csv": f"{OUT}/tables_iv_vii.csv",
                   "by_load_csv": f"{OUT}/improvements_by_load.csv",
                   "n_bar_md": f"{OUT}/n_bar.md", "n_bar_csv": f"{OUT}/n_bar.csv",
-                  "claims_csv": f"{OUT}/claims.csv"}
+                  "claims_csv": self.claims_file()}
         examples = {"fig2_png": f"{OUT}/fig2_delayed_los_example.png",
                     "fig2_svg": f"{OUT}/fig2_delayed_los_example.svg",
                     "fig2_csv": f"{OUT}/fig2_delayed_los_example.csv",
@@ -202,7 +207,7 @@ class Kumar(Study):
                  input={"published": str(self.published_path)}, output=examples,
                  policies=self._paper_policies,
                  code=["simlib.studies.kumar.runs", "simlib.studies.kumar.figures",
-                       "simlib.studies.kumar.tables"],
+                       "simlib.studies.kumar.tables", "simlib.studies.kumar.published"],
                  report=marked(examples), run=self.draw_examples),
             Step("kumar_figures", stage="figures",
                  message=f"Drawing paper K's Figs. 5-11 ({scale} scale)",
@@ -216,7 +221,8 @@ class Kumar(Study):
                  input=self._tables_inputs(), output=tables,
                  params={"study": self.spec, "scale": scale,
                          "workloads": plan.purpose_workloads("load")},
-                 code=["simlib.studies.kumar.tables", "simlib.studies.kumar.report", "simlib.cube"],
+                 code=["simlib.studies.kumar.tables", "simlib.studies.kumar.report",
+                       "simlib.studies.kumar.published", "simlib.cube"],
                  report=marked(tables), run=self.write_tables),
             # The README of paper K: every artifact, published vs reproduced,
             # a verdict per claim (rules in simlib.studies.kumar.report).
@@ -227,7 +233,8 @@ class Kumar(Study):
                          "cubes": [self.cube_path(p) for p, _ in CUBES]},
                  policies=self._paper_policies,
                  code=["simlib.studies.kumar.report", "simlib.studies.kumar.tables",
-                       "simlib.studies.kumar.runs", "simlib.cube"],
+                       "simlib.studies.kumar.runs", "simlib.studies.kumar.published",
+                       "simlib.cube"],
                  report={"readme": "kumar"}, run=self.write_readme),
         ]
         return steps
@@ -324,6 +331,7 @@ class Kumar(Study):
     def draw_examples(self, ctx: StepContext) -> None:
         """Fig. 2, simulated, and Table III, from the policy registry."""
         from .figures import draw_fig2
+        from .published import load_published
         from .runs import fig2_example
         from .tables import write_table3
         out = ctx.output
@@ -343,7 +351,9 @@ class Kumar(Study):
 
     def write_tables(self, ctx: StepContext) -> None:
         """Tables IV–VII, n̄ (:func:`.tables.write_tables`) and the claims (:func:`.report.write_claims`)."""
+        from ...claims import verdict_counts
         from ...cube import read_cube
+        from .published import load_published
         from .report import write_claims
         from .tables import write_tables
         scale = ctx.params["scale"]
@@ -359,11 +369,12 @@ class Kumar(Study):
                                 cs_cube=read_cube(ctx.input.cs_cube),
                                 fig1_cube=None if fig1 is None else read_cube(fig1),
                                 n_bar=nbar, tables=tables, plan=self.plan)
-        ctx.log.info("verdicts: %s", verdicts["verdict"].value_counts().to_dict())
+        ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
 
     def write_readme(self, ctx: StepContext) -> None:
         """``paper_figures/K/README.md`` (:func:`.report.write_readme`)."""
         from ...cube import read_cube
+        from .published import load_published
         from .report import write_readme
         from .runs import fig2_example
         from .tables import algorithms_frame, dedicated_frame

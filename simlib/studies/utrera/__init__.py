@@ -25,7 +25,7 @@ that use it (so editing a figure reruns no simulation):
   paper's metrics);
 * :mod:`~simlib.studies.utrera.cubes` -- the cubes;
 * :mod:`~simlib.studies.utrera.report` -- published numbers, tables,
-  verdicts;
+  one criterion function per claim (step ``utrera_claims``);
 * :mod:`~simlib.studies.utrera.figures` -- the figure and table steps;
 * :mod:`~simlib.studies.utrera.readme` -- ``paper_figures/U/README.md``.
 
@@ -60,6 +60,7 @@ _WORKLOADS = f"{__name__}.workloads"
 _RUNS = f"{__name__}.runs"
 _CUBES = f"{__name__}.cubes"
 _FIGURES = f"{__name__}.figures"
+_REPORT = f"{__name__}.report"
 _README = f"{__name__}.readme"
 
 #: Index entries under paper_figures/U/: file name, title (in index order).
@@ -89,6 +90,8 @@ _ARTIFACTS = [
     ("long_util.md", "Sect. 5.1 values as a table"),
     ("fig1_substitute.png", "Fig. 1 SUBSTITUTE: one week of utilization and wait queue of a "
      "PWA trace simulated under EASY (MareNostrum data are not public)"),
+    ("claims.csv", "Every tested claim of paper U: published and reproduced numbers, the "
+     "criterion and the verdict (the README's verdicts, as data)"),
     ("README.md", "Paper U: every artifact with published vs reproduced numbers, a verdict "
      "per claim, scale, seeds and interpretation choices"),
 ]
@@ -270,11 +273,16 @@ class Utrera(Study):
                               f"{', '.join(sorted(sets))}")
         if not self.repo_path(spec["published"]).is_file():
             raise ConfigError(f"{where}.published: no such file {self.published()}")
+        # The published numbers against their schema, now rather than in a
+        # figure step after the simulations ran (imported here: the study
+        # module's imports are code inputs of every step).
+        from .report import load_published
+        load_published(self.published())
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         return [*self.input_steps(), *self.simulation_steps(), self.aggregate_step(),
-                *self.figure_steps(), self.readme_step()]
+                *self.figure_steps(), self.claims_step(), self.readme_step()]
 
     def input_steps(self) -> list[Step]:
         """The trace portions (Table 2) and Table 1's workloads (``fit: runtimes``)."""
@@ -513,14 +521,32 @@ class Utrera(Study):
                 run=_deferred(_FIGURES, "long_util")),
         ]
 
+    def claims_file(self) -> str:
+        return f"{OUT}/claims.csv"
+
+    def claims_step(self) -> Step:
+        """paper_figures/U/claims.csv: a verdict per claim (:func:`.report.write_claims`)."""
+        tables = {"fig2": "fig2_numbers.csv", "table1": "table1.csv", "table2": "table2.csv",
+                  "traces": "fig3.csv", "gains": "headline_gains.csv",
+                  "long_util": "long_util.csv", "orders": "orders_ablation.csv"}
+        return Step(
+            "utrera_claims",
+            stage="figures",
+            message="Checking paper U's claims on its tables ({params.spec[scale]} scale)",
+            input={**{k: f"{OUT}/{f}" for k, f in tables.items()},
+                   "published": self.published()},
+            output={"csv": self.claims_file()},
+            params={"scale": self.scale},
+            report={"csv": "utrera"},
+            code=[_REPORT],
+            run=_deferred(_REPORT, "write_claims"))
+
     def readme_step(self) -> Step:
         """paper_figures/U/README.md (:mod:`simlib.studies.utrera.readme`)."""
         scale = self.scale
         mine = self.artifacts()
-        tables = {"fig2": "fig2_numbers.csv", "table1": "table1.csv", "table2": "table2.csv",
-                  "fig3": "fig3.csv", "gains": "headline_gains.csv",
-                  "orders": "orders_ablation.csv", "readings": "time_model_readings.csv",
-                  "long_util": "long_util.csv"}
+        tables = {"claims": "claims.csv", "gains": "headline_gains.csv",
+                  "orders": "orders_ablation.csv", "readings": "time_model_readings.csv"}
         return Step(
             "utrera_readme",
             stage="report",

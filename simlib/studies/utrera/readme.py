@@ -1,10 +1,12 @@
 """Paper U's own README (step ``utrera_readme``): ``paper_figures/U/README.md``.
 
 Every artifact of paper U with published vs reproduced numbers, a verdict
-per claim (the mechanical rules of :func:`simlib.studies.utrera.report.claims`,
-stated beside each verdict), the scale and seeds, the interpretation
-choices (:data:`INTERPRETATION`) and why the verdicts come out as they do
-(:data:`DISCUSSION`).
+per claim (``claims.csv`` of step ``utrera_claims``: the criterion functions
+of :mod:`simlib.studies.utrera.report`, each rule stated beside its
+verdict), the scale and seeds, the interpretation choices
+(:data:`INTERPRETATION`) and why the verdicts come out as they do
+(:data:`DISCUSSION`). Tables go through the one renderer,
+:func:`simlib.markdown.markdown_table`.
 """
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from simlib.claims import read_claims, verdict_counts
 from simlib.figures.utrera import to_markdown
 from simlib.io import write_text
+from simlib.markdown import markdown_table
 
 from . import report as R
 
@@ -219,16 +223,16 @@ def _header(p, counts) -> list[str]:
     ]
 
 
-def _verdict_table(verdicts, alt) -> list[str]:
-    lines = ["| # | claim (source) | published | ours | verdict | rule | "
-             + " | ".join(f"if {n}" for n in alt) + " |",
-             "|---:|---|---|---|---|---|" + "---|" * len(alt)]
-    for i, v in enumerate(verdicts, 1):
-        cells = [str(i), f"{v['claim']} ({v['source']})", v["published"], v["ours"],
-                 f"**{v['verdict']}**", v["criterion"]]
-        cells += [a.get(v["claim"], "–") for a in alt.values()]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-    return lines
+def _verdict_table(claims: pd.DataFrame, alt: dict[str, dict[str, str]]) -> list[str]:
+    """The claims (a claims file's rows), numbered, with their verdict under each other reading."""
+    table = pd.DataFrame({
+        "#": range(1, len(claims) + 1),
+        "claim (source)": [f"{c} ({s})" for c, s in zip(claims["claim"], claims["source"])],
+        "published": claims["published"], "ours": claims["ours"],
+        "verdict": [f"**{v}**" for v in claims["verdict"]], "rule": claims["criterion"],
+        **{f"if {name}": [verdicts.get(c, "–") for c in claims["claim"]]
+           for name, verdicts in alt.items()}})
+    return markdown_table(table).splitlines()
 
 
 def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> list[str]:
@@ -249,10 +253,9 @@ def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> list[str]:
 def readme(ctx) -> None:
     """Step ``utrera_readme``: write ``paper_figures/U/README.md``.
 
-    Inputs: the CSV tables of the figure steps (``fig2``, ``table1``,
-    ``table2``, ``fig3``, ``gains``, ``orders``, ``readings``,
-    ``long_util``), ``published``, and ``others`` (every other artifact,
-    so the README is rebuilt after them). Parameters: ``published`` (its
+    Inputs: ``claims`` (step ``utrera_claims``), the CSV tables ``gains``,
+    ``orders`` and ``readings`` of the figure steps, ``published``, and
+    ``others`` (every other artifact, so the README is rebuilt after them). Parameters: ``published`` (its
     path as configured), ``scale``, ``scale_description``, ``portions``,
     ``table1_seeds``, ``ov_seeds``, ``long_util_values``, ``readings``
     (name -> policy label of each other reading) and ``artifacts`` (the
@@ -264,16 +267,13 @@ def readme(ctx) -> None:
     gains = pd.read_csv(inp.gains)
     readings = pd.read_csv(inp.readings)
     orders = pd.read_csv(inp.orders)
-    verdicts = R.claims(
-        published=pub, fig2=pd.read_csv(inp.fig2), table1=pd.read_csv(inp.table1),
-        table2=pd.read_csv(inp.table2, index_col="trace"), traces=pd.read_csv(inp.fig3),
-        gains=gains, long_util=pd.read_csv(inp.long_util), orders=orders)
+    claims = read_claims(inp.claims)
     # The claims on the traces again, under each other reading of the time model.
-    alt = {name: {v["claim"]: v["verdict"] for v in R.claims(
+    alt = {name: {c.claim: c.verdict.value for c in R.claims(
                published=pub, traces=readings, gains=gains, malleable=label)}
            for name, label in p["readings"].items()}
-    counts = pd.Series([v["verdict"] for v in verdicts]).value_counts()
-    lines = _header(p, counts) + _verdict_table(verdicts, alt)
+    counts = verdict_counts(claims["verdict"])
+    lines = _header(p, counts) + _verdict_table(claims, alt)
     lines += ["", "## Published vs reproduced, artifact by artifact", ""]
     for title, pngs, md in SECTIONS:
         lines += [f"### {title}", ""]
@@ -286,4 +286,4 @@ def readme(ctx) -> None:
     lines += [f"- {_link(a['path'], out.parent)} — {a['title']}" for a in p["artifacts"]]
     lines += ["", TRACES_NOTE, ""]
     write_text(out, "\n".join(lines), encoding="utf-8")
-    ctx.log.info("verdicts: %s", dict(counts))
+    ctx.log.info("verdicts: %s", counts)

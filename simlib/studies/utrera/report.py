@@ -1,16 +1,19 @@
-"""Paper U (Utrera et al., FCFS-malleable): tables, published numbers, verdicts.
+"""Paper U (Utrera et al., FCFS-malleable): tables, published numbers, claims.
 
-Used by the figure and README steps of the study (the run-level logic is
-in :mod:`simlib.studies.utrera.metrics` and
+Used by the figure, claims and README steps of the study (the run-level
+logic is in :mod:`simlib.studies.utrera.metrics` and
 :mod:`simlib.studies.utrera.runs`):
 
 * :func:`load_published` -- the paper's printed numbers
-  (``config/published/utrera.yaml``), checked;
+  (``config/published/utrera.yaml``), validated against
+  ``published.schema.json`` (:data:`SCHEMA`);
 * table builders from the study's cubes (:func:`table1_frame`,
   :func:`table2_frame`, :func:`traces_frame`, :func:`gains_frame`,
   :func:`long_util_frame`, :func:`orders_frame`);
-* :func:`claims` -- the verdict on every claim of the paper our runs can
-  test, by mechanical rules stated beside each verdict.
+* one criterion function per claim of the paper our runs can test
+  (:data:`CRITERIA`, applied by :func:`claims`), each returning a
+  :class:`simlib.claims.Claim` whose verdict follows the stated rule
+  mechanically.
 
 Confidence intervals
 --------------------
@@ -22,36 +25,38 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from simlib.claims import (Claim, Verdict, apply_criteria, read_published, verdict_counts,
+                           verdict_from_hits, write_claims as write_claims_file)
 from simlib.errors import ConfigError
 from simlib.metrics import percent_improvement
-from simlib.published import published_number, read_published
 from simlib.stats import mean_ci  # noqa: F401  (re-exported)
 from . import EASY, MALLEABLE
 
 __all__ = [
-    "mean_ci", "load_published", "table1_frame", "table2_frame", "traces_frame",
-    "gains_frame", "long_util_frame", "orders_frame", "claims",
+    "mean_ci", "SCHEMA", "load_published", "check_published", "table1_frame", "table2_frame",
+    "traces_frame", "gains_frame", "long_util_frame", "orders_frame", "CRITERIA", "claims",
+    "fig2_numbers", "table1_gains", "table2_workloads", "fig3_response", "fig3_execution",
+    "fig3_slowdown", "table3_mpl", "fragmentation_eliminated", "headline_gains",
+    "long_util_threshold", "oldest_first", "write_claims",
 ]
 
+#: Paper id of the claims.
+PAPER = "U"
 
-# --------------------------------------------------------------------------
-# statistics
-# --------------------------------------------------------------------------
-# mean_ci lives in simlib.stats (shared by the studies).
 # --------------------------------------------------------------------------
 # published numbers
 # --------------------------------------------------------------------------
-_PUBLISHED_BLOCKS = ("fig2", "table1", "table2", "table3", "fragmentation", "headline",
-                     "fig3", "long_util", "orders")
+#: JSON schema of ``config/published/utrera.yaml``.
+SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
 
 
 def load_published(path) -> dict:
-    """Read ``config/published/utrera.yaml`` and check its structure.
+    """Read ``config/published/utrera.yaml``, validated (schema, then :func:`check_published`).
 
     Raises
     ------
@@ -64,34 +69,35 @@ def load_published(path) -> dict:
     >>> pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"]   # doctest: +SKIP
     1.47
     """
-    data = read_published(path, _PUBLISHED_BLOCKS)
-    num = partial(published_number, path)
-
-    for pol, vals in data["fig2"].get("values", {}).items():
-        for m in ("mean_response", "utrera_slowdown", "utrera_fragmentation"):
-            num(vals.get(m), f"fig2.values.{pol}.{m}")
-    t1 = data["table1"].get("values")
-    if not isinstance(t1, dict) or not t1:
-        raise ConfigError(f"{path}: table1.values missing")
-    for load, pols in t1.items():
-        num(load, f"table1.values key {load!r}")
-        for pol in (EASY, MALLEABLE):
-            for m in ("mean_wait", "mean_response", "utrera_slowdown"):
-                pair = (pols or {}).get(pol, {}).get(m)
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    raise ConfigError(f"{path}: table1.values.{load}.{pol}.{m} must be [S, R]")
-                for x in pair:
-                    num(x, f"table1.values.{load}.{pol}.{m}")
-    for trace, vals in data["table2"].get("values", {}).items():
-        for m in ("cpus", "cpu_util", "long_cpu_util", "req_cpus_ratio"):
-            num((vals or {}).get(m), f"table2.values.{trace}.{m}")
-    for trace, vals in data["table3"].get("values", {}).items():
-        for pol in (EASY, MALLEABLE):
-            num((vals or {}).get(pol), f"table3.values.{trace}.{pol}")
-    for m in ("utrera_slowdown", "mean_response"):
-        num(data["headline"].get("values", {}).get(m), f"headline.values.{m}")
-    num(data["long_util"].get("threshold"), "long_util.threshold")
+    data = read_published(path, SCHEMA)
+    check_published(data, path)
     return data
+
+
+def check_published(data: Mapping, path) -> None:
+    """What the schema cannot express: Table 3 and the fragmentation name Table 2's traces.
+
+    Raises
+    ------
+    ConfigError
+        ``<path>: <key>: ...``.
+
+    Examples
+    --------
+    >>> check_published({"table2": {"values": {"A": {}}}, "table3": {"values": {"B": {}}},
+    ...                  "fragmentation": {"values": {}}}, "u.yaml")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: u.yaml: table3.values.B: not a trace of table2.values (A)
+    """
+    traces = data["table2"]["values"]
+    named = [(f"table3.values.{t}", t) for t in data["table3"]["values"]]
+    named += [(f"fragmentation.values.{pol}.{t}", t)
+              for pol, per in data["fragmentation"]["values"].items() for t in per]
+    for key, t in named:
+        if t not in traces:
+            raise ConfigError(f"{path}: {key}: not a trace of table2.values "
+                              f"({', '.join(traces)})")
 
 
 # --------------------------------------------------------------------------
@@ -307,7 +313,7 @@ def orders_frame(cube, orders: Mapping[str, str], metrics=("utrera_slowdown", "m
 
 
 # --------------------------------------------------------------------------
-# claims
+# claims: one criterion function per claim of the paper
 # --------------------------------------------------------------------------
 def _pick(df, **sel):
     m = np.ones(len(df), bool)
@@ -323,28 +329,204 @@ def _trunc2(x: float) -> float:
     return math.floor(x * 100 + 1e-9) / 100
 
 
-def _verdict(hits: int, total: int) -> str:
-    if total and hits == total:
-        return "reproduced"
-    return "partly" if hits > 0 else "not reproduced"
+def _graded(full: bool, partly: bool, total: int) -> Verdict:
+    """Reproduced when ``full``, partly when ``partly``, else not reproduced.
+
+    A claim with no case tested (``total`` 0) is not reproduced, whatever
+    the flags say.
+    """
+    if not total:
+        return Verdict.NOT_REPRODUCED
+    return Verdict.REPRODUCED if full else Verdict.PARTLY if partly else Verdict.NOT_REPRODUCED
 
 
-def claims(*, published: Mapping, fig2: pd.DataFrame | None = None,
-           table1: pd.DataFrame | None = None, table2: pd.DataFrame | None = None,
-           traces: pd.DataFrame | None = None, gains: pd.DataFrame | None = None,
-           long_util: pd.DataFrame | None = None, orders: pd.DataFrame | None = None,
-           malleable: str = MALLEABLE) -> list[dict]:
-    """A verdict on every claim of the paper that our runs can test.
+def _claim(claim, source, published, ours, verdict, criterion, figure) -> Claim:
+    return Claim(paper=PAPER, claim=claim, source=source, published=published, ours=ours,
+                 criterion=criterion, verdict=verdict, figure=figure)
 
-    Each item: ``claim``, ``source``, ``published``, ``ours`` (text),
-    ``verdict`` (``reproduced`` / ``partly`` / ``not reproduced``) and
-    ``criterion`` (the rule applied). The rules are mechanical on purpose,
-    so a verdict cannot drift from the numbers; the README adds the why.
 
-    Inputs are the tables of this module (any may be None to skip its
-    claims): ``fig2`` has columns ``policy, metric, ours``; ``table2`` is
-    indexed by trace with columns ``cpu_util, long_cpu_util,
-    demand_ratio_log, queue_demand_ratio_log``.
+def _trace_value(traces: pd.DataFrame, trace: str, policy: str, metric: str):
+    """Mean and CI half-width (0 when undefined) of one trace, policy and metric."""
+    r = _pick(traces, trace=trace, policy=policy, metric=metric)
+    return float(r["mean"]), float(r["ci95"]) if np.isfinite(r["ci95"]) else 0.0
+
+
+def fig2_numbers(published: Mapping, fig2: pd.DataFrame) -> Claim:
+    """Fig. 2's nine numbers, from ``fig2`` (columns ``policy, metric, ours``).
+
+    Examples
+    --------
+    >>> pub = {"fig2": {"source": "Fig. 2", "values": {"easy": {"mean_response": 4.33}}}}
+    >>> ours = pd.DataFrame({"policy": ["easy"], "metric": ["mean_response"], "ours": [13 / 3]})
+    >>> fig2_numbers(pub, ours).verdict.value
+    'reproduced'
+    """
+    hits, total, parts = 0, 0, []
+    for pol, mets in published["fig2"]["values"].items():
+        for m, p in mets.items():
+            o = float(_pick(fig2, policy=pol, metric=m)["ours"])
+            ok = abs(o - p) < 1e-9 if m == "utrera_fragmentation" else _trunc2(o) == p
+            hits += ok
+            total += 1
+            parts.append(f"{pol} {m} {o:.4g}")
+    return _claim(
+        "Fig. 2: average response 4.66/4.33/3.66, slowdown 3.5/3.16/2.5, fragmentation "
+        "30/30/0 % for FCFS/EASY/FCFS-malleable", published["fig2"]["source"],
+        "9 numbers", f"{hits}/{total} equal; " + ", ".join(parts), verdict_from_hits(hits, total),
+        "each simulated number truncated to 2 decimals equals the printed one "
+        "(fragmentation: exactly)", "fig2_numbers.md")
+
+
+def table1_gains(published: Mapping, table1: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """Table 1: the gains of FCFS-malleable over EASY, ours vs the paper's S columns.
+
+    ``table1`` is :func:`table1_frame` with published numbers (``paper_S``).
+    """
+    hits, total, diffs, parts = 0, 0, [], []
+    for (load, metric), grp in table1.groupby(["load", "metric"]):
+        e = _pick(grp, policy=EASY)
+        f = _pick(grp, policy=malleable)
+        g_ours = 100 * (e["mean"] - f["mean"]) / e["mean"]
+        g_pub = 100 * (e["paper_S"] - f["paper_S"]) / e["paper_S"]
+        hits += bool(np.sign(g_ours) == np.sign(g_pub))
+        total += 1
+        diffs.append(abs(g_ours - g_pub))
+        parts.append(f"{metric}@{load:g}: {g_ours:+.0f}% vs {g_pub:+.0f}%")
+    md = float(np.mean(diffs)) if diffs else float("nan")
+    return _claim(
+        "Table 1 (simulator): FCFS-malleable has lower average wait, response and slowdown "
+        "than EASY at 30-90 % load (gain of FCFS-malleable over EASY, ours vs paper's S)",
+        published["table1"]["source"], "gains of S columns",
+        f"sign agrees in {hits}/{total}; mean |gain difference| {md:.0f} points; "
+        + "; ".join(parts), _graded(hits == total and md <= 10, hits >= 2 * total / 3, total),
+        "reproduced: every sign agrees and mean |difference| <= 10 points; partly: >= 2/3 "
+        "of the signs agree (absolute seconds are not compared: runtimes were rescaled)",
+        "table1.md")
+
+
+def table2_workloads(published: Mapping, table2: pd.DataFrame) -> Claim:
+    """Table 2's utilizations and Req.Cpus/Cpus; ``table2`` indexed by trace (:func:`table2_frame`)."""
+    hits, total, parts = 0, 0, []
+    for trace, vals in published["table2"]["values"].items():
+        if trace not in table2.index:
+            continue
+        row = table2.loc[trace]
+        for key, col, tol in (("cpu_util", "cpu_util", 0.15),
+                              ("long_cpu_util", "long_cpu_util", 0.15),
+                              ("req_cpus_ratio", "demand_ratio_log", 0.25)):
+            o, p = float(row[col]), float(vals[key])
+            ok = bool(np.isfinite(o) and abs(o / p - 1) <= tol)
+            hits += ok
+            total += 1
+            parts.append(f"{trace} {key} {o:.2f} vs {p:g}")
+    return _claim(
+        "Table 2: average CPU utilization, long jobs' CPU utilization and Req.Cpus/Cpus "
+        "of the three traces", published["table2"]["source"], "9 numbers",
+        f"{hits}/{total} within tolerance; " + "; ".join(parts),
+        _graded(hits == total, hits >= total / 2, total),
+        "within 15 % (utilizations) or 25 % (Req.Cpus/Cpus, our reading: demand from the "
+        "log's own schedule) of the printed value; partly: at least half", "table2.md")
+
+
+def fig3_response(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """Fig. 3(c): FCFS-malleable's response time better than EASY's on every trace.
+
+    ``traces`` is :func:`traces_frame` of the traces cube.
+    """
+    better = []
+    for t in sorted(set(traces["trace"])):
+        e, _ = _trace_value(traces, t, EASY, "mean_response")
+        f, fh = _trace_value(traces, t, malleable, "mean_response")
+        better.append((t, f + fh < e, f, e))
+    hits = sum(b for _, b, _, _ in better)
+    return _claim(
+        "Fig. 3(c): FCFS-malleable has a better average response time than EASY on all "
+        "traces, especially SDSC-Blue", published["fig3"]["source"], "all 3 traces",
+        "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, _, f, e in better),
+        verdict_from_hits(hits, len(better)),
+        "FCFS-malleable's mean + CI half-width below EASY's, per trace", "fig3.png")
+
+
+def fig3_execution(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """Fig. 3(b): execution times larger under FCFS-malleable, but less than twice EASY's."""
+    parts, hits, tr = [], 0, sorted(set(traces["trace"]))
+    for t in tr:
+        e, _ = _trace_value(traces, t, EASY, "mean_execution")
+        f, _ = _trace_value(traces, t, malleable, "mean_execution")
+        hits += e < f < 2 * e
+        parts.append(f"{t}: x{f / e:.2f}")
+    return _claim(
+        "Fig. 3(b): execution times are larger under FCFS-malleable but not twice EASY's",
+        published["fig3"]["source"], "1 < ratio < 2 on all traces", "; ".join(parts),
+        verdict_from_hits(hits, len(tr)), "1 < mean execution FCFS-malleable / EASY < 2, per trace",
+        "fig3.png")
+
+
+#: Fig. 3(d): on which traces the paper says FCFS-malleable's slowdown is better.
+FIG3_SLOWDOWN_BETTER = {"CTC-SP2": True, "SDSC-BLUE": True, "SDSC-SP2": False}
+
+
+def fig3_slowdown(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """Fig. 3(d): slowdown better on CTC and SDSC-Blue, not on SDSC (:data:`FIG3_SLOWDOWN_BETTER`)."""
+    parts, hits, total = [], 0, 0
+    for t in sorted(set(traces["trace"])):
+        if t not in FIG3_SLOWDOWN_BETTER:
+            continue
+        e, _ = _trace_value(traces, t, EASY, "utrera_slowdown")
+        f, fh = _trace_value(traces, t, malleable, "utrera_slowdown")
+        won = f + fh < e
+        hits += won == FIG3_SLOWDOWN_BETTER[t]
+        total += 1
+        parts.append(f"{t}: {f:.1f} vs {e:.1f} ({'better' if won else 'not better'})")
+    return _claim(
+        "Fig. 3(d): FCFS-malleable's average slowdown is better on CTC and SDSC-Blue, not on "
+        "SDSC", published["fig3"]["source"], "better, better, not better", "; ".join(parts),
+        verdict_from_hits(hits, total), "per trace, 'better' = mean + CI half-width below EASY's",
+        "fig3.png")
+
+
+def table3_mpl(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """Table 3: average MPL per trace and policy, within 0.1 of the printed value."""
+    tr = set(traces["trace"])
+    parts, hits, total = [], 0, 0
+    for t, vals in published["table3"]["values"].items():
+        if t not in tr:
+            continue
+        for pol in (EASY, MALLEABLE):
+            o = _trace_value(traces, t, pol if pol == EASY else malleable, "utrera_mean_mpl")[0]
+            hits += abs(o - vals[pol]) <= 0.1
+            total += 1
+            parts.append(f"{t} {pol} {o:.2f} vs {vals[pol]:g}")
+    return _claim(
+        "Table 3: average MPL (EASY 0.75/0.76/0.89, FCFS-malleable 0.91/0.98/1.47)",
+        published["table3"]["source"], "6 numbers", "; ".join(parts),
+        verdict_from_hits(hits, total), "within +-0.10 of the printed value", "table3.md")
+
+
+def fragmentation_eliminated(published: Mapping, traces: pd.DataFrame,
+                             malleable: str = MALLEABLE) -> Claim:
+    """Fragmentation: EASY's as printed, FCFS-malleable's (printed 0) at most 1 %."""
+    tr = set(traces["trace"])
+    parts, hits, total = [], 0, 0
+    for pol, per in published["fragmentation"]["values"].items():
+        for t, p in per.items():
+            if t not in tr:
+                continue
+            o = _trace_value(traces, t, pol if pol == EASY else malleable,
+                             "utrera_fragmentation")[0]
+            ok = o <= 0.01 if p == 0 else abs(o - p) <= 0.03
+            hits += ok
+            total += 1
+            parts.append(f"{t} {pol} {100 * o:.1f} % vs {100 * p:g} %")
+    return _claim(
+        "Fragmentation: EASY from 6 % (CTC) to 14 % (SDSC), FCFS-malleable eliminates it",
+        published["fragmentation"]["source"], "EASY 6-14 %, FCFS-malleable 0",
+        "; ".join(parts), verdict_from_hits(hits, total),
+        "EASY within +-3 points of the printed value; FCFS-malleable <= 1 %", "fragmentation.md")
+
+
+def headline_gains(published: Mapping, gains: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
+    """The headline 28 % / 31 %: gains averaged over the traces (:func:`gains_frame`).
 
     Examples
     --------
@@ -352,202 +534,117 @@ def claims(*, published: Mapping, fig2: pd.DataFrame | None = None,
     ...        "mean_response": 0.31}}}
     >>> g = pd.DataFrame({"trace": ["mean of traces"] * 2, "metric": ["utrera_slowdown",
     ...                   "mean_response"], "mean": [30.0, 29.0], "ci95": [1.0, 1.0], "n": [5, 5]})
-    >>> claims(published=pub, gains=g)[0]["verdict"]
+    >>> headline_gains(pub, g).verdict.value
     'reproduced'
     """
-    out = []
+    if "policy" in gains.columns:  # gains of several readings: keep this one's
+        gains = gains[gains["policy"] == malleable]
+    pub = published["headline"]["values"]
+    metrics = ("utrera_slowdown", "mean_response")
+    parts, hits = [], 0
+    for m in metrics:
+        r = _pick(gains, trace="mean of traces", metric=m)
+        p = 100 * pub[m]
+        hits += abs(r["mean"] - p) <= 5
+        parts.append(f"{m}: {r['mean']:+.0f} % (+-{r['ci95']:.0f}) vs +{p:.0f} %")
+    same_sign = all(_pick(gains, trace="mean of traces", metric=m)["mean"] > 0 for m in metrics)
+    return _claim(
+        "Headline: FCFS-malleable beats EASY by 28 % in average slowdown and 31 % in average "
+        "response time", published["headline"]["source"], "+28 %, +31 %", "; ".join(parts),
+        _graded(hits == len(metrics), same_sign, len(metrics)),
+        "gain averaged over the three traces within +-5 points of the printed one; partly: "
+        "both gains positive", "headline_gains.md")
 
-    def add(claim, source, pub, ours, verdict, criterion):
-        out.append(dict(claim=claim, source=source, published=pub, ours=ours, verdict=verdict,
-                        criterion=criterion))
 
-    if fig2 is not None:
-        vals = published["fig2"]["values"]
-        hits, total, parts = 0, 0, []
-        for pol, mets in vals.items():
-            for m, p in mets.items():
-                o = float(_pick(fig2, policy=pol, metric=m)["ours"])
-                ok = abs(o - p) < 1e-9 if m == "utrera_fragmentation" else _trunc2(o) == p
-                hits += ok
-                total += 1
-                parts.append(f"{pol} {m} {o:.4g}")
-        add("Fig. 2: average response 4.66/4.33/3.66, slowdown 3.5/3.16/2.5, fragmentation "
-            "30/30/0 % for FCFS/EASY/FCFS-malleable", published["fig2"]["source"],
-            "9 numbers", f"{hits}/{total} equal; " + ", ".join(parts), _verdict(hits, total),
-            "each simulated number truncated to 2 decimals equals the printed one "
-            "(fragmentation: exactly)")
+def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
+                        malleable: str = MALLEABLE) -> Claim:
+    """Sect. 5.1: FCFS-malleable's slowdown below EASY's exactly below the threshold (:func:`long_util_frame`)."""
+    thr = float(published["long_util"]["threshold"])
+    sld = long_util[long_util["metric"] == "utrera_slowdown"]
+    parts, below_ok, above_ok, n_below, n_above = [], 0, 0, 0, 0
+    for u, grp in sld.groupby("long_util"):
+        e = float(_pick(grp, policy=EASY)["mean"])
+        f = float(_pick(grp, policy=malleable)["mean"])
+        parts.append(f"{u:.0%}: {f:.1f} vs {e:.1f}")
+        if u < thr - 1e-9:
+            n_below += 1
+            below_ok += f < e
+        else:
+            n_above += 1
+            above_ok += f >= e
+    full = below_ok == n_below and above_ok == n_above
+    return _claim(
+        "Sect. 5.1: on SDSC, FCFS-malleable's average slowdown is below EASY's when long "
+        "jobs' CPU utilization is under 90 %", published["long_util"]["source"],
+        "wins below 90 %, not at or above", "FCFS-malleable vs EASY slowdown: "
+        + "; ".join(parts), _graded(full, below_ok > 0, n_below),
+        "reproduced: FCFS-malleable wins at every point below the threshold and at none at "
+        "or above; partly: it wins at some point below; not reproduced: at none below",
+        "long_util.png")
 
-    if table1 is not None:
-        hits, total, diffs, parts = 0, 0, [], []
-        for (load, metric), grp in table1.groupby(["load", "metric"]):
-            e = _pick(grp, policy=EASY)
-            f = _pick(grp, policy=malleable)
-            g_ours = 100 * (e["mean"] - f["mean"]) / e["mean"]
-            g_pub = 100 * (e["paper_S"] - f["paper_S"]) / e["paper_S"]
-            hits += bool(np.sign(g_ours) == np.sign(g_pub))
-            total += 1
-            diffs.append(abs(g_ours - g_pub))
-            parts.append(f"{metric}@{load:g}: {g_ours:+.0f}% vs {g_pub:+.0f}%")
-        md = float(np.mean(diffs)) if diffs else float("nan")
-        verdict = ("reproduced" if hits == total and md <= 10 else
-                   "partly" if hits >= 2 * total / 3 else "not reproduced")
-        add("Table 1 (simulator): FCFS-malleable has lower average wait, response and slowdown "
-            "than EASY at 30-90 % load (gain of FCFS-malleable over EASY, ours vs paper's S)",
-            published["table1"]["source"], "gains of S columns",
-            f"sign agrees in {hits}/{total}; mean |gain difference| {md:.0f} points; "
-            + "; ".join(parts), verdict,
-            "reproduced: every sign agrees and mean |difference| <= 10 points; partly: >= 2/3 "
-            "of the signs agree (absolute seconds are not compared: runtimes were rescaled)")
 
-    if table2 is not None:
-        pub = published["table2"]["values"]
-        hits, total, parts = 0, 0, []
-        for trace, vals in pub.items():
-            if trace not in table2.index:
-                continue
-            row = table2.loc[trace]
-            for key, col, tol in (("cpu_util", "cpu_util", 0.15),
-                                  ("long_cpu_util", "long_cpu_util", 0.15),
-                                  ("req_cpus_ratio", "demand_ratio_log", 0.25)):
-                o, p = float(row[col]), float(vals[key])
-                ok = bool(np.isfinite(o) and abs(o / p - 1) <= tol)
-                hits += ok
-                total += 1
-                parts.append(f"{trace} {key} {o:.2f} vs {p:g}")
-        add("Table 2: average CPU utilization, long jobs' CPU utilization and Req.Cpus/Cpus "
-            "of the three traces", published["table2"]["source"], "9 numbers",
-            f"{hits}/{total} within tolerance; " + "; ".join(parts),
-            "reproduced" if hits == total else "partly" if hits >= total / 2 else "not reproduced",
-            "within 15 % (utilizations) or 25 % (Req.Cpus/Cpus, our reading: demand from the "
-            "log's own schedule) of the printed value; partly: at least half")
+def oldest_first(published: Mapping, orders: pd.DataFrame) -> Claim:
+    """Sect. 3.1: oldest first is the best candidate order (:func:`orders_frame`)."""
+    first, close, total, parts = 0, 0, 0, []
+    for (trace, metric), grp in orders.groupby(["trace", "metric"]):
+        old = _pick(grp, order="oldest")
+        best = grp["mean"].min()
+        ci = float(old["ci95"]) if np.isfinite(old["ci95"]) else 0.0
+        total += 1
+        first += int(old["rank"] == 1)
+        close += bool(old["mean"] - ci <= best)
+        parts.append(f"{trace} {metric}: rank {int(old['rank'])}, "
+                     f"{100 * (old['mean'] / best - 1):+.1f} % vs best")
+    return _claim(
+        "Sect. 3.1: shrinking/expanding the oldest job first is the best of the four "
+        "candidate orders", published["orders"]["source"], "oldest best",
+        f"oldest first in {first}/{total}, not significantly worse than the best in "
+        f"{close}/{total}; " + "; ".join(parts), _graded(first == total, close == total, total),
+        "reproduced: oldest has the smallest mean on every trace and metric (slowdown, "
+        "response); partly: its mean minus CI half-width never exceeds the best mean "
+        "(indistinguishable); not reproduced: significantly worse somewhere",
+        "orders_ablation.png")
 
-    if traces is not None:
-        tr = sorted(set(traces["trace"]))
 
-        def val(trace, pol, m):
-            r = _pick(traces, trace=trace, policy=pol, metric=m)
-            return float(r["mean"]), float(r["ci95"]) if np.isfinite(r["ci95"]) else 0.0
+#: Every claim of paper U our runs test, one criterion function each, in README order.
+CRITERIA = (fig2_numbers, table1_gains, table2_workloads, fig3_response, fig3_execution,
+            fig3_slowdown, table3_mpl, fragmentation_eliminated, headline_gains,
+            long_util_threshold, oldest_first)
 
-        better = []
-        for t in tr:
-            (e, _), (f, fh) = val(t, EASY, "mean_response"), val(t, malleable, "mean_response")
-            better.append((t, f + fh < e, f, e))
-        hits = sum(b for _, b, _, _ in better)
-        add("Fig. 3(c): FCFS-malleable has a better average response time than EASY on all "
-            "traces, especially SDSC-Blue", published["fig3"]["source"], "all 3 traces",
-            "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, _, f, e in better),
-            _verdict(hits, len(tr)), "FCFS-malleable's mean + CI half-width below EASY's, per trace")
-        parts, hits = [], 0
-        for t in tr:
-            (e, _), (f, _) = val(t, EASY, "mean_execution"), val(t, malleable, "mean_execution")
-            hits += e < f < 2 * e
-            parts.append(f"{t}: x{f / e:.2f}")
-        add("Fig. 3(b): execution times are larger under FCFS-malleable but not twice EASY's",
-            published["fig3"]["source"], "1 < ratio < 2 on all traces", "; ".join(parts),
-            _verdict(hits, len(tr)), "1 < mean execution FCFS-malleable / EASY < 2, per trace")
-        expect = {"CTC-SP2": True, "SDSC-BLUE": True, "SDSC-SP2": False}
-        parts, hits, total = [], 0, 0
-        for t in tr:
-            if t not in expect:
-                continue
-            (e, _), (f, fh) = val(t, EASY, "utrera_slowdown"), val(t, malleable, "utrera_slowdown")
-            won = f + fh < e
-            hits += won == expect[t]
-            total += 1
-            parts.append(f"{t}: {f:.1f} vs {e:.1f} ({'better' if won else 'not better'})")
-        add("Fig. 3(d): FCFS-malleable's average slowdown is better on CTC and SDSC-Blue, not on "
-            "SDSC", published["fig3"]["source"], "better, better, not better", "; ".join(parts),
-            _verdict(hits, total), "per trace, 'better' = mean + CI half-width below EASY's")
-        pub3 = published["table3"]["values"]
-        parts, hits, total = [], 0, 0
-        for t, vals in pub3.items():
-            if t not in tr:
-                continue
-            for pol in (EASY, MALLEABLE):
-                o = val(t, pol if pol == EASY else malleable, "utrera_mean_mpl")[0]
-                hits += abs(o - vals[pol]) <= 0.1
-                total += 1
-                parts.append(f"{t} {pol} {o:.2f} vs {vals[pol]:g}")
-        add("Table 3: average MPL (EASY 0.75/0.76/0.89, FCFS-malleable 0.91/0.98/1.47)",
-            published["table3"]["source"], "6 numbers", "; ".join(parts), _verdict(hits, total),
-            "within +-0.10 of the printed value")
-        fr = published["fragmentation"]["values"]
-        parts, hits, total = [], 0, 0
-        for pol, per in fr.items():
-            for t, p in per.items():
-                if t not in tr:
-                    continue
-                o = val(t, pol if pol == EASY else malleable, "utrera_fragmentation")[0]
-                ok = o <= 0.01 if p == 0 else abs(o - p) <= 0.03
-                hits += ok
-                total += 1
-                parts.append(f"{t} {pol} {100 * o:.1f} % vs {100 * p:g} %")
-        add("Fragmentation: EASY from 6 % (CTC) to 14 % (SDSC), FCFS-malleable eliminates it",
-            published["fragmentation"]["source"], "EASY 6-14 %, FCFS-malleable 0",
-            "; ".join(parts), _verdict(hits, total),
-            "EASY within +-3 points of the printed value; FCFS-malleable <= 1 %")
 
-    if gains is not None:
-        if "policy" in gains.columns:  # gains of several readings: keep this one's
-            gains = gains[gains["policy"] == malleable]
-        pub = published["headline"]["values"]
-        parts, hits, total = [], 0, 0
-        for m in ("utrera_slowdown", "mean_response"):
-            r = _pick(gains, trace="mean of traces", metric=m)
-            p = 100 * pub[m]
-            hits += abs(r["mean"] - p) <= 5
-            total += 1
-            parts.append(f"{m}: {r['mean']:+.0f} % (+-{r['ci95']:.0f}) vs +{p:.0f} %")
-        same_sign = all(_pick(gains, trace="mean of traces", metric=m)["mean"] > 0
-                        for m in ("utrera_slowdown", "mean_response"))
-        add("Headline: FCFS-malleable beats EASY by 28 % in average slowdown and 31 % in average "
-            "response time", published["headline"]["source"], "+28 %, +31 %", "; ".join(parts),
-            "reproduced" if hits == total else "partly" if same_sign else "not reproduced",
-            "gain averaged over the three traces within +-5 points of the printed one; partly: "
-            "both gains positive")
+def claims(*, published: Mapping, malleable: str = MALLEABLE, **tables) -> list[Claim]:
+    """The claims of paper U our runs can test (:data:`CRITERIA`), on the tables given.
 
-    if long_util is not None:
-        thr = float(published["long_util"]["threshold"])
-        sld = long_util[long_util["metric"] == "utrera_slowdown"]
-        parts, below_ok, above_ok, n_below, n_above = [], 0, 0, 0, 0
-        for u, grp in sld.groupby("long_util"):
-            e = float(_pick(grp, policy=EASY)["mean"])
-            f = float(_pick(grp, policy=malleable)["mean"])
-            parts.append(f"{u:.0%}: {f:.1f} vs {e:.1f}")
-            if u < thr - 1e-9:
-                n_below += 1
-                below_ok += f < e
-            else:
-                n_above += 1
-                above_ok += f >= e
-        full = below_ok == n_below and above_ok == n_above
-        verdict = ("reproduced" if full and n_below else
-                   "partly" if below_ok > 0 else "not reproduced")
-        add("Sect. 5.1: on SDSC, FCFS-malleable's average slowdown is below EASY's when long "
-            "jobs' CPU utilization is under 90 %", published["long_util"]["source"],
-            "wins below 90 %, not at or above", "FCFS-malleable vs EASY slowdown: "
-            + "; ".join(parts), verdict,
-            "reproduced: FCFS-malleable wins at every point below the threshold and at none at "
-            "or above; partly: it wins at some point below; not reproduced: at none below")
+    Keyword ``tables`` are the tables of this module, by the criteria's
+    parameter names (``fig2``, ``table1``, ``table2``, ``traces``,
+    ``gains``, ``long_util``, ``orders``); a table not given (or None)
+    skips the claims it holds. ``malleable`` is the policy label of
+    FCFS-malleable in them (another reading of the time model: its label).
+    The rules are mechanical on purpose, so a verdict cannot drift from the
+    numbers; the README adds the why.
 
-    if orders is not None:
-        first, close, total, parts = 0, 0, 0, []
-        for (trace, metric), grp in orders.groupby(["trace", "metric"]):
-            old = _pick(grp, order="oldest")
-            best = grp["mean"].min()
-            ci = float(old["ci95"]) if np.isfinite(old["ci95"]) else 0.0
-            total += 1
-            first += int(old["rank"] == 1)
-            close += bool(old["mean"] - ci <= best)
-            parts.append(f"{trace} {metric}: rank {int(old['rank'])}, "
-                         f"{100 * (old['mean'] / best - 1):+.1f} % vs best")
-        verdict = ("reproduced" if first == total else
-                   "partly" if close == total else "not reproduced")
-        add("Sect. 3.1: shrinking/expanding the oldest job first is the best of the four "
-            "candidate orders", published["orders"]["source"], "oldest best",
-            f"oldest first in {first}/{total}, not significantly worse than the best in "
-            f"{close}/{total}; " + "; ".join(parts), verdict,
-            "reproduced: oldest has the smallest mean on every trace and metric (slowdown, "
-            "response); partly: its mean minus CI half-width never exceeds the best mean "
-            "(indistinguishable); not reproduced: significantly worse somewhere")
-    return out
+    Examples
+    --------
+    >>> pub = {"orders": {"source": "Sect. 3.1"}}
+    >>> o = pd.DataFrame({"trace": "T", "order": ["oldest", "longest"], "metric": "m",
+    ...                   "mean": [2.0, 1.0], "ci95": [0.5, 0.5], "n": 5, "rank": [2, 1]})
+    >>> [(c.figure, c.verdict.value) for c in claims(published=pub, orders=o)]
+    [('orders_ablation.png', 'not reproduced')]
+    """
+    return apply_criteria(CRITERIA, published=published, malleable=malleable, **tables)
+
+
+def write_claims(ctx) -> None:
+    """Step ``utrera_claims``: ``paper_figures/U/claims.csv`` from the figure steps' tables.
+
+    Inputs: the CSV tables ``fig2``, ``table1``, ``table2``, ``traces``
+    (Fig. 3's), ``gains``, ``long_util``, ``orders`` and ``published``;
+    parameter ``scale``; output ``csv`` (:func:`simlib.claims.write_claims`).
+    """
+    inp = ctx.input
+    tables = {k: pd.read_csv(inp[k]) for k in ("fig2", "table1", "traces", "gains",
+                                               "long_util", "orders")}
+    tables["table2"] = pd.read_csv(inp.table2, index_col="trace")
+    found = claims(published=load_published(inp.published), **tables)
+    write_claims_file(found, ctx.output.csv, scale=ctx.params["scale"])
+    ctx.log.info("verdicts: %s", verdict_counts(found))

@@ -1,0 +1,23 @@
+"""Pipeline entry point: paper_figures/CLAIMS.md, every paper's claims in one table.
+
+Reads the claims file of each study that declares one (``Study.claims_file``)
+and renders them with :func:`simlib.claims.claims_index`; knows no paper.
+"""
+from pathlib import Path
+
+from _common import job_log
+from simlib.claims import claims_index
+from simlib.io import write_text
+
+
+def main(snakemake):
+    p = snakemake.params
+    out = Path(snakemake.output[0])
+    with job_log(snakemake) as log:
+        text = claims_index(p.papers, scale=p.scale, here=out.parent,
+                            scale_description=p.scale_description)
+        write_text(out, text, encoding="utf-8")
+        log.info("claims of %s", ", ".join(x["paper"] for x in p.papers))
+
+
+main(snakemake)  # noqa: F821
