@@ -280,14 +280,14 @@ def test_policies_json(tmp_path):
     by_name = {d["name"]: d for d in data}
     assert by_name["delayed_los"]["parameters"] == {"lookahead": 50, "unit": 1,
                                                     "max_freezes": 2, "cs": 7}
-    assert by_name["fcfs_malleable"]["paper"].startswith("U:")
+    assert by_name["fcfs_malleable"]["paper"].startswith("utrera:")
 
 
 def test_every_registered_policy_states_its_own_paper_and_description():
     # Set on the class itself: a subclass (LOS-D of LOS...) must not inherit its parent's.
     for name, cls in POLICIES.items():
         assert cls.__dict__.get("paper") and cls.__dict__.get("description"), name
-        assert cls.paper.split(":")[0] in ("baseline", "U", "K", "D", "Z"), name
+        assert cls.paper.split(":")[0] in ("baseline", "utrera", "kumar", "dutot", "zeng"), name
 
 
 # --------------------------------------------------------------------------

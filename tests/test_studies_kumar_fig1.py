@@ -20,7 +20,7 @@ CONFIG = {"scale": "smoke",
 def test_registered_trace_sweep_in_section_k():
     assert STUDY_CLASSES["kumar_fig1"] is KumarFig1 and issubclass(KumarFig1, TraceSweep)
     s = load_study("kumar_fig1", CONFIG)
-    assert (s.section, s.title) == ("K", "Paper K — Kumar et al.")
+    assert (s.section, s.title) == ("kumar", "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS")
     assert [st.name for st in s.steps()] == ["kumar_fig1_simulate", "kumar_fig1_aggregate"]
     assert [(a.path, a.title) for a in s.artifacts()] == [
         ("results/kumar_fig1.smoke.nc",

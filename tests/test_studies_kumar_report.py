@@ -52,7 +52,7 @@ def test_claims_apply_the_documented_rules(published, plan):
     tables = tables_frame(load, published)
     df = claims_frame(R.claims(published=published, load_cube=load, cs_cube=cs,
                                fig1_cube=fig1_cube(), picks=picks, tables=tables, plan=plan))
-    assert set(df["paper"]) == {"K"}
+    assert set(df["paper"]) == {"kumar"}
     assert _verdict(df, "LOS outperforms EASY in mean wait on the SDSC log") == ["partly reproduced"]
     assert _verdict(df, "Delayed-LOS outperforms LOS for P_S = 0.2") == ["reproduced"]
     assert _verdict(df, "Delayed-LOS's C_s optimum lies near 7–8") == ["reproduced"]
@@ -132,7 +132,7 @@ def test_every_criterion_can_say_not_reproduced(published, plan):
     for criterion, args in failing.items():
         claim = criterion(*args)
         assert claim.verdict is Verdict.NOT_REPRODUCED, (criterion.__name__, claim.ours)
-        assert claim.paper == "K" and claim.criterion and claim.source
+        assert claim.paper == "kumar" and claim.criterion and claim.source
     assert R.long_runs_equivalent().verdict is Verdict.NOT_TESTABLE
 
 

@@ -47,7 +47,7 @@ RULES = ["kumar_workloads", "kumar_simulate", "kumar_aggregate", "kumar_pick_cs"
 def test_registered_under_its_key():
     assert STUDY_CLASSES["kumar"] is Kumar
     k = study()
-    assert (k.key, k.section, k.title) == ("kumar", "K", "Paper K — Kumar et al.")
+    assert (k.key, k.section, k.title) == ("kumar", "kumar", "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS")
     assert k.schema_path().name == "kumar.schema.json" and k.schema_path().is_file()
 
 
@@ -71,9 +71,9 @@ def test_check_accepts_the_grid_and_names_bad_keys(tmp_path):
 def test_claims_file_and_what_depends_on_the_published_numbers():
     from simlib.codedeps import import_closure
     k = study()
-    assert k.claims_file() == "paper_figures/K/claims.csv" == k.step("kumar_tables").output[
+    assert k.claims_file() == "paper_figures/kumar/claims.csv" == k.step("kumar_tables").output[
         "claims_csv"]
-    assert k.readme_file() == "paper_figures/K/README.md"
+    assert k.readme_file() == "paper_figures/kumar/README.md"
     roots = [c.__module__ for c in Kumar.__mro__ if issubclass(c, Study)]
 
     def code(name):
@@ -118,10 +118,10 @@ def test_artifacts_in_index_order_and_each_a_reported_output():
     k = study()
     arts = k.artifacts()
     paths = [a.path for a in arts]
-    assert paths[:3] == [f"paper_figures/K/fig1_easy_vs_los_sdsc.{x}" for x in ("png", "svg", "csv")]
-    assert paths[-3:] == ["paper_figures/K/README.md", "results/kumar_cs.smoke.nc",
+    assert paths[:3] == [f"paper_figures/kumar/fig1_easy_vs_los_sdsc.{x}" for x in ("png", "svg", "csv")]
+    assert paths[-3:] == ["paper_figures/kumar/README.md", "results/kumar_cs.smoke.nc",
                           "results/kumar_load.smoke.nc"]
-    assert len(set(paths)) == len(paths) and {a.section for a in arts} == {"K"}
+    assert len(set(paths)) == len(paths) and {a.section for a in arts} == {"kumar"}
     reported = {}
     for s in k.steps():
         for name, family in s.report.items():
@@ -151,8 +151,8 @@ def test_simulate_inputs_ask_for_the_pick_only_where_needed():
 def test_report_reads_every_other_artifact():
     k = study()
     others = k.step("kumar_report").input["others"]
-    assert "paper_figures/K/README.md" not in others
-    assert "results/kumar_fig1.smoke.nc" in others and "paper_figures/K/claims.csv" in others
+    assert "paper_figures/kumar/README.md" not in others
+    assert "results/kumar_fig1.smoke.nc" in others and "paper_figures/kumar/claims.csv" in others
 
 
 # ------------------------------------------------------- step functions
@@ -197,4 +197,4 @@ def test_c_s_sweep_steps_run_without_snakemake(tmp_path, monkeypatch):
     k.pick(c)
     picks = json.loads(Path(c.output.picks).read_text())
     assert set(picks["by_p_s"]) == {"0.2", "0.5", "0.8"}
-    assert Path("paper_figures/K/cs_pick.csv").read_text().startswith("scale,workload,p_s,cs")
+    assert Path("paper_figures/kumar/cs_pick.csv").read_text().startswith("scale,workload,p_s,cs")

@@ -46,7 +46,7 @@ def wildcards(**kw):
 
 def test_registered_under_its_key_with_its_schema():
     assert STUDY_CLASSES["utrera"] is Utrera and issubclass(Utrera, Study)
-    assert (Utrera.section, Utrera.title) == ("U", "Paper U — Utrera et al.")
+    assert (Utrera.section, Utrera.title) == ("utrera", "Utrera et al. (utrera): FCFS-malleable")
     path = Utrera.schema_path()
     assert path == SIMLIB / "studies/utrera/utrera.schema.json" and path.is_file()
     schema = yaml.safe_load(path.read_text())  # JSON is YAML
@@ -100,10 +100,10 @@ def test_check_validates_the_published_numbers(tmp_path):
 
 def test_claims_file_is_an_output_read_by_the_readme():
     u = study()
-    assert u.claims_file() == "paper_figures/U/claims.csv"
+    assert u.claims_file() == "paper_figures/utrera/claims.csv"
     assert u.step("utrera_claims").output["csv"] == u.claims_file()
     assert u.step("utrera_readme").input["claims"] == u.claims_file()
-    assert u.readme_file() == "paper_figures/U/README.md"
+    assert u.readme_file() == "paper_figures/utrera/README.md"
 
 
 def test_steps_keep_the_rule_names_and_stages():
@@ -191,10 +191,10 @@ def _pattern(path):
 def test_artifacts_are_exactly_the_reported_outputs():
     u = study()
     arts = u.artifacts()
-    assert len(arts) == 21 and {a.section for a in arts} == {"U"}
-    assert arts[0].path == "paper_figures/U/fig2_gantt.png"
-    assert [a.path for a in arts[15:17]] == ["paper_figures/U/claims.csv",
-                                             "paper_figures/U/README.md"]
+    assert len(arts) == 21 and {a.section for a in arts} == {"utrera"}
+    assert arts[0].path == "paper_figures/utrera/fig2_gantt.png"
+    assert [a.path for a in arts[15:17]] == ["paper_figures/utrera/claims.csv",
+                                             "paper_figures/utrera/README.md"]
     assert [a.path for a in arts[17:]] == [f"results/utrera_{p}.smoke.nc"
                                            for p in ("fig2", "table1", "traces", "long_util")]
     assert not any("{" in a.title or "}" in a.title for a in arts)
@@ -207,7 +207,7 @@ def test_artifacts_are_exactly_the_reported_outputs():
         assert "{" in path or path in {a.path for a in arts}, path
     readme = u.step("utrera_readme")
     assert readme.params["artifacts"] == [a.as_dict() for a in arts]
-    assert "paper_figures/U/README.md" not in readme.input["others"]
+    assert "paper_figures/utrera/README.md" not in readme.input["others"]
     assert len(readme.input["others"]) == 20
 
 

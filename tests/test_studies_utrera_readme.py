@@ -1,4 +1,4 @@
-"""Tests of simlib.studies.utrera.readme: paper_figures/U/README.md."""
+"""Tests of simlib.studies.utrera.readme: paper_figures/utrera/README.md."""
 from pathlib import Path
 
 from simlib.studies.utrera import readme
@@ -12,8 +12,8 @@ def test_md_file_drops_the_title_and_nests_the_headings(tmp_path):
 
 
 def test_links_inside_and_outside_paper_figures():
-    here = Path("paper_figures/U")
-    assert readme._link("paper_figures/U/fig3.png", here) == "[`fig3.png`](fig3.png)"
+    here = Path("paper_figures/utrera")
+    assert readme._link("paper_figures/utrera/fig3.png", here) == "[`fig3.png`](fig3.png)"
     assert readme._link("results/utrera_traces.smoke.nc", here) == (
         "[`results/utrera_traces.smoke.nc`](../../results/utrera_traces.smoke.nc)"
         " (built by the pipeline, not committed)")

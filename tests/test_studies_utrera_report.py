@@ -177,7 +177,7 @@ def test_claims_long_util_threshold(pub):
 def test_claims_are_claims_of_paper_u_in_readme_order(pub):
     resp = {t: (100.0, 60.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
     out = R.claims(published=pub, traces=_traces_frame(resp, resp))
-    assert [c.paper for c in out] == ["U"] * 5
+    assert [c.paper for c in out] == ["utrera"] * 5
     assert [c.claim.split(":")[0] for c in out] == ["Fig. 3(c)", "Fig. 3(b)", "Fig. 3(d)",
                                                      "Table 3", "Fragmentation"]
     assert {c.figure for c in out} == {"fig3.png", "table3.md", "fragmentation.md"}
@@ -223,4 +223,4 @@ def test_every_criterion_can_say_not_reproduced(pub):
     for criterion, tables in failing.items():
         claim = criterion(pub, **tables)
         assert claim.verdict is Verdict.NOT_REPRODUCED, (criterion.__name__, claim.ours)
-        assert claim.paper == "U" and claim.criterion and claim.source
+        assert claim.paper == "utrera" and claim.criterion and claim.source

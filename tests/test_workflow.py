@@ -314,17 +314,17 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
 
 def test_smoke_run_writes_utrera_artifacts(smoke):
     for name in U_ARTIFACTS:
-        path = smoke / "paper_figures/U" / name
+        path = smoke / "paper_figures/utrera" / name
         assert path.exists(), name
         if name.endswith(".png"):
             assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    readme = (smoke / "paper_figures/U/README.md").read_text()
+    readme = (smoke / "paper_figures/utrera/README.md").read_text()
     assert "**Scale: smoke**" in readme and "## Verdicts" in readme
     fig2_row = next(line for line in readme.splitlines() if line.startswith("| 1 | Fig. 2"))
     assert "**reproduced**" in fig2_row
     assert "Interpretation choices" in readme and "J6 starts expanded" in readme
     index = (smoke / "paper_figures/README.md").read_text()
-    for path in ("paper_figures/U/README.md", "paper_figures/U/fig3.png",
+    for path in ("paper_figures/utrera/README.md", "paper_figures/utrera/fig3.png",
                  "paper_figures/workloads/lublin_validation.png", "results/utrera_traces.smoke.nc"):
         assert f"[`{path}`]" in index
     assert (smoke / "paper_figures/workloads/lublin_validation.png").read_bytes()[:4] == b"\x89PNG"
@@ -338,14 +338,14 @@ def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
     """paper_figures/CLAIMS.md: U's and K's claims files in one table, one vocabulary."""
     from simlib.claims import Verdict, read_claims
     words = {v.value for v in Verdict}
-    files = {p: read_claims(smoke / f"paper_figures/{p}/claims.csv") for p in ("U", "K")}
+    files = {p: read_claims(smoke / f"paper_figures/{p}/claims.csv") for p in ("utrera", "kumar")}
     for p, df in files.items():
         assert set(df["paper"]) == {p} and set(df["scale"]) == {"smoke"} and len(df) >= 10, p
     lines = (smoke / "paper_figures/CLAIMS.md").read_text().splitlines()
     assert "Scale: **smoke**" in "\n".join(lines)
     head = lines.index("| paper | claim | source | published | ours | verdict | criterion |")
     rows = [line.split(" | ") for line in lines[head + 2:] if line.startswith("| ")]
-    assert len(rows) == len(files["U"]) + len(files["K"])
+    assert len(rows) == len(files["utrera"]) + len(files["kumar"])
     assert {r[5] for r in rows} <= words
     # Every claim of each file, in its order, linked to its paper's README
     # (papers in config order).
@@ -361,13 +361,13 @@ def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
             str(len(df))], p
     assert counts["all"].endswith(f"| {len(files['U']) + len(files['K'])} |")
     # The papers' READMEs use the same words.
-    for p in ("U", "K"):
+    for p in ("utrera", "kumar"):
         readme = (smoke / f"paper_figures/{p}/README.md").read_text()
         assert not re.search(r"\*\*partly\*\*|consistent|not tested\b|\bmixed\b \||"
                              r"no significant difference\) \|", readme), p
     index = (smoke / "paper_figures/README.md").read_text()
     assert "## claims" in index and "[`paper_figures/CLAIMS.md`](CLAIMS.md)" in index
-    assert "[`paper_figures/U/claims.csv`]" in index
+    assert "[`paper_figures/utrera/claims.csv`]" in index
 
 
 # Report category of each section of paper_figures/README.md, and words its
@@ -376,8 +376,8 @@ REPORT_SECTIONS = {
     "baseline": ("Baseline", "Baseline"),
     "traces": ("Traces", "Traces"),
     "workloads": ("Workloads", "Workloads"),
-    "U": ("Paper U — Utrera et al.", "Utrera"),
-    "K": ("Paper K — Kumar et al.", "Kumar"),
+    "utrera": ("Utrera et al. (utrera): FCFS-malleable", "Utrera"),
+    "kumar": ("Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS", "Kumar"),
     "claims": ("Claims", "Claims of every paper"),
 }
 
@@ -430,8 +430,8 @@ def test_report_lists_every_artifact_by_paper(smoke):
             assert res["labels"] == {"artifact": f"{Path(path).name} — {title}"}, path
             caption = res["caption"]
             assert words in caption and "<strong>smoke</strong>" in caption, (path, caption)
-    assert where["paper_figures/U/fig3.png"][1] == "Figures"
-    assert where["paper_figures/K/tables_iv_vii.md"][1] == "Tables"
+    assert where["paper_figures/utrera/fig3.png"][1] == "Figures"
+    assert where["paper_figures/kumar/tables_iv_vii.md"][1] == "Tables"
     assert where["results/utrera_traces.smoke.nc"][1] == "Result cubes"
     assert where["logs/traces/CTC-SP2.smoke.cleaning.txt"][1] == "Cleaning logs"
 

@@ -19,7 +19,7 @@ from simlib.studies.kumar.plan import FIGURES
 
 pytestmark = pytest.mark.pipeline
 
-K = "paper_figures/K"
+K = "paper_figures/kumar"
 CS_DEPENDENT = {"delayed_los", "hybrid_los", "delayed_los_e", "hybrid_los_e"}
 
 

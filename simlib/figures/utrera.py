@@ -1,6 +1,6 @@
 """Figures and tables of paper U (Utrera et al., FCFS-malleable).
 
-One function per artifact of ``paper_figures/U/``; the data come from the
+One function per artifact of ``paper_figures/utrera/``; the data come from the
 study's cubes through the table builders of :mod:`simlib.studies.utrera.report`.
 Every figure prints the scale and the number of seeds that produced it,
 and shows the paper's numbers beside ours where the paper printed any

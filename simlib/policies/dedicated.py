@@ -169,7 +169,7 @@ class EASYD(DedicatedMixin, QueuePolicy):
     """
 
     name = "easy_d"
-    paper = "K: Kumar, Shae & Jamjoom, EASY-D (Table III, heterogeneous)"
+    paper = "kumar: Kumar, Shae & Jamjoom, EASY-D (Table III, heterogeneous)"
     description = "EASY backfilling of batch jobs around dedicated jobs' requested starts"
 
     def schedule(self, now, full):
@@ -195,5 +195,5 @@ class LOSD(DedicatedMixin, LOS):
     """LOS-D: LOS scheduling batch jobs around dedicated jobs (on the plan)."""
 
     name = "los_d"
-    paper = "K: Kumar, Shae & Jamjoom, LOS-D (Table III, heterogeneous)"
+    paper = "kumar: Kumar, Shae & Jamjoom, LOS-D (Table III, heterogeneous)"
     description = "LOS scheduling batch jobs around dedicated jobs' requested starts"

@@ -30,7 +30,7 @@ class DelayedLOS(LOS):
     """
 
     name = "delayed_los"
-    paper = "K: Kumar, Shae & Jamjoom, Delayed-LOS (Algorithm 1)"
+    paper = "kumar: Kumar, Shae & Jamjoom, Delayed-LOS (Algorithm 1)"
     description = "LOS that may skip a fitting head job up to cs times for a better packing"
     defaults = {**LOS.defaults, "cs": 7}
 

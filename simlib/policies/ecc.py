@@ -192,7 +192,7 @@ class ElasticMixin:
 class EASYE(ElasticMixin, EASY):
     """EASY-E: EASY with the ECC processor."""
     name = "easy_e"
-    paper = "K: Kumar, Shae & Jamjoom, EASY-E (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, EASY-E (Table III, elastic)"
     description = "EASY with the ECC processor (runtime extension/reduction commands)"
     defaults = {**EASY.defaults, **ECC_DEFAULTS}
 
@@ -200,7 +200,7 @@ class EASYE(ElasticMixin, EASY):
 class LOSE(ElasticMixin, LOS):
     """LOS-E: LOS with the ECC processor."""
     name = "los_e"
-    paper = "K: Kumar, Shae & Jamjoom, LOS-E (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, LOS-E (Table III, elastic)"
     description = "LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**LOS.defaults, **ECC_DEFAULTS}
 
@@ -208,7 +208,7 @@ class LOSE(ElasticMixin, LOS):
 class DelayedLOSE(ElasticMixin, DelayedLOS):
     """Delayed-LOS-E: Delayed-LOS with the ECC processor."""
     name = "delayed_los_e"
-    paper = "K: Kumar, Shae & Jamjoom, Delayed-LOS-E (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, Delayed-LOS-E (Table III, elastic)"
     description = "Delayed-LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**DelayedLOS.defaults, **ECC_DEFAULTS}
 
@@ -216,7 +216,7 @@ class DelayedLOSE(ElasticMixin, DelayedLOS):
 class EASYDE(ElasticMixin, EASYD):
     """EASY-DE: EASY-D with the ECC processor."""
     name = "easy_de"
-    paper = "K: Kumar, Shae & Jamjoom, EASY-DE (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, EASY-DE (Table III, elastic)"
     description = "EASY-D with the ECC processor (runtime extension/reduction commands)"
     defaults = {**EASYD.defaults, **ECC_DEFAULTS}
 
@@ -224,7 +224,7 @@ class EASYDE(ElasticMixin, EASYD):
 class LOSDE(ElasticMixin, LOSD):
     """LOS-DE: LOS-D with the ECC processor."""
     name = "los_de"
-    paper = "K: Kumar, Shae & Jamjoom, LOS-DE (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, LOS-DE (Table III, elastic)"
     description = "LOS-D with the ECC processor (runtime extension/reduction commands)"
     defaults = {**LOSD.defaults, **ECC_DEFAULTS}
 
@@ -232,6 +232,6 @@ class LOSDE(ElasticMixin, LOSD):
 class HybridLOSE(ElasticMixin, HybridLOS):
     """Hybrid-LOS-E: Hybrid-LOS with the ECC processor."""
     name = "hybrid_los_e"
-    paper = "K: Kumar, Shae & Jamjoom, Hybrid-LOS-E (Table III, elastic)"
+    paper = "kumar: Kumar, Shae & Jamjoom, Hybrid-LOS-E (Table III, elastic)"
     description = "Hybrid-LOS with the ECC processor (runtime extension/reduction commands)"
     defaults = {**HybridLOS.defaults, **ECC_DEFAULTS}

@@ -20,7 +20,7 @@ Reading chosen to reproduce all nine numbers of the paper's Fig. 2: a job
 that *started* shrunk (Algorithm 1 line 10) keeps its CPUs until it ends;
 only jobs shrunk while running (line 12) are expanded again
 (``expand_started_shrunk=False``). With True, J6 of Fig. 2 would expand at
-t=5 and end at 5.5, not 6. See ``paper_figures/U/README.md``.
+t=5 and end at 5.5, not 6. See ``paper_figures/utrera/README.md``.
 
 Time model (formulas 3–4, our reading). While a job runs at MPL ``m`` with
 CPU utilization ``u``, one second of its expanded work takes
@@ -55,7 +55,7 @@ class FCFSMalleable(QueuePolicy):
     """FCFS with virtual malleability (MPL ≤ 2)."""
 
     name = "fcfs_malleable"
-    paper = "U: Utrera, Tabik, Corbalan & Labarta (Sec. 3.1)"
+    paper = "utrera: Utrera, Tabik, Corbalan & Labarta (Sec. 3.1)"
     description = "FCFS whose jobs shrink to half their CPUs to start the head (MPL <= 2)"
     rigid = False
     schedule_when_queue_empty = True  # shrunk jobs expand at completions

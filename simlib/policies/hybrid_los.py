@@ -33,7 +33,7 @@ class HybridLOS(DedicatedMixin, DelayedLOS):
     """Hybrid-LOS: Delayed-LOS for batch jobs around dedicated jobs."""
 
     name = "hybrid_los"
-    paper = "K: Kumar, Shae & Jamjoom, Hybrid-LOS (Algorithms 2-3)"
+    paper = "kumar: Kumar, Shae & Jamjoom, Hybrid-LOS (Algorithms 2-3)"
     description = "Delayed-LOS for batch jobs around dedicated jobs' requested starts"
 
     def head_reserved(self, head, chosen) -> None:

@@ -227,7 +227,7 @@ class LOS(QueuePolicy):
     """
 
     name = "los"
-    paper = "K: Kumar, Shae & Jamjoom; LOS of Shmueli & Feitelson 2005"
+    paper = "kumar: Kumar, Shae & Jamjoom; LOS of Shmueli & Feitelson 2005"
     description = "Lookahead Optimizing Scheduler: DP packing of the first jobs, head reserved"
     defaults = {"lookahead": 50, "unit": 1, "max_freezes": 2}
 

@@ -17,7 +17,7 @@ with Runtime Elasticity in a Parallel Processing Environment". Two studies
     workload variant under its three policies, Load 0.5 … 1.0;
 
   and draws every figure and table of the paper, Fig. 1's included, into
-  ``paper_figures/K/``.
+  ``paper_figures/kumar/``.
 
 The C_s given to Delayed-LOS, Hybrid-LOS and their -E variants in the load
 sweeps is **picked by the pipeline** from the C_s sweep, per P_S, as the
@@ -55,7 +55,7 @@ function, so each module is a code input of those steps only):
 :mod:`.cubes`             the sweeps' cubes and the C_s pick
 :mod:`.figures`           which figure is drawn from what (Figs. 1, 2, 5–11)
 :mod:`.tables`            Tables III–VII, n̄, dedicated jobs: frames and files
-:mod:`.report`            claims and verdicts, ``paper_figures/K/README.md``
+:mod:`.report`            claims and verdicts, ``paper_figures/kumar/README.md``
 :mod:`.study`             the ``kumar`` study: its steps and artifacts
 :mod:`.fig1`              the ``kumar_fig1`` trace sweep
 ========================= ======================================================

@@ -211,7 +211,7 @@ def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float
     """Pick the C_s of each P_S from the C_s-sweep cube (the ``kumar_pick_cs`` step).
 
     Writes ``picks_out`` (:func:`picks_document`, read by the load sweeps'
-    chunks) and ``csv_out`` (the same table for ``paper_figures/K``, with
+    chunks) and ``csv_out`` (the same table for ``paper_figures/kumar``, with
     each workload's P_S and the scale); returns the document.
 
     Parameters

@@ -23,9 +23,9 @@ class KumarFig1(TraceSweep):
     """Paper K's Fig. 1: EASY vs LOS on the SDSC log over offered loads."""
 
     key = "kumar_fig1"
-    section = "K"
-    title = "Paper K — Kumar et al."
+    section = "kumar"
+    title = "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS"
 
     def artifacts(self) -> list[Artifact]:
-        return [Artifact("K", self.cube_path(),
+        return [Artifact("kumar", self.cube_path(),
                          "Cube (netCDF): Fig. 1 trace sweep, dims (policy, trace, load)")]

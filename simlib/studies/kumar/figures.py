@@ -80,7 +80,7 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
         :func:`.cubes.picks_document` (its ``by_workload`` C_s are marked on
         the C_s sweeps and named beside each load sweep).
     outdir : path
-        ``paper_figures/K``.
+        ``paper_figures/kumar``.
     """
     outdir = Path(outdir)
     scale = plan.scale

@@ -3,7 +3,7 @@
 :class:`KumarPlan` is ``studies.kumar`` of one scale: every path, run list
 and tracked parameter of the study derives from it. :func:`check_config`
 checks what JSON schema cannot; :func:`artifact_list` names every file the
-study writes under ``paper_figures/K/``. See :mod:`simlib.studies.kumar`.
+study writes under ``paper_figures/kumar/``. See :mod:`simlib.studies.kumar`.
 """
 from __future__ import annotations
 
@@ -342,9 +342,9 @@ def workload_file(directory, load: float, seed: int) -> Path:
 
 
 def artifact_list(plan: KumarPlan, fig1: bool = True) -> list[dict]:
-    """Every file the pipeline writes under ``paper_figures/K/`` (README excluded).
+    """Every file the pipeline writes under ``paper_figures/kumar/`` (README excluded).
 
-    Each item: ``file`` (relative to ``paper_figures/K``), ``title``,
+    Each item: ``file`` (relative to ``paper_figures/kumar``), ``title``,
     ``rule`` (which pipeline rule writes it: fig1, examples, figures,
     tables) and ``figure`` (the key of the claims it illustrates).
 

@@ -1,4 +1,4 @@
-"""Paper K's claims and README: a verdict per claim, ``paper_figures/K/README.md``.
+"""Paper K's claims and README: a verdict per claim, ``paper_figures/kumar/README.md``.
 
 Reads what the study produced (the C_s-sweep and load-sweep cubes, Fig. 1's
 cube, the C_s picks, the tables of :mod:`.tables`) and the published
@@ -39,7 +39,7 @@ __all__ = ["CRITERIA", "claims", "write_claims", "render_readme", "write_readme"
 # claims: one criterion function per claim of the paper
 # --------------------------------------------------------------------------
 #: Paper id of the claims.
-PAPER = "K"
+PAPER = "kumar"
 
 
 def _claim(figure, claim, source, published, ours, verdict, criterion) -> Claim:
@@ -515,7 +515,7 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
                   algorithms: pd.DataFrame, published: Mapping, fig2=None,
                   fig1_scale: str = "", cubes: Sequence[str] = (),
                   dedicated: pd.DataFrame | None = None) -> str:
-    """``paper_figures/K/README.md``: artifacts, published vs reproduced, verdicts.
+    """``paper_figures/kumar/README.md``: artifacts, published vs reproduced, verdicts.
 
     Examples
     --------
@@ -672,7 +672,7 @@ def write_readme(out, *, plan: KumarPlan, artifacts: Sequence[Mapping], publishe
                  picks_path, tables_csv, claims_csv, n_bar_csv, algorithms: pd.DataFrame,
                  fig2, dedicated: pd.DataFrame, fig1_scale: str = "",
                  cubes: Sequence[str] = ()) -> pd.DataFrame:
-    """``paper_figures/K/README.md`` from the files of the tables step (the ``kumar_report`` step).
+    """``paper_figures/kumar/README.md`` from the files of the tables step (the ``kumar_report`` step).
 
     Reads the C_s picks (``picks_path``) and the CSVs the tables step wrote,
     so the README shows exactly their numbers; the other arguments are

@@ -12,7 +12,7 @@ Config ``studies.kumar`` (``config/grids/kumar.yaml``, schema
 ``kumar_examples``  Fig. 2 (simulated) and Table III (from the policy registry)
 ``kumar_figures``   Figs. 5–11 and the C_s sweeps of the other P_S
 ``kumar_tables``    Tables IV–VII, n̄, the claims' verdicts
-``kumar_report``    ``paper_figures/K/README.md``
+``kumar_report``    ``paper_figures/kumar/README.md``
 =================== ========================================================
 
 Each step's function imports the modules doing its work inside its body
@@ -33,7 +33,7 @@ from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
 __all__ = ["Kumar"]
 
 #: Where the study's figures and tables go.
-OUT = "paper_figures/K"
+OUT = "paper_figures/kumar"
 #: One workload set (a directory: every load x seed of the scale).
 SET_DIR = "data/workloads/kumar/{scale}/{purpose}/{workload}"
 #: One simulation chunk.
@@ -50,7 +50,7 @@ README_TITLE = ("Paper K: every artifact with published vs reproduced numbers an
 
 
 def _output_name(file: str) -> str:
-    """Output name of a file of paper_figures/K (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``)."""
+    """Output name of a file of paper_figures/kumar (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``)."""
     return file.replace(".", "_")
 
 
@@ -59,8 +59,8 @@ class Kumar(Study):
     """Paper K (Kumar, Shae, Jamjoom): Delayed-LOS, Hybrid-LOS and runtime elasticity."""
 
     key = "kumar"
-    section = "K"
-    title = "Paper K — Kumar et al."
+    section = "kumar"
+    title = "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS"
     schema = "kumar.schema.json"
 
     # ------------------------------------------------------------- config
@@ -241,10 +241,10 @@ class Kumar(Study):
 
     def artifacts(self) -> list[Artifact]:
         """Figures and tables (:func:`.plan.artifact_list`), the README, the cubes, in that order."""
-        arts = [Artifact("K", f"{OUT}/{a['file']}", a["title"])
+        arts = [Artifact("kumar", f"{OUT}/{a['file']}", a["title"])
                 for a in artifact_list(self.plan, fig1=self.fig1 is not None)]
-        arts.append(Artifact("K", f"{OUT}/README.md", README_TITLE))
-        arts += [Artifact("K", self.cube_path(p), title) for p, title in CUBES]
+        arts.append(Artifact("kumar", f"{OUT}/README.md", README_TITLE))
+        arts += [Artifact("kumar", self.cube_path(p), title) for p, title in CUBES]
         return arts
 
     def subtree(self, purpose: str, scale: str | None = None) -> dict:
@@ -372,7 +372,7 @@ class Kumar(Study):
         ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
 
     def write_readme(self, ctx: StepContext) -> None:
-        """``paper_figures/K/README.md`` (:func:`.report.write_readme`)."""
+        """``paper_figures/kumar/README.md`` (:func:`.report.write_readme`)."""
         from ...cube import read_cube
         from .published import load_published
         from .report import write_readme

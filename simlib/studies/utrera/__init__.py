@@ -2,7 +2,7 @@
 
 The study ``utrera`` (config ``studies.utrera``, ``config/grids/utrera.yaml``;
 published numbers in ``config/published/utrera.yaml``) rebuilds every table
-and figure of the paper into ``paper_figures/U/``. Its parts, each one cube:
+and figure of the paper into ``paper_figures/utrera/``. Its parts, each one cube:
 
 ========= ============================================== ===========================
 part      what                                           cube dims
@@ -27,7 +27,7 @@ that use it (so editing a figure reruns no simulation):
 * :mod:`~simlib.studies.utrera.report` -- published numbers, tables,
   one criterion function per claim (step ``utrera_claims``);
 * :mod:`~simlib.studies.utrera.figures` -- the figure and table steps;
-* :mod:`~simlib.studies.utrera.readme` -- ``paper_figures/U/README.md``.
+* :mod:`~simlib.studies.utrera.readme` -- ``paper_figures/utrera/README.md``.
 
 Seeds: inner sweeps (the seeds) run inside one job per point, so the DAG
 stays small: one simulation job per (policy, load) for Table 1, per (trace,
@@ -46,7 +46,7 @@ from ..base import Artifact, Step, Study, load_tag, lublin_path, register_study
 __all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
 
 #: The study's figures and tables.
-OUT = "paper_figures/U"
+OUT = "paper_figures/utrera"
 #: Table 1's workloads (``table1.fit: runtimes``), one directory per seed.
 T1_DIR = "data/workloads/utrera/table1"
 #: The paper's parts, one cube each, in index order.
@@ -63,7 +63,7 @@ _FIGURES = f"{__name__}.figures"
 _REPORT = f"{__name__}.report"
 _README = f"{__name__}.readme"
 
-#: Index entries under paper_figures/U/: file name, title (in index order).
+#: Index entries under paper_figures/utrera/: file name, title (in index order).
 _ARTIFACTS = [
     ("fig2_gantt.png", "Fig. 2: Gantt charts of FCFS, EASY and FCFS-malleable on the toy "
      "example, rendered from simulation, with the paper's nine numbers"),
@@ -131,8 +131,8 @@ class Utrera(Study):
     """
 
     key = "utrera"
-    section = "U"
-    title = "Paper U — Utrera et al."
+    section = "utrera"
+    title = "Utrera et al. (utrera): FCFS-malleable"
     schema = "utrera.schema.json"
 
     # ------------------------------------------------------------ config
@@ -435,7 +435,7 @@ class Utrera(Study):
             run=_deferred(_CUBES, "aggregate", study=self.key, repo=self.repo))
 
     def figure_steps(self) -> list[Step]:
-        """Figures and tables of paper_figures/U/ (:mod:`simlib.studies.utrera.figures`)."""
+        """Figures and tables of paper_figures/utrera/ (:mod:`simlib.studies.utrera.figures`)."""
         scale, spec = self.scale, self.spec
         published = self.published()
         fig1, lu = spec["fig1"], spec["long_util"]
@@ -525,7 +525,7 @@ class Utrera(Study):
         return f"{OUT}/claims.csv"
 
     def claims_step(self) -> Step:
-        """paper_figures/U/claims.csv: a verdict per claim (:func:`.report.write_claims`)."""
+        """paper_figures/utrera/claims.csv: a verdict per claim (:func:`.report.write_claims`)."""
         tables = {"fig2": "fig2_numbers.csv", "table1": "table1.csv", "table2": "table2.csv",
                   "traces": "fig3.csv", "gains": "headline_gains.csv",
                   "long_util": "long_util.csv", "orders": "orders_ablation.csv"}
@@ -542,7 +542,7 @@ class Utrera(Study):
             run=_deferred(_REPORT, "write_claims"))
 
     def readme_step(self) -> Step:
-        """paper_figures/U/README.md (:mod:`simlib.studies.utrera.readme`)."""
+        """paper_figures/utrera/README.md (:mod:`simlib.studies.utrera.readme`)."""
         scale = self.scale
         mine = self.artifacts()
         tables = {"claims": "claims.csv", "gains": "headline_gains.csv",
@@ -550,7 +550,7 @@ class Utrera(Study):
         return Step(
             "utrera_readme",
             stage="report",
-            message="Writing paper_figures/U/README.md ({params.spec[scale]} scale)",
+            message="Writing paper_figures/utrera/README.md ({params.spec[scale]} scale)",
             input={**{k: f"{OUT}/{f}" for k, f in tables.items()},
                    "published": self.published(),
                    # Every other artifact: the README comes last.

@@ -1,4 +1,4 @@
-"""Paper U's own README (step ``utrera_readme``): ``paper_figures/U/README.md``.
+"""Paper U's own README (step ``utrera_readme``): ``paper_figures/utrera/README.md``.
 
 Every artifact of paper U with published vs reproduced numbers, a verdict
 per claim (``claims.csv`` of step ``utrera_claims``: the criterion functions
@@ -192,7 +192,7 @@ def md_file(path) -> str:
 def _link(path, here: Path) -> str:
     """Markdown link to ``path`` from the README's directory ``here``."""
     rel = os.path.relpath(path, here)
-    if rel.startswith(".."):  # outside paper_figures/U: a pipeline output
+    if rel.startswith(".."):  # outside paper_figures/utrera: a pipeline output
         return f"[`{path}`]({rel}) (built by the pipeline, not committed)"
     return f"[`{os.path.basename(path)}`]({rel})"
 
@@ -251,7 +251,7 @@ def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> list[str]:
 
 
 def readme(ctx) -> None:
-    """Step ``utrera_readme``: write ``paper_figures/U/README.md``.
+    """Step ``utrera_readme``: write ``paper_figures/utrera/README.md``.
 
     Inputs: ``claims`` (step ``utrera_claims``), the CSV tables ``gains``,
     ``orders`` and ``readings`` of the figure steps, ``published``, and

@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: Paper id of the claims.
-PAPER = "U"
+PAPER = "utrera"
 
 # --------------------------------------------------------------------------
 # published numbers
@@ -635,7 +635,7 @@ def claims(*, published: Mapping, malleable: str = MALLEABLE, **tables) -> list[
 
 
 def write_claims(ctx) -> None:
-    """Step ``utrera_claims``: ``paper_figures/U/claims.csv`` from the figure steps' tables.
+    """Step ``utrera_claims``: ``paper_figures/utrera/claims.csv`` from the figure steps' tables.
 
     Inputs: the CSV tables ``fig2``, ``table1``, ``table2``, ``traces``
     (Fig. 3's), ``gains``, ``long_util``, ``orders`` and ``published``;
