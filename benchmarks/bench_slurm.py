@@ -35,9 +35,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from helpers_slurm import (PROFILE, SNAKEMAKE, ClusterUnavailable, LocalCluster,  # noqa: E402
-                           job_records, missing_requirements, new_cluster_dir, run_id,
-                           snakemake, submitted_jobs)
+from helpers_slurm import (  # noqa: E402
+    PROFILE,
+    SNAKEMAKE,
+    ClusterUnavailable,
+    LocalCluster,
+    job_records,
+    missing_requirements,
+    new_cluster_dir,
+    run_id,
+    snakemake,
+    submitted_jobs,
+)
 
 CUBE = "results/baseline.smoke.nc"
 READING = (
@@ -52,6 +61,11 @@ READING = (
     'Snakemake job).'
 )
 
+
+
+def equal_cell(r):
+    """'yes' / 'NO' when the run's cube was compared with the local one, else '-'."""
+    return "-" if "equal" not in r else ("yes" if r["equal"] else "NO")
 
 def ungrouped_profile(dest: Path) -> Path:
     """profiles/slurm-local without its groups (everything from `groups:` on)."""
@@ -112,7 +126,7 @@ def main(argv=None) -> None:
         for row in rows[1:]:
             row["equal"] = same_cube(tmp / "local" / CUBE, tmp / row["way"] / CUBE)
     except ClusterUnavailable as exc:
-        raise SystemExit(str(exc))
+        raise SystemExit(str(exc)) from None
     finally:
         cluster.stop()
         shutil.rmtree(cluster.directory, ignore_errors=True)
@@ -131,13 +145,16 @@ def main(argv=None) -> None:
         "Target: the baseline smoke cube `results/baseline.smoke.nc` (2 traces x 3 policies "
         "x 6 loads: 2 prepare, 12 rescale, 36 simulate, 1 aggregate).",
         "",
-        "| way | Slurm jobs | wall time (s) | mean wait in queue (s) | mean job duration (s) | cube equal to local |",
+        "| way | Slurm jobs | wall time (s) | mean wait in queue (s) | mean job duration (s) "
+        "| cube equal to local |",
         "|---|---|---|---|---|---|",
     ]
+    def fmt(v):
+        return "-" if v is None else f"{v:.1f}"
+
     for r in rows:
-        fmt = (lambda v: "-" if v is None else f"{v:.1f}")
         lines.append(f"| {r['way']} | {r['jobs'] or '-'} | {r['wall']:.0f} | {fmt(r['queue'])} "
-                     f"| {fmt(r['duration'])} | {'-' if 'equal' not in r else ('yes' if r['equal'] else 'NO')} |")
+                     f"| {fmt(r['duration'])} | {equal_cell(r)} |")
     lines += ["", "Wait in queue is submit to start: with one job per rule, most of it "
                   "is waiting for one of the node's CPUs, not Slurm's own scheduling."]
     if "ungrouped" in by:

@@ -515,12 +515,14 @@ def diff_cubes(
         la, lb = [_py(v) for v in va.ravel()], [_py(v) for v in vb.ravel()]
         only_a = [v for v in la if v not in lb]
         only_b = [v for v in lb if v not in la]
-        detail = f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b) else "same values, different order"
+        detail = (f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b)
+                  else "same values, different order")
         out.append(Difference("coord", c, a=la, b=lb, detail=detail))
 
     for v in sorted(set(a.data_vars) | set(b.data_vars)):
         if v not in a.data_vars or v not in b.data_vars:
-            out.append(Difference("variable", v, detail=f"variable only in {'A' if v in a.data_vars else 'B'}"))
+            side = "A" if v in a.data_vars else "B"
+            out.append(Difference("variable", v, detail=f"variable only in {side}"))
             continue
         xa, xb = a[v], b[v]
         if set(xa.dims) != set(xb.dims):

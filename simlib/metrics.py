@@ -639,7 +639,8 @@ def summarize(jobs: pd.DataFrame, cpus: int, *, tau: float = DEFAULT_TAU) -> dic
 METRICS: dict[str, tuple[str, str, str]] = {
     "mean_wait": ("s", "mean wait time", "mean over jobs of start - submit"),
     "p50_wait": ("s", "median wait time", "50th percentile of start - submit (linear interpolation)"),
-    "p95_wait": ("s", "95th percentile wait time", "95th percentile of start - submit (linear interpolation)"),
+    "p95_wait": ("s", "95th percentile wait time",
+                 "95th percentile of start - submit (linear interpolation)"),
     "max_wait": ("s", "maximum wait time", "largest start - submit over jobs"),
     "mean_response": ("s", "mean response time", "mean over jobs of finish - submit (turnaround)"),
     "mean_bounded_slowdown": (

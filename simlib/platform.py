@@ -130,7 +130,8 @@ class Platform:
         cpus = _positive_int(cpus, "cpus")
         cores_per_node = _positive_int(cores_per_node, "cores_per_node")
         if cpus % cores_per_node:
-            raise ConfigError(f"platform: {cpus} cpus is not a positive multiple of {cores_per_node} cores per node")
+            raise ConfigError(f"platform: {cpus} cpus is not a positive multiple of "
+                              f"{cores_per_node} cores per node")
         nodes = cpus // cores_per_node
         cluster = (np.arange(nodes) * clusters) // nodes
         return cls(np.full(nodes, cores_per_node), cluster, np.ones(nodes), allocation_unit,

@@ -26,9 +26,9 @@ import pandas as pd
 from .engine.job import Job
 from .engine.simulator import Simulator
 from .errors import ConfigError
+from .io import write_text
 from .platform import Platform
 from .policies import Policy, make_policy
-from .io import write_text
 from .workload.swf import MAX_EXACT_TIME
 
 #: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;

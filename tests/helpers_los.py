@@ -37,7 +37,8 @@ def heterogeneous_workloads(draw, commands=True, dedicated=True):
         t += draw(st.integers(0, 15))
         procs = draw(st.integers(1, cpus))
         runtime = draw(st.integers(1, 40))
-        requested = max(1, runtime * draw(st.sampled_from([1, 1, 2, 4])) - draw(st.sampled_from([0, 0, 0, 5])))
+        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
+        requested = max(1, runtime * factor - cut)
         rows.append((t, procs, runtime, requested))
         if dedicated and draw(st.booleans()):
             ded[i] = t + draw(st.sampled_from([0, 0, 1, 5, 20, 60]))
@@ -46,6 +47,7 @@ def heterogeneous_workloads(draw, commands=True, dedicated=True):
         for _ in range(draw(st.integers(0, 10))):
             i = draw(st.integers(0, n - 1))
             when = rows[i][0] + draw(st.integers(0, 60))
-            cmds.append((when, i + 1, draw(st.sampled_from(["ET", "RT", "RT", "EP"])), draw(st.integers(1, 50))))
+            kind = draw(st.sampled_from(["ET", "RT", "RT", "EP"]))
+            cmds.append((when, i + 1, kind, draw(st.integers(1, 50))))
         cmds.sort(key=lambda c: c[0])
     return cpus, rows, ded, cmds

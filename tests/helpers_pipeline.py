@@ -120,7 +120,7 @@ def build_fixture_traces(directory: Path) -> Path:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     rows = []
-    for k, (trace, (name, procs)) in enumerate(sorted(FIXTURE_TRACES.items())):
+    for k, (_trace, (name, procs)) in enumerate(sorted(FIXTURE_TRACES.items())):
         text = synthetic_swf(FIXTURE_JOBS, procs, seed=1000 + k)
         packed = gzip.compress(text, mtime=0)
         (directory / name).write_bytes(packed)

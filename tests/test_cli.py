@@ -12,8 +12,8 @@ from simlib.cube import build_cube, write_cube
 
 
 def _cube(path, bump=0.0):
-    recs = [{"policy": p, "load": l, "mean_wait": 10.0 * i + j, "makespan": 100.0}
-            for i, p in enumerate(["easy", "fcfs"]) for j, l in enumerate([0.5, 0.9])]
+    recs = [{"policy": p, "load": load, "mean_wait": 10.0 * i + j, "makespan": 100.0}
+            for i, p in enumerate(["easy", "fcfs"]) for j, load in enumerate([0.5, 0.9])]
     recs[3]["mean_wait"] += bump  # fcfs, load 0.9
     return write_cube(build_cube(recs, ["policy", "load"], ["mean_wait", "makespan"],
                                  attrs={"study": "t"}), path)
@@ -77,7 +77,8 @@ def test_no_command_prints_help_and_exits_2(capsys):
 
 def test_registered_providers_by_path(monkeypatch):
     # A provider given as "module:function" is imported lazily.
-    monkeypatch.setattr(cli, "SUBCOMMAND_PROVIDERS", [*cli.SUBCOMMAND_PROVIDERS, "tests_cli_provider:register"])
+    monkeypatch.setattr(cli, "SUBCOMMAND_PROVIDERS",
+                        [*cli.SUBCOMMAND_PROVIDERS, "tests_cli_provider:register"])
     mod = type(sys)("tests_cli_provider")
 
     def register(sub):

@@ -15,11 +15,11 @@ def baseline_records():
     recs = []
     for t, trace in enumerate(["SDSC-SP2", "CTC-SP2"]):
         for p, policy in enumerate(["fcfs", "easy", "conservative"]):
-            for l, load in enumerate([0.9, 0.5, 0.7]):
+            for k, load in enumerate([0.9, 0.5, 0.7]):
                 recs.append({
                     "trace": trace, "policy": policy, "load": load,
-                    "mean_wait": 100.0 * t + 10.0 * p + l,
-                    "makespan": 1000.0 + l,
+                    "mean_wait": 100.0 * t + 10.0 * p + k,
+                    "makespan": 1000.0 + k,
                 })
     return recs[:-1]  # CTC-SP2 / conservative / 0.7 missing
 

@@ -340,7 +340,7 @@ def test_elastic_command_validation_and_deltas():
         args = dict(time=0, job_id=1, kind="ET", amount=1) | bad
         with pytest.raises(ValueError):
             ElasticCommand(**args)
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):  # dataclasses.FrozenInstanceError
         ElasticCommand(0, 1, "ET", 1).amount = 5  # frozen
 
 

@@ -101,7 +101,7 @@ def spaced_dedicated(draw):
     """Dedicated jobs known at t=0 with disjoint slots, batch jobs with safe estimates."""
     cpus = draw(st.integers(1, 12))
     rows, ded, slot = [], {}, 0
-    for i in range(draw(st.integers(1, 5))):
+    for _ in range(draw(st.integers(1, 5))):
         slot += draw(st.integers(0, 30))
         run = draw(st.integers(1, 20))
         ded[len(rows)] = slot

@@ -6,7 +6,7 @@ import math
 import pytest
 from hypothesis import given
 
-from helpers_sim import assert_valid_schedule, make_jobs, run, schedule
+from helpers_sim import make_jobs, run, schedule
 from test_policy_properties import SETTINGS, workloads
 
 from simlib.engine.simulator import Simulator

@@ -53,7 +53,8 @@ def test_plot_footnote_states_scale_and_seeds(tmp_path, monkeypatch):
     monkeypatch.setattr(B.Figure, "text", spy)
     B.plot_wait_vs_load(sweep(), tmp_path / "f.png", scale_label="smoke")
     B.plot_wait_vs_load(sweep(seeds=None), tmp_path / "g.png", scale_label="full")
-    assert [t for t in texts if t.startswith("scale")] == ["scale: smoke; seeds: 3 (mean over seeds, band = min–max)",
+    assert [t for t in texts if t.startswith("scale")] == [
+        "scale: smoke; seeds: 3 (mean over seeds, band = min–max)",
                      "scale: full; seeds: 1 (single run per point)"]
 
 

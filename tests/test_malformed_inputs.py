@@ -44,8 +44,8 @@ def _params():
 
 
 def _good_cube() -> xr.Dataset:
-    recs = [{"policy": p, "load": l, "mean_wait": 1.0 + i + l}
-            for i, p in enumerate(["easy", "fcfs"]) for l in (0.5, 0.9)]
+    recs = [{"policy": p, "load": load, "mean_wait": 1.0 + i + load}
+            for i, p in enumerate(["easy", "fcfs"]) for load in (0.5, 0.9)]
     return build_cube(recs, ["policy", "load"], ["mean_wait"], attrs={"study": "corpus"})
 
 

@@ -34,7 +34,8 @@ def workloads(draw):
         procs = draw(st.integers(1, cpus))
         runtime = draw(st.integers(1, 40))
         # Estimates from exact to 4x, sometimes too short (killed at walltime).
-        requested = max(1, runtime * draw(st.sampled_from([1, 1, 2, 4])) - draw(st.sampled_from([0, 0, 0, 5])))
+        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
+        requested = max(1, runtime * factor - cut)
         rows.append((t, procs, runtime, requested))
     return cpus, rows
 
@@ -117,7 +118,8 @@ def clustered_workloads(draw):
         t += draw(st.integers(0, 15))
         procs = draw(st.integers(1, widest))
         runtime = draw(st.integers(1, 40))
-        requested = max(1, runtime * draw(st.sampled_from([1, 1, 2, 4])) - draw(st.sampled_from([0, 0, 0, 5])))
+        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
+        requested = max(1, runtime * factor - cut)
         rows.append((t, procs, runtime, requested))
     return platform, rows
 

@@ -117,8 +117,10 @@ class FlakyEASY(EASY):
     name = "easy_flaky"
     defaults = {"marker": ""}
 
-    def __init__(self, **params):
-        super().__init__(**params)
+    # Fails when the simulation starts, not when built: the config check
+    # builds every policy before any job runs.
+    def attach(self, sim):
+        super().attach(sim)
         marker = Path(self.params["marker"])
         if not marker.exists():
             # The next attempt (another Slurm job) finds the marker and runs.

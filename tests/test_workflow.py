@@ -16,8 +16,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
-import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -25,12 +23,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, fixture_traces_config,
+                              pending, snakemake, write_yaml)
 from simlib.cube import read_cube
 
 pytestmark = pytest.mark.pipeline
-
-from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, fixture_traces_config,
-                              pending, snakemake, write_yaml)
 
 @pytest.fixture(scope="module")
 def smoke(tmp_path_factory):

@@ -507,10 +507,10 @@ def make_rule(name: str) -> AllocationStrategy:
     --------
     >>> make_rule("best_effort_local")
     BestEffort(OneCluster(), LowestIds())
-    >>> make_rule("nearby")
+    >>> make_rule("nearby")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: unknown allocation rule 'nearby'; choices: basic, best_effort_contiguous, best_effort_local, contiguous, local
+    simlib.errors.ConfigError: unknown allocation rule 'nearby'; choices: basic, ..., local
     """
     factory = RULES.get(name) if isinstance(name, str) else None
     if factory is None:

@@ -16,11 +16,11 @@ import os
 from pathlib import Path
 from typing import Sequence
 
+import matplotlib
 import pandas as pd
 import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-import matplotlib
 
 from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
@@ -43,7 +43,8 @@ def _check_dims(cube: xr.Dataset, metric: str) -> xr.DataArray:
     extra = [d for d in da.dims if d not in _KNOWN_DIMS]
     if extra:
         raise ValueError(
-            f"{metric!r} has dimensions {extra} besides trace/policy/load/seed; select one value of each first"
+            f"{metric!r} has dimensions {extra} besides trace/policy/load/seed; "
+            "select one value of each first"
         )
     if da.size == 0:
         raise ValueError(f"{metric!r} has no values to plot (dimension sizes {dict(da.sizes)})")

@@ -28,7 +28,8 @@ from .common import new_figure, save_figure, time_unit
 from .gantt import core_runs
 
 __all__ = [
-    "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3", "plot_orders",
+    "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1",
+    "plot_fig3", "plot_orders",
     "plot_readings", "plot_long_util", "plot_fig1", "to_markdown",
 ]
 
@@ -182,7 +183,7 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
         m = schedules["policies"][pol]["metrics"]
         pm = pub.get(pol, {})
 
-        def both(key, fmt, scale=1.0):
+        def both(key, fmt, scale=1.0, m=m, pm=pm):
             ours = fmt.format(scale * m[key])
             unit = " %" if fmt.endswith("%") else ""
             return ours + (f" ({scale * pm[key]:g}{unit})" if key in pm else "")

@@ -11,8 +11,8 @@ from .conservative import Conservative
 from .dedicated import EASYD, LOSD
 from .delayed_los import DelayedLOS
 from .easy import EASY
+from .ecc import EASYDE, EASYE, LOSDE, LOSE, DelayedLOSE, HybridLOSE
 from .fcfs import FCFS
-from .ecc import DelayedLOSE, EASYDE, EASYE, HybridLOSE, LOSDE, LOSE
 from .fcfs_malleable import FCFSMalleable
 from .hybrid_los import HybridLOS
 from .los import LOS

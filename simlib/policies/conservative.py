@@ -84,10 +84,10 @@ class Conservative(QueuePolicy):
     >>> from simlib.policies import make_policy
     >>> make_policy("conservative", allocation="contiguous").strategy
     Contiguous()
-    >>> make_policy("conservative", allocation="nearest")
+    >>> make_policy("conservative", allocation="nearest")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: conservative: parameter allocation must be one of count, basic, best_effort_contiguous, best_effort_local, contiguous, local; not 'nearest'
+    simlib.errors.ConfigError: conservative: parameter allocation must be one of ...; not 'nearest'
     """
 
     name = "conservative"

@@ -28,7 +28,8 @@ CPU utilization ``u``, one second of its expanded work takes
 job from the run's seed; expanded phases take 1 s per second of work.
 ``max(1, ·)`` because formula 3 as printed (``m·u``) would make an expanded
 job with ``u < 1`` faster than its trace runtime (``stretch="as_printed"``
-restores it, floored at 0.01 so that ``u = 0`` does not mean zero time). ``ov_scope="all_work"`` charges OV on expanded work too.
+restores it, floored at 0.01 so that ``u = 0`` does not mean zero time).
+``ov_scope="all_work"`` charges OV on expanded work too.
 Jobs without CPU time in the trace use ``missing_cpu_util`` (default 1.0:
 no overlap of communication and computation is assumed).
 """

@@ -312,7 +312,8 @@ class LOS(QueuePolicy):
         points = points[:self.max_freezes]
         free = cons.free
         unit = self.unit
-        while points and (free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points) > MAX_DP_CELLS:
+        while points and ((free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points)
+                          > MAX_DP_CELLS):
             points.pop()
         picks = los_dp([j.procs for j in cands], free, points, unit)
         return [cands[i] for i in picks]

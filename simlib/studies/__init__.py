@@ -13,8 +13,17 @@ kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.kumar.fig1`
 utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
 ========== ============================================ ==========================
 """
-from .base import (STUDY_CLASSES, Artifact, Files, Step, StepContext, Study, enabled_studies,
-                   load_study, register_study)
+from .base import (
+                   STUDY_CLASSES,
+                   Artifact,
+                   Files,
+                   Step,
+                   StepContext,
+                   Study,
+                   enabled_studies,
+                   load_study,
+                   register_study,
+)
 from .baseline import Baseline
 from .kumar.fig1 import KumarFig1
 from .kumar.study import Kumar

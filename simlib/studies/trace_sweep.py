@@ -103,7 +103,8 @@ class TraceSweep(Study):
                 input=lambda w: {"swf": f"data/workloads/{w.scale}/{w.trace}/load{w.load}.swf.gz",
                                  "info": f"data/workloads/{w.scale}/{w.trace}/load{w.load}.json"},
                 output={"jobs": f"results/runs/{key}/{{scale}}/{{trace}}/{{policy}}/load{{load}}/jobs.csv",
-                        "summary": f"results/runs/{key}/{{scale}}/{{trace}}/{{policy}}/load{{load}}/summary.json"},
+                        "summary": (f"results/runs/{key}/{{scale}}/{{trace}}/{{policy}}/"
+                                    "load{load}/summary.json")},
                 params=lambda w: {
                     "policy_params": self.policies[w.policy],
                     "machine_procs": self.config["traces"]["catalog"][w.trace]["machine_procs"],

@@ -1721,7 +1721,8 @@ def calibrate_load(target_load: float, params=None, *, n_jobs: int | None = None
             counts = gen.counts(n_jobs, None, x0)
             for _ in range(10):
                 frozen = list(counts)
-                factor = _solve_decreasing(lambda c: gen.load(frozen, c), target_load, x0, what)
+                factor = _solve_decreasing(lambda c, frozen=frozen: gen.load(frozen, c),
+                                           target_load, x0, what)
                 counts = gen.counts(n_jobs, None, factor)
                 if counts == frozen:
                     break

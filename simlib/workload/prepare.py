@@ -92,16 +92,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from simlib.errors import ConfigError, TraceFormatError
 from simlib.io import write_json, write_text
-from simlib.workload.fetch import (MANIFEST_COLUMNS, ManifestEntry, TraceDownloadError,
-                                   TraceNotFoundError, fetch_trace, read_manifest,
-                                   verify_sha256)
+from simlib.workload.fetch import (
+    MANIFEST_COLUMNS,
+    ManifestEntry,
+    TraceDownloadError,
+    TraceNotFoundError,
+    fetch_trace,
+    read_manifest,
+    verify_sha256,
+)
 from simlib.workload.swf import Workload, max_procs, read_swf, write_swf
 
 __all__ = [

@@ -81,7 +81,8 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
     info = dict(RUN_INFO)
     cube = build_cube(rows, dims, metrics, attrs=attrs, metric_info=info)
     cube["seed"].attrs.update({"long_name": "random seed index",
-                               "description": "run index; workload seed = SeedSequence([base_seed, purpose, seed])"})
+                               "description": "run index; workload seed = "
+                                              "SeedSequence([base_seed, purpose, seed])"})
     if purpose == "cs":
         cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1"})
     return cube

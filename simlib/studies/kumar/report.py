@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...claims import (Claim, Verdict, read_claims, verdict_counts, verdict_from_hits,
-                       verdict_from_sign, write_claims as write_claims_file)
+from ...claims import Claim, Verdict, read_claims, verdict_counts, verdict_from_hits, verdict_from_sign
+from ...claims import write_claims as write_claims_file
 from ...io import write_text
 from ...markdown import markdown_table
 from ...metrics import percent_improvement

@@ -90,7 +90,10 @@ class Kumar(Study):
         return f"{OUT}/claims.csv"
 
     def check(self) -> None:
-        """Policies (base), the published numbers (schema and registry) and the grid (:func:`.plan.check_config`)."""
+        """Policies (base), the published numbers (schema and registry) and the grid.
+
+        The grid's own rules are :func:`.plan.check_config`.
+        """
         # Imported here, not with the module: this module's imports are code
         # inputs of every step, simulations included.
         from .published import load_published

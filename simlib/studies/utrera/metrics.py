@@ -32,9 +32,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simlib.metrics import (mean_bounded_slowdown, mean_response, mean_wait, max_wait,
-                            timeline_utilization, utilization, utrera_fragmentation,
-                            utrera_mean_mpl, utrera_slowdown)
+from simlib.metrics import (
+    max_wait,
+    mean_bounded_slowdown,
+    mean_response,
+    mean_wait,
+    timeline_utilization,
+    utilization,
+    utrera_fragmentation,
+    utrera_mean_mpl,
+    utrera_slowdown,
+)
 from simlib.workload.prepare import job_size
 
 __all__ = [

@@ -30,11 +30,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simlib.claims import (Claim, Verdict, apply_criteria, read_published, verdict_counts,
-                           verdict_from_hits, write_claims as write_claims_file)
+from simlib.claims import Claim, Verdict, apply_criteria, read_published, verdict_counts, verdict_from_hits
+from simlib.claims import write_claims as write_claims_file
 from simlib.errors import ConfigError
 from simlib.metrics import percent_improvement
 from simlib.stats import mean_ci  # noqa: F401  (re-exported)
+
 from . import EASY, MALLEABLE
 
 __all__ = [
@@ -558,7 +559,10 @@ def headline_gains(published: Mapping, gains: pd.DataFrame, malleable: str = MAL
 
 def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
                         malleable: str = MALLEABLE) -> Claim:
-    """Sect. 5.1: FCFS-malleable's slowdown below EASY's exactly below the threshold (:func:`long_util_frame`)."""
+    """Sect. 5.1: FCFS-malleable's slowdown below EASY's exactly below the threshold.
+
+    The numbers come from :func:`long_util_frame`.
+    """
     thr = float(published["long_util"]["threshold"])
     sld = long_util[long_util["metric"] == "utrera_slowdown"]
     parts, below_ok, above_ok, n_below, n_above = [], 0, 0, 0, 0

@@ -18,8 +18,14 @@ Two steps of the study:
 from __future__ import annotations
 
 from simlib.io import write_json, write_text
-from simlib.workload.prepare import (CleaningPolicy, characterize, clean, format_cleaning_log,
-                                     offered_load, subset)
+from simlib.workload.prepare import (
+    CleaningPolicy,
+    characterize,
+    clean,
+    format_cleaning_log,
+    offered_load,
+    subset,
+)
 from simlib.workload.swf import max_procs, read_swf, write_swf
 from simlib.workload.utrera import fit_to_window
 
