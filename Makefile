@@ -3,6 +3,7 @@
 #   make test        install into .venv, run the tests
 #   make smoke       install into .venv, run the smoke-scale pipeline in build/smoke
 #   make dry-run     show what the pipeline would run (default scale)
+#   make lint        install into .venv, run ruff (settings in pyproject.toml)
 #   make report      report.zip: Snakemake's HTML report of every artifact, by paper
 #                    (run after `make reproduce`; it builds nothing itself)
 
@@ -16,7 +17,7 @@ REPORT ?= report.zip
 SNAKEMAKE_ARGS ?=
 PYTEST_ARGS ?=
 
-.PHONY: reproduce test smoke dry-run report install
+.PHONY: reproduce test lint smoke dry-run report install
 
 reproduce: $(STAMP)
 	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all $(SNAKEMAKE_ARGS)
@@ -28,6 +29,9 @@ test: $(STAMP)
 	if [ $$status -eq 5 ] && [ -n "$(PYTEST_ARGS)" ]; then \
 	  echo "pytest: no test matches '$(PYTEST_ARGS)' (exit 5), nothing to do"; status=0; fi; \
 	exit $$status
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 # Outside the repository's results/ and paper_figures/, which hold the
 # default-scale artifacts.

@@ -44,6 +44,7 @@ rule report:
         "Writing the artifact index paper_figures/README.md ({params.scale} scale)"
     input:
         [a["path"] for a in ARTIFACTS],
+        code=code_inputs("simlib.markdown"),
     output:
         reported(INDEX["path"], "index"),
     params:
