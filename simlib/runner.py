@@ -102,7 +102,7 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     >>> jobs_from_workload(Workload(pd.DataFrame([row], columns=SWF_FIELDS), path="w.swf"))
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); clean the trace first
+    simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); clean the trace first
     """
     df = workload.jobs
     where = source or workload.path or "workload"

@@ -12,7 +12,7 @@ from simlib.cube import build_cube
 from simlib.studies.kumar import figures as F
 from simlib.studies.kumar.plan import FIGURES, KumarPlan, artifact_list
 from simlib.studies.kumar.runs import fig2_example
-from simlib.workload.kumar import published_n_bar
+from simlib.studies.kumar.generator import published_n_bar
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

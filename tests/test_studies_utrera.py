@@ -219,14 +219,14 @@ def closure(step):
 def test_code_inputs_follow_what_each_step_imports():
     steps = {s.name: s for s in study().steps()}
     figures = closure(steps["utrera_figures_traces"])
-    assert {"studies/utrera/figures.py", "figures/utrera.py", "studies/utrera/report.py",
+    assert {"studies/utrera/figures.py", "studies/utrera/plots.py", "studies/utrera/report.py",
             "studies/utrera/metrics.py"} <= figures
     # Drawing a figure does not depend on the engine, nor the simulations on a figure.
     assert not any(f.startswith("engine/") for f in figures)
     sims = closure(steps["utrera_simulate_traces"])
     assert {"engine/simulator.py", "runner.py", "studies/utrera/runs.py",
-            "workload/utrera.py"} <= sims
-    assert not any(f.startswith("figures/") for f in sims)
+            "studies/utrera/transforms.py"} <= sims
+    assert "studies/utrera/plots.py" not in sims and not any(f.startswith("figures/") for f in sims)
     assert "studies/utrera/report.py" not in sims
     prepare = closure(steps["utrera_prepare_trace"])
     assert "workload/prepare.py" in prepare

@@ -6,7 +6,7 @@ import pytest
 from simlib.runner import simulate
 from simlib.studies.utrera.metrics import (RUN_METRICS, busiest_window, demand_ratios,
                                            log_demand_ratios, run_metrics, waiting_cpus)
-from simlib.workload.utrera import toy_workload
+from simlib.studies.utrera.transforms import toy_workload
 
 FIG2 = [(0, 8, 2), (0, 4, 1), (0, 2, 1), (0, 8, 2), (0, 4, 2), (0, 8, 1)]
 MALLEABLE = {"ov_max": 0.0}

@@ -12,7 +12,7 @@ from simlib.studies import Files, StepContext
 from simlib.studies.utrera import runs
 from simlib.studies.utrera.runs import simulate_chunk, simulate_fig2, simulate_with_allocations
 from simlib.workload.swf import write_swf
-from simlib.workload.utrera import toy_workload
+from simlib.studies.utrera.transforms import toy_workload
 
 FIG2 = [(0, 8, 2), (0, 4, 1), (0, 2, 1), (0, 8, 2), (0, 4, 2), (0, 8, 1)]
 MALLEABLE = {"ov_max": 0.0}

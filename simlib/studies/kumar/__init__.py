@@ -7,7 +7,7 @@ with Runtime Elasticity in a Parallel Processing Environment". Two studies
 * ``kumar_fig1`` (:class:`.fig1.KumarFig1`): Fig. 1, EASY vs LOS on the
   SDSC log, a trace sweep (:mod:`simlib.studies.trace_sweep`);
 * ``kumar`` (:class:`.study.Kumar`): Section V on CWF workloads of
-  :mod:`simlib.workload.kumar` (M = 320 processors in units of 32,
+  :mod:`simlib.studies.kumar.generator` (M = 320 processors in units of 32,
   N_J = 500 jobs per run), in two sweeps:
 
   - the **C_s sweep** (purpose ``cs``, Figs. 5–6): Delayed-LOS at every

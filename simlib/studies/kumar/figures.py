@@ -1,6 +1,6 @@
 """Which figure of paper K is drawn from what: Figs. 1, 2 and 5–11.
 
-The drawing itself is :mod:`simlib.figures.kumar`; this module chooses
+The drawing itself is :mod:`simlib.studies.kumar.plots`; this module chooses
 each figure's data (cube, workloads, policies, the picked C_s), its titles
 and notes, and writes its files (every ``figures`` artifact of
 :func:`.plan.artifact_list`).
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...figures.kumar import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 from ...io import write_csv
-from ...workload import kumar as kgen
+from . import generator as kgen
 from .plan import FIGURES, KumarPlan, artifact_list
+from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
 __all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps"]
 

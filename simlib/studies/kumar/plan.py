@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ...policies import POLICIES
-from ...workload import kumar as kgen
 from ..base import load_tag
+from . import generator as kgen
 
 __all__ = ["PAPER_NAMES", "FIGURES", "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES",
            "KumarPlan", "spec_runs", "check_config", "workload_file", "artifact_list"]

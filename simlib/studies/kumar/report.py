@@ -541,13 +541,13 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
         "`config/grids/kumar.yaml`; logic: the package `simlib/studies/kumar/` (runs: "
         "`plan.py`, `workloads.py`, `runs.py`, `cubes.py`; tables, claims and this file: "
         "`tables.py`, `report.py`; which figure from what: `figures.py`), "
-        "`simlib/figures/kumar.py` (drawing).",
+        "`simlib/studies/kumar/plots.py` (drawing).",
         "",
         "## What was run",
         "",
         f"* Machine: simulated BlueGene/P, M = {plan.machine_procs} processors, jobs sized in "
         f"units of {gen.unit} (the LOS family's DP runs in units of 32).",
-        f"* Workloads: paper K's CWF generator (`simlib.workload.kumar`), {plan.n_jobs} jobs per "
+        f"* Workloads: paper K's CWF generator (`simlib.studies.kumar.generator`), {plan.n_jobs} jobs per "
         f"run, Load set by solving for β_arr; sizes drawn with `size_scale = {gen.size_scale}` "
         "(see Interpretations).",
         f"* Seeds: {plan.seeds} per point (the paper ran one); bands and ± are 95 % Student-t "
@@ -639,7 +639,7 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
         "expectation (p ≈ 7e-6 jointly), while drawing uniformly in log2 (as lublin99, which "
         "the authors' generator modifies, draws sizes) fits them (p ≈ 0.5). The figures use "
         f"`{gen.size_scale}`; `size_scale: linear` reproduces the text's reading.",
-        "* **Unit of size in p = p_a·s + p_b**: processors (see `simlib/workload/kumar.py`).",
+        "* **Unit of size in p = p_a·s + p_b**: processors (see `simlib/studies/kumar/generator.py`).",
         f"* **Means the paper omits**: dedicated delay mean {gen.dedicated_delay_mean:g} s; "
         f"ET / RT amounts exponential with mean {gen.extension_mean:g} / {gen.reduction_mean:g} "
         f"× the job's runtime ({gen.amount_basis}); a command is issued within "

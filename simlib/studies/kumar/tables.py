@@ -25,7 +25,7 @@ from ...markdown import markdown_table
 from ...metrics import percent_improvement
 from ...policies import POLICIES
 from ...stats import mean_ci
-from ...workload import kumar as kgen
+from . import generator as kgen
 from .plan import HIGHER_IS_BETTER, PAPER_NAMES, TABLE_WORKLOADS
 
 __all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame",

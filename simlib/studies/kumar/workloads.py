@@ -2,7 +2,7 @@
 
 One set is one Snakemake job (a 500-job workload takes ~0.03 s to
 generate): ``<set>/load<x>/seed<s>.cwf.gz`` from
-:func:`simlib.workload.kumar.generate_kumar`, plus ``index.json`` with the
+:func:`simlib.studies.kumar.generator.generate_kumar`, plus ``index.json`` with the
 facts the cubes and tables need (β_arr, Load reached, n̄, counts).
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ...io import write_text
-from ...workload import kumar as kgen
 from ...workload.cwf import write_cwf
+from . import generator as kgen
 from .plan import workload_file
 
 __all__ = ["generate_set"]

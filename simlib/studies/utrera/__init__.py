@@ -127,7 +127,7 @@ class Utrera(Study):
     --------
     >>> from simlib.studies import STUDY_CLASSES
     >>> STUDY_CLASSES["utrera"] is Utrera, Utrera.section
-    (True, 'U')
+    (True, 'utrera')
     """
 
     key = "utrera"

@@ -14,7 +14,7 @@ One function per step, each given a :class:`~simlib.studies.StepContext`:
 Tables are written as CSV (long format, read back by the README step) and
 Markdown (for people). The numbers come from
 :mod:`simlib.studies.utrera.report`, the drawings from
-:mod:`simlib.figures.utrera`.
+:mod:`simlib.studies.utrera.plots`.
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from simlib.cube import read_cube
-from simlib.figures import utrera as F
 from simlib.io import write_csv, write_text
+from simlib.studies.utrera import plots as F
 
 from . import EASY, MALLEABLE
 from . import report as R

@@ -116,7 +116,7 @@ def log_demand_ratios(workload, cpus: int) -> tuple[float, float]:
 
     Examples
     --------
-    >>> from simlib.workload.utrera import toy_workload
+    >>> from simlib.studies.utrera.transforms import toy_workload
     >>> w = toy_workload([(0, 4, 2), (0, 4, 2)])
     >>> w.jobs["wait_time"] = [0, 2]
     >>> log_demand_ratios(w, 4)
@@ -145,7 +145,7 @@ def run_metrics(res, *, tau: float = 10.0) -> dict[str, float]:
     Examples
     --------
     >>> from simlib.runner import simulate
-    >>> from simlib.workload.utrera import toy_workload
+    >>> from simlib.studies.utrera.transforms import toy_workload
     >>> res = simulate(toy_workload([(0, 2, 4), (0, 2, 4)]), "fcfs", cpus=2)
     >>> run_metrics(res)["mean_response"]
     6.0

@@ -17,9 +17,9 @@ from pathlib import Path
 import pandas as pd
 
 from simlib.claims import read_claims, verdict_counts
-from simlib.figures.utrera import to_markdown
 from simlib.io import write_text
 from simlib.markdown import markdown_table
+from simlib.studies.utrera.plots import to_markdown
 
 from . import report as R
 
@@ -74,7 +74,7 @@ INTERPRETATION = """\
    150 jobs, exact estimates. 150 model jobs carry several machine-loads of
    work, more than 2 hours at 90 % allow, so (`table1.fit: runtimes`) the
    submit times are mapped onto [0, 2 h] and every runtime is multiplied by
-   one factor to reach the load (simlib.workload.utrera.fit_to_window);
+   one factor to reach the load (simlib.studies.utrera.transforms.fit_to_window);
    `fit: arrivals` calibrates inter-arrival times only (span not 2 h).
    Caveat: in the paper's Table 1 EASY's response minus wait, i.e. the mean
    execution time, is about 52 s at *every* load, so the paper must have

@@ -20,9 +20,9 @@ from simlib.io import write_csv, write_json
 from simlib.platform import Platform
 from simlib.policies import make_policy
 from simlib.runner import SimResult, batsim_table, jobs_from_workload, simulate
+from simlib.studies.utrera.transforms import long_jobs, set_long_job_cpu_util, toy_workload
 from simlib.workload.prepare import offered_load
 from simlib.workload.swf import read_swf
-from simlib.workload.utrera import long_jobs, set_long_job_cpu_util, toy_workload
 
 from . import MALLEABLE
 from .metrics import run_metrics
@@ -81,7 +81,7 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
 
     Examples
     --------
-    >>> from simlib.workload.utrera import toy_workload
+    >>> from simlib.studies.utrera.transforms import toy_workload
     >>> w = toy_workload([(0, 4, 2), (1, 2, 1)])
     >>> res, seg = simulate_with_allocations(w, "fcfs_malleable", cpus=4,
     ...                                      policy_params={"ov_max": 0.0})

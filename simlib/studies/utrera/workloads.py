@@ -11,13 +11,14 @@ Two steps of the study:
   cleaned trace.
 * :func:`table1_workloads` (``utrera_table1_workloads``, ``table1.fit:
   runtimes``) -- one Lublin seed made into one workload per load:
-  :func:`simlib.workload.utrera.fit_to_window` maps the submit times onto
+  :func:`simlib.studies.utrera.transforms.fit_to_window` maps the submit times onto
   [0, span] and scales every runtime by one factor so that the offered
   load over the span is the target.
 """
 from __future__ import annotations
 
 from simlib.io import write_json, write_text
+from simlib.studies.utrera.transforms import fit_to_window
 from simlib.workload.prepare import (
     CleaningPolicy,
     characterize,
@@ -27,7 +28,6 @@ from simlib.workload.prepare import (
     subset,
 )
 from simlib.workload.swf import max_procs, read_swf, write_swf
-from simlib.workload.utrera import fit_to_window
 
 from .metrics import log_demand_ratios
 
@@ -44,7 +44,7 @@ def describe(workload, cpus: int) -> dict:
 
     Examples
     --------
-    >>> from simlib.workload.utrera import toy_workload
+    >>> from simlib.studies.utrera.transforms import toy_workload
     >>> w = toy_workload([(0, 4, 2), (0, 4, 2)])
     >>> w.jobs["wait_time"] = [0, 2]
     >>> d = describe(w, 4)

@@ -1,4 +1,4 @@
-"""Figures of paper K (simlib.figures.kumar): styles, bands, and that every
+"""Figures of paper K (simlib.studies.kumar.plots): styles, bands, and that every
 figure renders, deterministically, from cubes of the study's shapes."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import xarray as xr
 
 from helpers_kumar_study import cs_cube, fig1_cube, load_cube
 
-from simlib.figures import kumar as F
+from simlib.studies.kumar import plots as F
 from simlib.studies.kumar.runs import fig2_example
 
 PNG = b"\x89PNG\r\n\x1a\n"

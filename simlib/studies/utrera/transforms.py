@@ -79,7 +79,7 @@ def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workl
     jobs = pd.DataFrame(cols, columns=list(SWF_FIELDS))
     jobs["avg_cpu_time"] = jobs["run_time"].astype(np.float64)
     jobs["used_memory"] = jobs["used_memory"].astype(np.float64)
-    header = [f"; Computer: {name} (hand-made jobs, simlib.workload.utrera.toy_workload)",
+    header = [f"; Computer: {name} (hand-made jobs, simlib.studies.utrera.transforms.toy_workload)",
               "; simlib: requested_time = run_time, avg_cpu_time = run_time (CPU utilization 1)"]
     return Workload(jobs=jobs, header=header, path=None)
 

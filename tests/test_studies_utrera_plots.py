@@ -1,15 +1,15 @@
-"""Tests of simlib.figures.utrera: paper U's figures and tables."""
+"""Tests of simlib.studies.utrera.plots: paper U's figures and tables."""
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simlib.figures import utrera as F
+from simlib.studies.utrera import plots as F
 from simlib.studies.utrera.metrics import run_metrics
 from simlib.studies.utrera.runs import simulate_with_allocations
 from simlib.studies.utrera.report import load_published
-from simlib.workload.utrera import toy_workload
+from simlib.studies.utrera.transforms import toy_workload
 
 PNG = b"\x89PNG\r\n\x1a\n"
 PUBLISHED = Path(__file__).resolve().parents[1] / "config/published/utrera.yaml"

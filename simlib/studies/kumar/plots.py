@@ -25,9 +25,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..studies.kumar.plan import PAPER_NAMES
-from .common import save_figure, time_unit
-from .gantt import draw_jobs
+from ...figures.common import save_figure, time_unit
+from ...figures.gantt import draw_jobs
+from .plan import PAPER_NAMES
 
 __all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "plot_cs_sweep",
            "plot_load_sweep", "save"]
@@ -234,7 +234,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
     ...               scale_label="smoke", pick=1).exists()
     True
     """
-    from ..metrics import percent_improvement
+    from ...metrics import percent_improvement
 
     sub = cube.sel(workload=workload)
     x = sub["cs"].values.astype(float)

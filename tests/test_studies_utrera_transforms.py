@@ -1,11 +1,11 @@
-"""Tests of simlib.workload.utrera: paper U's workload transformations."""
+"""Tests of simlib.studies.utrera.transforms: paper U's workload transformations."""
 import numpy as np
 import pytest
 
 from simlib.errors import ConfigError
 from simlib.workload.estimates import exact_estimates
 from simlib.workload.lublin import LublinParams, generate_lublin
-from simlib.workload.utrera import fit_to_window, long_jobs, set_long_job_cpu_util, toy_workload
+from simlib.studies.utrera.transforms import fit_to_window, long_jobs, set_long_job_cpu_util, toy_workload
 
 
 @pytest.fixture(scope="module")

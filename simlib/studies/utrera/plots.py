@@ -24,8 +24,8 @@ from matplotlib.patches import Rectangle
 
 from simlib.markdown import markdown_table
 
-from .common import new_figure, save_figure, time_unit
-from .gantt import core_runs
+from ...figures.common import new_figure, save_figure, time_unit
+from ...figures.gantt import core_runs
 
 __all__ = [
     "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1",

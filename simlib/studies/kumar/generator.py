@@ -739,7 +739,7 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
         "(S, ET, EP, RT, RP), 21 amount (simlib docs/cwf_format.md)",
         "; Computer: synthetic BlueGene/P, allocation in units of "
         f"{p.unit} processors",
-        "; Installation: simlib.workload.kumar (paper K's CWF generator on the Lublin model)",
+        "; Installation: simlib.studies.kumar.generator (paper K's CWF generator on the Lublin model)",
         f"; MaxJobs: {n}",
         f"; MaxRecords: {n + len(commands)}",
         f"; MaxNodes: {M}",
@@ -851,7 +851,7 @@ def kumar_info(workload: Workload) -> dict:
             if line.startswith(prefix):
                 out[key] = json.loads(line[len(prefix):])
     if set(out) != {"params", "generated"}:
-        raise ConfigError(f"{workload.path or '<workload>'}: not made by simlib.workload.kumar "
+        raise ConfigError(f"{workload.path or '<workload>'}: not made by simlib.studies.kumar.generator "
                           "(no '; simlib: kumar' header lines)")
     return {"params": out["params"], **out["generated"]}
 

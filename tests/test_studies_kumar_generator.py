@@ -1,4 +1,4 @@
-"""Tests of simlib.workload.kumar: paper K's CWF generator on the Lublin model."""
+"""Tests of simlib.studies.kumar.generator: paper K's CWF generator on the Lublin model."""
 from __future__ import annotations
 
 import math
@@ -10,7 +10,7 @@ from scipy import stats
 from simlib.errors import ConfigError
 from simlib.workload import lublin
 from simlib.workload.cwf import read_cwf, split_commands, write_cwf
-from simlib.workload.kumar import (
+from simlib.studies.kumar.generator import (
     BETA_ARR_RANGE,
     PAPER_P_E,
     PAPER_P_R,
