@@ -12,9 +12,10 @@ schedule is compressed: queued jobs are visited in priority (submission)
 order; each one's reservation is removed and the job re-placed at the
 earliest feasible time. Its old slot is still free when it is re-placed, so
 no reservation ever moves later — the guarantee conservative backfilling
-gives every job. (A from-scratch rebuild could delay some jobs; we do not
-use it except when a running job's estimate grows, which only happens with
-``overrun="extend"`` or runtime-extension commands.)
+gives every job. A from-scratch rebuild could delay some jobs; it is used
+when a running job's estimate grows (``overrun="extend"`` or
+runtime-extension commands), and at every early end with
+``recompute="rebuild"`` (paper D's reading of the algorithm).
 
 **Allocation rules.** By default (``allocation="count"``) reservations count
 processors and the ledger picks the cores when a job starts, as
@@ -37,6 +38,9 @@ from .profile import AvailabilityProfile, PlacementProfile
 #: Values of the ``allocation`` parameter: today's count-based planning, then
 #: paper D's five rules.
 ALLOCATIONS = ("count", *RULES)
+#: Values of the ``recompute`` parameter: what happens to the queued jobs'
+#: reservations when a job ends before its estimate.
+RECOMPUTE = ("compress", "rebuild")
 
 
 class Conservative(QueuePolicy):
@@ -79,6 +83,15 @@ class Conservative(QueuePolicy):
         paper D removes such jobs from its workloads (§5.1), and this policy
         refuses them with a :class:`~simlib.errors.ConfigError`.
 
+    recompute : str
+        When a job ends before its estimate: ``"compress"`` (default) moves
+        each queued job's reservation earlier where it can, in priority
+        order, so no reservation ever moves later; ``"rebuild"`` plans every
+        queued job again from scratch, in priority order, on the profile of
+        the running jobs -- "the job allocation is completely recomputed at
+        each new event" (paper D §2, of Mu'alem & Feitelson's algorithm),
+        which can move a reservation later and give a job other cores.
+
     Examples
     --------
     >>> from simlib.policies import make_policy
@@ -93,7 +106,7 @@ class Conservative(QueuePolicy):
     name = "conservative"
     paper = "baseline: Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
     description = "conservative backfilling: every queued job holds a reservation"
-    defaults = {"allocation": "count"}
+    defaults = {"allocation": "count", "recompute": "compress"}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -101,6 +114,10 @@ class Conservative(QueuePolicy):
         if rule not in ALLOCATIONS:
             raise ConfigError(f"{self.name}: parameter allocation must be one of "
                               f"{', '.join(ALLOCATIONS)}; not {rule!r}")
+        if self.params["recompute"] not in RECOMPUTE:
+            raise ConfigError(f"{self.name}: parameter recompute must be one of "
+                              f"{', '.join(RECOMPUTE)}; not {self.params['recompute']!r}")
+        self._from_scratch = self.params["recompute"] == "rebuild"
         #: The allocation strategy, None for count-based planning. A subclass
         #: may set any :class:`AllocationStrategy` (e.g. paper Z's PerCore).
         self.strategy: AllocationStrategy | None = None if rule == "count" else make_rule(rule)
@@ -184,7 +201,7 @@ class Conservative(QueuePolicy):
             if job.finish < job.estimated_end:
                 prof.release(now, job.estimated_end, amount)
                 early = True
-        if changed:
+        if changed or (early and self._from_scratch and self.queue):
             self._rebuild(now)
         elif early and self.queue:
             self._compress(now)

@@ -1,0 +1,469 @@
+"""SimGrid execution backend: jobs timed by SimGrid's flow-level network model (paper D).
+
+Paper D (Dutot, Poquet & Trystram, HeteroPar 2015) lets SimGrid decide how
+long a job runs, because a job's communications cross cluster switches and a
+shared backbone, so its duration depends on *where* it is placed and on what
+else runs. This module keeps that split: the policy decides where and when
+(the same policy objects as under the rate model), SimGrid decides how long.
+
+Pieces
+------
+* :class:`Cluster` and :class:`NetworkPlatform`: clusters of identical nodes,
+  each node on a private link (``bw``, ``lat``) to its cluster switch
+  (``switch_bw``, ``switch_lat``), the cluster switches joined by one shared
+  backbone switch (``backbone_bw``, ``backbone_lat``). :meth:`NetworkPlatform.to_xml`
+  writes it as a SimGrid platform file; node ids ``0..N-1`` follow cluster
+  order (host ``node-<id>``), so contiguity is an id range and locality is
+  "all in one cluster", and :meth:`NetworkPlatform.platform` gives the
+  engine's :class:`~simlib.platform.Platform` with the same ids.
+* :class:`SimGridExecution`: an :class:`~simlib.engine.execution.ExecutionModel`.
+  Each started job is one SimGrid *parallel task* on exactly its allocated
+  hosts (``ptask_L07`` host model) with the computation vector and the
+  communication matrix a ``task`` function gives, run by an actor that kills
+  it at its walltime (``job.requested_time``). The simulator's loop runs
+  inside a SimGrid actor, so releases and completions happen in SimGrid's
+  simulated time, as in Batsim (which grew out of paper D's tool).
+* :func:`simulate_simgrid`: one run, in a fresh process (SimGrid allows one
+  engine per process), returning the same :class:`~simlib.runner.SimResult`
+  as :func:`simlib.runner.simulate`.
+
+SimGrid itself is Debian's ``python3-simgrid`` (3.32); :func:`require_simgrid`
+says what to install when it is missing, and nothing falls back to another
+timing model.
+
+Examples
+--------
+>>> net = NetworkPlatform.homogeneous(clusters=2, nodes=2, speed=1e9, bw=1.25e8, lat=1e-6,
+...                                   switch_bw=1.25e9, switch_lat=0.0,
+...                                   backbone_bw=1.25e9, backbone_lat=1e-6)
+>>> net.nodes, net.platform().node_cluster.tolist()
+(4, [0, 0, 1, 1])
+>>> print(net.to_xml().splitlines()[5].strip()[:60])
+<cluster id="cluster-0" prefix="node-" suffix="" radical="0-
+"""
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import traceback
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from ..engine.execution import ExecutionModel
+from ..engine.job import Job
+from ..errors import ConfigError, SimulationError
+from ..platform import Platform
+
+__all__ = ["Cluster", "NetworkPlatform", "SimGridExecution", "SimGridUnavailable",
+           "require_simgrid", "run_isolated", "simulate_simgrid"]
+
+INF = math.inf
+
+#: What to do when SimGrid cannot be imported (also in the README).
+INSTALL_HINT = (
+    "paper D needs SimGrid's Python bindings (SimGrid 3.32): on Debian or Ubuntu run "
+    "`sudo apt-get install python3-simgrid`, then `make install` to expose the module to "
+    ".venv (scripts/simgrid.sh link); elsewhere build SimGrid with its Python bindings for "
+    "this Python and put the `simgrid` module on PYTHONPATH")
+
+
+class SimGridUnavailable(ConfigError):
+    """SimGrid's Python module cannot be imported; the message says what to install."""
+
+
+def require_simgrid():
+    """The ``simgrid`` module, or :class:`SimGridUnavailable` naming what to install.
+
+    Examples
+    --------
+    >>> require_simgrid().simgrid_version[:2]          # doctest: +SKIP
+    (3, 32)
+    """
+    try:
+        import simgrid
+    except ImportError as exc:
+        raise SimGridUnavailable(f"SimGrid is not available ({exc}): {INSTALL_HINT}") from None
+    return simgrid
+
+
+# ------------------------------------------------------------------ platforms
+@dataclass(frozen=True)
+class Cluster:
+    """One cluster: ``nodes`` identical nodes on private links to one switch.
+
+    Units: ``speed`` in flop/s, bandwidths in bytes/s, latencies in seconds.
+    """
+
+    name: str
+    nodes: int
+    speed: float
+    bw: float
+    lat: float
+    switch_bw: float
+    switch_lat: float
+
+    def __post_init__(self):
+        if int(self.nodes) != self.nodes or self.nodes < 1:
+            raise ConfigError(f"cluster {self.name}: nodes must be a positive integer, "
+                              f"not {self.nodes!r}")
+        for field in ("speed", "bw", "switch_bw"):
+            value = getattr(self, field)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ConfigError(f"cluster {self.name}: {field} must be a positive number, "
+                                  f"not {value!r}")
+        for field in ("lat", "switch_lat"):
+            value = getattr(self, field)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value >= 0):
+                raise ConfigError(f"cluster {self.name}: {field} must be a number >= 0, "
+                                  f"not {value!r}")
+
+
+def _num(x: float) -> str:
+    """A number as SimGrid's platform parser reads it, exactly (shortest repr)."""
+    return repr(float(x))
+
+
+@dataclass(frozen=True)
+class NetworkPlatform:
+    """Clusters joined by one backbone switch: paper D's platforms (§5.1).
+
+    Parameters
+    ----------
+    clusters : sequence of Cluster
+        In node-id order: cluster ``k``'s nodes follow cluster ``k-1``'s.
+    backbone_bw, backbone_lat : float
+        The shared switch joining the clusters (bytes/s, s).
+    name : str
+    """
+
+    clusters: tuple[Cluster, ...]
+    backbone_bw: float
+    backbone_lat: float
+    name: str = "platform"
+
+    def __post_init__(self):
+        object.__setattr__(self, "clusters", tuple(self.clusters))
+        if not self.clusters:
+            raise ConfigError(f"platform {self.name}: no cluster")
+        if not (self.backbone_bw > 0 and math.isfinite(self.backbone_bw)):
+            raise ConfigError(f"platform {self.name}: backbone_bw must be a positive number")
+        if not (self.backbone_lat >= 0 and math.isfinite(self.backbone_lat)):
+            raise ConfigError(f"platform {self.name}: backbone_lat must be a number >= 0")
+
+    @classmethod
+    def homogeneous(cls, *, clusters: int, nodes: int, speed: float, bw: float, lat: float,
+                    switch_bw: float, switch_lat: float, backbone_bw: float,
+                    backbone_lat: float, name: str = "homogeneous") -> "NetworkPlatform":
+        """``clusters`` identical clusters of ``nodes`` nodes."""
+        return cls(tuple(Cluster(f"c{k}", nodes, speed, bw, lat, switch_bw, switch_lat)
+                         for k in range(clusters)), backbone_bw, backbone_lat, name)
+
+    @property
+    def nodes(self) -> int:
+        return sum(c.nodes for c in self.clusters)
+
+    def first_ids(self) -> list[int]:
+        """Id of each cluster's first node."""
+        out, k = [], 0
+        for c in self.clusters:
+            out.append(k)
+            k += c.nodes
+        return out
+
+    def platform(self) -> Platform:
+        """The engine's view: one core per node, cluster membership, relative speeds.
+
+        Speeds are relative to the slowest cluster; policies of paper D do not
+        read them (the scheduler knows only ids, §3), SimGrid uses the real ones.
+        """
+        cluster = np.repeat(np.arange(len(self.clusters)), [c.nodes for c in self.clusters])
+        speed = np.repeat([c.speed for c in self.clusters], [c.nodes for c in self.clusters])
+        return Platform(np.ones(self.nodes, dtype=np.int64), cluster, speed / speed.min(),
+                        name=self.name)
+
+    def to_xml(self) -> str:
+        """SimGrid platform file (DTD version 4.1).
+
+        Each cluster is a SimGrid ``<cluster>``: private links ``bw``/``lat``
+        (split-duplex, SimGrid's default) and a backbone that plays the
+        cluster switch (``bb_bw``/``bb_lat``, shared). Clusters talk through
+        the one shared ``backbone`` link between their switches.
+        """
+        lines = [
+            "<?xml version='1.0'?>",
+            '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">',
+            '<platform version="4.1">',
+            f"  <!-- {self.name}: written by simlib.backends.simgrid; node ids follow "
+            "cluster order -->",
+            f'  <zone id={quoteattr(self.name)} routing="Full">',
+        ]
+        first = self.first_ids()
+        for k, (c, lo) in enumerate(zip(self.clusters, first)):
+            lines.append(
+                f'    <cluster id="cluster-{k}" prefix="node-" suffix="" '
+                f'radical="{lo}-{lo + c.nodes - 1}" speed="{_num(c.speed)}f" '
+                f'bw="{_num(c.bw)}Bps" lat="{_num(c.lat)}s" bb_bw="{_num(c.switch_bw)}Bps" '
+                f'bb_lat="{_num(c.switch_lat)}s" router_id="cluster-{k}-switch"/>')
+        if len(self.clusters) > 1:
+            lines.append(f'    <link id="backbone" bandwidth="{_num(self.backbone_bw)}Bps" '
+                         f'latency="{_num(self.backbone_lat)}s"/>')
+            for a in range(len(self.clusters)):
+                for b in range(a + 1, len(self.clusters)):
+                    lines.append(
+                        f'    <zoneRoute src="cluster-{a}" dst="cluster-{b}" '
+                        f'gw_src="cluster-{a}-switch" gw_dst="cluster-{b}-switch">'
+                        '<link_ctn id="backbone"/></zoneRoute>')
+        lines += ["  </zone>", "</platform>", ""]
+        return "\n".join(lines)
+
+
+# ------------------------------------------------------------ execution model
+#: ``task(job) -> (flops, bytes)``: the computation vector (one amount per
+#: allocated host, in allocation order) and the communication matrix
+#: flattened row-major (``bytes[r * size + c]`` from host r to host c).
+TaskFunction = Callable[[Job], "tuple[Sequence[float], Sequence[float]]"]
+
+
+class SimGridExecution(ExecutionModel):
+    """Jobs as SimGrid parallel tasks; must run inside a SimGrid actor.
+
+    Each started job gets an actor (on its first host) that runs the job's
+    parallel task on its hosts and waits at most the walltime
+    ``job.requested_time``; past it the task is cancelled and the job is
+    marked killed. The actor then reports the job and wakes the scheduler
+    actor through a semaphore. :meth:`next_completion_time` blocks the
+    scheduler actor until a job ends or the simulator's horizon arrives, so
+    SimGrid's clock is the simulation's clock.
+
+    Only what paper D's policies do is supported: rigid jobs, started once.
+    Resizing, rate changes and suspension raise :class:`SimulationError`.
+
+    Parameters
+    ----------
+    hosts : sequence of simgrid.Host
+        Host of each node id.
+    task : callable
+        ``task(job) -> (flops, bytes)``, see :data:`TaskFunction`.
+    """
+
+    def __init__(self, hosts: Sequence[Any], task: TaskFunction) -> None:
+        self.sg = require_simgrid()
+        self.hosts = list(hosts)
+        self.task = task
+        self._sem = self.sg.Semaphore(0)
+        self._done: list[Job] = []
+        self._live = 0
+
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        if sim.overrun != "kill":
+            raise ConfigError("the SimGrid backend kills jobs at their walltime "
+                              f"(overrun 'kill'), not {sim.overrun!r}")
+        if sim.platform.cpus != len(self.hosts):
+            raise ConfigError(f"the SimGrid platform has {len(self.hosts)} hosts, "
+                              f"the engine's {sim.platform.cpus} cores")
+
+    # ------------------------------------------------------------- notices
+    def started(self, job: Job) -> None:
+        hosts = [self.hosts[i] for i in job.alloc]
+        flops, nbytes = self.task(job)
+        if len(flops) != len(hosts) or len(nbytes) != len(hosts) ** 2:
+            raise SimulationError(f"job {job.job_id}: task has {len(flops)} computation amounts "
+                                  f"and {len(nbytes)} communication amounts for {len(hosts)} hosts")
+        self._live += 1
+        self.sg.Actor.create(f"job-{job.job_id}", hosts[0], self._execute, job, hosts,
+                             list(map(float, flops)), list(map(float, nbytes)))
+
+    def _execute(self, job: Job, hosts, flops, nbytes) -> None:
+        sg = self.sg
+        activity = sg.this_actor.exec_init(hosts, flops, nbytes)
+        activity.start()
+        try:
+            activity.wait_for(job.requested_time)
+        except sg.TimeoutException:
+            activity.cancel()
+            job.killed = True
+        self._done.append(job)
+        self._sem.release()
+
+    def _unsupported(self, job: Job, what: str) -> None:
+        raise SimulationError(f"job {job.job_id}: the SimGrid backend runs rigid jobs; "
+                              f"{what} is not supported")
+
+    def resized(self, job: Job) -> None:
+        self._unsupported(job, "resizing")
+
+    def rate_changed(self, job: Job) -> None:
+        self._unsupported(job, "a rate change")
+
+    def work_changed(self, job: Job) -> None:
+        self._unsupported(job, "a work change")
+
+    def suspended(self, job: Job) -> None:
+        self._unsupported(job, "suspension")
+
+    def resumed(self, job: Job) -> None:
+        self._unsupported(job, "resumption")
+
+    # ------------------------------------------------------------- queries
+    def _settle(self) -> None:
+        """Let every job actor ending at this instant report (they run in
+        SimGrid's scheduling rounds at the same clock)."""
+        while True:
+            n = len(self._done)
+            self.sg.this_actor.yield_()
+            if len(self._done) == n:
+                return
+
+    def next_completion_time(self, horizon: float) -> float:
+        sg = self.sg
+        if not self._done and self._live:
+            now = sg.Engine.clock
+            if horizon == INF:
+                self._sem.acquire()
+            elif horizon > now:
+                self._sem.acquire_timeout(horizon - now)
+            self._settle()
+        return sg.Engine.clock if self._done else INF
+
+    def completions_at(self, now: float) -> list[Job]:
+        # Deterministic order among simultaneous ends: job index.
+        done = sorted(self._done, key=lambda j: j.idx)
+        self._done.clear()
+        self._live -= len(done)
+        sem = self._sem
+        while not sem.would_block:  # one release per ended job
+            sem.acquire()
+        return done
+
+    def work_done(self, job: Job) -> float:
+        raise SimulationError(f"job {job.job_id}: the SimGrid backend does not measure work done "
+                              "(no policy of paper D asks for it)")
+
+
+# ------------------------------------------------------------------ isolation
+def _child(conn, fn, args) -> None:
+    try:
+        result = ("ok", fn(*args))
+    except BaseException as exc:  # noqa: BLE001 -- everything goes back to the parent
+        result = ("error", exc, traceback.format_exc())
+    try:
+        conn.send(result)
+    except Exception:  # an unpicklable exception or result
+        conn.send(("error", SimulationError(repr(result[1])), ""))
+    conn.close()
+    # Skip interpreter shutdown: SimGrid's engine is not meant to be torn down.
+    os._exit(0)
+
+
+def run_isolated(fn: Callable, *args) -> Any:
+    """``fn(*args)`` in a forked child process; its result or its exception.
+
+    SimGrid allows one engine per process, so every run gets a fresh process;
+    fork keeps the parent's imports, which makes it cheap.
+    """
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(send, fn, args))
+    proc.start()
+    send.close()
+    try:
+        message = receive.recv()
+    except EOFError:
+        proc.join()
+        raise SimulationError(f"the SimGrid run died (exit code {proc.exitcode}); "
+                              "its messages are on stderr") from None
+    finally:
+        receive.close()
+    proc.join()
+    if message[0] == "error":
+        exc = message[1]
+        if message[2]:
+            exc.add_note("in the SimGrid run's process:\n" + message[2])
+        raise exc
+    return message[1]
+
+
+# ------------------------------------------------------------------ one run
+#: SimGrid options: the parallel-task host model (paper D's jobs are parallel
+#: tasks); SimGrid's own log kept to warnings and worse.
+SIMGRID_OPTIONS = ("--cfg=host/model:ptask_L07", "--log=root.thres:warning",
+                   "--log=xbt_cfg.thres:warning")
+
+
+def _simulate_in_engine(workload, policy, network: NetworkPlatform, task: TaskFunction,
+                        platform_file: str | None, workload_name: str):
+    from ..runner import simulate
+
+    sg = require_simgrid()
+    engine = sg.Engine(["simlib", *SIMGRID_OPTIONS])
+    if platform_file is None:
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".xml", delete=False) as f:
+            f.write(network.to_xml())
+            platform_file = f.name
+        try:
+            engine.load_platform(platform_file)
+        finally:
+            os.unlink(platform_file)
+    else:
+        engine.load_platform(str(platform_file))
+    hosts = [engine.host_by_name(f"node-{i}") for i in range(network.nodes)]
+    model = SimGridExecution(hosts, task)
+    out: dict[str, Any] = {}
+
+    def scheduler():
+        try:
+            out["result"] = simulate(workload, policy, platform=network.platform(),
+                                     execution=model, workload_name=workload_name,
+                                     record_timeline=False)
+        except BaseException as exc:  # noqa: BLE001 -- re-raised after the engine stops
+            out["error"] = exc
+
+    # The scheduler lives on node 0: an actor waiting on a semaphore uses
+    # neither CPU nor network, so it does not disturb the jobs there.
+    sg.Actor.create("scheduler", hosts[0], scheduler)
+    engine.run()
+    if "error" in out:
+        raise out["error"]
+    result = out["result"]
+    result.engine_jobs = []  # Job objects stay in the child
+    return result
+
+
+def simulate_simgrid(workload, policy, network: NetworkPlatform, task: TaskFunction, *,
+                     platform_file=None, workload_name: str = ""):
+    """Simulate ``workload`` under ``policy`` with job durations from SimGrid.
+
+    Parameters
+    ----------
+    workload : Workload
+        Jobs as for :func:`simlib.runner.simulate`; the requested time is the
+        walltime at which SimGrid kills a job.
+    policy : Policy or str
+    network : NetworkPlatform
+    task : callable
+        ``task(job) -> (flops, bytes)`` (:data:`TaskFunction`); must be
+        picklable only if the caller needs it to be -- it runs in a fork.
+    platform_file : path, optional
+        A platform file written from ``network`` (:meth:`NetworkPlatform.to_xml`);
+        written to a temporary file when not given.
+    workload_name : str
+
+    Returns
+    -------
+    SimResult
+        As :func:`simlib.runner.simulate` (no timeline, no engine jobs).
+
+    Raises
+    ------
+    SimGridUnavailable
+        SimGrid cannot be imported (checked here, before forking).
+    """
+    require_simgrid()
+    return run_isolated(_simulate_in_engine, workload, policy, network, task, platform_file,
+                        workload_name)
