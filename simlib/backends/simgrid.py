@@ -189,8 +189,9 @@ class NetworkPlatform:
         """SimGrid platform file (DTD version 4.1).
 
         Each cluster is a SimGrid ``<cluster>``: private links ``bw``/``lat``
-        (split-duplex, SimGrid's default) and a backbone that plays the
-        cluster switch (``bb_bw``/``bb_lat``, shared). Clusters talk through
+        (split-duplex: each direction has the full bandwidth, as in SimGrid's
+        Griffon description) and a backbone that plays the cluster switch
+        (``bb_bw``/``bb_lat``, shared by all flows through it). Clusters talk through
         the one shared ``backbone`` link between their switches.
         """
         lines = [
@@ -207,10 +208,11 @@ class NetworkPlatform:
                 f'    <cluster id="cluster-{k}" prefix="node-" suffix="" '
                 f'radical="{lo}-{lo + c.nodes - 1}" speed="{_num(c.speed)}f" '
                 f'bw="{_num(c.bw)}Bps" lat="{_num(c.lat)}s" bb_bw="{_num(c.switch_bw)}Bps" '
-                f'bb_lat="{_num(c.switch_lat)}s" router_id="cluster-{k}-switch"/>')
+                f'bb_lat="{_num(c.switch_lat)}s" sharing_policy="SPLITDUPLEX" '
+                f'bb_sharing_policy="SHARED" router_id="cluster-{k}-switch"/>')
         if len(self.clusters) > 1:
             lines.append(f'    <link id="backbone" bandwidth="{_num(self.backbone_bw)}Bps" '
-                         f'latency="{_num(self.backbone_lat)}s"/>')
+                         f'latency="{_num(self.backbone_lat)}s" sharing_policy="SHARED"/>')
             for a in range(len(self.clusters)):
                 for b in range(a + 1, len(self.clusters)):
                     lines.append(
