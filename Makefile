@@ -11,6 +11,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.simlib-installed
+# SimGrid for paper D, from Debian (scripts/simgrid.sh); rechecked when the
+# script changes. Never fails the build: paper D's rules say what is missing.
+SIMGRID_STAMP := $(VENV)/.simgrid-checked
 PROFILE ?= profiles/local
 SMOKE_DIR ?= build/smoke
 REPORT ?= report.zip
@@ -19,12 +22,12 @@ PYTEST_ARGS ?=
 
 .PHONY: reproduce test lint smoke dry-run report install
 
-reproduce: $(STAMP)
+reproduce: $(STAMP) $(SIMGRID_STAMP)
 	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all $(SNAKEMAKE_ARGS)
 
 # pytest exits 5 when nothing was collected: fine for a selection that
 # happens to be empty (e.g. PYTEST_ARGS="-m slurm"), an error otherwise.
-test: $(STAMP)
+test: $(STAMP) $(SIMGRID_STAMP)
 	@status=0; $(BIN)/pytest $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ] && [ -n "$(PYTEST_ARGS)" ]; then \
 	  echo "pytest: no test matches '$(PYTEST_ARGS)' (exit 5), nothing to do"; status=0; fi; \
@@ -35,7 +38,7 @@ lint: $(STAMP)
 
 # Outside the repository's results/ and paper_figures/, which hold the
 # default-scale artifacts.
-smoke: $(STAMP)
+smoke: $(STAMP) $(SIMGRID_STAMP)
 	mkdir -p $(SMOKE_DIR)
 	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all --config scale=smoke \
 	  --directory $(SMOKE_DIR) $(SNAKEMAKE_ARGS)
@@ -50,10 +53,14 @@ dry-run: $(STAMP)
 report: $(STAMP)
 	$(BIN)/snakemake --workflow-profile $(PROFILE) --report $(abspath $(REPORT)) $(SNAKEMAKE_ARGS)
 
-install: $(STAMP)
+install: $(STAMP) $(SIMGRID_STAMP)
 
 # Reinstall when the dependencies change; only PyPI is contacted.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -e '.[pipeline,test]'
+	touch $@
+
+$(SIMGRID_STAMP): $(STAMP) scripts/simgrid.sh
+	bash scripts/simgrid.sh install $(VENV)
 	touch $@

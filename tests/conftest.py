@@ -8,6 +8,9 @@
   ``../shared/traces``). Where there is none they are not collected, and
   the summary says why and how to run them -- except in CI (``CI=true``),
   where the logs must be there and a missing log fails the run.
+* Tests marked ``simgrid`` (paper D's backend) need SimGrid's Python
+  module (Debian's ``python3-simgrid``, linked into the venv by ``make``):
+  the same rule, not collected locally without it, a failure in CI.
 """
 from __future__ import annotations
 
@@ -39,27 +42,59 @@ def real_traces_dir() -> tuple[Path | None, str]:
 _NOT_RUN: list[str] = []
 
 
-def pytest_collection_modifyitems(config, items):
-    wanted = [it for it in items if it.get_closest_marker("real_traces")]
-    if not wanted:
-        return
+def simgrid_missing() -> str | None:
+    """Why SimGrid's Python module cannot be used here, or None."""
+    from simlib.backends.simgrid import SimGridUnavailable, require_simgrid
+    try:
+        require_simgrid()
+    except SimGridUnavailable as exc:
+        return str(exc)
+    return None
+
+
+def _real_traces_missing() -> str | None:
     where, why = real_traces_dir()
-    if where is not None:
-        return
-    if os.environ.get("CI", "").lower() == "true":
-        for it in wanted:
-            it.add_marker(pytest.mark.usefixtures("_fail_without_real_traces"))
-        return
-    config.hook.pytest_deselected(items=wanted)
-    items[:] = [it for it in items if not it.get_closest_marker("real_traces")]
-    _NOT_RUN.append(f"{len(wanted)} test(s) marked real_traces (golden cubes on the real "
-                    f"PWA logs) not run: {why}. Run them with SIMLIB_TRACES=DIR make test.")
+    return None if where is not None else why
+
+
+#: Markers of tests that need something a machine may lack: marker -> (what
+#: is missing or None, what the tests are, how to run them).
+NEEDS = {
+    "real_traces": (_real_traces_missing, "golden cubes on the real PWA logs",
+                    "SIMLIB_TRACES=DIR make test"),
+    "simgrid": (simgrid_missing, "paper D's SimGrid backend",
+                "sudo apt-get install python3-simgrid && make test"),
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    ci = os.environ.get("CI", "").lower() == "true"
+    for marker, (missing, what, how) in NEEDS.items():
+        wanted = [it for it in items if it.get_closest_marker(marker)]
+        if not wanted:
+            continue
+        why = missing()
+        if why is None:
+            continue
+        if ci:
+            # In CI nothing is left out: each such test fails with the reason.
+            for it in wanted:
+                it.add_marker(pytest.mark.usefixtures(f"_fail_without_{marker}"))
+            continue
+        config.hook.pytest_deselected(items=wanted)
+        items[:] = [it for it in items if not it.get_closest_marker(marker)]
+        _NOT_RUN.append(f"{len(wanted)} test(s) marked {marker} ({what}) not run: {why}. "
+                        f"Run them with {how}.")
 
 
 @pytest.fixture
 def _fail_without_real_traces():
-    _, why = real_traces_dir()
-    pytest.fail(f"CI=true but the real traces are not available: {why}")
+    pytest.fail(f"CI=true but the real traces are not available: {_real_traces_missing()}")
+
+
+@pytest.fixture
+def _fail_without_simgrid():
+    pytest.fail(f"CI=true but SimGrid is not available: {simgrid_missing()}")
 
 
 def pytest_terminal_summary(terminalreporter):

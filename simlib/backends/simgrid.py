@@ -80,8 +80,8 @@ def require_simgrid():
 
     Examples
     --------
-    >>> require_simgrid().simgrid_version[:2]          # doctest: +SKIP
-    (3, 32)
+    >>> require_simgrid().simgrid_version            # doctest: +SKIP
+    '3.32.0'
     """
     try:
         import simgrid
