@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_sim import assert_valid_schedule, run
+from helpers_sim import assert_valid_schedule, draw_job, run
 
 from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
@@ -30,13 +30,8 @@ def workloads(draw):
     n = draw(st.integers(1, 25))
     rows, t = [], 0
     for _ in range(n):
-        t += draw(st.integers(0, 15))
-        procs = draw(st.integers(1, cpus))
-        runtime = draw(st.integers(1, 40))
-        # Estimates from exact to 4x, sometimes too short (killed at walltime).
-        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
-        requested = max(1, runtime * factor - cut)
-        rows.append((t, procs, runtime, requested))
+        rows.append(draw_job(draw, t, cpus))
+        t = rows[-1][0]
     return cpus, rows
 
 
@@ -70,6 +65,24 @@ def _recording(policy_name, record, **params):
     return pol
 
 
+def _conservative_recorder():
+    """``(reservations, record)``: every queued job's planned start, after every round."""
+    reservations = defaultdict(list)
+
+    def record(pol, now):
+        for job in pol.queue:
+            reservations[job.idx].append(job.data)
+
+    return reservations, record
+
+
+def _assert_never_delayed(reservations, jobs):
+    """No recorded reservation moved later, and every job started by its first one."""
+    for idx, seq in reservations.items():
+        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
+        assert jobs[idx].start <= seq[0]
+
+
 @SETTINGS
 @given(case=workloads())
 def test_easy_never_delays_the_head_reservation(case):
@@ -83,25 +96,16 @@ def test_easy_never_delays_the_head_reservation(case):
                 shadows[head.idx].append(shadow)
 
     jobs, _ = run(_recording("easy", record), rows, cpus)
-    for idx, seq in shadows.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(shadows, jobs)
 
 
 @SETTINGS
 @given(case=workloads())
 def test_conservative_never_delays_any_reservation(case):
     cpus, rows = case
-    reservations = defaultdict(list)
-
-    def record(pol, now):
-        for job in pol.queue:
-            reservations[job.idx].append(job.data)
-
+    reservations, record = _conservative_recorder()
     jobs, _ = run(_recording("conservative", record), rows, cpus)
-    for idx, seq in reservations.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(reservations, jobs)
 
 
 @st.composite
@@ -115,12 +119,8 @@ def clustered_workloads(draw):
     n = draw(st.integers(1, 25))
     rows, t = [], 0
     for _ in range(n):
-        t += draw(st.integers(0, 15))
-        procs = draw(st.integers(1, widest))
-        runtime = draw(st.integers(1, 40))
-        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
-        requested = max(1, runtime * factor - cut)
-        rows.append((t, procs, runtime, requested))
+        rows.append(draw_job(draw, t, widest))
+        t = rows[-1][0]
     return platform, rows
 
 
@@ -129,12 +129,7 @@ def clustered_workloads(draw):
 @given(case=clustered_workloads())
 def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case):
     platform, rows = case
-    reservations = defaultdict(list)
-
-    def record(pol, now):
-        for job in pol.queue:
-            reservations[job.idx].append(job.data)
-
+    reservations, record = _conservative_recorder()
     # debug=True: the ledger is checked after every round (no core held twice).
     jobs, _ = run(_recording("conservative", record, allocation=rule), rows, platform.cpus,
                   platform=platform)
@@ -142,9 +137,7 @@ def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case
     for j in jobs:
         assert j.finish - j.start == pytest.approx(min(j.work, j.requested_time))
         assert len(set(j.alloc)) == j.procs
-    for idx, seq in reservations.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(reservations, jobs)
     if rule == "contiguous":
         for j in jobs:
             ids = sorted(j.alloc)
