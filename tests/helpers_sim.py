@@ -39,6 +39,16 @@ def draw_job(draw, t, widest):
     return t, procs, runtime, max(1, runtime * factor - cut)
 
 
+def draw_rows(draw, widest, most=25):
+    """1 to ``most`` rows of :func:`draw_job`, in submission order."""
+    n = draw(st.integers(1, most))
+    rows, t = [], 0
+    for _ in range(n):
+        rows.append(draw_job(draw, t, widest))
+        t = rows[-1][0]
+    return rows
+
+
 def run(policy, rows, cpus, *, debug=True, overrun="kill", platform=None, **params):
     """Simulate ``rows`` under ``policy``; return (jobs, simulator).
 

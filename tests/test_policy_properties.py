@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_sim import assert_valid_schedule, draw_job, run
+from helpers_sim import assert_valid_schedule, draw_rows, run
 
 from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
@@ -27,12 +27,7 @@ from simlib.policies import POLICIES, make_policy
 @st.composite
 def workloads(draw):
     cpus = draw(st.integers(1, 16))
-    n = draw(st.integers(1, 25))
-    rows, t = [], 0
-    for _ in range(n):
-        rows.append(draw_job(draw, t, cpus))
-        t = rows[-1][0]
-    return cpus, rows
+    return cpus, draw_rows(draw, cpus)
 
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
@@ -116,12 +111,7 @@ def clustered_workloads(draw):
     clusters = draw(st.integers(1, min(4, nodes)))
     platform = Platform.homogeneous(nodes * cores, cores_per_node=cores, clusters=clusters)
     widest = OneCluster().max_size(platform)
-    n = draw(st.integers(1, 25))
-    rows, t = [], 0
-    for _ in range(n):
-        rows.append(draw_job(draw, t, widest))
-        t = rows[-1][0]
-    return platform, rows
+    return platform, draw_rows(draw, widest)
 
 
 @pytest.mark.parametrize("rule", ["count", *RULES])
