@@ -191,33 +191,36 @@ class PlacementProfile(_Steps):
             If one of them is already taken at some time of the window (one
             ``&`` per step: cheap enough to check always).
         """
-        if end <= start:
-            return
-        i = self._split(start)
-        j = self._split(end)
-        m, n = alloc.mask, len(alloc)
-        masks, free = self.masks, self.free
-        for k in range(i, j):
-            if masks[k] & m != m:
-                raise SimulationError(f"reserving cores {ids_of(m & ~masks[k])} on "
-                                      f"[{start}, {end}): already taken at {self.times[k]}")
-            masks[k] ^= m
-            free[k] -= n
+        self._flip(start, end, alloc, taking=True)
 
     def release(self, start: float, end: float, alloc: Allocation) -> None:
-        """Give back the cores of ``alloc`` on ``[start, end)``."""
+        """Give back the cores of ``alloc`` on ``[start, end)``.
+
+        Raises
+        ------
+        SimulationError
+            If one of them is already free at some time of the window.
+        """
+        self._flip(start, end, alloc, taking=False)
+
+    def _flip(self, start: float, end: float, alloc: Allocation, taking: bool) -> None:
+        """Flip the cores of ``alloc`` on ``[start, end)``: all free before if ``taking``, else none."""
         if end <= start:
             return
         i = self._split(start)
         j = self._split(end)
         m, n = alloc.mask, len(alloc)
+        expected, n = (m, n) if taking else (0, -n)
         masks, free = self.masks, self.free
         for k in range(i, j):
-            if masks[k] & m:
-                raise SimulationError(f"releasing cores {ids_of(m & masks[k])} on "
-                                      f"[{start}, {end}): already free at {self.times[k]}")
-            masks[k] |= m
-            free[k] += n
+            # Reserving: the cores of m not free; releasing: those already free.
+            wrong = (masks[k] & m) ^ expected
+            if wrong:
+                raise SimulationError(f"{'reserving' if taking else 'releasing'} cores {ids_of(wrong)} "
+                                      f"on [{start}, {end}): already {'taken' if taking else 'free'} "
+                                      f"at {self.times[k]}")
+            masks[k] ^= m
+            free[k] -= n
 
     def hole(self, start: float, duration: float) -> int:
         """Bit mask of the cores free during all of ``[start, start+duration)``."""
