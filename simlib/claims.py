@@ -319,7 +319,7 @@ def claims_index(papers: Sequence[Mapping], *, scale: str, here=".",
     return "\n".join(lines)
 
 
-def read_published(path, schema) -> dict:
+def read_published(path, schema, check=None) -> dict:
     """Read ``config/published/<paper>.yaml`` and validate it against a JSON schema.
 
     Parameters
@@ -328,12 +328,15 @@ def read_published(path, schema) -> dict:
         The published-numbers file (YAML).
     schema : path-like or mapping
         JSON schema (a file or the schema itself).
+    check : callable, optional
+        ``check(data, path)``: the paper's checks that the schema cannot
+        express, run on a schema-valid file.
 
     Raises
     ------
     ConfigError
         Unreadable file, or the first schema violation, naming the file and
-        the key (``table1.values.0.3.easy``).
+        the key (``table1.values.0.3.easy``), or what ``check`` raises.
 
     Examples
     --------
@@ -365,4 +368,6 @@ def read_published(path, schema) -> dict:
         err = errors[0]
         key = ".".join(map(str, err.absolute_path)) or "(top level)"
         raise ConfigError(f"{path}: {key}: {err.message}")
+    if check is not None:
+        check(data, path)
     return data

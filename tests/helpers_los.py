@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from helpers_sim import make_jobs
+from helpers_sim import draw_job, make_jobs
 
 from simlib.engine.simulator import Simulator
 from simlib.platform import Platform
@@ -34,12 +34,8 @@ def heterogeneous_workloads(draw, commands=True, dedicated=True):
     n = draw(st.integers(1, 20))
     rows, ded, t = [], {}, 0
     for i in range(n):
-        t += draw(st.integers(0, 15))
-        procs = draw(st.integers(1, cpus))
-        runtime = draw(st.integers(1, 40))
-        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
-        requested = max(1, runtime * factor - cut)
-        rows.append((t, procs, runtime, requested))
+        rows.append(draw_job(draw, t, cpus))
+        t = rows[-1][0]
         if dedicated and draw(st.booleans()):
             ded[i] = t + draw(st.sampled_from([0, 0, 1, 5, 20, 60]))
     cmds = []

@@ -255,3 +255,16 @@ def job_counts(out):
 def write_yaml(path, text):
     path.write_text(textwrap.dedent(text))
     return path
+
+
+def assert_config_rejected(workdir, override, message):
+    """A dry run with the config ``override`` (YAML text) fails on a ConfigError saying ``message``.
+
+    And before any job: nothing is written under ``workdir/data``.
+    """
+    cfg = write_yaml(Path(workdir) / "override.yaml", override)
+    code, out = snakemake(workdir, "-n", "--configfile", cfg, check=False)
+    assert code != 0
+    assert message in out, out[-3000:]
+    assert "ConfigError" in out
+    assert not (Path(workdir) / "data").exists()  # nothing ran

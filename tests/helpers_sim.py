@@ -1,6 +1,8 @@
 """Shared helpers for engine and policy tests: tiny workloads, runs, assertions."""
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
 from simlib.engine.job import DONE, Job
 from simlib.engine.simulator import Simulator
 from simlib.platform import Platform
@@ -15,6 +17,36 @@ def make_jobs(rows):
         req = row[3] if len(row) > 3 else run
         jobs.append(Job(i, i + 1, float(submit), int(procs), float(req), float(run)))
     return jobs
+
+
+def draw_job(draw, t, widest):
+    """One random ``(submit, procs, runtime, requested)`` row for a Hypothesis strategy.
+
+    Parameters
+    ----------
+    draw : callable
+        The ``draw`` of a :func:`hypothesis.strategies.composite` strategy.
+    t : int
+        Submit time of the previous job; this one comes 0 to 15 s later.
+    widest : int
+        Most processors the job may ask for.
+    """
+    t += draw(st.integers(0, 15))
+    procs = draw(st.integers(1, widest))
+    runtime = draw(st.integers(1, 40))
+    # Estimates from exact to 4x, sometimes too short (killed at walltime).
+    factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
+    return t, procs, runtime, max(1, runtime * factor - cut)
+
+
+def draw_rows(draw, widest, most=25):
+    """1 to ``most`` rows of :func:`draw_job`, in submission order."""
+    n = draw(st.integers(1, most))
+    rows, t = [], 0
+    for _ in range(n):
+        rows.append(draw_job(draw, t, widest))
+        t = rows[-1][0]
+    return rows
 
 
 def run(policy, rows, cpus, *, debug=True, overrun="kill", platform=None, **params):

@@ -255,10 +255,10 @@ def test_bucket_weights_follow_the_issue():
     np.testing.assert_allclose(L.bucket_weights(L.TYPELESS), raw / raw.mean(), rtol=1e-12)
 
 
-def _sequential_walk(interarrivals, weights, start_bucket):
-    """lublin99's bucket walk, literally as issue 3 describes it."""
+def _walk_steps(interarrivals, weights, start_bucket):
+    """lublin99's bucket walk, literally as issue 3 describes it: one clock step per draw."""
     points = remainder = 0.0
-    bucket, now, out = start_bucket, 0.0, []
+    bucket = start_bucket
     for x in interarrivals:
         points += x / 1800.0
         step = 0.0
@@ -266,9 +266,16 @@ def _sequential_walk(interarrivals, weights, start_bucket):
             points -= weights[bucket]
             bucket = (bucket + 1) % 48
             step += 1800.0
-        new_rem = points / weights[bucket]
-        step += 1800.0 * (new_rem - remainder)
-        remainder = new_rem
+        new_remainder = points / weights[bucket]
+        step += 1800.0 * (new_remainder - remainder)
+        remainder = new_remainder
+        yield step
+
+
+def _sequential_walk(interarrivals, weights, start_bucket):
+    """The submit times of :func:`_walk_steps` on an exact (float) clock."""
+    now, out = 0.0, []
+    for step in _walk_steps(interarrivals, weights, start_bucket):
         now += step
         out.append(now)
     return np.array(out)
@@ -574,18 +581,8 @@ def _c_program_clock(interarrivals, weights, start_bucket):
         truncated to whole seconds, while the walk (bucket, points,
         remainder) stays exact.
     """
-    points = remainder = 0.0
-    bucket, clock, out = start_bucket, 0, []
-    for x in interarrivals:
-        points += x / 1800.0
-        step = 0.0
-        while points > weights[bucket]:
-            points -= weights[bucket]
-            bucket = (bucket + 1) % 48
-            step += 1800.0
-        new_remainder = points / weights[bucket]
-        step += 1800.0 * (new_remainder - remainder)
-        remainder = new_remainder
+    clock, out = 0, []
+    for step in _walk_steps(interarrivals, weights, start_bucket):
         clock = int(clock + step)          # C: unsigned long += double
         out.append(clock)
     return out

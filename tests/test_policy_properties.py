@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_sim import assert_valid_schedule, run
+from helpers_sim import assert_valid_schedule, draw_rows, run
 
 from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
@@ -27,17 +27,7 @@ from simlib.policies import POLICIES, make_policy
 @st.composite
 def workloads(draw):
     cpus = draw(st.integers(1, 16))
-    n = draw(st.integers(1, 25))
-    rows, t = [], 0
-    for _ in range(n):
-        t += draw(st.integers(0, 15))
-        procs = draw(st.integers(1, cpus))
-        runtime = draw(st.integers(1, 40))
-        # Estimates from exact to 4x, sometimes too short (killed at walltime).
-        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
-        requested = max(1, runtime * factor - cut)
-        rows.append((t, procs, runtime, requested))
-    return cpus, rows
+    return cpus, draw_rows(draw, cpus)
 
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True)
@@ -70,6 +60,24 @@ def _recording(policy_name, record, **params):
     return pol
 
 
+def _conservative_recorder():
+    """``(reservations, record)``: every queued job's planned start, after every round."""
+    reservations = defaultdict(list)
+
+    def record(pol, now):
+        for job in pol.queue:
+            reservations[job.idx].append(job.data)
+
+    return reservations, record
+
+
+def _assert_never_delayed(reservations, jobs):
+    """No recorded reservation moved later, and every job started by its first one."""
+    for idx, seq in reservations.items():
+        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
+        assert jobs[idx].start <= seq[0]
+
+
 @SETTINGS
 @given(case=workloads())
 def test_easy_never_delays_the_head_reservation(case):
@@ -83,25 +91,16 @@ def test_easy_never_delays_the_head_reservation(case):
                 shadows[head.idx].append(shadow)
 
     jobs, _ = run(_recording("easy", record), rows, cpus)
-    for idx, seq in shadows.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(shadows, jobs)
 
 
 @SETTINGS
 @given(case=workloads())
 def test_conservative_never_delays_any_reservation(case):
     cpus, rows = case
-    reservations = defaultdict(list)
-
-    def record(pol, now):
-        for job in pol.queue:
-            reservations[job.idx].append(job.data)
-
+    reservations, record = _conservative_recorder()
     jobs, _ = run(_recording("conservative", record), rows, cpus)
-    for idx, seq in reservations.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(reservations, jobs)
 
 
 @st.composite
@@ -112,16 +111,7 @@ def clustered_workloads(draw):
     clusters = draw(st.integers(1, min(4, nodes)))
     platform = Platform.homogeneous(nodes * cores, cores_per_node=cores, clusters=clusters)
     widest = OneCluster().max_size(platform)
-    n = draw(st.integers(1, 25))
-    rows, t = [], 0
-    for _ in range(n):
-        t += draw(st.integers(0, 15))
-        procs = draw(st.integers(1, widest))
-        runtime = draw(st.integers(1, 40))
-        factor, cut = draw(st.sampled_from([1, 1, 2, 4])), draw(st.sampled_from([0, 0, 0, 5]))
-        requested = max(1, runtime * factor - cut)
-        rows.append((t, procs, runtime, requested))
-    return platform, rows
+    return platform, draw_rows(draw, widest)
 
 
 @pytest.mark.parametrize("rule", ["count", *RULES])
@@ -129,12 +119,7 @@ def clustered_workloads(draw):
 @given(case=clustered_workloads())
 def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case):
     platform, rows = case
-    reservations = defaultdict(list)
-
-    def record(pol, now):
-        for job in pol.queue:
-            reservations[job.idx].append(job.data)
-
+    reservations, record = _conservative_recorder()
     # debug=True: the ledger is checked after every round (no core held twice).
     jobs, _ = run(_recording("conservative", record, allocation=rule), rows, platform.cpus,
                   platform=platform)
@@ -142,9 +127,7 @@ def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case
     for j in jobs:
         assert j.finish - j.start == pytest.approx(min(j.work, j.requested_time))
         assert len(set(j.alloc)) == j.procs
-    for idx, seq in reservations.items():
-        assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
-        assert jobs[idx].start <= seq[0]
+    _assert_never_delayed(reservations, jobs)
     if rule == "contiguous":
         for j in jobs:
             ids = sorted(j.alloc)

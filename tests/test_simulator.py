@@ -23,21 +23,27 @@ def test_finishes_are_applied_before_submissions_at_the_same_time():
     assert jobs[1].start == 10
 
 
-class _Shrinker(Policy):
-    """Starts each job on all its CPUs, halves the first one at t=5 (rate 0.5)."""
-    name = "shrinker"
+class _StartThen(Policy):
+    """Starts each job on all its CPUs, then at time ``at`` calls ``action(sim, job)``."""
+    name = "start_then"
+
+    def __init__(self, at, action):
+        super().__init__()
+        self.at, self.action = at, action
 
     def on_round(self, now, finished, submitted, timers, changed):
         for job in submitted:
             self.sim.start(job)
-            self.sim.set_timer(5.0, job)
+            self.sim.set_timer(self.at, job)
         for job in timers:
-            self.sim.resize(job, cpus=job.cpus // 2, rate=0.5)
+            self.action(self.sim, job)
 
 
 def test_rate_change_moves_the_finish_time():
     jobs = make_jobs([(0, 4, 10, 100)])
-    sim = Simulator(Platform.homogeneous(4), jobs, _Shrinker(), debug=True)
+    # Halve the job at t=5 (rate 0.5).
+    shrinker = _StartThen(5.0, lambda sim, job: sim.resize(job, cpus=job.cpus // 2, rate=0.5))
+    sim = Simulator(Platform.homogeneous(4), jobs, shrinker, debug=True)
     sim.run()
     # 5 s at rate 1, then the remaining 5 s of work at rate 0.5 take 10 s.
     assert jobs[0].finish == 15.0 and jobs[0].cpus == 2
@@ -45,18 +51,9 @@ def test_rate_change_moves_the_finish_time():
 
 
 def test_set_work_changes_a_running_job():
-    class Extender(Policy):
-        name = "extender"
-
-        def on_round(self, now, finished, submitted, timers, changed):
-            for job in submitted:
-                self.sim.start(job)
-                self.sim.set_timer(4.0, job)
-            for job in timers:
-                self.sim.set_work(job, 20.0)
-
     jobs = make_jobs([(0, 1, 10, 100)])
-    Simulator(Platform.homogeneous(1), jobs, Extender(), debug=True).run()
+    extender = _StartThen(4.0, lambda sim, job: sim.set_work(job, 20.0))
+    Simulator(Platform.homogeneous(1), jobs, extender, debug=True).run()
     assert jobs[0].finish == 20.0
 
 

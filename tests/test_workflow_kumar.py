@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers_pipeline import job_counts, pending as all_pending, snakemake, write_yaml
+from helpers_pipeline import assert_config_rejected, job_counts, pending as all_pending, snakemake, write_yaml
 from simlib.cube import read_cube
 from simlib.studies.kumar.plan import FIGURES
 
@@ -50,12 +50,7 @@ def pending(workdir, *args):
      "config studies.kumar.published: no such file"),
 ])
 def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message):
-    cfg = write_yaml(tmp_path / "override.yaml", override)
-    code, out = snakemake(tmp_path, "-n", "--configfile", cfg, check=False)
-    assert code != 0
-    assert message in out, out[-3000:]
-    assert "ConfigError" in out
-    assert not (tmp_path / "data").exists()
+    assert_config_rejected(tmp_path, override, message)
 
 
 def test_dry_run_plans_paper_k_in_chunks(tmp_path):

@@ -398,20 +398,25 @@ class Simulator:
         >>> sim.now = 9.0; sim.work_done(jobs[0])
         5.0
         """
-        if job.state != RUNNING:
-            raise SimulationError(f"cannot suspend {job!r}: not running")
-        job.state = SUSPENDED
-        self.execution.suspended(job)
-        for hook in self._on_suspended:
-            hook(job, self.now)
+        self._switch(job, "suspend", (RUNNING, "running"), SUSPENDED, self.execution.suspended,
+                     self._on_suspended)
 
     def resume(self, job: Job) -> None:
         """Resume a suspended job now, on the cores it kept, at ``job.rate``."""
-        if job.state != SUSPENDED:
-            raise SimulationError(f"cannot resume {job!r}: not suspended")
-        job.state = RUNNING
-        self.execution.resumed(job)
-        for hook in self._on_resumed:
+        self._switch(job, "resume", (SUSPENDED, "suspended"), RUNNING, self.execution.resumed,
+                     self._on_resumed)
+
+    def _switch(self, job: Job, verb: str, before: tuple[int, str], after: int,
+                tell: Callable[[Job], None], hooks: list[Callable[[Job, float], None]]) -> None:
+        """Move ``job`` from state ``before`` (value, name) to ``after``.
+
+        Then the execution model (``tell``) and the ``hooks``, in that order.
+        """
+        if job.state != before[0]:
+            raise SimulationError(f"cannot {verb} {job!r}: not {before[1]}")
+        job.state = after
+        tell(job)
+        for hook in hooks:
             hook(job, self.now)
 
     def work_done(self, job: Job) -> float:

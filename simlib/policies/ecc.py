@@ -189,49 +189,46 @@ class ElasticMixin:
         super().on_round(now, finished, submitted, timers, changed)
 
 
-class EASYE(ElasticMixin, EASY):
-    """EASY-E: EASY with the ECC processor."""
-    name = "easy_e"
-    paper = "kumar: Kumar, Shae & Jamjoom, EASY-E (Table III, elastic)"
-    description = "EASY with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**EASY.defaults, **ECC_DEFAULTS}
+def elastic_variant(base: type, label: str) -> type:
+    """The -E / -DE variant of ``base``: the same scheduler behind the ECC processor.
+
+    Parameters
+    ----------
+    base : type
+        A registered policy class (EASY, LOS, Delayed-LOS, EASY-D, LOS-D,
+        Hybrid-LOS).
+    label : str
+        ``base``'s name in paper K's Table III, e.g. ``"EASY-D"``.
+
+    Returns
+    -------
+    type
+        A subclass of :class:`ElasticMixin` and ``base``, named as in the
+        paper without dashes (``EASYDE``), registry name ``base.name`` plus
+        ``e`` (``easy_de``), parameters ``base.defaults`` plus the processor's.
+
+    Examples
+    --------
+    >>> cls = elastic_variant(EASY, "EASY")
+    >>> cls.__name__, cls.name, cls.__doc__
+    ('EASYE', 'easy_e', 'EASY-E: EASY with the ECC processor.')
+    """
+    # Paper K appends "E" to the heterogeneous "-D" names and "-E" to the others.
+    elastic = label + "E" if label.endswith("-D") else label + "-E"
+    name = base.name + "e" if base.name.endswith("_d") else base.name + "_e"
+    return type(elastic.replace("-", ""), (ElasticMixin, base), {
+        "__doc__": f"{elastic}: {label} with the ECC processor.",
+        "__module__": __name__,
+        "name": name,
+        "paper": f"kumar: Kumar, Shae & Jamjoom, {elastic} (Table III, elastic)",
+        "description": f"{label} with the ECC processor (runtime extension/reduction commands)",
+        "defaults": {**base.defaults, **ECC_DEFAULTS},
+    })
 
 
-class LOSE(ElasticMixin, LOS):
-    """LOS-E: LOS with the ECC processor."""
-    name = "los_e"
-    paper = "kumar: Kumar, Shae & Jamjoom, LOS-E (Table III, elastic)"
-    description = "LOS with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**LOS.defaults, **ECC_DEFAULTS}
-
-
-class DelayedLOSE(ElasticMixin, DelayedLOS):
-    """Delayed-LOS-E: Delayed-LOS with the ECC processor."""
-    name = "delayed_los_e"
-    paper = "kumar: Kumar, Shae & Jamjoom, Delayed-LOS-E (Table III, elastic)"
-    description = "Delayed-LOS with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**DelayedLOS.defaults, **ECC_DEFAULTS}
-
-
-class EASYDE(ElasticMixin, EASYD):
-    """EASY-DE: EASY-D with the ECC processor."""
-    name = "easy_de"
-    paper = "kumar: Kumar, Shae & Jamjoom, EASY-DE (Table III, elastic)"
-    description = "EASY-D with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**EASYD.defaults, **ECC_DEFAULTS}
-
-
-class LOSDE(ElasticMixin, LOSD):
-    """LOS-DE: LOS-D with the ECC processor."""
-    name = "los_de"
-    paper = "kumar: Kumar, Shae & Jamjoom, LOS-DE (Table III, elastic)"
-    description = "LOS-D with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**LOSD.defaults, **ECC_DEFAULTS}
-
-
-class HybridLOSE(ElasticMixin, HybridLOS):
-    """Hybrid-LOS-E: Hybrid-LOS with the ECC processor."""
-    name = "hybrid_los_e"
-    paper = "kumar: Kumar, Shae & Jamjoom, Hybrid-LOS-E (Table III, elastic)"
-    description = "Hybrid-LOS with the ECC processor (runtime extension/reduction commands)"
-    defaults = {**HybridLOS.defaults, **ECC_DEFAULTS}
+EASYE = elastic_variant(EASY, "EASY")
+LOSE = elastic_variant(LOS, "LOS")
+DelayedLOSE = elastic_variant(DelayedLOS, "Delayed-LOS")
+EASYDE = elastic_variant(EASYD, "EASY-D")
+LOSDE = elastic_variant(LOSD, "LOS-D")
+HybridLOSE = elastic_variant(HybridLOS, "Hybrid-LOS")

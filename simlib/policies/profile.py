@@ -23,7 +23,49 @@ from ..errors import SimulationError
 from ..platform import Platform
 
 
-class AvailabilityProfile:
+class _Steps:
+    """The breakpoint bookkeeping both profiles share.
+
+    A subclass keeps ``times`` and one list per step value, which
+    :meth:`_columns` returns, the one that tells steps apart first.
+    """
+
+    __slots__ = ()
+
+    def _columns(self) -> tuple[list, ...]:
+        raise NotImplementedError
+
+    def _split(self, t: float) -> int:
+        """Index of the breakpoint at ``t``, inserting one if needed."""
+        times = self.times
+        i = bisect.bisect_right(times, t) - 1
+        if times[i] == t:
+            return i
+        times.insert(i + 1, t)
+        for values in self._columns():
+            values.insert(i + 1, values[i])
+        return i + 1
+
+    def advance(self, now: float) -> None:
+        """Forget breakpoints before ``now`` (the value at ``now`` is kept)."""
+        times = self.times
+        i = bisect.bisect_right(times, now) - 1
+        if i > 0:
+            del times[:i]
+            for values in self._columns():
+                del values[:i]
+        times[0] = max(times[0], now)
+
+    def compact(self) -> None:
+        """Merge neighbouring steps with equal values (of the first column)."""
+        key = self._columns()[0]
+        keep = [0] + [k for k in range(1, len(key)) if key[k] != key[k - 1]]
+        # In place: the lists are the profile's own, whoever holds them.
+        for values in (self.times, *self._columns()):
+            values[:] = [values[k] for k in keep]
+
+
+class AvailabilityProfile(_Steps):
     """Free processors over time.
 
     Examples
@@ -43,15 +85,8 @@ class AvailabilityProfile:
         self.free = [total]
         self.total = total
 
-    def _split(self, t: float) -> int:
-        """Index of the breakpoint at ``t``, inserting one if needed."""
-        times = self.times
-        i = bisect.bisect_right(times, t) - 1
-        if times[i] == t:
-            return i
-        times.insert(i + 1, t)
-        self.free.insert(i + 1, self.free[i])
-        return i + 1
+    def _columns(self) -> tuple[list, ...]:
+        return (self.free,)
 
     def reserve(self, start: float, end: float, procs: int) -> None:
         """Take ``procs`` processors on ``[start, end)``."""
@@ -94,27 +129,9 @@ class AvailabilityProfile:
             start = times[i]
         return limit
 
-    def advance(self, now: float) -> None:
-        """Forget breakpoints before ``now`` (the value at ``now`` is kept)."""
-        times = self.times
-        i = bisect.bisect_right(times, now) - 1
-        if i > 0:
-            del times[:i]
-            del self.free[:i]
-        times[0] = max(times[0], now)
-
-    def compact(self) -> None:
-        """Merge neighbouring steps with equal free counts."""
-        times, free = self.times, self.free
-        nt, nf = [times[0]], [free[0]]
-        for t, f in zip(times[1:], free[1:]):
-            if f != nf[-1]:
-                nt.append(t)
-                nf.append(f)
-        self.times, self.free = nt, nf
 
 
-class PlacementProfile:
+class PlacementProfile(_Steps):
     """Free cores *with identity* over time.
 
     Step ``i`` holds on ``[times[i], times[i+1])``; ``masks[i]`` is the bit
@@ -162,16 +179,8 @@ class PlacementProfile:
         self.masks = [(1 << self.total) - 1]
         self.free = [self.total]
 
-    def _split(self, t: float) -> int:
-        """Index of the breakpoint at ``t``, inserting one if needed."""
-        times = self.times
-        i = bisect.bisect_right(times, t) - 1
-        if times[i] == t:
-            return i
-        times.insert(i + 1, t)
-        self.masks.insert(i + 1, self.masks[i])
-        self.free.insert(i + 1, self.free[i])
-        return i + 1
+    def _columns(self) -> tuple[list, ...]:
+        return (self.masks, self.free)
 
     def reserve(self, start: float, end: float, alloc: Allocation) -> None:
         """Take the cores of ``alloc`` on ``[start, end)``.
@@ -182,33 +191,36 @@ class PlacementProfile:
             If one of them is already taken at some time of the window (one
             ``&`` per step: cheap enough to check always).
         """
-        if end <= start:
-            return
-        i = self._split(start)
-        j = self._split(end)
-        m, n = alloc.mask, len(alloc)
-        masks, free = self.masks, self.free
-        for k in range(i, j):
-            if masks[k] & m != m:
-                raise SimulationError(f"reserving cores {ids_of(m & ~masks[k])} on "
-                                      f"[{start}, {end}): already taken at {self.times[k]}")
-            masks[k] ^= m
-            free[k] -= n
+        self._flip(start, end, alloc, taking=True)
 
     def release(self, start: float, end: float, alloc: Allocation) -> None:
-        """Give back the cores of ``alloc`` on ``[start, end)``."""
+        """Give back the cores of ``alloc`` on ``[start, end)``.
+
+        Raises
+        ------
+        SimulationError
+            If one of them is already free at some time of the window.
+        """
+        self._flip(start, end, alloc, taking=False)
+
+    def _flip(self, start: float, end: float, alloc: Allocation, taking: bool) -> None:
+        """Flip the cores of ``alloc`` on ``[start, end)``: all free before if ``taking``, else none."""
         if end <= start:
             return
         i = self._split(start)
         j = self._split(end)
         m, n = alloc.mask, len(alloc)
+        expected, n = (m, n) if taking else (0, -n)
         masks, free = self.masks, self.free
         for k in range(i, j):
-            if masks[k] & m:
-                raise SimulationError(f"releasing cores {ids_of(m & masks[k])} on "
-                                      f"[{start}, {end}): already free at {self.times[k]}")
-            masks[k] |= m
-            free[k] += n
+            # Reserving: the cores of m not free; releasing: those already free.
+            wrong = (masks[k] & m) ^ expected
+            if wrong:
+                raise SimulationError(f"{'reserving' if taking else 'releasing'} cores {ids_of(wrong)} "
+                                      f"on [{start}, {end}): already {'taken' if taking else 'free'} "
+                                      f"at {self.times[k]}")
+            masks[k] ^= m
+            free[k] -= n
 
     def hole(self, start: float, duration: float) -> int:
         """Bit mask of the cores free during all of ``[start, start+duration)``."""
@@ -271,24 +283,4 @@ class PlacementProfile:
             start = times[i]
         return limit, None
 
-    def advance(self, now: float) -> None:
-        """Forget breakpoints before ``now`` (the value at ``now`` is kept)."""
-        times = self.times
-        i = bisect.bisect_right(times, now) - 1
-        if i > 0:
-            del times[:i]
-            del self.masks[:i]
-            del self.free[:i]
-        times[0] = max(times[0], now)
-
-    def compact(self) -> None:
-        """Merge neighbouring steps with equal free sets."""
-        times, masks, free = self.times, self.masks, self.free
-        nt, nm, nf = [times[0]], [masks[0]], [free[0]]
-        for t, m, f in zip(times[1:], masks[1:], free[1:]):
-            if m != nm[-1]:
-                nt.append(t)
-                nm.append(m)
-                nf.append(f)
-        self.times, self.masks, self.free = nt, nm, nf
 

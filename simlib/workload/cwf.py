@@ -74,7 +74,7 @@ import pandas as pd
 
 from simlib.errors import TraceFormatError
 from simlib.workload import swf as _swf
-from simlib.workload.swf import SWF_DTYPES, SWF_FIELDS, UNSORTED_POLICIES, Workload
+from simlib.workload.swf import SWF_DTYPES, SWF_FIELDS, Workload
 
 __all__ = [
     "CWF_EXTRA_FIELDS", "CWF_FIELDS", "CWF_DTYPES", "SUBMISSION", "COMMAND_KINDS",
@@ -333,6 +333,9 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject",
              allow_empty: bool = False) -> Workload:
     """Read a CWF file, plain or gzip-compressed.
 
+    Reads as :func:`simlib.workload.swf.read_swf` does (same parameters), the
+    21 CWF fields and rules instead of SWF's.
+
     Parameters
     ----------
     path : str or path-like
@@ -341,8 +344,7 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject",
         Decreasing submit times: error naming the line, or sort all lines
         (jobs and commands) stably by submit time.
     allow_empty : bool, default False
-        Return an empty ``jobs`` for a file without job lines instead of
-        raising.
+        As in :func:`~simlib.workload.swf.read_swf`.
 
     Returns
     -------
@@ -363,16 +365,9 @@ def read_cwf(path: str | os.PathLike, *, unsorted: str = "reject",
     >>> w = read_cwf("workload.cwf")                     # doctest: +SKIP
     >>> jobs, commands = split_commands(w)               # doctest: +SKIP
     """
-    if unsorted not in UNSORTED_POLICIES:
-        raise ValueError(f"unsorted must be one of {UNSORTED_POLICIES}, got {unsorted!r}")
     path_str = str(path)
-    data = _swf._read_bytes(path_str)
-    header, body_start = _swf._split_header(data)
-    columns = _parse_body_fast(data[body_start:], unsorted)
-    if columns is None:
-        header, columns = _parse_lines(data, path_str, unsorted)
-    if not allow_empty and len(columns["job_id"]) == 0:
-        raise _swf._no_jobs(path_str, data, header)
+    header, columns = _swf._read_columns(path_str, unsorted, allow_empty, _parse_body_fast,
+                                         _parse_lines)
     return Workload(jobs=_frame(columns), header=header, path=path_str)
 
 

@@ -223,26 +223,36 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject",
     >>> len(w.jobs), max_procs(w)                           # doctest: +SKIP
     (28476, 100)
     """
-    if unsorted not in UNSORTED_POLICIES:
-        raise ValueError(
-            f"unsorted must be one of {UNSORTED_POLICIES}, got {unsorted!r}"
-        )
     path_str = str(path)
-    data = _read_bytes(path_str)
-    header, body_start = _split_header(data)
-    columns = _parse_body_fast(data[body_start:], unsorted)
-    if columns is None:
-        # Something is off (or merely unusual, e.g. huge integers): the slow
-        # path either raises the precise error or parses the file itself.
-        header, columns = _parse_lines(data, path_str, unsorted)
-    if not allow_empty and len(columns["job_id"]) == 0:
-        raise _no_jobs(path_str, data, header)
+    header, columns = _read_columns(path_str, unsorted, allow_empty, _parse_body_fast, _parse_lines)
     jobs = pd.DataFrame(columns, columns=list(SWF_FIELDS))
     if unsorted == "sort":
         order = np.argsort(jobs["submit_time"].to_numpy(), kind="stable")
         if np.any(order != np.arange(len(order))):
             jobs = jobs.take(order).reset_index(drop=True)
     return Workload(jobs=jobs, header=header, path=path_str)
+
+
+def _read_columns(path: str, unsorted: str, allow_empty: bool, parse_fast, parse_lines
+                  ) -> tuple[list[str], dict]:
+    """Header lines and parsed columns of a trace file (SWF and CWF alike).
+
+    ``parse_fast(body, unsorted)`` is the format's vectorised parse of the
+    job lines (None when anything is off), ``parse_lines(data, path,
+    unsorted)`` its line-by-line parse, returning ``(header, columns)``.
+    """
+    if unsorted not in UNSORTED_POLICIES:
+        raise ValueError(f"unsorted must be one of {UNSORTED_POLICIES}, got {unsorted!r}")
+    data = _read_bytes(path)
+    header, body_start = _split_header(data)
+    columns = parse_fast(data[body_start:], unsorted)
+    if columns is None:
+        # Something is off (or merely unusual, e.g. huge integers): the slow
+        # path either raises the precise error or parses the file itself.
+        header, columns = parse_lines(data, path, unsorted)
+    if not allow_empty and len(columns["job_id"]) == 0:
+        raise _no_jobs(path, data, header)
+    return header, columns
 
 
 def _read_bytes(path: str) -> bytes:

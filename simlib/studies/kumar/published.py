@@ -26,12 +26,9 @@ _HEADLINE_TABLES = ("IV", "V")
 
 
 def load_published(path) -> dict:
-    """Read ``config/published/kumar.yaml``, validated (schema, then :func:`check_published`).
+    """Read ``config/published/kumar.yaml``, checked by :data:`SCHEMA` and :func:`check_published`.
 
-    Raises
-    ------
-    ConfigError
-        Naming the file and the key that is missing or malformed.
+    See :func:`simlib.claims.read_published` (errors name the file and the key).
 
     Examples
     --------
@@ -39,9 +36,7 @@ def load_published(path) -> dict:
     >>> pub["tables"]["IV"]["values"]["los"]["mean_wait"]       # doctest: +SKIP
     31.88
     """
-    data = read_published(path, SCHEMA)
-    check_published(data, path)
-    return data
+    return read_published(path, SCHEMA, check_published)
 
 
 def check_published(data: Mapping, path) -> None:
@@ -55,7 +50,8 @@ def check_published(data: Mapping, path) -> None:
     Raises
     ------
     ConfigError
-        ``<path>: <key>: ...``.
+        ``<path>: <key>: ...`` naming an unregistered policy, or a headline number that
+        differs from its table's.
 
     Examples
     --------

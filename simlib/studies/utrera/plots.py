@@ -383,27 +383,13 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
     >>> p.stat().st_size > 0
     True
     """
-    names = list(orders)
-    cmap = matplotlib.colormaps["tab10"]
-    fig = new_figure(11.5, 3.8)
-    axes = fig.subplots(1, 2)
-    for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
-        d = _ratio_frame(traces, m, orders, orders[base])
-        groups = sorted(set(d["group"]))
-        # Linear: the orders differ by percents.
-        _grouped_bars(ax, d, groups, names, [cmap(i) for i in range(len(names))], names)
-        ax.axhline(1.0, color="k", lw=0.8)
-        lo = float(np.nanmin(d["mean"] - d["ci95"])) if len(d) else 0.9
-        ax.set_ylim(bottom=max(0.0, min(0.9, lo - 0.05)))
-        ax.set_title(f"{METRIC_LABELS[m]} / {base}-first's")
-        ax.set_ylabel(f"ratio to '{base}' (< 1: better)")
-    # Outside the axes: the bars fill them.
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="shrink/expand first", fontsize="small",
-               loc="outside right upper")
-    fig.suptitle("FCFS-malleable: candidate order for shrinking and expanding (paper: oldest is best)")
-    _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / base mean")
-    return save_figure(fig, out)
+    # Linear: the orders differ by percents.
+    return _ratio_figure(
+        traces, orders, orders[base], out, colormap="tab10", log=False,
+        title=f"{{metric}} / {base}-first's", ylabel=f"ratio to '{base}' (< 1: better)",
+        legend_title="shrink/expand first",
+        suptitle="FCFS-malleable: candidate order for shrinking and expanding (paper: oldest is best)",
+        footer=f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / base mean")
 
 
 def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, scale_label: str,
@@ -424,24 +410,43 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
     >>> p.stat().st_size > 0
     True
     """
-    names = list(readings)
-    cmap = matplotlib.colormaps["Set2"]
+    return _ratio_figure(
+        traces, readings, base_label, out, colormap="Set2", log=True,
+        title="{metric}: FCFS-malleable / EASY", ylabel="ratio (< 1: FCFS-malleable better)",
+        legend_title="time-model reading",
+        suptitle="How the reading of formulas 3-4 changes the comparison with EASY",
+        footer=f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / EASY")
+
+
+def _ratio_figure(traces, labels, base_label, out, *, colormap, log, title, ylabel, legend_title,
+                  suptitle, footer) -> Path:
+    """Average slowdown and response of each of ``labels`` over ``base_label``'s, per trace.
+
+    Two panels of grouped bars (:func:`_ratio_frame`), a line at 1 and the
+    legend outside. ``log``: a log axis when every ratio is positive; else a
+    linear axis from just below the lowest bar. ``title`` is formatted with
+    ``metric`` (the metric's label).
+    """
+    names = list(labels)
+    cmap = matplotlib.colormaps[colormap]
     fig = new_figure(11.5, 3.8)
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
-        d = _ratio_frame(traces, m, readings, base_label)
+        d = _ratio_frame(traces, m, labels, base_label)
         groups = sorted(set(d["group"]))
         _grouped_bars(ax, d, groups, names, [cmap(i) for i in range(len(names))], names,
-                      log=bool((d["mean"] > 0).all()))
+                      log=log and bool((d["mean"] > 0).all()))
         ax.axhline(1.0, color="k", lw=0.8)
-        ax.set_title(f"{METRIC_LABELS[m]}: FCFS-malleable / EASY")
-        ax.set_ylabel("ratio (< 1: FCFS-malleable better)")
+        if not log:
+            lo = float(np.nanmin(d["mean"] - d["ci95"])) if len(d) else 0.9
+            ax.set_ylim(bottom=max(0.0, min(0.9, lo - 0.05)))
+        ax.set_title(title.format(metric=METRIC_LABELS[m]))
+        ax.set_ylabel(ylabel)
     # Outside the axes: the bars fill them.
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="time-model reading", fontsize="small",
-               loc="outside right upper")
-    fig.suptitle("How the reading of formulas 3-4 changes the comparison with EASY")
-    _footer(fig, f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / EASY")
+    handles, texts = axes[0].get_legend_handles_labels()
+    fig.legend(handles, texts, title=legend_title, fontsize="small", loc="outside right upper")
+    fig.suptitle(suptitle)
+    _footer(fig, footer)
     return save_figure(fig, out)
 
 

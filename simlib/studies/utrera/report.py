@@ -57,12 +57,9 @@ SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
 
 
 def load_published(path) -> dict:
-    """Read ``config/published/utrera.yaml``, validated (schema, then :func:`check_published`).
+    """Read ``config/published/utrera.yaml``, checked by :data:`SCHEMA` and :func:`check_published`.
 
-    Raises
-    ------
-    ConfigError
-        Naming the file and the key that is missing or malformed.
+    See :func:`simlib.claims.read_published` (errors name the file and the key).
 
     Examples
     --------
@@ -70,9 +67,7 @@ def load_published(path) -> dict:
     >>> pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"]   # doctest: +SKIP
     1.47
     """
-    data = read_published(path, SCHEMA)
-    check_published(data, path)
-    return data
+    return read_published(path, SCHEMA, check_published)
 
 
 def check_published(data: Mapping, path) -> None:
@@ -81,7 +76,7 @@ def check_published(data: Mapping, path) -> None:
     Raises
     ------
     ConfigError
-        ``<path>: <key>: ...``.
+        ``<path>: <key>: ...`` naming a trace that Table 2 does not list.
 
     Examples
     --------
