@@ -103,7 +103,11 @@ def main(argv=None) -> int:
               "| jobs | sim s | µs per job |", "|---:|---:|---:|"]
     for r in scaling:
         lines.append(f"| {r['jobs']} | {r['sim_s']:.2f} | {1e6 * r['sim_s'] / r['jobs']:.1f} |")
-    Path(args.out).write_text("\n".join(lines) + "\n")
+    # Keep the sections other scripts write into this file (bench_simgrid.py).
+    out = Path(args.out)
+    old = out.read_text() if out.exists() else ""
+    kept = old[old.index("<!-- bench_simgrid: begin -->"):] if "<!-- bench_simgrid: begin -->" in old else ""
+    out.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
     print(f"wrote {args.out}")
     return 0
 

@@ -185,3 +185,18 @@ def test_same_inputs_same_schedule():
     runs = [simulate_simgrid(wl, make_policy("conservative", allocation="local"), net, task).jobs
             for _ in range(2)]
     pd.testing.assert_frame_equal(runs[0], runs[1])
+
+
+@pytest.mark.simgrid
+def test_killed_jobs_end_exactly_at_their_planned_end():
+    # Walltimes whose sum is not exact in binary: SimGrid's timer would end
+    # the job an ulp late, while conservative backfilling plans the cores free
+    # from start + walltime on; the next jobs reuse exactly those cores.
+    net = homogeneous(clusters=1, nodes=2, speed=1.0)
+    rows = [(1e6, 2, 0.1 + 0.2 * k) for k in range(1, 30)]
+    res = simulate_simgrid(workload(rows), make_policy("conservative", allocation="basic"), net,
+                           lambda job: ([job.work] * len(job.alloc), [0.0] * len(job.alloc) ** 2))
+    jobs = res.jobs
+    assert (jobs["final_state"] == "COMPLETED_WALLTIME_REACHED").all()
+    assert (jobs["finish_time"] == jobs["starting_time"] + jobs["requested_time"]).all()
+    assert (jobs["starting_time"].iloc[1:].to_numpy() == jobs["finish_time"].iloc[:-1].to_numpy()).all()

@@ -330,7 +330,13 @@ class SimGridExecution(ExecutionModel):
             elif horizon > now:
                 self._sem.acquire_timeout(horizon - now)
             self._settle()
-        return sg.Engine.clock if self._done else INF
+        if not self._done:
+            return INF
+        # A job killed at its walltime ends at exactly start + walltime, the
+        # instant the policy planned its cores free from; SimGrid's timer may
+        # fire an ulp either side of it.
+        killed = [job.start + job.requested_time for job in self._done if job.killed]
+        return min(killed) if killed else sg.Engine.clock
 
     def completions_at(self, now: float) -> list[Job]:
         # Deterministic order among simultaneous ends: job index.
