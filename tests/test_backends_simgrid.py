@@ -193,9 +193,10 @@ def test_killed_jobs_end_exactly_at_their_planned_end():
     # the job an ulp late, while conservative backfilling plans the cores free
     # from start + walltime on; the next jobs reuse exactly those cores.
     net = homogeneous(clusters=1, nodes=2, speed=1.0)
-    rows = [(1e6, 2, 0.1 + 0.2 * k) for k in range(1, 30)]
+    # The trace runtimes fit the walltimes; the tasks (1e6 s of flops) do not.
+    rows = [(0.1, 2, 0.1 + 0.2 * k) for k in range(1, 30)]
     res = simulate_simgrid(workload(rows), make_policy("conservative", allocation="basic"), net,
-                           lambda job: ([job.work] * len(job.alloc), [0.0] * len(job.alloc) ** 2))
+                           lambda job: ([1e6] * len(job.alloc), [0.0] * len(job.alloc) ** 2))
     jobs = res.jobs
     assert (jobs["final_state"] == "COMPLETED_WALLTIME_REACHED").all()
     assert (jobs["finish_time"] == jobs["starting_time"] + jobs["requested_time"]).all()

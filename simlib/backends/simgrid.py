@@ -43,6 +43,7 @@ Examples
 """
 from __future__ import annotations
 
+import heapq
 import math
 import multiprocessing
 import os
@@ -234,12 +235,19 @@ class SimGridExecution(ExecutionModel):
     """Jobs as SimGrid parallel tasks; must run inside a SimGrid actor.
 
     Each started job gets an actor (on its first host) that runs the job's
-    parallel task on its hosts and waits at most the walltime
-    ``job.requested_time``; past it the task is cancelled and the job is
-    marked killed. The actor then reports the job and wakes the scheduler
-    actor through a semaphore. :meth:`next_completion_time` blocks the
-    scheduler actor until a job ends or the simulator's horizon arrives, so
-    SimGrid's clock is the simulation's clock.
+    parallel task on its hosts; when the task completes, the actor reports
+    the job and wakes the scheduler actor through a semaphore.
+    :meth:`next_completion_time` blocks the scheduler actor until a job ends,
+    a walltime is reached or the simulator's horizon arrives, so SimGrid's
+    clock is the simulation's clock.
+
+    Walltimes are enforced here, by the scheduler actor, not by the job
+    actors' own timers: a job still running at ``start + requested_time``
+    (the instant the policy planned its nodes free from) is cancelled and
+    reported killed at exactly that instant. A timer in the job's actor
+    would fire in a later SimGrid scheduling round than the scheduler's own
+    wake-up at the same instant, and the policy would find the nodes still
+    taken.
 
     Only what paper D's policies do is supported: rigid jobs, started once.
     Resizing, rate changes and suspension raise :class:`SimulationError`.
@@ -258,7 +266,9 @@ class SimGridExecution(ExecutionModel):
         self.task = task
         self._sem = self.sg.Semaphore(0)
         self._done: list[Job] = []
-        self._live = 0
+        self._done_at = INF  # when the jobs in _done ended
+        self._running: dict[int, Any] = {}  # job idx -> its SimGrid activity (None until it starts)
+        self._walltimes: list[tuple[float, int]] = []  # heap of (start + walltime, idx)
 
     def attach(self, sim) -> None:
         super().attach(sim)
@@ -276,21 +286,24 @@ class SimGridExecution(ExecutionModel):
         if len(flops) != len(hosts) or len(nbytes) != len(hosts) ** 2:
             raise SimulationError(f"job {job.job_id}: task has {len(flops)} computation amounts "
                                   f"and {len(nbytes)} communication amounts for {len(hosts)} hosts")
-        self._live += 1
+        self._running[job.idx] = None
+        heapq.heappush(self._walltimes, (job.start + job.requested_time, job.idx))
         self.sg.Actor.create(f"job-{job.job_id}", hosts[0], self._execute, job, hosts,
                              list(map(float, flops)), list(map(float, nbytes)))
 
     def _execute(self, job: Job, hosts, flops, nbytes) -> None:
         sg = self.sg
         activity = sg.this_actor.exec_init(hosts, flops, nbytes)
+        self._running[job.idx] = activity
         activity.start()
         try:
-            activity.wait_for(job.requested_time)
-        except sg.TimeoutException:
-            activity.cancel()
-            job.killed = True
-        self._done.append(job)
-        self._sem.release()
+            activity.wait()
+        except sg.CancelException:
+            return  # killed at its walltime by the scheduler actor, which reported it
+        if job.idx in self._running:
+            del self._running[job.idx]
+            self._done.append(job)
+            self._sem.release()
 
     def _unsupported(self, job: Job, what: str) -> None:
         raise SimulationError(f"job {job.job_id}: the SimGrid backend runs rigid jobs; "
@@ -323,28 +336,48 @@ class SimGridExecution(ExecutionModel):
 
     def next_completion_time(self, horizon: float) -> float:
         sg = self.sg
-        if not self._done and self._live:
+        walltimes, running = self._walltimes, self._running
+        while walltimes and walltimes[0][1] not in running:
+            heapq.heappop(walltimes)  # that job already ended
+        deadline = walltimes[0][0] if walltimes else INF
+        if self._done:
+            # Already collected, not yet taken (the simulator's own event
+            # came first): the same answer again.
+            return self._done_at
+        if running:
+            until = min(horizon, deadline)
             now = sg.Engine.clock
-            if horizon == INF:
+            if until == INF:
                 self._sem.acquire()
-            elif horizon > now:
-                self._sem.acquire_timeout(horizon - now)
+            elif until > now:
+                self._sem.acquire_timeout(until - now)
             self._settle()
-        if not self._done:
-            return INF
-        # A job killed at its walltime ends at exactly start + walltime, the
-        # instant the policy planned its cores free from; SimGrid's timer may
-        # fire an ulp either side of it.
-        killed = [job.start + job.requested_time for job in self._done if job.killed]
-        return min(killed) if killed else sg.Engine.clock
+        if self._done:
+            self._done_at = sg.Engine.clock
+            return self._done_at
+        if deadline <= horizon and running:
+            # Walltime reached: cancel every job due now and report it killed
+            # at exactly its planned end.
+            while walltimes and walltimes[0][0] == deadline:
+                _, idx = heapq.heappop(walltimes)
+                activity = running.pop(idx, False)
+                if activity is False:
+                    continue
+                job = self.sim.jobs[idx]
+                if activity is not None:
+                    activity.cancel()
+                job.killed = True
+                self._done.append(job)
+            self._done_at = deadline
+            return deadline
+        return INF
 
     def completions_at(self, now: float) -> list[Job]:
         # Deterministic order among simultaneous ends: job index.
         done = sorted(self._done, key=lambda j: j.idx)
         self._done.clear()
-        self._live -= len(done)
         sem = self._sem
-        while not sem.would_block:  # one release per ended job
+        while not sem.would_block:  # one release per job its actor reported
             sem.acquire()
         return done
 
