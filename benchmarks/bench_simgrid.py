@@ -17,6 +17,7 @@ The table goes into the section of ``--out`` between the markers below
 from __future__ import annotations
 
 import argparse
+import os
 import platform as pyplatform
 import time
 from pathlib import Path
@@ -71,6 +72,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     args = ap.parse_args()
 
+    load_before = os.getloadavg()[0]
     wl, run, size = workload(args.jobs)
     net = network()
     rate_wl = Workload(wl.jobs.assign(run_time=run * F_COMP / SPEED)[list(SWF_FIELDS)])
@@ -108,7 +110,9 @@ def main() -> None:
         "`recompute=rebuild`, one SimGrid run per row (fork + SimGrid engine + scheduler, "
         f"best of {args.repeat}); *scheduler alone* is the same schedule under the rate "
         "model (F_comm = 0). Machine: "
-        f"{pyplatform.machine()}, Python {pyplatform.python_version()}, one core per run.",
+        f"{pyplatform.machine()}, Python {pyplatform.python_version()}, one core per run; "
+        f"load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end "
+        "(other work on the 2 cores inflates the times).",
         "",
         *table,
         "",
