@@ -100,9 +100,10 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     >>> from simlib.workload.swf import SWF_FIELDS, Workload
     >>> row = [1, 0, -1, -1, 4, -1, -1, 4, 20] + [-1] * 9
     >>> jobs_from_workload(Workload(pd.DataFrame([row], columns=SWF_FIELDS), path="w.swf"))
+    ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); clean the trace first
+    simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); clean ...
     """
     df = workload.jobs
     where = source or workload.path or "workload"

@@ -8,6 +8,9 @@
   ``../shared/traces``). Where there is none they are not collected, and
   the summary says why and how to run them -- except in CI (``CI=true``),
   where the logs must be there and a missing log fails the run.
+* Tests marked ``simgrid`` (paper D) need SimGrid's Python bindings: where
+  ``import simgrid`` fails they are skipped with the reason, except in CI,
+  where they fail.
 """
 from __future__ import annotations
 
@@ -39,7 +42,17 @@ def real_traces_dir() -> tuple[Path | None, str]:
 _NOT_RUN: list[str] = []
 
 
+def simgrid_missing() -> str | None:
+    """Why SimGrid's Python module cannot be used here, or None."""
+    try:
+        import simgrid  # noqa: F401
+    except ImportError as exc:
+        return f"SimGrid's Python bindings cannot be imported ({exc})"
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
+    _mark_simgrid(items)
     wanted = [it for it in items if it.get_closest_marker("real_traces")]
     if not wanted:
         return
@@ -54,6 +67,27 @@ def pytest_collection_modifyitems(config, items):
     items[:] = [it for it in items if not it.get_closest_marker("real_traces")]
     _NOT_RUN.append(f"{len(wanted)} test(s) marked real_traces (golden cubes on the real "
                     f"PWA logs) not run: {why}. Run them with SIMLIB_TRACES=DIR make test.")
+
+
+def _mark_simgrid(items) -> None:
+    """Skip (locally) or fail (CI) the tests marked ``simgrid`` when SimGrid is missing."""
+    wanted = [it for it in items if it.get_closest_marker("simgrid")]
+    why = simgrid_missing() if wanted else None
+    if why is None:
+        return
+    ci = os.environ.get("CI", "").lower() == "true"
+    for it in wanted:
+        if ci:
+            it.add_marker(pytest.mark.usefixtures("_fail_without_simgrid"))
+        else:
+            it.add_marker(pytest.mark.skip(
+                reason=f"{why}: install SimGrid 3.32's Python bindings (python3-simgrid) "
+                       "and put the module on PYTHONPATH"))
+
+
+@pytest.fixture
+def _fail_without_simgrid():
+    pytest.fail(f"CI=true but {simgrid_missing()}")
 
 
 @pytest.fixture

@@ -234,12 +234,22 @@ class SimGridExecution(ExecutionModel):
     """Jobs as SimGrid parallel tasks; must run inside a SimGrid actor.
 
     Each started job gets an actor (on its first host) that runs the job's
-    parallel task on its hosts and waits at most the walltime
-    ``job.requested_time``; past it the task is cancelled and the job is
-    marked killed. The actor then reports the job and wakes the scheduler
-    actor through a semaphore. :meth:`next_completion_time` blocks the
-    scheduler actor until a job ends or the simulator's horizon arrives, so
-    SimGrid's clock is the simulation's clock.
+    parallel task on its hosts; when the task ends, the actor reports the
+    job and wakes the scheduler actor through a semaphore.
+    :meth:`next_completion_time` blocks the scheduler actor until a job ends,
+    the simulator's horizon arrives or a running job reaches its walltime
+    (``job.requested_time`` after its start), so SimGrid's clock is the
+    simulation's clock.
+
+    Walltimes are enforced by the scheduler actor, not by each job's actor:
+    it wakes at the earliest end the engine expects (``job.estimated_end``),
+    cancels the tasks still running then and reports those jobs killed *at
+    that time*. A job's kill and a scheduler timer at the same instant (a
+    conservative reservation starting on the cores of a job reaching its
+    walltime) are then one round, whatever order SimGrid wakes actors in and
+    however its clock rounds ``now + (t - now)``; with a timeout in each
+    job's actor the timer could be served an ulp before the kill, on cores
+    still held.
 
     Only what paper D's policies do is supported: rigid jobs, started once.
     Resizing, rate changes and suspension raise :class:`SimulationError`.
@@ -259,6 +269,8 @@ class SimGridExecution(ExecutionModel):
         self._sem = self.sg.Semaphore(0)
         self._done: list[Job] = []
         self._live = 0
+        #: Task of each running job whose actor has not reported it, by job index.
+        self._running: dict[int, list] = {}
 
     def attach(self, sim) -> None:
         super().attach(sim)
@@ -277,6 +289,9 @@ class SimGridExecution(ExecutionModel):
             raise SimulationError(f"job {job.job_id}: task has {len(flops)} computation amounts "
                                   f"and {len(nbytes)} communication amounts for {len(hosts)} hosts")
         self._live += 1
+        # Registered now, not when the job's actor first runs: the scheduler
+        # actor computes its next wake-up before that.
+        self._running[job.idx] = [job, None]
         self.sg.Actor.create(f"job-{job.job_id}", hosts[0], self._execute, job, hosts,
                              list(map(float, flops)), list(map(float, nbytes)))
 
@@ -284,11 +299,13 @@ class SimGridExecution(ExecutionModel):
         sg = self.sg
         activity = sg.this_actor.exec_init(hosts, flops, nbytes)
         activity.start()
+        self._running[job.idx][1] = activity
         try:
-            activity.wait_for(job.requested_time)
-        except sg.TimeoutException:
-            activity.cancel()
-            job.killed = True
+            activity.wait()
+        except sg.CancelException:
+            return  # killed at its walltime: the scheduler actor reported it
+        if self._running.pop(job.idx, None) is None:
+            return  # ended the instant it was killed: reported once, killed
         self._done.append(job)
         self._sem.release()
 
@@ -321,16 +338,52 @@ class SimGridExecution(ExecutionModel):
             if len(self._done) == n:
                 return
 
+    def _sleep_until(self, target: float) -> None:
+        """Bring SimGrid's clock to ``target`` exactly (or past it).
+
+        ``now + (target - now)`` can round an ulp short of ``target``; a
+        second sleep from there is exact (the difference then is).
+        """
+        sg = self.sg
+        for _ in range(3):
+            if sg.Engine.clock >= target:
+                return
+            sg.this_actor.sleep_until(target)
+
+    def _kill_due(self, deadline: float) -> None:
+        """Cancel the tasks of the jobs whose walltime ends at or before ``deadline``."""
+        due = sorted((j.idx for j, _ in self._running.values() if j.estimated_end <= deadline))
+        for idx in due:
+            job, activity = self._running.pop(idx)
+            if activity is not None:  # (a walltime ends after the start: always)
+                activity.cancel()
+            job.killed = True
+            self._done.append(job)
+
     def next_completion_time(self, horizon: float) -> float:
         sg = self.sg
-        if not self._done and self._live:
-            now = sg.Engine.clock
-            if horizon == INF:
-                self._sem.acquire()
-            elif horizon > now:
-                self._sem.acquire_timeout(horizon - now)
-            self._settle()
-        return sg.Engine.clock if self._done else INF
+        if self._done or not self._live:
+            return sg.Engine.clock if self._done else INF
+        # The earliest walltime end the engine expects (its own sum, start +
+        # requested time, so the kill lands on the engine's estimated end).
+        deadline = min((j.estimated_end for j, _ in self._running.values()), default=INF)
+        target = min(horizon, deadline)
+        now = sg.Engine.clock
+        if target == INF:
+            self._sem.acquire()
+        elif target > now:
+            self._sem.acquire_timeout(target - now)
+            if not self._done:
+                self._sleep_until(target)
+        self._settle()
+        if self._done:
+            return sg.Engine.clock
+        if deadline <= target:
+            self._kill_due(deadline)
+            # The engine's time of the kill: its estimated end, even when
+            # SimGrid's clock went an ulp past it.
+            return min(sg.Engine.clock, deadline)
+        return INF
 
     def completions_at(self, now: float) -> list[Job]:
         # Deterministic order among simultaneous ends: job index.
