@@ -238,7 +238,10 @@ def readme_step(ctx) -> None:
     """
     p, inp = ctx.params, ctx.input
     out = Path(ctx.output.readme)
-    here = out.parent
+    arts = {Path(a["path"]).name: a for a in p["artifacts"]}
+    # Links are relative to the README's place among the artifacts (paths
+    # relative to the working directory), wherever the file is written.
+    here = Path(arts["README.md"]["path"]).parent
     pub = load_published(inp.published)
     claims = read_claims(inp.claims)
     counts = verdict_counts(claims["verdict"])
@@ -253,7 +256,6 @@ def readme_step(ctx) -> None:
                          f_comp=spec["task"]["f_comp"], f_comm=f_max,
                          self_communication=spec["task"]["self_communication"])
     bounds_md = markdown_table(bounds, integers=False, digits=3)
-    arts = {Path(a["path"]).name: a for a in p["artifacts"]}
     lines = [
         "# Paper D: contiguity and locality in conservative backfilling, timed by SimGrid",
         "",
