@@ -101,8 +101,10 @@ def test_smoke_and_default_grids():
      "config studies.dutot.heterogeneous.orderings[1]: unknown ordering 'o9'"),
     (lambda d: d["heterogeneous"].update(ordering_values={"o5": [1, 4]}),
      "config studies.dutot.heterogeneous.ordering_values.o5: index 4 is past set 'high'"),
-    (lambda d: d.update(recompute="sometimes"), "config studies.dutot.variants: conservative: "
-     "parameter recompute must be one of"),
+    (lambda d: d.update(recompute="sometimes"),
+     "config studies.dutot.recompute: 'sometimes' is not one of compress, rebuild"),
+    (lambda d: d.update(variants=["basic", "nearest"]),
+     "config studies.dutot.variants[1]: conservative: parameter allocation must be one of"),
 ])
 def test_config_errors_name_the_key(edit, message, no_simgrid_check):
     with pytest.raises(ConfigError) as err:

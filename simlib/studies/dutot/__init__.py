@@ -154,8 +154,10 @@ class Dutot(Study):
         pub, out = self.published, {}
         hom, het = self.spec["homogeneous"], self.spec["heterogeneous"]
         for model in self.models(scale):
-            source = ("§5.3 as printed (config/published/dutot.yaml); node speed: "
-                      f"{hom['printed_speed']}" if model == "printed" else
+            speed = ("Table 1's base cp" if hom["printed_speed"] == "table1_base"
+                     else f"{hom['printed_speed']} flop/s (grid)")
+            source = ("§5.3 as printed (config/published/dutot.yaml); node speed, not printed "
+                      f"there: {speed}" if model == "printed" else
                       "SimGrid's Griffon description (examples/platforms/griffon.xml, grid "
                       "homogeneous.griffon)")
             out[homogeneous_name(model)] = {
@@ -214,6 +216,7 @@ class Dutot(Study):
     def check(self) -> None:
         """What the schema cannot check, then SimGrid; ConfigError names the key."""
         from ...policies import make_policy
+        from ...policies.conservative import RECOMPUTE
         super().check()
         spec, where = self.spec, f"config studies.{self.key}"
         catalog = self.config["traces"]["catalog"]
@@ -223,11 +226,15 @@ class Dutot(Study):
         if not self.repo_path(spec["published"]).is_file():
             raise ConfigError(f"{where}.published: no such file {self.published_path}")
         pub = self.published
-        for v in self.variants:
+        recompute = spec.get("recompute", "rebuild")
+        if recompute not in RECOMPUTE:
+            raise ConfigError(f"{where}.recompute: {recompute!r} is not one of "
+                              f"{', '.join(RECOMPUTE)}")
+        for i, v in enumerate(self.variants):
             try:
                 make_policy("conservative", **self.policy_params(v))
             except ConfigError as exc:
-                raise ConfigError(f"{where}.variants: {exc}") from None
+                raise ConfigError(f"{where}.variants[{i}]: {exc}") from None
         wl = spec["workload"]
         if wl["runtime_min"] > wl["runtime_max"]:
             raise ConfigError(f"{where}.workload.runtime_min: {wl['runtime_min']} is above "

@@ -82,7 +82,9 @@ def aggregate(ctx, repo=None) -> None:
     """
     experiment, scale = ctx.wildcards["experiment"], ctx.wildcards["scale"]
     subtree = ctx.params["subtree"]
-    recs = records((json.loads(Path(p).read_text()) for p in ctx.input.summaries), experiment)
+    summaries = [json.loads(Path(p).read_text()) for p in ctx.input.summaries]
+    recs = records(summaries, experiment)
+    versions = sorted({s.get("simgrid_version", "unknown") for s in summaries})
     attrs = provenance(subtree, repo_dir=repo)
     attrs.update({
         "study": "dutot",
@@ -91,7 +93,8 @@ def aggregate(ctx, repo=None) -> None:
         "title": f"paper D (Dutot et al.), {experiment} experiment, {scale} scale",
         "config_subtree": json.dumps(subtree, sort_keys=True),
         "variants_order": ", ".join(ctx.params["variants"]),
-        "timing": "job durations from SimGrid 3.32 (ptask_L07 host model, flow-level network)",
+        "timing": "job durations from SimGrid (ptask_L07 host model, flow-level network)",
+        "simgrid_version": ", ".join(versions),
     })
     cube = build(recs, experiment, attrs)
     write_cube(cube, ctx.output.cube)

@@ -295,10 +295,18 @@ def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
 
 
 def _grid_text(runs: pd.DataFrame, jobs: int) -> str:
+    """The grid of some runs, e.g. ``2 seeds (0-1) x 6 F_comm values (0 to 3e+08) x 300 jobs``.
+
+    Examples
+    --------
+    >>> _grid_text(pd.DataFrame({"seed": [0, 0], "f_comm": [0.0, 2e8]}), 40)
+    '1 seed (0) x 2 F_comm values (0 to 2e+08) x 40 jobs'
+    """
     seeds = sorted(set(runs["seed"]))
     f = sorted(set(runs["f_comm"]))
-    return (f"{len(seeds)} seeds (0-{max(seeds)}) x {len(f)} F_comm values (0 to {max(f):.3g}) "
-            f"x {jobs} jobs")
+    which = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    return (f"{len(seeds)} seed{'s' if len(seeds) > 1 else ''} ({which}) x {len(f)} F_comm "
+            f"values (0 to {max(f):.3g}) x {jobs} jobs")
 
 
 # --------------------------------------------------------------------------

@@ -83,6 +83,63 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     return df
 
 
+def findings(bounds: pd.DataFrame, trends_hom: pd.DataFrame, trends_het: pd.DataFrame,
+             f_w: float) -> list[str]:
+    """What follows mechanically from the platforms and the runs, one bullet per reading.
+
+    Per platform group (each homogeneous model; the heterogeneous platforms):
+    what bounds a job alone in one cluster and split over two
+    (:func:`bottlenecks`), whether a job alone would reach its walltime,
+    and how many runs had jobs killed.
+
+    Examples
+    --------
+    >>> b = pd.DataFrame({"platform": ["hom-printed"] * 2, "placement": ["one cluster",
+    ...                   "two clusters"], "bound": [2e3, 2e3], "binding": ["private link"] * 2})
+    >>> t = pd.DataFrame({"model": ["printed"], "runs": [4], "runs_with_kills": [2],
+    ...                   "killed_share": [0.1]})
+    >>> het = pd.DataFrame(columns=["grouping", "runs", "runs_with_kills", "killed_share"])
+    >>> print(findings(b, t, het, 1000.0)[0])  # doctest: +NORMALIZE_WHITESPACE
+    - **homogeneous, printed model**: a job of the largest size alone is bound by its private
+      link in one cluster (2e+03 s per s of runtime) and private link split over two (2e+03);
+      above F_w = 1000, so such jobs reach their walltime; placement does not change its
+      duration, so the variants differ only in when jobs start. 2/4 runs had jobs killed
+      (10.0 % of the jobs).
+    """
+    out = []
+    groups = [(f"homogeneous, {m} model", bounds[bounds["platform"] == f"hom-{m}"],
+               trends_hom[trends_hom["model"] == m]) for m in dict.fromkeys(trends_hom["model"])]
+    groups.append(("heterogeneous platforms", bounds[bounds["platform"].str.startswith("het-")],
+                   trends_het[trends_het["grouping"] == "all"]))
+    for name, b, t in groups:
+        if b.empty or t.empty:
+            continue
+        parts = []
+        for placement, label in (("one cluster", "in one cluster"),
+                                 ("two clusters", "split over two")):
+            rows = b[b["placement"] == placement]
+            if rows.empty:
+                continue
+            bindings = ", ".join(sorted(set(rows["binding"])))
+            bound = (f"{rows['bound'].min():.3g}" if rows["bound"].nunique() == 1 else
+                     f"{rows['bound'].min():.3g}-{rows['bound'].max():.3g}")
+            parts.append((label, bindings, bound))
+        text = f"- **{name}**: a job of the largest size alone is bound by its " + " and ".join(
+            f"{bd} {lb} ({bo}{' s per s of runtime' if i == 0 else ''})"
+            for i, (lb, bd, bo) in enumerate(parts))
+        worst = b["bound"].max()
+        text += (f"; above F_w = {f_w:g}, so such jobs reach their walltime" if worst > f_w
+                 else f"; below F_w = {f_w:g}")
+        if set(b["binding"]) == {"private link"}:
+            text += ("; placement does not change its duration, so the variants differ only "
+                     "in when jobs start")
+        runs, kills = int(t["runs"].sum()), int(t["runs_with_kills"].sum())
+        share = float((t["killed_share"] * t["runs"]).sum() / max(runs, 1))
+        text += f". {kills}/{runs} runs had jobs killed ({100 * share:.1f} % of the jobs)."
+        out.append(text)
+    return out
+
+
 def _platform_table(descriptions: Sequence[Mapping]) -> str:
     rows = []
     for d in descriptions:
@@ -311,6 +368,10 @@ def readme_step(ctx) -> None:
         "locality only change when jobs start.",
         "",
         bounds_md,
+        "What follows for each reading:",
+        "",
+        *findings(bounds, trends_hom, trends_het, spec["workload"]["f_w"]),
+        "",
         "## Platforms",
         "",
         _platform_table(descriptions),

@@ -23,7 +23,7 @@ import time
 
 import pandas as pd
 
-from simlib.backends.simgrid import simulate_simgrid
+from simlib.backends.simgrid import require_simgrid, simulate_simgrid
 from simlib.io import write_csv, write_json
 from simlib.policies import make_policy
 from simlib.workload.swf import read_swf
@@ -89,7 +89,8 @@ def simulate_chunk(ctx) -> None:
     coordinates), ``policy`` and ``variants`` (variant -> the policy's
     parameters), ``f_comm`` (the values), ``f_comp``,
     ``self_communication``. Outputs ``summary`` (JSON: one record per
-    variant and F_comm value with :func:`run_metrics`) and ``jobs`` (every
+    variant and F_comm value with :func:`run_metrics`, and the SimGrid
+    version) and ``jobs`` (every
     run's job table, columns ``variant`` and ``f_comm`` first, gzip).
     """
     p, w = ctx.params, ctx.wildcards
@@ -119,7 +120,9 @@ def simulate_chunk(ctx) -> None:
     ctx.log.info("%d runs in %.1f s", len(runs), time.perf_counter() - t_all)
     write_csv(pd.concat(tables, ignore_index=True), ctx.output.jobs, index=False,
               lineterminator="\n", compression={"method": "gzip", "mtime": 0})
+    version = str(require_simgrid().simgrid_version)
     write_json({"platform": net.name, "seed": int(w["seed"]), "coords": p["coords"],
+                "simgrid_version": version,
                 "policy": p["policy"], "variants": p["variants"], "f_comp": p["f_comp"],
                 "self_communication": p["self_communication"], "runs": runs},
                ctx.output.summary)
