@@ -49,6 +49,12 @@ FIXTURE_TRACES = {
 }
 #: Jobs per fixture trace (the smoke scale keeps the first 1,500).
 FIXTURE_JOBS = 2200
+#: Paper D's log (file name, machine processors, jobs), made by
+#: :func:`synthetic_curie_swf`. Paper D needs SimGrid, so the fixture config
+#: leaves its study out (``studies.dutot.enabled: false``): the other papers'
+#: pipeline tests run without SimGrid, and tests/test_workflow_dutot.py
+#: enables it.
+FIXTURE_CURIE = ("CEA-Curie-2011-2.1-cln.swf.gz", 93312, 3000)
 #: Paper U's trace portions at smoke scale, inside the fixtures.
 FIXTURE_U_PORTION = {"first_job": 600, "jobs": 1000}
 
@@ -110,12 +116,55 @@ def synthetic_swf(n_jobs: int, machine_procs: int, seed: int, load: float = 0.8)
     return ("\n".join(lines) + "\n").encode()
 
 
+def synthetic_curie_swf(n_jobs: int, machine_procs: int, seed: int) -> bytes:
+    """SWF text of a synthetic stand-in for the CEA-Curie log (paper D).
+
+    What paper D's selection looks at, in known proportions: sizes 1-16
+    (powers of two mostly, about 60 %) and wider (up to 2,048), runtimes
+    log-uniform from 1 min to 1 day (about a third within 1-4 h), exactly
+    1 h and exactly 4 h for a few jobs (the bounds are inclusive), zero
+    runtimes (dropped by the cleaning) and jobs without a requested size
+    (field 8 = -1, the allocated size in field 5: the cleaning's
+    ``size_from_allocated`` rule). Requests 1-3 times the runtime plus a
+    minute (paper D's walltimes, max(request, 1000 x runtime), then come
+    from the runtime).
+
+    Examples
+    --------
+    >>> text = synthetic_curie_swf(40, 93312, seed=1)
+    >>> len([l for l in text.splitlines() if not l.startswith(b";")])
+    40
+    """
+    rng = np.random.default_rng(seed)
+    n = n_jobs
+    narrow = rng.random(n) < 0.6
+    size = np.where(narrow, rng.choice([1, 2, 4, 8, 16, 3, 12], n, p=[.3, .1, .2, .15, .2, .025, .025]),
+                    rng.choice([32, 64, 128, 256, 1024, 2048], n))
+    run = np.round(np.exp(rng.uniform(np.log(60), np.log(86400), n))).astype(np.int64)
+    run[rng.random(n) < 0.02] = 3600
+    run[rng.random(n) < 0.02] = 14400
+    run[rng.random(n) < 0.02] = 0
+    request = np.ceil(run * rng.uniform(1.0, 3.0, n) / 60).astype(np.int64) * 60 + 60
+    submit = np.cumsum(rng.integers(0, 120, n)).astype(np.int64)
+    requested = size.copy()
+    requested[rng.random(n) < 0.2] = -1
+    lines = ["; Version: 2.2", "; Computer: synthetic stand-in for CEA Curie",
+             f"; MaxJobs: {n}", f"; MaxRecords: {n}", f"; MaxProcs: {machine_procs}",
+             "; Note: synthetic fixture for simlib's pipeline tests (tests/helpers_pipeline.py)"]
+    for i in range(n):
+        lines.append(" ".join(str(v) for v in (
+            i + 1, submit[i], 0, run[i], size[i], -1, -1, requested[i], request[i], -1,
+            1, 1 + i % 5, 1, -1, 1, 1, -1, -1)))
+    return ("\n".join(lines) + "\n").encode()
+
+
 def build_fixture_traces(directory: Path) -> Path:
     """Write the fixture traces, their manifest and a config override.
 
     Returns the config file to pass with ``--configfile``: it sets
-    ``traces.source`` and ``traces.manifest`` to the fixtures and moves
-    paper U's smoke-scale portions inside them.
+    ``traces.source`` and ``traces.manifest`` to the fixtures, moves
+    paper U's smoke-scale portions inside them and leaves paper D (SimGrid)
+    out (see :data:`FIXTURE_CURIE`).
     """
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -127,6 +176,13 @@ def build_fixture_traces(directory: Path) -> Path:
         rows.append(dict(file=name, jobs_in_file=FIXTURE_JOBS, header_maxjobs=FIXTURE_JOBS,
                          maxprocs=procs, sha256_uncompressed=hashlib.sha256(text).hexdigest(),
                          bytes_gz=len(packed), source="tests/helpers_pipeline.py"))
+    name, procs, jobs = FIXTURE_CURIE
+    text = synthetic_curie_swf(jobs, procs, seed=2015)
+    packed = gzip.compress(text, mtime=0)
+    (directory / name).write_bytes(packed)
+    rows.append(dict(file=name, jobs_in_file=jobs, header_maxjobs=jobs, maxprocs=procs,
+                     sha256_uncompressed=hashlib.sha256(text).hexdigest(), bytes_gz=len(packed),
+                     source="tests/helpers_pipeline.py"))
     manifest = directory / "MANIFEST.tsv"
     with open(manifest, "w", newline="") as fh:
         w = csv.DictWriter(fh, MANIFEST_COLUMNS, delimiter="\t", lineterminator="\n")
@@ -142,6 +198,7 @@ def build_fixture_traces(directory: Path) -> Path:
           source: '{directory}'
           manifest: '{manifest}'
         studies:
+          dutot: {{enabled: false}}
           utrera:
             trace_portions:
         """) + portions + "\n")

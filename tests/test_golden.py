@@ -1,11 +1,12 @@
 """Golden cubes: the smoke pipeline on the real PWA traces reproduces the
 cubes committed in ``tests/golden/`` exactly (``simlib diff``, tolerance 0).
 
-Needs the real traces in a local directory (marker ``real_traces``): where
-there is none the test is not collected (the summary says so), except in
-CI, where it must run. When a change to the engine, a policy or a study
-changes the smoke results on purpose, regenerate the golden cubes with the
-pipeline, never by hand, and commit them with the change::
+Needs the real traces in a local directory (marker ``real_traces``) and
+SimGrid (marker ``simgrid``, paper D): where either is missing the test is
+not run (the summary says why), except in CI, where it must run. When a
+change to the engine, a policy or a study changes the smoke results on
+purpose, regenerate the golden cubes with the pipeline, never by hand, and
+commit them with the change::
 
     make smoke && cp build/smoke/results/*.smoke.nc tests/golden/
 """
@@ -19,7 +20,8 @@ import pytest
 
 from helpers_pipeline import REPO, snakemake
 
-pytestmark = [pytest.mark.pipeline, pytest.mark.real_traces]
+# The smoke pipeline includes paper D, whose runs need SimGrid.
+pytestmark = [pytest.mark.pipeline, pytest.mark.real_traces, pytest.mark.simgrid]
 
 GOLDEN = REPO / "tests" / "golden"
 SIMLIB = Path(sys.executable).with_name("simlib")

@@ -11,6 +11,7 @@ baseline   FCFS / EASY / conservative on real traces    :mod:`.baseline`
 kumar      paper K, Section V and every K artifact      :mod:`.kumar.study`
 kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.kumar.fig1`
 utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
+dutot      paper D: contiguity and locality, SimGrid    :mod:`.dutot`
 ========== ============================================ ==========================
 """
 from .base import (
@@ -25,11 +26,12 @@ from .base import (
                    register_study,
 )
 from .baseline import Baseline
+from .dutot import Dutot
 from .kumar.fig1 import KumarFig1
 from .kumar.study import Kumar
 from .trace_sweep import TraceSweep
 from .utrera import Utrera
 
-__all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Files", "Kumar", "KumarFig1", "Step",
+__all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Dutot", "Files", "Kumar", "KumarFig1", "Step",
            "StepContext", "Study", "TraceSweep", "Utrera", "enabled_studies", "load_study",
            "register_study"]

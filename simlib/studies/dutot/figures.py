@@ -1,0 +1,403 @@
+"""Paper D's figures and tables (steps ``dutot_figures_*``).
+
+* Fig. 1 (:func:`homogeneous_step`): makespan vs F_comm on the homogeneous
+  platform, one panel per variant, one point per run, the least-squares
+  trend line; one figure per reading of the platform (*model*).
+* Fig. 3 (:func:`heterogeneous_step`): the same on the heterogeneous
+  platforms, both sets together as the paper plots them, then split by set
+  and by ordering (one colour and trend per group).
+* Fig. 2 substitute and Table 1 (:func:`platforms_step`): our platforms
+  drawn from their descriptions (nodes coloured by speed, switch and
+  backbone bandwidths written), Table 1 with the absolute values.
+
+Points of runs in which jobs were killed at their walltime are crosses.
+Every figure states the scale and the grid; the trend tables hold the
+numbers behind the trend lines (:func:`simlib.studies.dutot.report.trends_frame`).
+Rendering goes through a private Agg figure with pinned metadata
+(:func:`simlib.figures.common.save_figure`): reruns give identical files.
+"""
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.patches import Rectangle
+
+from simlib.cube import read_cube
+from simlib.figures.common import new_figure, save_figure, time_unit
+from simlib.io import write_csv, write_text
+from simlib.markdown import markdown_table
+
+from .platforms import FIELDS, from_description, table1_frame
+from .published import load_published
+from .report import fit_trend, runs_frame, trends_frame
+
+__all__ = ["VARIANT_LABELS", "variant_label", "picks_note", "format_rate", "format_latency",
+           "plot_scatter", "draw_platforms", "trends_markdown", "table1_markdown",
+           "homogeneous_step", "heterogeneous_step", "platforms_step"]
+
+#: The paper's names of the variants.
+VARIANT_LABELS = {"basic": "basic", "best_effort_contiguous": "best effort contiguous",
+                  "best_effort_local": "best effort local", "contiguous": "contiguous",
+                  "local": "local"}
+_VARIANT_COLORS = {"basic": "tab:red", "best_effort_contiguous": "tab:orange",
+                   "best_effort_local": "tab:olive", "contiguous": "tab:blue", "local": "tab:green"}
+#: F_comm is shown in units of 1e7 (the homogeneous experiment's step).
+F_UNIT = 1e7
+
+
+def variant_label(variant: str) -> str:
+    """The paper's name of a variant.
+
+    Examples
+    --------
+    >>> variant_label("best_effort_local")
+    'best effort local'
+    """
+    return VARIANT_LABELS.get(variant, variant)
+
+
+def picks_note(jobs: int) -> str:
+    """What every figure says about the workloads.
+
+    Examples
+    --------
+    >>> picks_note(300)[:33]
+    'Workloads: 300 jobs per seed from'
+    """
+    return (f"Workloads: {jobs} jobs per seed from the cleaned CEA-Curie log (size <= 16, "
+            "1 h <= runtime <= 4 h), released at 0; the paper's own picks cannot be recovered.")
+
+
+def format_rate(bytes_per_s: float) -> str:
+    """A bandwidth in B/s as text with a decimal prefix.
+
+    Examples
+    --------
+    >>> format_rate(1.25e9), format_rate(1.25e6), format_rate(5e9)
+    ('1.25 GB/s', '1.25 MB/s', '5 GB/s')
+    """
+    for factor, unit in ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")):
+        if bytes_per_s >= factor:
+            return f"{bytes_per_s / factor:.3g} {unit}"
+    return f"{bytes_per_s:.3g} B/s"
+
+
+def format_latency(seconds: float) -> str:
+    """A latency as text.
+
+    Examples
+    --------
+    >>> format_latency(24e-9), format_latency(24e-6), format_latency(0.0)
+    ('24 ns', '24 us', '0 s')
+    """
+    if seconds == 0:
+        return "0 s"
+    for factor, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if seconds >= factor:
+            return f"{seconds / factor:.3g} {unit}"
+    return f"{seconds:.3g} s"
+
+
+# --------------------------------------------------------------------------
+# scatter figures (Figs. 1 and 3)
+# --------------------------------------------------------------------------
+def plot_scatter(runs: pd.DataFrame, variants: Sequence[str], out, *, title: str, note: str,
+                 group: str | None = None) -> None:
+    """Makespan vs F_comm, one panel per variant, one point per run, trend lines.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        :func:`~simlib.studies.dutot.report.runs_frame` rows (``variant``,
+        ``f_comm``, ``makespan``, ``jobs_killed``; ``group`` if given).
+    variants : sequence of str
+        Panels, in order (the paper's: basic first).
+    out : path
+        PNG or SVG.
+    title, note : str
+        Heading lines (the note says the scale, the grid, the picks).
+    group : str, optional
+        A column: one colour and one trend line per value (sets, orderings);
+        else one colour per variant and one trend.
+
+    A last panel overlays every variant's trend (or, with ``group``, the
+    groups' trends of every variant, dashed per group).
+    """
+    factor, unit = time_unit(runs["makespan"])
+    fig = new_figure(13.5, 8.0)
+    axes = fig.subplots(2, 3, sharex=True, sharey=True)
+    groups = sorted(set(runs[group])) if group else [None]
+    cmap = matplotlib.colormaps["tab10"]
+    gcolor = {g: cmap(i % 10) for i, g in enumerate(groups)}
+    styles = ["-", "--", ":", "-."]
+    xmax = float(runs["f_comm"].max()) / F_UNIT if len(runs) else 1.0
+    xs = np.linspace(0.0, xmax, 2)
+    overlay = axes.flat[len(variants)] if len(variants) < 6 else None
+    for ax, variant in zip(axes.flat, variants):
+        vrows = runs[runs["variant"] == variant]
+        for i, g in enumerate(groups):
+            rows = vrows if g is None else vrows[vrows[group] == g]
+            if rows.empty:
+                continue
+            color = _VARIANT_COLORS.get(variant, "tab:gray") if g is None else gcolor[g]
+            x = rows["f_comm"].to_numpy() / F_UNIT
+            y = rows["makespan"].to_numpy() / factor
+            killed = rows["jobs_killed"].to_numpy() > 0
+            label = None if g is None else f"{group} {g}"
+            ax.scatter(x[~killed], y[~killed], s=12, alpha=0.55, color=color, marker="o",
+                       linewidths=0, label=label)
+            if killed.any():
+                ax.scatter(x[killed], y[killed], s=16, alpha=0.7, color=color, marker="x",
+                           linewidths=0.9)
+            t = fit_trend(x, y)
+            if np.isfinite(t["slope"]):
+                ax.plot(xs, t["intercept"] + t["slope"] * xs, color=color, lw=1.4)
+                if overlay is not None:
+                    ls = "-" if g is None else styles[i % len(styles)]
+                    ov_label = variant_label(variant) if g is None or i == 0 else None
+                    overlay.plot(xs, t["intercept"] + t["slope"] * xs,
+                                 color=_VARIANT_COLORS.get(variant, "tab:gray"), ls=ls, lw=1.4,
+                                 label=ov_label)
+        ax.set_title(variant_label(variant))
+        ax.grid(alpha=0.3)
+        if group:
+            ax.legend(fontsize=7, loc="upper left")
+    if overlay is not None:
+        overlay.set_title("trend lines of every variant")
+        overlay.grid(alpha=0.3)
+        if group:
+            for i, g in enumerate(groups):
+                overlay.plot([], [], color="k", ls=styles[i % len(styles)], label=f"{group} {g}")
+        overlay.scatter([], [], marker="x", color="k", label="run with jobs killed at walltime")
+        overlay.legend(fontsize=7, loc="upper left")
+    for ax in axes.flat[len(variants) + (overlay is not None):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel(f"F_comm (x {F_UNIT:.0e} B per pair per s of runtime)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"makespan C_max ({unit})")
+    fig.suptitle(_wrap(title, note), fontsize=9)
+    save_figure(fig, out)
+
+
+def _wrap(*parts: str, width: int = 180) -> str:
+    """Heading lines that fit the figure's width."""
+    return "\n".join(textwrap.fill(p, width) for p in parts)
+
+
+# --------------------------------------------------------------------------
+# platforms (Fig. 2 substitute) and Table 1
+# --------------------------------------------------------------------------
+def draw_platforms(descriptions: Sequence[Mapping], out, *, title: str) -> None:
+    """One row per platform: its clusters as groups of nodes coloured by speed.
+
+    Under each cluster: its Table 1 name (or index) and its switch's
+    bandwidth; beside each row: the private links and the main switch.
+    Node ids run left to right, cluster after cluster.
+    """
+    n = len(descriptions)
+    fig = new_figure(14.0, 0.95 * n + 1.6)
+    ax = fig.subplots()
+    speeds = [c["speed"] for d in descriptions for c in d["clusters"]]
+    norm = matplotlib.colors.Normalize(vmin=min(speeds) / 1e3, vmax=max(speeds) / 1e3)
+    cmap = matplotlib.colormaps["viridis"]
+    width, gap, per_row = 4.0, 0.6, 8
+    xmax = 0.0
+    for i, d in enumerate(descriptions):
+        y0 = (n - 1 - i) * 1.4
+        for k, c in enumerate(d["clusters"]):
+            x0 = k * (width + gap)
+            ax.add_patch(Rectangle((x0 - 0.1, y0 - 0.05), width + 0.2, 0.85, fill=False, lw=0.8))
+            cols = min(per_row, c["nodes"])
+            rows = -(-c["nodes"] // cols)
+            size = width / cols
+            for j in range(c["nodes"]):
+                r, q = divmod(j, cols)
+                ax.add_patch(Rectangle((x0 + q * size + 0.04, y0 + 0.75 - (r + 1) * 0.75 / rows
+                                        + 0.03), size - 0.08, 0.75 / rows - 0.06,
+                                       color=cmap(norm(c["speed"] / 1e3)), lw=0))
+            # Homogeneous clusters have no Table 1 name: their position.
+            label = f"#{k}" if d["name"].startswith("hom-") else c["name"]
+            ax.text(x0 + width / 2, y0 - 0.12, f"{label}  switch {format_rate(c['switch_bw'])}",
+                    ha="center", va="top", fontsize=6.5)
+            xmax = max(xmax, x0 + width)
+        links = {(c["bw"], c["lat"]) for c in d["clusters"]}
+        link_text = "; ".join(f"{format_rate(bw)}, {format_latency(lat)}" for bw, lat in sorted(links))
+        ax.text(-0.4, y0 + 0.4, d["name"], ha="right", va="center", fontsize=8, weight="bold")
+        ax.text(xmax + 0.4, y0 + 0.55, f"private links {link_text}", ha="left", va="center",
+                fontsize=7)
+        ax.text(xmax + 0.4, y0 + 0.2, f"main switch {format_rate(d['backbone_bw'])}, "
+                f"{format_latency(d['backbone_lat'])}", ha="left", va="center", fontsize=7)
+    ax.set_xlim(-5.0, xmax + 8.0)
+    ax.set_ylim(-0.6, (n - 1) * 1.4 + 1.0)
+    ax.axis("off")
+    sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
+    fig.colorbar(sm, ax=ax, shrink=0.6, pad=0.01, label="node speed (kflop/s)")
+    ax.set_title(_wrap(title, width=170), fontsize=9)
+    save_figure(fig, out)
+
+
+def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
+    """Table 1 (multipliers and absolute values) as a frame and Markdown.
+
+    Examples
+    --------
+    >>> pub = {"heterogeneous": {"source": "Table 1", "base": {"switch_bw": 1.25e9,
+    ...        "switch_lat": 0.0, "speed": 286.097e3, "bw": 1.25e9, "lat": 24e-9},
+    ...        "multipliers": {"values": {"c1": {"switch_bw": 2, "switch_lat": 0, "speed": 1,
+    ...        "bw": 1, "lat": 1}}}, "sets": {"values": {"high": ["c1"]}}}}
+    >>> frame, md = table1_markdown(pub)
+    >>> frame["switch_bw"].tolist(), "| c1 | high |" in md
+    ([2500000000.0], True)
+    """
+    frame = table1_frame(published)
+    base = published["heterogeneous"]["base"]
+    shown = pd.DataFrame({
+        "c": frame["cluster"], "set": frame["set"],
+        **{f"{f} (x)": frame[f"{f}_factor"] for f in FIELDS},
+        "bw_s": frame["switch_bw"].map(format_rate), "lat_s": frame["switch_lat"].map(format_latency),
+        "cp (kflop/s)": frame["speed"] / 1e3, "bw": frame["bw"].map(format_rate),
+        "lat": frame["lat"].map(format_latency)})
+    headers = {"switch_bw (x)": "bw_s (x)", "switch_lat (x)": "lat_s (x)",
+               "speed (x)": "cp (x)", "bw (x)": "bw (x)", "lat (x)": "lat (x)"}
+    md = (f"# Table 1: the clusters of the heterogeneous platforms\n\n"
+          f"Source: {published['heterogeneous'].get('source', 'Table 1')} (config/published/"
+          "dutot.yaml). Multipliers (x) of the base cluster b as printed, then the absolute "
+          f"values they give. Base b: bw_s = {format_rate(base['switch_bw'])} (10 Gbit/s), "
+          f"lat_s = {format_latency(base['switch_lat'])}, cp = {base['speed'] / 1e3:g} kflop/s, "
+          f"bw = {format_rate(base['bw'])} (10 Gbit/s), lat = {format_latency(base['lat'])}. "
+          "Sets: high (c1, c2, c3: the highly heterogeneous experiment), low (c4, c5, c6).\n\n"
+          + markdown_table(shown, headers=headers, integers=False, digits=4))
+    return frame, md
+
+
+def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
+    """A trends table (:func:`~simlib.studies.dutot.report.trends_frame`) in readable units.
+
+    Makespans in hours, slopes in hours per 1e8 of F_comm, shares in percent.
+    """
+    shown = trends[list(keys)].copy()
+    if "variant" in shown:
+        shown["variant"] = shown["variant"].map(variant_label)
+    shown["mean makespan (h)"] = trends["mean_makespan"] / 3600
+    shown["slope (h per 1e8)"] = trends["slope"] * 1e8 / 3600
+    shown["intercept (h)"] = trends["intercept"] / 3600
+    shown["residual SD (h)"] = trends["resid_sd"] / 3600
+    shown["residual SD / mean (%)"] = 100 * trends["resid_sd_rel"]
+    shown["runs"] = trends["runs"]
+    shown["runs with kills"] = trends["runs_with_kills"]
+    shown["jobs killed (%)"] = 100 * trends["killed_share"]
+    return markdown_table(shown, integers=False, digits=4)
+
+
+def _grid_text(runs: pd.DataFrame, jobs: int) -> str:
+    """The grid of some runs, e.g. ``2 seeds (0-1) x 6 F_comm values (0 to 3e+08) x 300 jobs``.
+
+    Examples
+    --------
+    >>> _grid_text(pd.DataFrame({"seed": [0, 0], "f_comm": [0.0, 2e8]}), 40)
+    '1 seed (0) x 2 F_comm values (0 to 2e+08) x 40 jobs'
+    """
+    seeds = sorted(set(runs["seed"]))
+    f = sorted(set(runs["f_comm"]))
+    which = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
+    return (f"{len(seeds)} seed{'s' if len(seeds) > 1 else ''} ({which}) x {len(f)} F_comm "
+            f"values (0 to {max(f):.3g}) x {jobs} jobs")
+
+
+# --------------------------------------------------------------------------
+# steps
+# --------------------------------------------------------------------------
+def homogeneous_step(ctx) -> None:
+    """Step ``dutot_figures_homogeneous``: Fig. 1 per model and the trends table."""
+    p, out = ctx.params, ctx.output
+    runs = runs_frame(read_cube(ctx.input.cube))
+    variants = [v for v in p["variants"] if v in set(runs["variant"])]
+    for model in p["models"]:
+        mine = runs[runs["model"] == model]
+        plot_scatter(mine, variants, out[f"fig1_{model}"],
+                     title=(f"Paper D, Fig. 1 ({model} model of §5.3's homogeneous platform): "
+                            f"makespan vs F_comm, {p['scale']} scale, "
+                            f"{_grid_text(mine, p['jobs'])}"),
+                     note=picks_note(p["jobs"]) + " Lines: least-squares trends; x: runs with "
+                     "jobs killed at their walltime.")
+        ctx.log.info("Fig. 1, %s model: %d runs", model, len(mine))
+    # The printed reading first, as everywhere.
+    order = {m: i for i, m in enumerate(p["models"])}
+    trends = trends_frame(runs.sort_values("model", key=lambda s: s.map(order), kind="stable"),
+                          ["model", "variant"])
+    write_csv(trends, out.trends_csv, index=False, lineterminator="\n")
+    write_text(out.trends_md, (
+        f"# Homogeneous experiment (§5.3): trends per model and variant ({p['scale']} scale)\n\n"
+        f"Least-squares line of makespan vs F_comm over every run of a model and variant "
+        f"({_grid_text(runs, p['jobs'])}); residual SD around it (our measure of stability); "
+        "runs in which jobs were killed at their walltime and the share of jobs killed. "
+        f"{picks_note(p['jobs'])}\n\n" + trends_markdown(trends, ["model", "variant"])))
+
+
+def heterogeneous_step(ctx) -> None:
+    """Step ``dutot_figures_heterogeneous``: Fig. 3, by set, by ordering, and the trends table."""
+    p, out = ctx.params, ctx.output
+    runs = runs_frame(read_cube(ctx.input.cube))
+    variants = [v for v in p["variants"] if v in set(runs["variant"])]
+    grid = _grid_text(runs, p["jobs"])
+    n_plat = runs[["set", "ordering"]].drop_duplicates().shape[0]
+    head = (f"heterogeneous platforms (§5.4), {n_plat} platforms, {p['scale']} scale, {grid}")
+    note = picks_note(p["jobs"]) + " x: runs with jobs killed at their walltime."
+    plot_scatter(runs, variants, out.fig3, title=f"Paper D, Fig. 3: makespan vs F_comm on the "
+                 f"{head}; both sets together", note=note)
+    plot_scatter(runs, variants, out.fig3_by_set, title=f"Paper D, Fig. 3 by set of clusters: "
+                 f"{head}", note=note, group="set")
+    plot_scatter(runs, variants, out.fig3_by_ordering, title=f"Paper D, Fig. 3 by cluster "
+                 f"ordering: {head}", note=note, group="ordering")
+    parts = [trends_frame(runs, ["variant"]).assign(grouping="all", group="both sets"),
+             trends_frame(runs, ["set", "variant"]).rename(columns={"set": "group"})
+             .assign(grouping="set"),
+             trends_frame(runs, ["ordering", "variant"]).rename(columns={"ordering": "group"})
+             .assign(grouping="ordering")]
+    trends = pd.concat(parts, ignore_index=True)
+    trends = trends[["grouping", "group", *[c for c in trends.columns
+                                             if c not in ("grouping", "group")]]]
+    write_csv(trends, out.trends_csv, index=False, lineterminator="\n")
+    md = [f"# Heterogeneous experiments (§5.4): trends ({p['scale']} scale)\n",
+          f"Least-squares line of makespan vs F_comm per variant over the runs of the "
+          f"{n_plat} platforms ({grid}), then per set and per ordering; residual SD around "
+          f"each line. {picks_note(p['jobs'])}\n"]
+    for grouping, title in (("all", "Both sets together (Fig. 3)"), ("set", "Per set"),
+                            ("ordering", "Per ordering")):
+        md += [f"## {title}\n", trends_markdown(trends[trends["grouping"] == grouping],
+                                                ["group", "variant"])]
+    write_text(out.trends_md, "\n".join(md))
+    ctx.log.info("Fig. 3: %d runs on %d platforms", len(runs), n_plat)
+
+
+def platforms_step(ctx) -> None:
+    """Step ``dutot_figures_platforms``: the platforms' SimGrid files and drawing, and Table 1.
+
+    Parameters ``platforms`` (name -> description,
+    :func:`simlib.studies.dutot.platforms.describe`) and ``sources``; input
+    ``published``. Outputs ``drawing``, ``table1_md``, ``table1_csv`` and
+    ``xml_<name>`` per platform (dashes as underscores).
+    """
+    out, p = ctx.output, ctx.params
+    descriptions = list(p["platforms"].values())
+    for name, d in p["platforms"].items():
+        lines = from_description(d).to_xml().splitlines()
+        # Where the numbers come from, after the <platform> line ("--" may
+        # not appear inside an XML comment).
+        source = p["sources"][name].replace("--", "-")
+        write_text(out[f"xml_{name.replace('-', '_')}"],
+                   "\n".join([*lines[:3], f"  <!-- source: {source} -->", *lines[3:]]) + "\n")
+    draw_platforms(descriptions, out.drawing, title=(
+        "Paper D's platforms as simulated (Fig. 2 substitute: our platforms, not Grid'5000 "
+        "Grenoble): 8 clusters of 16 nodes each, node ids left to right; nodes coloured by "
+        "speed; under each cluster its Table 1 name and switch bandwidth"))
+    published = load_published(ctx.input.published)
+    frame, md = table1_markdown(published)
+    write_csv(frame, out.table1_csv, index=False, lineterminator="\n")
+    write_text(out.table1_md, md)
+    ctx.log.info("drew %d platforms; Table 1: %d clusters", len(descriptions), len(frame))

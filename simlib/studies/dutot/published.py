@@ -1,0 +1,73 @@
+"""Paper D's published parameters and claims: reading ``config/published/dutot.yaml``.
+
+The paper prints no result numbers; the file holds its claims (with where
+in the paper) and the platform, workload and experiment parameters it
+prints, each block with its source. The structure and types are the JSON
+schema ``published.schema.json`` beside this module (:data:`SCHEMA`),
+validated by :func:`simlib.claims.read_published`; :func:`check_published`
+adds what a schema cannot say.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from simlib.claims import read_published
+from simlib.errors import ConfigError
+
+__all__ = ["SCHEMA", "load_published", "check_published"]
+
+#: JSON schema of the file.
+SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
+
+
+def load_published(path) -> dict:
+    """Read ``config/published/dutot.yaml``, validated (schema, then :func:`check_published`).
+
+    Raises
+    ------
+    ConfigError
+        Naming the file and the key that is missing or malformed.
+
+    Examples
+    --------
+    >>> pub = load_published("config/published/dutot.yaml")     # doctest: +SKIP
+    >>> pub["heterogeneous"]["multipliers"]["values"]["c3"]["speed"]  # doctest: +SKIP
+    2.94
+    """
+    data = read_published(path, SCHEMA)
+    check_published(data, path)
+    return data
+
+
+def check_published(data: Mapping, path) -> None:
+    """Sets name Table 1 clusters; every ordering indexes into every set; sizes agree.
+
+    Raises
+    ------
+    ConfigError
+        ``<path>: <key>: ...``.
+
+    Examples
+    --------
+    >>> het = {"multipliers": {"values": {"c1": {}}}, "sets": {"values": {"high": ["c1", "c9"]}},
+    ...        "orderings": {"values": {}}}
+    >>> check_published({"heterogeneous": het}, "d.yaml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: d.yaml: heterogeneous.sets.values.high[1]: 'c9' is not a cluster ...
+    """
+    het = data["heterogeneous"]
+    clusters = het["multipliers"]["values"]
+    for name, members in het["sets"]["values"].items():
+        for i, c in enumerate(members):
+            if c not in clusters:
+                raise ConfigError(f"{path}: heterogeneous.sets.values.{name}[{i}]: {c!r} is not a "
+                                  f"cluster of Table 1 (heterogeneous.multipliers.values: "
+                                  f"{', '.join(clusters)})")
+    smallest = min((len(m) for m in het["sets"]["values"].values()), default=0)
+    for name, indices in het["orderings"]["values"].items():
+        for i, k in enumerate(indices):
+            if k > smallest:
+                raise ConfigError(f"{path}: heterogeneous.orderings.values.{name}[{i}]: index {k} "
+                                  f"is past the smallest set ({smallest} clusters)")

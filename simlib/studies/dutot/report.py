@@ -1,0 +1,518 @@
+"""Paper D's trends and claims (step ``dutot_claims``; used by the figures and README).
+
+* :func:`runs_frame` -- a cube as one row per run;
+* :func:`fit_trend` / :func:`trends_frame` -- the least-squares linear
+  trend of makespan vs F_comm (the paper's "linear trendline"), its
+  residual standard deviation (our measure of *stability*) and the killed
+  jobs, per group of runs;
+* one criterion function per claim (:data:`CRITERIA`), each returning one
+  :class:`simlib.claims.Claim` per *reading* (the homogeneous platform's
+  model; the heterogeneous experiment), its verdict following its stated
+  rule mechanically.
+
+Rules
+-----
+Runs are *paired* when they share the workload and F_comm (and, on the
+heterogeneous platforms, the platform): two variants, or two experiments,
+on the same jobs. Thresholds come from the grid (``studies.dutot.claims``):
+``share``, ``alpha`` and ``spread``.
+
+A beats B (claims a-d)
+    A's makespan is below B's in a share ``>= share`` of the pairs and the
+    two-sided exact sign test (ties left out) has p < ``alpha``: *holds*;
+    the same the other way round: *opposite*; else *neither*.
+A more stable than B (claim e)
+    Residual SD around each variant's own trend; A's below B's and the
+    Wilcoxon signed-rank test of the paired absolute residuals has p <
+    ``alpha``: *holds*; the other way round: *opposite*.
+no effect of a factor (claims g, h)
+    The group means (orderings; sets) differ by at most ``spread`` of
+    their mean: *holds*; by more, with a paired test (Friedman over the
+    orderings; Wilcoxon signed-rank, high vs low) at p < ``alpha``:
+    *opposite* (an effect); else *neither*.
+Verdict of a claim over its cases
+    Every case holds: reproduced; every case opposite: contradicted; some
+    hold: partly reproduced; else not reproduced.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from simlib.claims import Claim, Verdict, apply_criteria, write_claims
+
+from .published import load_published
+
+__all__ = ["PAPER", "runs_frame", "fit_trend", "trends_frame", "compare", "combine",
+           "stability", "no_effect", "readings", "basic_worst", "contiguity_helps",
+           "locality_helps_more", "strict_beat_best_effort", "strict_more_stable",
+           "gap_larger_heterogeneous", "no_ordering_effect", "no_set_difference", "CRITERIA",
+           "claims", "claims_step"]
+
+#: Paper id of the claims (the study key).
+PAPER = "dutot"
+#: The strict variants and their best-effort counterparts.
+STRICT = {"contiguous": "best_effort_contiguous", "local": "best_effort_local"}
+#: Default thresholds (the grid's ``claims`` block overrides them).
+DEFAULTS = {"alpha": 0.05, "share": 0.75, "spread": 0.05}
+HOLDS, OPPOSITE, NEITHER = "holds", "opposite", "neither"
+
+
+# --------------------------------------------------------------------------
+# runs and trends
+# --------------------------------------------------------------------------
+def runs_frame(cube) -> pd.DataFrame:
+    """One row per run (cube cell with a makespan): dims then variables.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"variant": "basic", "f_comm": 0.0, "makespan": 2.0}],
+    ...                ["variant", "f_comm"], ["makespan"])
+    >>> runs_frame(c).to_dict("records")
+    [{'variant': 'basic', 'f_comm': 0.0, 'makespan': 2.0}]
+    """
+    df = cube.to_dataframe().reset_index()
+    return df[np.isfinite(df["makespan"])].reset_index(drop=True)
+
+
+def fit_trend(x, y) -> dict:
+    """Least-squares line ``y = intercept + slope x`` and its residual SD.
+
+    The residual SD is ``sqrt(sum(residual^2) / (n - 2))`` (NaN with fewer
+    than 3 points, or a single x value).
+
+    Examples
+    --------
+    >>> t = fit_trend([0, 1, 2, 3], [1, 3, 5, 7.5])
+    >>> round(t["slope"], 3), round(t["intercept"], 3), round(t["resid_sd"], 3), t["n"]
+    (2.15, 0.9, 0.194, 4)
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = int(x.size)
+    if n == 0:
+        return {"slope": math.nan, "intercept": math.nan, "resid_sd": math.nan, "n": 0}
+    if np.ptp(x) == 0:
+        return {"slope": math.nan, "intercept": float(y.mean()),
+                "resid_sd": float(y.std(ddof=1)) if n > 1 else math.nan, "n": n}
+    slope, intercept = np.polyfit(x, y, 1)
+    resid = y - (intercept + slope * x)
+    sd = float(np.sqrt((resid ** 2).sum() / (n - 2))) if n > 2 else math.nan
+    return {"slope": float(slope), "intercept": float(intercept), "resid_sd": sd, "n": n}
+
+
+def residuals(df: pd.DataFrame) -> pd.Series:
+    """Each run's makespan minus its group's trend (``df`` holds one group's runs)."""
+    t = fit_trend(df["f_comm"], df["makespan"])
+    slope = 0.0 if math.isnan(t["slope"]) else t["slope"]
+    return df["makespan"] - (t["intercept"] + slope * df["f_comm"])
+
+
+def trends_frame(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Trend, residual SD, mean makespan and killed jobs per group of runs.
+
+    Columns: ``by``, then ``slope`` (s per unit of F_comm), ``intercept``
+    (s), ``resid_sd`` (s), ``resid_sd_rel`` (over the mean makespan),
+    ``mean_makespan`` (s), ``runs``, ``runs_with_kills`` and
+    ``killed_share`` (killed jobs over jobs simulated).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"variant": ["a"] * 3, "f_comm": [0.0, 1.0, 2.0],
+    ...                      "makespan": [1.0, 2.0, 3.0], "jobs_killed": [0, 0, 3],
+    ...                      "jobs": [10, 10, 10]})
+    >>> r = trends_frame(runs, ["variant"]).iloc[0]
+    >>> round(float(r["slope"]), 9), int(r["runs_with_kills"]), float(r["killed_share"])
+    (1.0, 1, 0.1)
+    """
+    rows = []
+    for key, g in runs.groupby(list(by), sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        t = fit_trend(g["f_comm"], g["makespan"])
+        mean = float(g["makespan"].mean())
+        rows.append({**dict(zip(by, key)), "slope": t["slope"], "intercept": t["intercept"],
+                     "resid_sd": t["resid_sd"], "resid_sd_rel": t["resid_sd"] / mean,
+                     "mean_makespan": mean, "runs": int(len(g)),
+                     "runs_with_kills": int((g["jobs_killed"] > 0).sum()),
+                     "killed_share": float(g["jobs_killed"].sum() / g["jobs"].sum())})
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------
+# rules
+# --------------------------------------------------------------------------
+def _sign_test(wins: int, losses: int) -> float:
+    """Two-sided exact sign test of ``wins`` vs ``losses`` (ties left out)."""
+    from scipy.stats import binomtest
+    n = wins + losses
+    return float(binomtest(wins, n, 0.5).pvalue) if n else 1.0
+
+
+def _wilcoxon(diff) -> float:
+    """Two-sided Wilcoxon signed-rank test of paired differences (1 when all are 0)."""
+    from scipy.stats import wilcoxon
+    d = np.asarray(diff, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0 or not np.any(d != 0):
+        return 1.0
+    return float(wilcoxon(d).pvalue)
+
+
+def _paired(runs: pd.DataFrame, keys: Sequence[str], a: str, b: str, column: str = "makespan"):
+    """``(values of a, values of b)`` of the pairs (equal ``keys``) of variants a and b."""
+    pa = runs[runs["variant"] == a].set_index(list(keys))[column]
+    pb = runs[runs["variant"] == b].set_index(list(keys))[column]
+    pa, pb = pa.align(pb, join="inner")
+    return pa.to_numpy(dtype=float), pb.to_numpy(dtype=float)
+
+
+def compare(runs: pd.DataFrame, keys: Sequence[str], better: str, worse: str,
+            thresholds: Mapping) -> dict:
+    """Does ``better`` beat ``worse`` (lower makespan) over the pairs? See the module docstring.
+
+    Returns a dict: ``outcome`` (holds, opposite, neither), ``pairs``,
+    ``wins``, ``losses``, ``share`` (of wins), ``p`` and ``gain`` (mean
+    paired relative gain of ``better``, (worse - better) / worse).
+
+    Examples
+    --------
+    >>> runs = pd.DataFrame({"variant": ["a"] * 8 + ["b"] * 8, "seed": list(range(8)) * 2,
+    ...                      "makespan": [1.0] * 8 + [2.0] * 8})
+    >>> c = compare(runs, ["seed"], "a", "b", DEFAULTS)
+    >>> c["outcome"], c["wins"], round(c["p"], 4), c["gain"]
+    ('holds', 8, 0.0078, 0.5)
+    >>> compare(runs, ["seed"], "b", "a", DEFAULTS)["outcome"]
+    'opposite'
+    """
+    x, y = _paired(runs, keys, better, worse)
+    n = int(x.size)
+    wins, losses = int((x < y).sum()), int((x > y).sum())
+    p = _sign_test(wins, losses)
+    share, alpha = float(thresholds["share"]), float(thresholds["alpha"])
+    outcome = NEITHER
+    if n and p < alpha and wins / n >= share:
+        outcome = HOLDS
+    elif n and p < alpha and losses / n >= share:
+        outcome = OPPOSITE
+    gain = float(np.mean((y - x) / y)) if n else math.nan
+    return {"outcome": outcome, "pairs": n, "wins": wins, "losses": losses,
+            "share": wins / n if n else math.nan, "p": p, "gain": gain,
+            "better": better, "worse": worse}
+
+
+def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
+              thresholds: Mapping) -> dict:
+    """Is ``stable``'s makespan closer to its trend than ``other``'s? See the module docstring.
+
+    Returns ``outcome``, ``sd`` and ``sd_other`` (residual SDs), ``ratio``,
+    ``pairs`` and ``p`` (Wilcoxon on paired absolute residuals).
+
+    Examples
+    --------
+    >>> f = [0.0, 1.0, 2.0, 3.0] * 3
+    >>> noisy = [0.0, 3.0, -3.0, 0.0, 3.0, -3.0, 0.0, 3.0, -3.0, 0.0, 3.0, -3.0]
+    >>> runs = pd.DataFrame({"variant": ["s"] * 12 + ["o"] * 12, "seed": list(range(12)) * 2,
+    ...                      "f_comm": f * 2, "makespan": [x + 0.01 * (i % 2) for i, x in
+    ...                      enumerate(f)] + [a + b for a, b in zip(f, noisy)]})
+    >>> s = stability(runs, ["seed"], "s", "o", DEFAULTS)
+    >>> s["outcome"], s["ratio"] < 0.01
+    ('holds', True)
+    """
+    res = {}
+    for v in (stable, other):
+        g = runs[runs["variant"] == v]
+        res[v] = g.assign(resid=residuals(g).abs()).set_index(list(keys))["resid"]
+    x, y = res[stable].align(res[other], join="inner")
+    sd = fit_trend(runs.loc[runs["variant"] == stable, "f_comm"],
+                   runs.loc[runs["variant"] == stable, "makespan"])["resid_sd"]
+    sd_o = fit_trend(runs.loc[runs["variant"] == other, "f_comm"],
+                     runs.loc[runs["variant"] == other, "makespan"])["resid_sd"]
+    p = _wilcoxon(x.to_numpy() - y.to_numpy())
+    alpha = float(thresholds["alpha"])
+    outcome = NEITHER
+    if np.isfinite(sd) and np.isfinite(sd_o) and p < alpha:
+        outcome = HOLDS if sd < sd_o else OPPOSITE if sd > sd_o else NEITHER
+    return {"outcome": outcome, "sd": sd, "sd_other": sd_o,
+            "ratio": sd / sd_o if sd_o else math.nan, "pairs": int(x.size), "p": p,
+            "stable": stable, "other": other}
+
+
+def no_effect(means: Mapping[str, float], p: float, thresholds: Mapping) -> dict:
+    """Do group means differ by at most ``spread`` of their mean? See the module docstring.
+
+    Examples
+    --------
+    >>> no_effect({"o1": 100.0, "o2": 103.0}, 0.001, DEFAULTS)["outcome"]
+    'holds'
+    >>> no_effect({"o1": 100.0, "o2": 120.0}, 0.001, DEFAULTS)["outcome"]
+    'opposite'
+    >>> no_effect({"o1": 100.0, "o2": 120.0}, 0.5, DEFAULTS)["outcome"]
+    'neither'
+    """
+    values = np.array(list(means.values()), dtype=float)
+    spread = float(np.ptp(values) / values.mean()) if values.size else math.nan
+    if spread <= float(thresholds["spread"]):
+        outcome = HOLDS
+    elif p < float(thresholds["alpha"]):
+        outcome = OPPOSITE
+    else:
+        outcome = NEITHER
+    return {"outcome": outcome, "spread": spread, "p": p, "means": dict(means)}
+
+
+def combine(outcomes: Sequence[str]) -> Verdict:
+    """Verdict of a claim from its cases' outcomes (module docstring).
+
+    Examples
+    --------
+    >>> [combine(o).value for o in (["holds", "holds"], ["opposite"], ["holds", "neither"],
+    ...                              ["neither", "opposite"], [])]
+    ['reproduced', 'contradicted', 'partly reproduced', 'not reproduced', 'not reproduced']
+    """
+    if outcomes and all(o == HOLDS for o in outcomes):
+        return Verdict.REPRODUCED
+    if outcomes and all(o == OPPOSITE for o in outcomes):
+        return Verdict.CONTRADICTED
+    return Verdict.PARTLY if any(o == HOLDS for o in outcomes) else Verdict.NOT_REPRODUCED
+
+
+# --------------------------------------------------------------------------
+# readings: which runs each claim is tested on
+# --------------------------------------------------------------------------
+def _models(homogeneous: pd.DataFrame) -> list[str]:
+    """The homogeneous models run: the printed reading first, then the others by name."""
+    return sorted(set(homogeneous["model"]), key=lambda m: (m != "printed", m))
+
+
+def readings(homogeneous: pd.DataFrame | None, heterogeneous: pd.DataFrame | None,
+             which: str = "both") -> list[tuple[str, pd.DataFrame, list[str], str]]:
+    """``(reading, runs, pairing keys, figure)`` of each reading a claim is tested on.
+
+    ``which``: ``"homogeneous"`` (one reading per model), ``"heterogeneous"``
+    or ``"both"``.
+    """
+    out = []
+    if homogeneous is not None and which in ("homogeneous", "both"):
+        for model in _models(homogeneous):
+            out.append((f"homogeneous, {model} model",
+                        homogeneous[homogeneous["model"] == model], ["seed", "f_comm"],
+                        f"fig1_homogeneous_{model}.png"))
+    if heterogeneous is not None and which in ("heterogeneous", "both"):
+        out.append(("heterogeneous (both sets, all orderings)", heterogeneous,
+                    ["set", "ordering", "seed", "f_comm"], "fig3_heterogeneous.png"))
+    return out
+
+
+def _fmt_compare(c: Mapping) -> str:
+    return (f"{c['better']} < {c['worse']} in {c['wins']}/{c['pairs']} pairs "
+            f"({c['losses']} the other way; sign test p = {c['p']:.2g}; mean gain "
+            f"{100 * c['gain']:+.1f} %)")
+
+
+def _claim(published, key, text, reading, ours, verdict, criterion, figure) -> Claim:
+    block = published["claims"][key]
+    return Claim(paper=PAPER, claim=text, source=block["source"],
+                 published=f"\"{block['statement']}\"", ours=ours, criterion=criterion,
+                 verdict=verdict, figure=figure, reading=reading)
+
+
+def _beats_criterion(thresholds) -> str:
+    return (f"per comparison, paired over runs with the same workload and F_comm: lower "
+            f"makespan in >= {100 * thresholds['share']:.0f} % of the pairs and a two-sided "
+            f"sign test p < {thresholds['alpha']:g}; reproduced if every comparison holds, "
+            "contradicted if every one goes the other way, partly if some hold")
+
+
+def _comparisons(published, key, text, pairs, homogeneous, heterogeneous, thresholds,
+                 which="homogeneous") -> list[Claim]:
+    out = []
+    for reading, runs, keys, figure in readings(homogeneous, heterogeneous, which):
+        have = set(runs["variant"])
+        cs = [compare(runs, keys, a, b, thresholds) for a, b in pairs if {a, b} <= have]
+        out.append(_claim(published, key, text, reading,
+                          "; ".join(_fmt_compare(c) for c in cs) or "variants not run",
+                          combine([c["outcome"] for c in cs]), _beats_criterion(thresholds),
+                          figure))
+    return out
+
+
+# --------------------------------------------------------------------------
+# one criterion per claim
+# --------------------------------------------------------------------------
+def basic_worst(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+    """(a) Basic is the worst variant: every other variant beats it, paired."""
+    others = [v for v in ("best_effort_contiguous", "best_effort_local", "contiguous", "local")]
+    return _comparisons(published, "basic_worst", "(a) basic has the worst makespan of the five "
+                        "variants", [(v, "basic") for v in others], homogeneous, heterogeneous,
+                        thresholds)
+
+
+def contiguity_helps(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+    """(b) Contiguous and best-effort contiguous beat basic."""
+    return _comparisons(published, "contiguity_helps", "(b) contiguity (strict or best effort) "
+                        "gives a lower makespan than basic",
+                        [("contiguous", "basic"), ("best_effort_contiguous", "basic")],
+                        homogeneous, heterogeneous, thresholds)
+
+
+def locality_helps_more(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+    """(c) Local beats contiguous; best-effort local beats best-effort contiguous."""
+    return _comparisons(published, "locality_helps_more", "(c) locality gives a lower makespan "
+                        "than contiguity (local vs contiguous, best-effort local vs best-effort "
+                        "contiguous)", [("local", "contiguous"),
+                                        ("best_effort_local", "best_effort_contiguous")],
+                        homogeneous, heterogeneous, thresholds)
+
+
+def strict_beat_best_effort(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+    """(d) Each strict variant beats its best-effort counterpart (homogeneous and heterogeneous)."""
+    return _comparisons(published, "strict_beat_best_effort", "(d) the strict variants give a "
+                        "lower makespan than their best-effort counterparts",
+                        list(STRICT.items()), homogeneous, heterogeneous, thresholds, "both")
+
+
+def strict_more_stable(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+    """(e) Each strict variant's makespan is closer to its trend than its best-effort counterpart's."""
+    out = []
+    for reading, runs, keys, figure in readings(homogeneous, heterogeneous, "both"):
+        have = set(runs["variant"])
+        ss = [stability(runs, keys, s, b, thresholds) for s, b in STRICT.items()
+              if {s, b} <= have]
+        ours = "; ".join(f"residual SD {s['stable']} {s['sd']:.4g} s vs {s['other']} "
+                         f"{s['sd_other']:.4g} s (ratio {s['ratio']:.2f}; Wilcoxon on paired "
+                         f"|residuals| p = {s['p']:.2g}, {s['pairs']} pairs)" for s in ss)
+        out.append(_claim(
+            published, "strict_more_stable", "(e) the strict variants' makespans are more "
+            "stable (smaller residual SD around their linear trend) than their best-effort "
+            "counterparts'", reading, ours or "variants not run",
+            combine([s["outcome"] for s in ss]),
+            "per strict variant: its residual SD around its own least-squares trend (makespan "
+            "vs F_comm, the runs of the figure) below its best-effort counterpart's, and a "
+            f"two-sided Wilcoxon signed-rank test of the paired absolute residuals p < "
+            f"{thresholds['alpha']:g}; reproduced if both hold, contradicted if both go the "
+            "other way", figure))
+    return out
+
+
+def gap_larger_heterogeneous(published, homogeneous, heterogeneous, thresholds) -> list[Claim]:
+    """(f) The basic-local gap is larger on heterogeneous than on homogeneous platforms, paired."""
+    out = []
+    het = heterogeneous
+
+    def gaps(runs, keys):
+        b, loc = _paired(runs, keys, "basic", "local")
+        idx = runs[runs["variant"] == "basic"].set_index(list(keys)).index
+        idx = idx.intersection(runs[runs["variant"] == "local"].set_index(list(keys)).index)
+        return pd.Series((b - loc) / loc, index=idx.sort_values())
+
+    if not {"basic", "local"} <= set(het["variant"]):
+        return out
+    het_gap = gaps(het, ["set", "ordering", "seed", "f_comm"]).groupby(["seed", "f_comm"]).mean()
+    for model in _models(homogeneous):
+        hom = homogeneous[homogeneous["model"] == model]
+        if not {"basic", "local"} <= set(hom["variant"]):
+            continue
+        hom_gap = gaps(hom, ["seed", "f_comm"])
+        x, y = het_gap.align(hom_gap, join="inner")
+        n = int(x.size)
+        wins, losses = int((x > y).sum()), int((x < y).sum())
+        p = _sign_test(wins, losses)
+        share, alpha = float(thresholds["share"]), float(thresholds["alpha"])
+        outcome = (HOLDS if n and p < alpha and wins / n >= share else
+                   OPPOSITE if n and p < alpha and losses / n >= share else NEITHER)
+        out.append(_claim(
+            published, "gap_larger_heterogeneous", "(f) the gap between basic and local is "
+            "larger on the heterogeneous platforms than on the homogeneous one",
+            f"homogeneous {model} model vs heterogeneous",
+            f"relative gap (basic - local) / local: heterogeneous {100 * x.mean():+.1f} % vs "
+            f"homogeneous {100 * y.mean():+.1f} % on average; larger in {wins}/{n} pairs "
+            f"({losses} smaller; sign test p = {p:.2g})", combine([outcome]),
+            "paired over (seed, F_comm) run in both experiments (same workload): the "
+            "heterogeneous gap (mean over the platforms) above the homogeneous one in >= "
+            f"{100 * share:.0f} % of the pairs and a two-sided sign test p < {alpha:g}; "
+            "contradicted if below in as many", "fig3_heterogeneous.png"))
+    return out
+
+
+def no_ordering_effect(published, heterogeneous, thresholds) -> list[Claim]:
+    """(g) No effect of the cluster ordering: per set and variant, orderings' means within ``spread``."""
+    from scipy.stats import friedmanchisquare
+    het = heterogeneous
+    cases, parts = [], []
+    for (set_name, variant), g in het.groupby(["set", "variant"], sort=True):
+        table = g.pivot_table(index=["seed", "f_comm"], columns="ordering", values="makespan")
+        table = table.dropna()
+        means = table.mean().to_dict()
+        p = 1.0
+        if table.shape[1] >= 3 and table.shape[0] >= 2:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                stat = friedmanchisquare(*[table[c] for c in table.columns])
+            p = float(stat.pvalue) if np.isfinite(stat.pvalue) else 1.0
+        r = no_effect(means, p, thresholds)
+        cases.append(r["outcome"])
+        parts.append(f"{set_name}/{variant}: spread {100 * r['spread']:.1f} % (Friedman p = "
+                     f"{p:.2g})")
+    return [_claim(
+        published, "no_ordering_effect", "(g) the cluster ordering has no effect on the makespan",
+        "heterogeneous, per set and variant", "; ".join(parts), combine(cases),
+        f"per set and variant: the orderings' mean makespans (over seeds and F_comm) within "
+        f"{100 * thresholds['spread']:.0f} % of their mean (max - min over mean); an effect if "
+        f"wider and a Friedman test over the orderings (blocks: seed, F_comm) p < "
+        f"{thresholds['alpha']:g}; reproduced if every case holds, contradicted if every case "
+        "shows an effect", "fig3_heterogeneous_by_ordering.png")]
+
+
+def no_set_difference(published, heterogeneous, thresholds) -> list[Claim]:
+    """(h) No difference between the low and high sets, per variant."""
+    het = heterogeneous
+    sets = sorted(set(het["set"]))
+    if len(sets) < 2:
+        return []
+    cases, parts = [], []
+    for variant, g in het.groupby("variant", sort=True):
+        table = g.pivot_table(index=["ordering", "seed", "f_comm"], columns="set",
+                              values="makespan").dropna()
+        means = table.mean().to_dict()
+        p = _wilcoxon(table[sets[0]] - table[sets[1]]) if len(sets) == 2 else 1.0
+        r = no_effect(means, p, thresholds)
+        cases.append(r["outcome"])
+        parts.append(f"{variant}: " + " vs ".join(f"{s} {means[s]:.4g} s" for s in sets)
+                     + f", spread {100 * r['spread']:.1f} % (Wilcoxon p = {p:.2g})")
+    return [_claim(
+        published, "no_set_difference", "(h) no great difference between the lowly and the "
+        "highly heterogeneous platforms", "heterogeneous, per variant", "; ".join(parts),
+        combine(cases),
+        f"per variant: the sets' mean makespans within {100 * thresholds['spread']:.0f} % of "
+        f"their mean; a difference if wider and a Wilcoxon signed-rank test paired over "
+        f"(ordering, seed, F_comm) p < {thresholds['alpha']:g}; reproduced if every variant "
+        "holds, contradicted if every variant differs", "fig3_heterogeneous_by_set.png")]
+
+
+#: Every criterion, in the claims' order.
+CRITERIA = [basic_worst, contiguity_helps, locality_helps_more, strict_beat_best_effort,
+            strict_more_stable, gap_larger_heterogeneous, no_ordering_effect, no_set_difference]
+
+
+def claims(published: Mapping, homogeneous: pd.DataFrame, heterogeneous: pd.DataFrame,
+           thresholds: Mapping | None = None) -> list[Claim]:
+    """Every claim, per reading, from the two experiments' runs (:func:`runs_frame`)."""
+    th = {**DEFAULTS, **(thresholds or {})}
+    # Each criterion returns one claim per reading it is tested on.
+    return [c for found in apply_criteria(CRITERIA, published=published, homogeneous=homogeneous,
+                                          heterogeneous=heterogeneous, thresholds=th)
+            for c in found]
+
+
+def claims_step(ctx) -> None:
+    """Step ``dutot_claims``: ``paper_figures/dutot/claims.csv`` from the two cubes."""
+    from simlib.claims import verdict_counts
+    from simlib.cube import read_cube
+    published = load_published(ctx.input.published)
+    hom = runs_frame(read_cube(ctx.input.homogeneous))
+    het = runs_frame(read_cube(ctx.input.heterogeneous))
+    found = claims(published, hom, het, ctx.params["thresholds"])
+    write_claims(found, ctx.output.csv, scale=ctx.params["scale"])
+    ctx.log.info("%d claims: %s", len(found), verdict_counts(found))

@@ -1,0 +1,245 @@
+"""Paper D's workloads (§5.1): jobs of the CEA-Curie log that fit one cluster.
+
+Two steps of the study:
+
+* :func:`eligible_step` (``dutot_eligible``) cleans the **whole** log with
+  the project's cleaning (:func:`simlib.workload.prepare.clean`, policy
+  ``traces.cleaning``, on the catalog's machine size), then keeps the jobs
+  that fit one cluster and run between the bounds (:func:`eligible_jobs`):
+  the *pool*, in trace order.
+* :func:`workload_step` (``dutot_workload``) draws one seed's workload from
+  the pool (:func:`make_workload`).
+
+Definitions
+-----------
+size_j
+    Requested processors (SWF field 8); where the log has none, the
+    cleaning's ``size_from_allocated`` rule has copied the allocated count
+    (field 5) there. One processor of the log is one node of our platforms.
+ret_j, rw_j
+    The log's runtime (field 4) and requested time (field 9, the user's
+    walltime).
+eligible
+    ``size_j <= max_size`` (16: the job fits in one cluster) and
+    ``runtime_min <= ret_j <= runtime_max`` (l_t = 1 h, u_t = 4 h), bounds
+    included.
+picks of seed s
+    ``numpy.random.Generator(PCG64(SeedSequence([base_seed, s])))`` draws
+    ``jobs`` distinct positions of the pool (``Generator.choice(len(pool),
+    size=jobs, replace=False)``); with ``order: trace`` they are kept in
+    pool (trace) order, with ``order: pick`` in draw order. The queue order
+    matters: every job is released at 0, so it is the FCFS priority.
+walltime
+    ``w_j = max(rw_j, ret_j * F_w)``, rounded up to a whole second (SWF
+    field 9 is an integer; exact for an integral F_w), written to field 9,
+    where the engine reads the walltime (and the estimate of conservative
+    backfilling).
+release dates
+    0 (field 2); field 3 (the log's wait) is set missing, and fields 17-18
+    (dependencies on jobs that are not in the workload) too.
+
+The paper's own generator and picks cannot be recovered: our workloads are
+drawn the same way, not the same jobs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from simlib.io import write_json, write_text
+from simlib.workload.prepare import CleaningPolicy, clean, format_cleaning_log
+from simlib.workload.swf import Workload, max_procs, read_swf, write_swf
+
+__all__ = ["generator", "eligible_jobs", "pick_positions", "make_workload", "summarize",
+           "eligible_step", "workload_step"]
+
+
+def generator(base_seed: int, seed: int) -> np.random.Generator:
+    """The Generator of one seed: ``Generator(PCG64(SeedSequence([base_seed, seed])))``.
+
+    Examples
+    --------
+    >>> int(generator(2015, 0).integers(1000)) == int(generator(2015, 0).integers(1000))
+    True
+    """
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(base_seed), int(seed)])))
+
+
+def eligible_jobs(workload: Workload, *, max_size: int, runtime_min: float,
+                  runtime_max: float) -> tuple[Workload, dict]:
+    """The jobs of a cleaned workload that fit one cluster and run between the bounds.
+
+    Returns
+    -------
+    pool : Workload
+        In the workload's order, re-indexed from 0.
+    counts : dict
+        ``jobs_in``, ``too_wide`` (size above ``max_size``), ``too_short``
+        and ``too_long`` (among the jobs narrow enough), ``eligible``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS
+    >>> rows = [[i + 1, 0, -1, rt, sz, -1, -1, sz, 2 * rt, -1, 1] + [-1] * 7
+    ...         for i, (rt, sz) in enumerate([(3600, 16), (3599, 1), (14401, 1), (7200, 17)])]
+    >>> pool, counts = eligible_jobs(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)),
+    ...                              max_size=16, runtime_min=3600, runtime_max=14400)
+    >>> pool.jobs["job_id"].tolist(), counts
+    ([1], {'jobs_in': 4, 'too_wide': 1, 'too_short': 1, 'too_long': 1, 'eligible': 1})
+    """
+    jobs = workload.jobs
+    size, run = jobs["requested_procs"], jobs["run_time"]
+    narrow = size <= max_size
+    short = narrow & (run < runtime_min)
+    long_ = narrow & (run > runtime_max)
+    keep = narrow & ~short & ~long_
+    counts = {"jobs_in": int(len(jobs)), "too_wide": int((~narrow).sum()),
+              "too_short": int(short.sum()), "too_long": int(long_.sum()),
+              "eligible": int(keep.sum())}
+    pool = Workload(jobs[keep].reset_index(drop=True), list(workload.header), workload.path)
+    return pool, counts
+
+
+def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
+                   order: str = "trace") -> np.ndarray:
+    """Positions in the pool of one seed's jobs (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        The pool holds fewer than ``jobs`` jobs, or ``order`` is unknown.
+
+    Examples
+    --------
+    >>> a = pick_positions(100, 5, base_seed=1, seed=0)
+    >>> a.tolist() == sorted(a.tolist()), len(set(a.tolist()))
+    (True, 5)
+    >>> (a == pick_positions(100, 5, base_seed=1, seed=0)).all()
+    np.True_
+    """
+    if jobs > pool_size:
+        raise ValueError(f"the pool holds {pool_size} eligible jobs, fewer than the {jobs} asked")
+    if order not in ("trace", "pick"):
+        raise ValueError(f"order must be 'trace' or 'pick', not {order!r}")
+    picks = generator(base_seed, seed).choice(pool_size, size=jobs, replace=False)
+    return np.sort(picks) if order == "trace" else picks
+
+
+def make_workload(pool: Workload, *, jobs: int, base_seed: int, seed: int, order: str,
+                  f_w: float) -> Workload:
+    """One seed's workload: picks, release dates 0, walltime ``max(rw_j, ret_j * F_w)``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS
+    >>> rows = [[i + 1, 50 * i, 7, 3600 + i, 4, -1, -1, 4, 86400, -1, 1] + [-1] * 7
+    ...         for i in range(10)]
+    >>> w = make_workload(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)), jobs=3,
+    ...                   base_seed=0, seed=1, order="trace", f_w=1000)
+    >>> w.jobs[["submit_time", "wait_time"]].drop_duplicates().values.tolist()
+    [[0, -1]]
+    >>> (w.jobs["requested_time"] == 1000 * w.jobs["run_time"]).all()
+    np.True_
+    """
+    pos = pick_positions(len(pool.jobs), jobs, base_seed=base_seed, seed=seed, order=order)
+    picked = pool.jobs.iloc[pos].reset_index(drop=True).copy()
+    walltime = np.maximum(picked["requested_time"].to_numpy(dtype=float),
+                          picked["run_time"].to_numpy(dtype=float) * float(f_w))
+    picked["requested_time"] = np.ceil(walltime).astype(np.int64)
+    picked["submit_time"] = 0
+    picked["wait_time"] = -1
+    picked["preceding_job"] = -1
+    picked["think_time"] = -1
+    header = [
+        "; simlib: paper D workload (simlib.studies.dutot.workloads)",
+        f"; simlib: {jobs} jobs picked from {len(pool.jobs)} eligible, seed {seed}, "
+        f"Generator(PCG64(SeedSequence([{base_seed}, {seed}]))), order {order}",
+        f"; simlib: release dates 0; walltime = max(requested time, runtime * {f_w:g})",
+    ]
+    return Workload(picked, header)
+
+
+def summarize(workload: Workload) -> dict:
+    """Facts of a workload: jobs, sizes, runtimes, walltimes, total work.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS
+    >>> w = Workload(pd.DataFrame([[1, 0, -1, 3600, 2, -1, -1, 2, 7200, -1, 1] + [-1] * 7],
+    ...                           columns=SWF_FIELDS))
+    >>> s = summarize(w)
+    >>> s["jobs"], s["work_node_seconds"], s["sizes"]
+    (1, 7200.0, {'2': 1})
+    """
+    j = workload.jobs
+    size, run, wall = j["requested_procs"], j["run_time"].astype(float), j["requested_time"]
+    return {
+        "jobs": int(len(j)),
+        "job_ids": [int(x) for x in j["job_id"]],
+        "sizes": {str(int(k)): int(v) for k, v in size.value_counts().sort_index().items()},
+        "runtime_mean": float(run.mean()),
+        "runtime_min": float(run.min()),
+        "runtime_max": float(run.max()),
+        "walltime_min": float(wall.min()),
+        "walltime_max": float(wall.max()),
+        "work_node_seconds": float((size * run).sum()),
+    }
+
+
+# ------------------------------------------------------------------ steps
+def eligible_step(ctx) -> None:
+    """Step ``dutot_eligible``: the pool of eligible jobs of the whole cleaned log.
+
+    Input ``raw`` (the verified log). Parameters ``trace``,
+    ``machine_procs`` (catalog), ``cleaning`` and ``unsorted``
+    (``config.traces``), ``max_size``, ``runtime_min``, ``runtime_max``.
+    Outputs ``swf`` (the pool), ``cleaning_log`` and ``info`` (JSON: the
+    cleaning counts, the filter counts, the pool's sizes).
+    """
+    p = ctx.params
+    raw = read_swf(ctx.input.raw, unsorted=p["unsorted"])
+    policy = CleaningPolicy.from_mapping(p["cleaning"])
+    cleaned, cleaning = clean(raw, int(p["machine_procs"]), policy=policy)
+    write_text(ctx.output.cleaning_log, format_cleaning_log(p["trace"], cleaning, policy))
+    pool, counts = eligible_jobs(cleaned, max_size=int(p["max_size"]),
+                                 runtime_min=float(p["runtime_min"]),
+                                 runtime_max=float(p["runtime_max"]))
+    pool.header.append(f"; simlib: paper D pool: size <= {p['max_size']}, "
+                       f"{p['runtime_min']:g} s <= runtime <= {p['runtime_max']:g} s")
+    write_swf(pool, ctx.output.swf)
+    sizes = pool.jobs["requested_procs"].value_counts().sort_index()
+    write_json({
+        "trace": p["trace"], "machine_procs": int(p["machine_procs"]),
+        "header_max_procs": max_procs(raw), "cleaning_counts": cleaning,
+        "filter_counts": counts, "size_from_allocated": int(cleaning["size_from_allocated"]),
+        "pool_sizes": {str(int(k)): int(v) for k, v in sizes.items()},
+        "max_size": int(p["max_size"]), "runtime_min": float(p["runtime_min"]),
+        "runtime_max": float(p["runtime_max"]),
+    }, ctx.output.info)
+    ctx.log.info("%s: %d jobs cleaned, %d eligible (%d too wide, %d too short, %d too long)",
+                 p["trace"], counts["jobs_in"], counts["eligible"], counts["too_wide"],
+                 counts["too_short"], counts["too_long"])
+
+
+def workload_step(ctx) -> None:
+    """Step ``dutot_workload``: one seed's workload (:func:`make_workload`).
+
+    Input ``pool``; parameters ``jobs``, ``base_seed``, ``order``, ``f_w``;
+    wildcard ``seed``. Outputs ``swf`` and ``info`` (JSON: the parameters
+    and :func:`summarize`).
+    """
+    p, seed = ctx.params, int(ctx.wildcards["seed"])
+    pool = read_swf(ctx.input.pool)
+    wl = make_workload(pool, jobs=int(p["jobs"]), base_seed=int(p["base_seed"]), seed=seed,
+                       order=p["order"], f_w=float(p["f_w"]))
+    write_swf(wl, ctx.output.swf)
+    write_json({"seed": seed, "base_seed": int(p["base_seed"]), "order": p["order"],
+                "f_w": float(p["f_w"]), "pool_jobs": int(len(pool.jobs)),
+                "generator": f"Generator(PCG64(SeedSequence([{int(p['base_seed'])}, {seed}])))",
+                # Jobs whose walltime is the user's request (rw_j > ret_j * F_w).
+                "walltime_from_request": int((wl.jobs["requested_time"] > np.ceil(
+                    wl.jobs["run_time"].to_numpy(dtype=float) * float(p["f_w"]))).sum()),
+                **summarize(wl)}, ctx.output.info)
+    ctx.log.info("seed %d: %d jobs from a pool of %d", seed, len(wl.jobs), len(pool.jobs))

@@ -1,0 +1,94 @@
+"""Paper D's README (simlib.studies.dutot.readme)."""
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from simlib.claims import Claim, write_claims
+from simlib.studies.base import Files, StepContext
+from simlib.studies.dutot.platforms import describe, heterogeneous_platform, homogeneous_platform
+from simlib.studies.dutot.published import load_published
+from simlib.studies.dutot.readme import bottlenecks, readme_step
+
+REPO = Path(__file__).resolve().parents[1]
+PUBLISHED = REPO / "config/published/dutot.yaml"
+PUB = load_published(PUBLISHED)
+GRIFFON = {"speed": 286.087e3, "bw": 1.25e8, "lat": 24e-6, "switch_bw": 1.25e9,
+           "switch_lat": 0.0, "backbone_bw": 1.25e9, "backbone_lat": 24e-6}
+HOM = {"printed_speed": "table1_base", "griffon": GRIFFON}
+
+
+def test_the_printed_private_links_bind_every_communicating_job():
+    nets = [homogeneous_platform(PUB, HOM, m) for m in ("printed", "griffon")]
+    b = bottlenecks([describe(n) for n in nets], size=16, f_comp=1e6, f_comm=1e8)
+    one = b[b["placement"] == "one cluster"].set_index("platform")
+    # 16 x 1e8 B per second of runtime through 1.25e6 B/s: 1280 s, past F_w = 1000.
+    assert one.loc["hom-printed", "private link"] == pytest.approx(1280.0)
+    assert one.loc["hom-printed", "binding"] == "private link"
+    # Griffon: 256 flows of 1e8 B through the 1.25e9 B/s cluster switch bind.
+    assert one.loc["hom-griffon", "cluster switch"] == pytest.approx(20.48)
+    assert one.loc["hom-griffon", "binding"] == "cluster switch"
+    assert one.loc["hom-griffon", "compute"] == pytest.approx(1e6 / 286.087e3)
+    two = b[b["placement"] == "two clusters"].set_index("platform")
+    # 8 + 8 hosts: 128 flows each way cross the main switch.
+    assert two.loc["hom-griffon", "main switch"] == pytest.approx(128 * 1e8 / 1.25e9)
+    no_self = bottlenecks([describe(nets[1])], size=16, f_comp=1e6, f_comm=1e8,
+                          self_communication=False)
+    assert no_self.loc[0, "cluster switch"] == pytest.approx(240 * 1e8 / 1.25e9)
+
+
+def test_readme_step(tmp_path):
+    claim = Claim("dutot", "(a) basic has the worst makespan", "§5.3, Fig. 1", '"quote"',
+                  "basic worse in 3/3", "a rule", "reproduced", "fig1_homogeneous_printed.png",
+                  "homogeneous, printed model")
+    write_claims([claim], tmp_path / "claims.csv", scale="smoke")
+    trend = {"slope": 1e-4, "intercept": 1e5, "resid_sd": 10.0, "resid_sd_rel": 0.01,
+             "mean_makespan": 2e5, "runs": 4, "runs_with_kills": 1, "killed_share": 0.05}
+    pd.DataFrame([{"model": "printed", "variant": "basic", **trend}]).to_csv(tmp_path / "th.csv",
+                                                                             index=False)
+    pd.DataFrame([{"grouping": "all", "group": "both sets", "variant": "local", **trend}]).to_csv(
+        tmp_path / "tt.csv", index=False)
+    (tmp_path / "eligible.json").write_text(json.dumps({
+        "cleaning_counts": {"jobs_in": 100, "jobs_dropped": 3}, "size_from_allocated": 7,
+        "filter_counts": {"eligible": 50, "too_wide": 20, "too_short": 20, "too_long": 7},
+        "pool_sizes": {"1": 30, "16": 20}}))
+    (tmp_path / "seed0.json").write_text(json.dumps({
+        "seed": 0, "jobs": 40, "runtime_mean": 7200.0, "walltime_from_request": 0}))
+    spec = {"variants": ["basic", "local"], "recompute": "rebuild",
+            "workload": {"max_size": 16, "runtime_min": 3600, "runtime_max": 14400,
+                         "f_w": 1000.0, "base_seed": 2015, "order": "trace", "jobs": {}},
+            "task": {"f_comp": 1e6, "self_communication": True},
+            "homogeneous": HOM, "heterogeneous": {"backbone": "homogeneous"},
+            "claims": {"alpha": 0.05, "share": 0.75, "spread": 0.05}}
+    nets = {n.name: n for n in (homogeneous_platform(PUB, HOM, "printed"),
+                                heterogeneous_platform(PUB, {"backbone": "homogeneous"}, "low", "o1"))}
+    arts = [{"section": "dutot", "path": f"paper_figures/dutot/{f}", "title": f"title of {f}"}
+            for f in ("README.md", "fig1_homogeneous_printed.png", "trends_heterogeneous.md",
+                      "table1.md")]
+    ctx = StepContext(
+        Files(claims=str(tmp_path / "claims.csv"), published=str(PUBLISHED),
+              trends_homogeneous=str(tmp_path / "th.csv"), trends_heterogeneous=str(tmp_path / "tt.csv"),
+              eligible=str(tmp_path / "eligible.json"), workloads=[str(tmp_path / "seed0.json")],
+              others=[]),
+        Files(readme=str(tmp_path / "out" / "README.md")),
+        {"scale": "smoke", "scale_description": "CI scale", "spec": spec,
+         "seeds": {"homogeneous": [0], "heterogeneous": [0]},
+         "f_comm": {"homogeneous": [0.0, 2e8], "heterogeneous": [0.0, 2e8]},
+         "runs": {"homogeneous": 4, "heterogeneous": 4}, "models": ["printed"], "jobs": 40,
+         "platforms": {n: {"experiment": "homogeneous" if n.startswith("hom") else "heterogeneous",
+                           "coords": {}, "source": "s", "description": describe(net)}
+                       for n, net in nets.items()},
+         "artifacts": arts},
+        {}, logging.getLogger("test"), {})
+    readme_step(ctx)
+    text = (tmp_path / "out" / "README.md").read_text()
+    assert "**Scale: smoke** — CI scale" in text
+    assert "Summary: 1 reproduced" in text and "| homogeneous, printed model |" in text
+    assert "![fig1_homogeneous_printed.png](fig1_homogeneous_printed.png)" in text
+    assert "the paper's own picks cannot be recovered" in text
+    assert "Generator(PCG64(SeedSequence([2015, s])))" in text
+    assert "look like unit slips of Griffon's" in text and "50 eligible jobs" in text
+    assert "| hom-printed | one cluster |" in text and "| het-low-o1 |" in text
+    assert "- [`paper_figures/dutot/table1.md`](table1.md) — title of table1.md" in text
