@@ -38,7 +38,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-TIMEOUT = 900
+# Seconds a pipeline run may take: the smoke run of every study takes a few
+# minutes on an idle 2-core machine; a loaded one (CI beside other jobs) needs more.
+TIMEOUT = int(os.environ.get("SIMLIB_TEST_TIMEOUT", 2400))
 
 #: Fixture traces: catalog name -> (file name, machine processors). The
 #: file names are the catalog's, so only source and manifest change.
