@@ -201,3 +201,45 @@ def test_killed_jobs_end_exactly_at_their_planned_end():
     assert (jobs["final_state"] == "COMPLETED_WALLTIME_REACHED").all()
     assert (jobs["finish_time"] == jobs["starting_time"] + jobs["requested_time"]).all()
     assert (jobs["starting_time"].iloc[1:].to_numpy() == jobs["finish_time"].iloc[:-1].to_numpy()).all()
+
+
+def nodes(text):
+    """Node ids of a Batsim ``allocated_resources`` string (``"0-2 5"``)."""
+    out = []
+    for part in str(text).split():
+        lo, _, hi = part.partition("-")
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
+
+
+@pytest.mark.simgrid
+@pytest.mark.parametrize("rule", ["basic", "local"])
+def test_walltime_kills_and_reservations_at_the_same_instant_never_share_a_node(rule):
+    """Paper D-like jobs on its printed homogeneous platform, where communication
+    makes many jobs reach their walltime; reservations start at those instants."""
+    rng = np.random.default_rng(1)
+    run = rng.integers(3600, 14400, 30).astype(float)
+    size = rng.integers(1, 17, 30)
+    net = NetworkPlatform.homogeneous(clusters=8, nodes=16, speed=286.097e3, bw=1.25e6,
+                                      lat=24e-9, switch_bw=1.25e9, switch_lat=0.0,
+                                      backbone_bw=1.25e9, backbone_lat=24e-9)
+
+    def task(job):
+        k = len(job.alloc)
+        return [job.work * 1e6] * k, [job.work * 2e8] * (k * k)
+
+    jobs = simulate_simgrid(workload(list(zip(run, size, run * 1000))),
+                            make_policy("conservative", allocation=rule, recompute="rebuild"),
+                            net, task).jobs
+    killed = jobs["final_state"] == "COMPLETED_WALLTIME_REACHED"
+    assert killed.any() and (~killed).any()
+    assert (jobs.loc[killed, "finish_time"]
+            == jobs.loc[killed, "starting_time"] + jobs.loc[killed, "requested_time"]).all()
+    spans = {}
+    for r in jobs.itertuples():
+        for node in nodes(r.allocated_resources):
+            spans.setdefault(node, []).append((r.starting_time, r.finish_time))
+    for node, s in spans.items():
+        s.sort()
+        for (a0, a1), (b0, _) in zip(s, s[1:]):
+            assert b0 >= a1, (node, (a0, a1), b0)

@@ -84,7 +84,7 @@ def test_readme_step(tmp_path):
         {}, logging.getLogger("test"), {})
     readme_step(ctx)
     text = (tmp_path / "out" / "README.md").read_text()
-    assert "**Scale: smoke** — CI scale" in text
+    assert "**Scale: smoke**." in text
     assert "Summary: 1 reproduced" in text and "| homogeneous, printed model |" in text
     assert "![fig1_homogeneous_printed.png](fig1_homogeneous_printed.png)" in text
     assert "the paper's own picks cannot be recovered" in text

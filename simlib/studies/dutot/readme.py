@@ -322,7 +322,7 @@ def readme_step(ctx) -> None:
         "no result numbers: `config/published/dutot.yaml` holds its claims and the parameters "
         "it prints (the platforms are built from there), each with its source.",
         "",
-        f"**Scale: {p['scale']}** — {p['scale_description']}. Homogeneous experiment: "
+        f"**Scale: {p['scale']}**. Homogeneous experiment: "
         f"{len(p['seeds']['homogeneous'])} seeds x {len(p['f_comm']['homogeneous'])} F_comm "
         f"values x {len(spec['variants'])} variants x {len(p['models'])} model(s) = "
         f"{p['runs']['homogeneous']} runs (the paper: 20 seeds x 40 F_comm x 5 = 4,000 on one "
