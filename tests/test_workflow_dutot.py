@@ -60,7 +60,7 @@ def test_bad_dutot_config_is_rejected_before_any_job(tmp_path, only_d, override,
 
 
 @pytest.mark.simgrid
-def test_full_scale_plans_the_papers_12000_runs_in_500_jobs(tmp_path, only_d):
+def test_full_scale_plans_the_papers_12000_runs_in_100_simulation_jobs(tmp_path, only_d):
     _, out = snakemake(tmp_path, "-n", "--configfile", only_d, "--config", "scale=full")
     stats = job_counts(out)
     # One job per (platform, seed): 20 seeds on the printed homogeneous
