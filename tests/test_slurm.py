@@ -179,7 +179,7 @@ def test_failing_job_fails_the_run_with_its_log_path(cluster, flaky):
     assert f"log: {slurm_log} (check log file(s) for error details)" in out, out[-3000:]
     assert "deliberate failure (first attempt" in slurm_log.read_text()
     # So is the rule's own log.
-    rule_log = "logs/runs/baseline/smoke/SDSC-SP2/easy_flaky/load0.6.log"
+    rule_log = "logs/baseline/baseline_simulate/smoke/SDSC-SP2/easy_flaky/0.6.log"
     assert rule_log in out
     assert "deliberate failure" in (wd / rule_log).read_text()
 
