@@ -327,3 +327,22 @@ def assert_config_rejected(workdir, override, message):
     assert message in out, out[-3000:]
     assert "ConfigError" in out
     assert not (Path(workdir) / "data").exists()  # nothing ran
+
+
+def repo_config(grid: str, scale: str = "smoke") -> dict:
+    """The repository's config with one study's grid merged in (as the Snakefile does)."""
+    import yaml
+    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    studies = yaml.safe_load((REPO / f"config/grids/{grid}.yaml").read_text())["studies"]
+    cfg["studies"] = {**(cfg.get("studies") or {}), **studies}
+    cfg["scale"] = scale
+    return cfg
+
+
+def repo_study(key: str, scale: str = "smoke", edit=None):
+    """The study ``key`` built from the repository's config; ``edit(spec)`` may change its keys first."""
+    from simlib.studies import load_study
+    cfg = repo_config(key, scale)
+    if edit:
+        edit(cfg["studies"][key])
+    return load_study(key, cfg)

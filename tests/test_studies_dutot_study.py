@@ -5,31 +5,23 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import jsonschema
+import helpers_pipeline
 import pytest
-import yaml
 
 from simlib.backends.simgrid import SimGridUnavailable
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Study, load_study
+from simlib.studies import STUDY_CLASSES, Study
 from simlib.studies.dutot import Dutot
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def repo_config(scale="smoke"):
-    """The repository's config with the D grid merged in (as the Snakefile does)."""
-    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    grid = yaml.safe_load((REPO / "config/grids/dutot.yaml").read_text())
-    cfg["studies"] = {**(cfg.get("studies") or {}), **grid["studies"]}
-    cfg["scale"] = scale
-    return cfg
+    return helpers_pipeline.repo_config("dutot", scale)
 
 
 def study(scale="smoke", edit=None):
-    cfg = repo_config(scale)
-    if edit:
-        edit(cfg["studies"]["dutot"])
-    return load_study("dutot", cfg)
+    return helpers_pipeline.repo_study("dutot", scale, edit)
 
 
 def wildcards(**kw):

@@ -5,12 +5,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import jsonschema
+import helpers_pipeline
 import pytest
 import yaml
 
 from simlib.codedeps import import_closure
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Study, load_study
+from simlib.studies import STUDY_CLASSES, Study
 from simlib.studies.utrera import Utrera
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,19 +26,11 @@ RULES = ["utrera_prepare_trace", "utrera_table1_workloads", "utrera_fig2",
 
 
 def repo_config(scale="smoke"):
-    """The repository's config with the U grid merged in (as the Snakefile does)."""
-    cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    grid = yaml.safe_load((REPO / "config/grids/utrera.yaml").read_text())
-    cfg["studies"] = {**(cfg.get("studies") or {}), **grid["studies"]}
-    cfg["scale"] = scale
-    return cfg
+    return helpers_pipeline.repo_config("utrera", scale)
 
 
 def study(scale="smoke", edit=None):
-    cfg = repo_config(scale)
-    if edit:
-        edit(cfg["studies"]["utrera"])
-    return load_study("utrera", cfg)
+    return helpers_pipeline.repo_study("utrera", scale, edit)
 
 
 def wildcards(**kw):

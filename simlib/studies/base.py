@@ -37,12 +37,33 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from ..errors import ConfigError
 
-__all__ = ["Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
+__all__ = ["deferred", "Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
            "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
            "check_traces", "check_policies", "lublin_path"]
 
 #: The repository (simlib lives in it; config paths are relative to it).
 REPO = Path(__file__).resolve().parents[2]
+
+
+def deferred(module: str, function: str, **kwargs) -> Callable:
+    """A step function that imports ``module`` only when the step runs.
+
+    A module a study package imports on import is a code input of every one
+    of its steps (:mod:`simlib.codedeps`); a step names its own module in
+    ``Step.code`` and runs through this instead, so editing a figure module
+    reruns no simulation, and building the steps stays cheap (no matplotlib
+    or SimGrid while Snakemake parses).
+
+    Examples
+    --------
+    >>> run = deferred("json", "dumps")
+    >>> run.__name__
+    'json.dumps'
+    """
+    def run(ctx):
+        getattr(importlib.import_module(module), function)(ctx, **kwargs)
+    run.__qualname__ = run.__name__ = f"{module.rpartition('.')[2]}.{function}"
+    return run
 
 
 def load_tag(load) -> str:

@@ -34,11 +34,9 @@ step runs (so editing a figure reruns no simulation).
 from __future__ import annotations
 
 import functools
-import importlib
-from typing import Callable
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, register_study
+from ..base import Artifact, Step, Study, deferred, register_study
 
 __all__ = ["Dutot", "OUT", "EXPERIMENTS"]
 
@@ -63,20 +61,6 @@ _CUBE_TITLES = {
     "heterogeneous": "Cube (netCDF): §5.4's runs, dims (set, ordering, variant, seed, f_comm): "
                      "makespan, mean execution and wait times, killed jobs",
 }
-
-
-def _deferred(module: str, function: str, **kwargs) -> Callable:
-    """A step function importing ``module`` only when the step runs.
-
-    A module imported by this package on import would be a code input of
-    every step (simlib.codedeps); each step names its module in
-    ``Step.code`` instead, and building the steps stays cheap (no
-    matplotlib or SimGrid while Snakemake parses).
-    """
-    def run(ctx):
-        getattr(importlib.import_module(module), function)(ctx, **kwargs)
-    run.__qualname__ = run.__name__ = f"{module.rpartition('.')[2]}.{function}"
-    return run
 
 
 @register_study
@@ -301,7 +285,7 @@ class Dutot(Study):
                          "unsorted": traces.get("unsorted", "sort"),
                          "max_size": wl["max_size"], "runtime_min": wl["runtime_min"],
                          "runtime_max": wl["runtime_max"]},
-                 code=[_WORKLOADS], run=_deferred(_WORKLOADS, "eligible_step")),
+                 code=[_WORKLOADS], run=deferred(_WORKLOADS, "eligible_step")),
             Step("dutot_workload", stage="workloads",
                  message="Drawing paper D's workload of seed {wildcards.seed} ({wildcards.scale})",
                  input={"pool": f"{DATA}/eligible.swf.gz"},
@@ -310,7 +294,7 @@ class Dutot(Study):
                  params=lambda w: {"jobs": self.jobs(w.scale), "base_seed": wl["base_seed"],
                                    "order": wl["order"], "f_w": wl["f_w"]},
                  wildcard_constraints={"seed": "[0-9]+"},
-                 code=[_WORKLOADS], run=_deferred(_WORKLOADS, "workload_step")),
+                 code=[_WORKLOADS], run=deferred(_WORKLOADS, "workload_step")),
         ]
 
     def _chunk_dir(self) -> str:
@@ -343,7 +327,7 @@ class Dutot(Study):
             wildcard_constraints={"platform": "|".join(self.platforms()) or "(?!)",
                                   "seed": "[0-9]+"},
             resources={"runtime": 240, "mem_mb": 1500},
-            code=[_RUNS], run=_deferred(_RUNS, "simulate_chunk"))
+            code=[_RUNS], run=deferred(_RUNS, "simulate_chunk"))
 
     def summaries(self, experiment: str, scale: str) -> list[str]:
         root = self._chunk_dir()
@@ -363,7 +347,7 @@ class Dutot(Study):
                               "variants": self.variants},
             wildcard_constraints={"experiment": "|".join(EXPERIMENTS)},
             report={"cube": "cube"},
-            code=[_CUBES], run=_deferred(_CUBES, "aggregate", repo=self.repo))
+            code=[_CUBES], run=deferred(_CUBES, "aggregate", repo=self.repo))
 
     # ---------------------------------------------------------- figures
     def figure_outputs(self, scale: str | None = None) -> dict[str, dict[str, str]]:
@@ -400,13 +384,13 @@ class Dutot(Study):
                  output=outs["homogeneous"],
                  params={**common, "models": self.models()},
                  report={k: "dutot" for k in outs["homogeneous"]},
-                 code=[_FIGURES], run=_deferred(_FIGURES, "homogeneous_step")),
+                 code=[_FIGURES], run=deferred(_FIGURES, "homogeneous_step")),
             Step("dutot_figures_heterogeneous", stage="figures",
                  message=f"Drawing paper D's Fig. 3, by set and by ordering ({scale} scale)",
                  input={"cube": self.cube_path("heterogeneous")},
                  output=outs["heterogeneous"], params=common,
                  report={k: "dutot" for k in outs["heterogeneous"]},
-                 code=[_FIGURES], run=_deferred(_FIGURES, "heterogeneous_step")),
+                 code=[_FIGURES], run=deferred(_FIGURES, "heterogeneous_step")),
             Step("dutot_figures_platforms", stage="figures",
                  message="Drawing paper D's platforms, writing their SimGrid files, rendering "
                          "Table 1",
@@ -415,7 +399,7 @@ class Dutot(Study):
                  params={"platforms": {n: p["description"] for n, p in platforms.items()},
                          "sources": {n: p["source"] for n, p in platforms.items()}},
                  report={k: "dutot" for k in outs["platforms"]},
-                 code=[_FIGURES, _PLATFORMS], run=_deferred(_FIGURES, "platforms_step")),
+                 code=[_FIGURES, _PLATFORMS], run=deferred(_FIGURES, "platforms_step")),
         ]
 
     def claims_step(self) -> Step:
@@ -430,7 +414,7 @@ class Dutot(Study):
             params={"scale": scale, "thresholds": dict(self.spec["claims"]),
                     "variants": self.variants},
             report={"csv": "dutot"},
-            code=[_REPORT], run=_deferred(_REPORT, "claims_step"))
+            code=[_REPORT], run=deferred(_REPORT, "claims_step"))
 
     def readme_step(self) -> Step:
         scale = self.scale
@@ -460,7 +444,7 @@ class Dutot(Study):
                                   for n, p in self.platforms().items()},
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "dutot"},
-            code=[_README], run=_deferred(_README, "readme_step"))
+            code=[_README], run=deferred(_README, "readme_step"))
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:

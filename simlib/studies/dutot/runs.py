@@ -28,6 +28,7 @@ from simlib.io import write_csv, write_json
 from simlib.policies import make_policy
 from simlib.workload.swf import read_swf
 
+from ...metrics import dutot_makespan, mean_wait
 from .platforms import from_description
 from .tasks import task_function
 
@@ -72,9 +73,9 @@ def run_metrics(jobs: pd.DataFrame) -> dict:
     {'makespan': 12.0, 'mean_execution': 6.0, 'mean_wait': 2.5, 'jobs_killed': 1, 'jobs': 2}
     """
     return {
-        "makespan": float(jobs["finish_time"].max()),
+        "makespan": dutot_makespan(jobs),
         "mean_execution": float(jobs["execution_time"].mean()),
-        "mean_wait": float(jobs["waiting_time"].mean()),
+        "mean_wait": mean_wait(jobs),
         "jobs_killed": int((jobs["final_state"] != "COMPLETED_SUCCESSFULLY").sum()),
         "jobs": int(len(jobs)),
     }

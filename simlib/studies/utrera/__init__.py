@@ -37,11 +37,8 @@ workload draws nothing and is simulated once.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Callable
-
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, load_tag, lublin_path, register_study
+from ..base import Artifact, Step, Study, deferred, load_tag, lublin_path, register_study
 
 __all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
 
@@ -103,20 +100,6 @@ _CUBE_TITLES = {
               "(trace, policy, seed)",
     "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)",
 }
-
-
-def _deferred(module: str, function: str, **kwargs) -> Callable:
-    """A step function that imports ``module`` only when the step runs.
-
-    A module imported by this package on import would be a code input of
-    every step (simlib.codedeps); each step names its own module in
-    ``Step.code`` instead, and building the steps stays cheap (no
-    matplotlib while Snakemake parses).
-    """
-    def run(ctx):
-        getattr(importlib.import_module(module), function)(ctx, **kwargs)
-    run.__qualname__ = run.__name__ = f"{module.rpartition('.')[2]}.{function}"
-    return run
 
 
 @register_study
@@ -304,7 +287,7 @@ class Utrera(Study):
                                   "unsorted": traces.get("unsorted", "sort")},
                 wildcard_constraints={"trace": "|".join(self.spec["trace_portions"])},
                 code=[_WORKLOADS],
-                run=_deferred(_WORKLOADS, "prepare_trace")),
+                run=deferred(_WORKLOADS, "prepare_trace")),
             # One Lublin seed made into one workload per load, all jobs
             # submitted within the span.
             Step(
@@ -320,7 +303,7 @@ class Utrera(Study):
                         "machine_size": self.lublin_set().get("machine_size", 128)},
                 wildcard_constraints={"seed": "[0-9]+"},
                 code=[_WORKLOADS],
-                run=_deferred(_WORKLOADS, "table1_workloads")),
+                run=deferred(_WORKLOADS, "table1_workloads")),
         ]
 
     def _chunk_outputs(self, where: str) -> dict[str, str]:
@@ -345,7 +328,7 @@ class Utrera(Study):
                         "simulation": self.simulation()},
                 policies=list(fig2["policies"]),
                 code=[_RUNS],
-                run=_deferred(_RUNS, "simulate_fig2")),
+                run=deferred(_RUNS, "simulate_fig2")),
             Step(
                 "utrera_simulate_table1",
                 message=("Simulating {wildcards.policy} on paper U's Table 1 workloads at load "
@@ -363,7 +346,7 @@ class Utrera(Study):
                 policies=lambda w: [w.policy],
                 wildcard_constraints={"policy": compared},
                 code=[_RUNS],
-                run=_deferred(_RUNS, "simulate_chunk")),
+                run=deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_traces",
                 message=("Simulating {wildcards.variant} on {wildcards.trace} "
@@ -381,7 +364,7 @@ class Utrera(Study):
                 wildcard_constraints={"trace": "|".join(self.spec["trace_portions"]),
                                       "variant": "|".join(variants())},
                 code=[_RUNS],
-                run=_deferred(_RUNS, "simulate_chunk")),
+                run=deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_long_util",
                 message=("Simulating {wildcards.policy} on {params.spec[trace]} with long jobs' "
@@ -401,7 +384,7 @@ class Utrera(Study):
                 policies=lambda w: [w.policy],
                 wildcard_constraints={"policy": compared, "util": "[0-9]+(\\.[0-9]+)?"},
                 code=[_RUNS],
-                run=_deferred(_RUNS, "simulate_chunk")),
+                run=deferred(_RUNS, "simulate_chunk")),
         ]
 
     def summaries(self, part: str, scale: str) -> list[str]:
@@ -432,7 +415,7 @@ class Utrera(Study):
             wildcard_constraints={"part": "|".join(PARTS)},
             report={"cube": "cube"},
             code=[_CUBES],
-            run=_deferred(_CUBES, "aggregate", study=self.key, repo=self.repo))
+            run=deferred(_CUBES, "aggregate", study=self.key, repo=self.repo))
 
     def figure_steps(self) -> list[Step]:
         """Figures and tables of paper_figures/utrera/ (:mod:`simlib.studies.utrera.figures`)."""
@@ -459,7 +442,7 @@ class Utrera(Study):
                 params={"scale": scale, "policies": spec["fig2"]["policies"]},
                 report=mark("png", "md"),
                 code=[_FIGURES],
-                run=_deferred(_FIGURES, "fig2")),
+                run=deferred(_FIGURES, "fig2")),
             Step(
                 "utrera_figures_table1",
                 stage="figures",
@@ -473,7 +456,7 @@ class Utrera(Study):
                 params={"scale": scale, "fit": spec["table1"]["fit"], "lublin": self.lublin_set()},
                 report=mark("png", "md"),
                 code=[_FIGURES],
-                run=_deferred(_FIGURES, "table1")),
+                run=deferred(_FIGURES, "table1")),
             Step(
                 "utrera_figures_traces",
                 stage="figures",
@@ -505,7 +488,7 @@ class Utrera(Study):
                 report=mark("fig3", "fig3_md", "table2_md", "table3_md", "frag_md", "gains_md",
                             "orders", "readings", "fig1"),
                 code=[_FIGURES],
-                run=_deferred(_FIGURES, "traces")),
+                run=deferred(_FIGURES, "traces")),
             Step(
                 "utrera_figures_long_util",
                 stage="figures",
@@ -518,7 +501,7 @@ class Utrera(Study):
                 params={"scale": scale, "trace": lu["trace"], "mode": lu.get("mode", "set")},
                 report=mark("png", "md"),
                 code=[_FIGURES],
-                run=_deferred(_FIGURES, "long_util")),
+                run=deferred(_FIGURES, "long_util")),
         ]
 
     def claims_file(self) -> str:
@@ -539,7 +522,7 @@ class Utrera(Study):
             params={"scale": self.scale},
             report={"csv": "utrera"},
             code=[_REPORT],
-            run=_deferred(_REPORT, "write_claims"))
+            run=deferred(_REPORT, "write_claims"))
 
     def readme_step(self) -> Step:
         """paper_figures/utrera/README.md (:mod:`simlib.studies.utrera.readme`)."""
@@ -565,7 +548,7 @@ class Utrera(Study):
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "utrera"},
             code=[_README],
-            run=_deferred(_README, "readme"))
+            run=deferred(_README, "readme"))
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:
