@@ -62,13 +62,16 @@ class Job:
     cpu_util : float
         Fraction of its runtime the job computes (SWF field 6 / field 4),
         NaN when unknown; used by paper U's time model.
+    features : dict or None
+        Workload attributes beyond the SWF fields that a policy reads (paper
+        Z: the job's self slowdowns and type), None when there are none.
     """
 
     __slots__ = (
         "idx", "job_id", "submit", "procs", "requested_time", "work", "killed",
         "cpu_util", "state", "start", "finish", "rate", "work_left",
         "last_update", "version", "cpus", "alloc", "estimated_end", "data",
-        "requested_start",
+        "requested_start", "features",
     )
 
     def __init__(self, idx: int, job_id: int, submit: float, procs: int,
@@ -94,6 +97,7 @@ class Job:
         self.estimated_end = float("inf")
         self.data: dict | None = None  # free slot for policies (reservation, skip count...)
         self.requested_start = -1.0  # dedicated jobs (paper K): fixed start time, -1 = batch
+        self.features: dict | None = None
 
     def __repr__(self) -> str:
         return (f"Job(id={self.job_id}, submit={self.submit}, procs={self.procs}, "

@@ -15,6 +15,13 @@ from ..platform import Platform
 class ResourceLedger:
     """Tracks free cores and each job's allocation.
 
+    With ``layers > 1`` (time sharing: paper Z's Scojo-PECT virtual
+    machines) the ledger holds ``layers`` copies of the platform's cores:
+    id ``layer * cpus + core`` is physical core ``core`` in that layer, so a
+    physical core can be held by one job per layer. Which of those jobs may
+    *run* at a time is the policy's business (the others are suspended);
+    :meth:`check` verifies that no two running jobs share a physical core.
+
     Examples
     --------
     >>> led = ResourceLedger(Platform.homogeneous(4))
@@ -24,11 +31,13 @@ class ResourceLedger:
     1
     """
 
-    __slots__ = ("platform", "total", "_free", "_owner")
+    __slots__ = ("platform", "total", "cpus", "layers", "_free", "_owner")
 
-    def __init__(self, platform: Platform) -> None:
+    def __init__(self, platform: Platform, layers: int = 1) -> None:
         self.platform = platform
-        self.total = platform.cpus
+        self.cpus = platform.cpus
+        self.layers = layers
+        self.total = platform.cpus * layers
         self._free: list[int] = list(range(self.total - 1, -1, -1))
         self._owner: list[int] = [-1] * self.total  # job idx holding each core
 
@@ -104,8 +113,26 @@ class ResourceLedger:
         # in the common LIFO pattern without paying for a sort.
         self._free.extend(reversed(ids))
 
+    def physical(self, core: int) -> int:
+        """The physical core of ledger id ``core`` (itself with one layer)."""
+        return core % self.cpus
+
     def check(self, running) -> None:
-        """Invariant check (debug mode): every core free xor held by one running job."""
+        """Invariant check (debug mode): every core free xor held by one job;
+        with layers, no physical core used by two jobs that are running."""
+        from .job import RUNNING
+        if self.layers > 1:
+            used: dict[int, int] = {}
+            cpus = self.cpus
+            for job in running:
+                if job.state != RUNNING:
+                    continue
+                for c in job.alloc:
+                    p = c % cpus
+                    if p in used:
+                        raise SimulationError(f"physical core {p} used by running jobs "
+                                              f"{used[p]} and {job.job_id}")
+                    used[p] = job.job_id
         held = {}
         for job in running:
             for c in job.alloc:

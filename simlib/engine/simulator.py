@@ -127,6 +127,15 @@ class Simulator:
     execution : ExecutionModel, optional
         When jobs end (default: a fresh :class:`RateModel`). One model
         instance per simulator.
+    layers : int, optional
+        Time-sharing layers of the ledger (default: the policy's ``layers``,
+        1 for space-sharing policies). With ``k`` layers a
+        physical core can be held by one job per layer (ids ``layer * cpus +
+        core``, see :class:`~simlib.engine.ledger.ResourceLedger`): paper Z's
+        Scojo-PECT keeps one virtual machine per job type, whose suspended
+        jobs keep their cores while another virtual machine's jobs run on
+        them. The policy keeps at most one *running* job per physical core
+        (checked in debug mode). Timeline rows then count held ledger ids.
 
     Notes
     -----
@@ -152,7 +161,7 @@ class Simulator:
                  commands: Sequence[tuple[float, Any]] = (),
                  progress: Callable[[int, int, float], None] | None = None,
                  progress_every: int = 4096,
-                 execution: ExecutionModel | None = None) -> None:
+                 execution: ExecutionModel | None = None, layers: int | None = None) -> None:
         if overrun not in ("kill", "extend"):
             raise ConfigError(f"overrun must be 'kill' or 'extend', not {overrun!r}")
         self.platform = platform
@@ -161,7 +170,11 @@ class Simulator:
         self.overrun = overrun
         self.overrun_step = overrun_step
         self.debug = debug
-        self.ledger = ResourceLedger(platform)
+        if layers is None:
+            layers = getattr(policy, "layers", 1)
+        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+            raise ConfigError(f"layers must be a positive integer, not {layers!r}")
+        self.ledger = ResourceLedger(platform, layers)
         self.events = EventQueue()
         self.now = 0.0
         self.running: dict[int, Job] = {}

@@ -16,6 +16,7 @@ from .fcfs import FCFS
 from .fcfs_malleable import FCFSMalleable
 from .hybrid_los import HybridLOS
 from .los import LOS
+from .scojo_pect import ScojoPECT
 
 #: name -> policy class
 POLICIES: dict[str, type[Policy]] = {}
@@ -45,6 +46,8 @@ register(DelayedLOSE)
 register(EASYDE)
 register(LOSDE)
 register(HybridLOSE)
+# Paper Z: Scojo-PECT time slices with space sharing (SSP).
+register(ScojoPECT)
 
 
 def make_policy(name: str, **params) -> Policy:

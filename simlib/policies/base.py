@@ -89,6 +89,9 @@ class Policy:
     #: True when the policy applies elastic control commands (paper K's ECC
     #: processor); others ignore command payloads.
     elastic: ClassVar[bool] = False
+    #: Time-sharing layers of the ledger the policy needs (paper Z's
+    #: Scojo-PECT: one per virtual machine); the simulator's default.
+    layers: ClassVar[int] = 1
 
     def __init__(self, **params: Any) -> None:
         self.params = {**self.defaults, **params}

@@ -1,0 +1,678 @@
+"""Scojo-PECT: coarse-grain time slices, one virtual machine per job type (paper Z).
+
+Esbaugh & Sodan (HPCC 2007), as Zeng & Sodan use it (§4.7, §5.1), with space
+sharing per virtual machine (*SSP*). Every term below is the papers'.
+
+**Virtual machines.** Jobs are typed by their runtime estimate: *short*
+(<= 10 min), *medium* (<= 3 h) or *long*. Each type has a virtual machine:
+a full copy of the machine that exists only during its *slices*. The engine
+holds one ledger layer per virtual machine (``Simulator(layers=3)``): a
+job's cores are ids ``layer * cpus + core``, it keeps them while suspended,
+and at any time only one job per physical core runs.
+
+**Slices.** Time is cut into intervals (1 h). Each interval holds an optional
+short slice (only when short jobs wait or are suspended at the interval's
+start), then a medium and a long slice sharing the rest 30 : 70. Every slice
+begins with the preemption/resumption overhead (60 s): the previous slice's
+jobs stop at its end, this slice's jobs resume after the overhead. Every job
+is preempted at its slice's end and resumed on the same nodes and cores in
+its virtual machine's next slice.
+
+**Virtual time and conservative backfilling.** A virtual machine's clock runs
+only during the *effective* part of its slices (after the overhead). Each
+virtual machine plans its jobs by conservative backfilling in its own
+virtual time, on a profile of the machine's nodes: every queued job holds a
+reservation (earliest start at which enough nodes are free for its planned
+duration), a job starts when its virtual machine's clock reaches its
+reservation, and when a job ends early the schedule is *compressed*: queued
+jobs, in FCFS order, move to an earlier start where there is room, never
+later — "keeping backfilled jobs in their backfill position" (§4.7).
+
+**Space sharing (SSP, §5.1, formula 8).** One job per node, with ``PPN`` =
+1, 2 or 4 of its processes per node, from its self slowdowns (the workload
+gives ``features["ppn"]``, or the policy applies formula 8 with ``max_sl``
+and ``self_sl2``); the job runs on ``ceil(size / PPN)`` nodes, its processes
+on different CPUs of each node (§4.9), at rate ``1 / self slowdown`` (1 at
+PPN 1, ``SL_sno`` at 2, ``SL_scr * SL_sno`` at 4). Its planned duration is
+its estimate times that slowdown.
+
+**Safe non-type slice backfilling (§4.7).** During a slice of type X, nodes
+that X's plan leaves idle until the slice's end may run jobs of another
+type Y, until the slice's end: a suspended Y job whose nodes are all idle
+resumes there; a waiting Y job starts there if its virtual machine could
+start it now (a hole at Y's clock for its whole planned duration, among the
+idle nodes), so no job of type Y is delayed either. Such a job holds a
+temporary reservation in X's plan until the slice's end, which later X jobs
+respect. Candidates are tried short, medium, long (suspended jobs before
+waiting ones, each in FCFS order).
+
+**Response-time estimates (§4.1).** At submission, ``R_est`` is the wall time
+at which the job's reservation would end, mapping virtual time to wall time
+with the current interval's slice layout for all future intervals, times
+``r_est_factor`` (0.75, §5.1: estimates ignore non-type backfilling).
+
+Choices where the papers are silent (switches where cheap): the short
+slice's length (``short_slice``, 600 s, overhead included); the overhead is
+paid at the start of every slice, also when the same jobs continue (§5.1's
+footnote 3 says this reduction is not considered); jobs are typed by their
+estimate (a scheduler does not know runtimes); a job of a virtual machine
+that is due while another slice runs waits for its own slice unless non-type
+backfilling starts it; ties: FCFS (submission order).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..engine.allocation import Allocation, LowestIds, PerCore
+from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
+from ..errors import ConfigError, SimulationError
+from ..platform import Platform
+from .base import Policy
+from .profile import PlacementProfile
+
+#: The job types, in slice order; the index is the virtual machine's ledger layer.
+TYPES = ("short", "medium", "long")
+_EPS = 1e-6
+
+
+def classify(estimate: float, short_max: float, medium_max: float) -> str:
+    """Job type of Scojo-PECT from a runtime estimate (§5.1).
+
+    Examples
+    --------
+    >>> [classify(t, 600, 10800) for t in (600, 601, 10800, 10801)]
+    ['short', 'medium', 'medium', 'long']
+    """
+    if estimate <= short_max:
+        return "short"
+    return "medium" if estimate <= medium_max else "long"
+
+
+def ssp_ppn(size: int, sl_scr: float, sl_sno: float, max_sl: float, self_sl2: float) -> int:
+    """Processes per node under space sharing, formula 8 (§5.1).
+
+    Examples
+    --------
+    >>> ssp_ppn(1, 1.0, 1.0, 1.25, 1.12), ssp_ppn(8, 1.3, 1.1, 1.25, 1.12), ssp_ppn(8, 1.1, 1.1, 1.25, 1.12)
+    (1, 2, 4)
+    >>> ssp_ppn(8, 1.3, 1.15, 1.25, 1.12)
+    1
+    """
+    if size > 1 and sl_scr * sl_sno <= max_sl:
+        return 4
+    if size > 1 and sl_sno <= self_sl2:
+        return 2
+    return 1
+
+
+def self_slowdown(ppn: int, sl_scr: float, sl_sno: float) -> float:
+    """A job's self slowdown at ``ppn`` processes per node (§4.8-§4.9).
+
+    Examples
+    --------
+    >>> self_slowdown(1, 1.3, 1.1), self_slowdown(2, 1.3, 1.1), round(self_slowdown(4, 1.3, 1.1), 2)
+    (1.0, 1.1, 1.43)
+    """
+    if ppn == 1:
+        return 1.0
+    return sl_sno if ppn == 2 else sl_scr * sl_sno
+
+
+class SliceSchedule:
+    """The slices of one interval: ``(type, start offset, length)``.
+
+    Examples
+    --------
+    >>> s = SliceSchedule(3600.0, 600.0, 0.3, 0.7, 60.0)
+    >>> s.layout(with_short=True)
+    [('short', 0.0, 600.0), ('medium', 600.0, 900.0), ('long', 1500.0, 2100.0)]
+    >>> s.layout(with_short=False)
+    [('medium', 0.0, 1080.0), ('long', 1080.0, 2520.0)]
+    >>> s.effective("long", with_short=False)
+    2460.0
+    """
+
+    def __init__(self, interval: float, short_slice: float, medium_share: float,
+                 long_share: float, overhead: float) -> None:
+        self.interval = interval
+        self.short_slice = short_slice
+        self.medium_share = medium_share
+        self.long_share = long_share
+        self.overhead = overhead
+        self._layouts = {w: self._make(w) for w in (True, False)}
+
+    def _make(self, with_short: bool) -> list[tuple[str, float, float]]:
+        out, t = [], 0.0
+        rest = self.interval
+        if with_short:
+            out.append(("short", 0.0, self.short_slice))
+            t, rest = self.short_slice, self.interval - self.short_slice
+        share = self.medium_share + self.long_share
+        medium = rest * self.medium_share / share
+        out.append(("medium", t, medium))
+        out.append(("long", t + medium, rest - medium))
+        return out
+
+    def layout(self, with_short: bool) -> list[tuple[str, float, float]]:
+        return list(self._layouts[with_short])
+
+    def effective(self, vm: str, with_short: bool) -> float:
+        """Effective time (after the overhead) of ``vm`` in one interval."""
+        return sum(max(0.0, length - self.overhead)
+                   for t, _, length in self._layouts[with_short] if t == vm)
+
+
+def _release(profile: PlacementProfile, start: float, end: float, alloc: Allocation) -> None:
+    """Release what is left of ``[start, end)`` (the profile forgets the past)."""
+    start = max(start, profile.times[0])
+    if end > start:
+        profile.release(start, end, alloc)
+
+
+class VirtualMachine:
+    """One job type's virtual machine: its queue, plan and clock.
+
+    ``vbase`` is the virtual clock at wall time ``wall_base`` when the
+    virtual machine is active (its clock runs), else its frozen value.
+    """
+
+    __slots__ = ("name", "layer", "profile", "queue", "held", "vbase", "wall_base",
+                 "active", "early")
+
+    def __init__(self, name: str, layer: int, nodes: Platform) -> None:
+        self.name = name
+        self.layer = layer
+        self.profile = PlacementProfile(0.0, nodes)
+        self.queue: list[Job] = []
+        #: Started jobs (running or suspended) -> planned virtual end.
+        self.held: dict[int, Job] = {}
+        self.vbase = 0.0
+        self.wall_base = 0.0
+        self.active = False
+        self.early = False
+
+    def vnow(self, now: float) -> float:
+        return self.vbase + (now - self.wall_base) if self.active else self.vbase
+
+
+class ScojoPECT(Policy):
+    """Scojo-PECT with space sharing per virtual machine (paper Z's *SSP*).
+
+    Jobs need ``features`` with ``sl_scr`` and ``sl_sno`` (self slowdowns)
+    and optionally ``ppn`` (else formula 8); the platform paper Z's nodes of
+    4 cores in 2 sockets (any cores per node works). The simulator gets one
+    ledger layer per virtual machine (:attr:`layers`).
+
+    Parameters (defaults: §5.1 and Table 6)
+    ----------
+    interval, short_slice, medium_share, long_share, overhead : float
+        The slice layout (s, s, shares, shares, s).
+    short_max, medium_max : float
+        Type thresholds on the estimate (s).
+    max_sl, self_sl2 : float
+        Table 6's thresholds of formula 8 (used when a job has no ``ppn``).
+    non_type_backfilling : bool
+        Safe non-type slice backfilling on (default) or off.
+    r_est_factor : float
+        Factor on the simulated response-time estimate (0.75).
+
+    Examples
+    --------
+    A long job alone on one node runs only in long slices (and, by non-type
+    backfilling, in the others' idle time): with backfilling off, 3000 s of
+    work in 2460 s of effective time per interval.
+
+    >>> from simlib.engine.simulator import Simulator
+    >>> j = Job(0, 1, 0.0, 1, 3000.0, 3000.0)
+    >>> j.features = {"sl_scr": 1.0, "sl_sno": 1.0}
+    >>> pol = ScojoPECT(interval=3600.0, short_slice=600.0, overhead=60.0,
+    ...                 non_type_backfilling=False, short_max=60.0, medium_max=600.0)
+    >>> sim = Simulator(Platform.homogeneous(4, cores_per_node=4, sockets_per_node=2), [j], pol)
+    >>> sim.run(); j.start, j.finish          # long slice: [1080, 3600); work 2460 + 540
+    (1140.0, 5280.0)
+    """
+
+    name = "scojo_pect"
+    paper = "zeng: Zeng & Sodan §4.7, §5.1 (Scojo-PECT: Esbaugh & Sodan, HPCC 2007)"
+    description = ("Scojo-PECT time slices (short/medium/long virtual machines), conservative "
+                   "backfilling per virtual machine, space sharing (SSP)")
+    rigid = False
+    layers = len(TYPES)
+    defaults = {"interval": 3600.0, "short_slice": 600.0, "medium_share": 0.3,
+                "long_share": 0.7, "overhead": 60.0, "short_max": 600.0,
+                "medium_max": 10800.0, "max_sl": 1.25, "self_sl2": 1.12,
+                "non_type_backfilling": True, "r_est_factor": 0.75}
+
+    def __init__(self, **params: Any) -> None:
+        super().__init__(**params)
+        p = self.params
+        unknown = set(p) - set(self.defaults)
+        if unknown:
+            raise ConfigError(f"{self.name}: unknown parameter(s) {', '.join(sorted(unknown))}")
+        for key in ("interval", "medium_share", "long_share", "max_sl", "self_sl2",
+                    "r_est_factor", "short_max", "medium_max"):
+            if not p[key] > 0:
+                raise ConfigError(f"{self.name}: parameter {key} must be > 0, not {p[key]!r}")
+        for key in ("short_slice", "overhead"):
+            if not p[key] >= 0:
+                raise ConfigError(f"{self.name}: parameter {key} must be >= 0, not {p[key]!r}")
+        if p["short_slice"] >= p["interval"]:
+            raise ConfigError(f"{self.name}: short_slice ({p['short_slice']}) must be shorter "
+                              f"than the interval ({p['interval']})")
+        if p["short_max"] >= p["medium_max"]:
+            raise ConfigError(f"{self.name}: short_max must be below medium_max")
+        self.slices = SliceSchedule(float(p["interval"]), float(p["short_slice"]),
+                                    float(p["medium_share"]), float(p["long_share"]),
+                                    float(p["overhead"]))
+        for with_short in (True, False):
+            for vm in (("short",) if with_short else ()) + ("medium", "long"):
+                if not self.slices.effective(vm, with_short) > 0:
+                    raise ConfigError(f"{self.name}: the {vm} slice is not longer than the "
+                                      f"overhead ({p['overhead']} s)")
+
+    # ------------------------------------------------------------- set-up
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        if sim.ledger.layers != len(TYPES):
+            raise ConfigError(f"{self.name}: the simulator needs layers={len(TYPES)} "
+                              f"(one per virtual machine), not {sim.ledger.layers}")
+        plat = sim.platform
+        self.cpus = plat.cpus
+        self.node_platform = Platform.homogeneous(plat.nodes, name=f"{plat.nodes}nodes")
+        self.node_choice = LowestIds()
+        self.vms = {t: VirtualMachine(t, k, self.node_platform) for k, t in enumerate(TYPES)}
+        self.core_masks = [0] * plat.nodes
+        for core, node in enumerate(plat.core_node.tolist()):
+            self.core_masks[node] |= 1 << core
+        self.placers: dict[int, PerCore] = {}
+        p = self.params
+        #: job idx -> type, ppn, nodes needed, planned duration, rate
+        self.plan: dict[int, tuple[str, int, int, float, float]] = {}
+        self.reservation: dict[int, tuple[float, Allocation]] = {}
+        self.r_est: dict[int, float] = {}
+        #: Virtual times: each job's reservation at submission and its start
+        #: (its virtual machine's clock when it started), for the guarantee
+        #: of conservative backfilling: started <= reserved.
+        self.v_reserved: dict[int, float] = {}
+        self.v_started: dict[int, float] = {}
+        for job in sim.jobs:
+            f = job.features
+            if f is None or "sl_scr" not in f or "sl_sno" not in f:
+                raise ConfigError(f"{self.name}: job {job.job_id} has no self slowdowns "
+                                  "(features sl_scr, sl_sno)")
+            ppn = int(f.get("ppn") or ssp_ppn(job.procs, f["sl_scr"], f["sl_sno"],
+                                              p["max_sl"], p["self_sl2"]))
+            if ppn < 1 or ppn > int(plat.cores_per_node.min()):
+                raise ConfigError(f"{self.name}: job {job.job_id}: {ppn} processes per node "
+                                  f"do not fit nodes of {int(plat.cores_per_node.min())} cores")
+            slow = self_slowdown(ppn, f["sl_scr"], f["sl_sno"])
+            k = -(-job.procs // ppn)
+            vm = classify(job.requested_time, p["short_max"], p["medium_max"])
+            self.plan[job.idx] = (vm, ppn, k, job.requested_time * slow, 1.0 / slow)
+            if k > plat.nodes:
+                raise ConfigError(f"{self.name}: job {job.job_id} needs {k} nodes at {ppn} "
+                                  f"processes per node; the machine has {plat.nodes}")
+        # Slices: the interval being played and its layout, the slice index in it.
+        self.unfinished = len(sim.jobs)
+        self.interval_start = 0.0
+        self.layout: list[tuple[str, float, float]] = []
+        self.with_short = False
+        self.slice_no = -1
+        self.active: VirtualMachine | None = None
+        self.slice_end = 0.0
+        #: Non-type jobs running in the active slice: idx -> their block in its plan.
+        self.guests: dict[int, tuple[float, float, Allocation]] = {}
+        self.wakeups: set[float] = set()
+        #: Physical usage after each round: (time, used nodes, used cores, waiting jobs).
+        self.usage: list[tuple[float, int, int, int]] = []
+        self.slice_log: list[tuple[float, float, float, str]] = []
+        self.node_procs = [0] * plat.nodes
+        self.used_nodes = 0
+        #: Bit mask of the nodes some running job uses now (physically busy).
+        self.busy_nodes = 0
+        self.used_cores = 0
+        self.waiting = 0
+        self.switches = 0
+        self.preemptions = 0
+        sim.observe(self)
+        self._begin_interval(0.0)
+
+    # ------------------------------------------------------ engine observer
+    def _use(self, job: Job, sign: int) -> None:
+        cpus = self.cpus
+        npro = self.node_procs
+        node = self.sim.platform.core_node
+        for c in job.alloc:
+            n = int(node[c % cpus])
+            before = npro[n]
+            npro[n] = before + sign
+            if before == 0 and sign > 0:
+                self.used_nodes += 1
+                self.busy_nodes |= 1 << n
+            elif before == 1 and sign < 0:
+                self.used_nodes -= 1
+                self.busy_nodes &= ~(1 << n)
+        self.used_cores += sign * len(job.alloc)
+
+    def job_started(self, job, now):
+        self._use(job, +1)
+
+    def job_resumed(self, job, now):
+        self._use(job, +1)
+
+    def job_suspended(self, job, now):
+        self._use(job, -1)
+
+    def job_ended(self, job, now):
+        self._use(job, -1)
+
+    # --------------------------------------------------------------- slices
+    def _begin_interval(self, start: float) -> None:
+        short = self.vms["short"]
+        self.interval_start = start
+        self.with_short = bool(short.queue or short.held)
+        self.layout = self.slices.layout(self.with_short)
+        self.slice_no = -1
+        self._next_slice(start)
+
+    def _next_slice(self, now: float) -> None:
+        """End the running slice (if any) at ``now`` and open the next one."""
+        sim = self.sim
+        vm = self.active
+        if vm is not None:
+            for idx in list(vm.held):
+                job = vm.held[idx]
+                if job.state == RUNNING:
+                    sim.suspend(job)
+                    self.preemptions += 1
+            for idx in list(self.guests):
+                job = sim.jobs[idx]
+                if job.state == RUNNING:
+                    sim.suspend(job)
+                    self.preemptions += 1
+                self._drop_guest(idx, now)
+            vm.vbase = vm.vnow(now)
+            vm.active = False
+            self.active = None
+        self.slice_no += 1
+        if self.slice_no == len(self.layout):
+            self._begin_interval(self.interval_start + self.slices.interval)
+            return
+        name, offset, length = self.layout[self.slice_no]
+        start = self.interval_start + offset
+        self.slice_end = start + length
+        effective = start + min(self.slices.overhead, length)
+        self.switches += 1
+        self.slice_log.append((start, effective, self.slice_end, name))
+        if self.unfinished:
+            sim.set_timer(effective, ("effective", name))
+            sim.set_timer(self.slice_end, ("slice_end", name))
+
+    def _open(self, name: str, now: float) -> None:
+        vm = self.vms[name]
+        vm.active = True
+        vm.wall_base = now
+        self.active = vm
+        for job in list(vm.held.values()):
+            if job.state == SUSPENDED:
+                self.sim.resume(job)
+
+    # ---------------------------------------------------------------- round
+    def on_round(self, now, finished, submitted, timers, changed):
+        sim = self.sim
+        for job in finished:
+            self._finish(job, now)
+        for payload in timers:
+            if payload is None:
+                continue
+            kind = payload[0]
+            if kind == "slice_end":
+                self._next_slice(now)
+            elif kind == "effective":
+                self._open(payload[1], now)
+            elif kind == "due":
+                self.wakeups.discard(payload[1])
+        for vm in self.vms.values():
+            if vm.early:
+                vm.early = False
+                self._compress(vm, vm.vnow(now))
+        for job in submitted:
+            self._submit(job, now)
+        active = self.active
+        if active is not None:
+            self._start_due(active, now)
+            if self.params["non_type_backfilling"]:
+                self._non_type_backfill(active, now)
+            self._wake_for_next_due(active, now)
+        for vm in self.vms.values():
+            vm.profile.advance(vm.vnow(now))
+            if len(vm.profile.times) > 2 * (len(vm.queue) + len(vm.held)) + 16:
+                vm.profile.compact()
+        row = (now, self.used_nodes, self.used_cores, self.waiting)
+        usage = self.usage
+        if usage and usage[-1][0] == now:
+            usage[-1] = row
+        else:
+            usage.append(row)
+        if sim.debug:
+            self._check(now)
+
+    def _finish(self, job: Job, now: float) -> None:
+        self.unfinished -= 1
+        vm = self.vms[self.plan[job.idx][0]]
+        del vm.held[job.idx]
+        vend, alloc = self.reservation.pop(job.idx)
+        v = vm.vnow(now)
+        if vend > v + _EPS:
+            _release(vm.profile, v, vend, alloc)
+            vm.early = True
+        if job.idx in self.guests:
+            self._drop_guest(job.idx, now)
+
+    def _drop_guest(self, idx: int, now: float) -> None:
+        """Give back what is left of a non-type job's block in the active plan."""
+        vfrom, vto, alloc = self.guests.pop(idx)
+        host = self.active
+        v = host.vnow(now)
+        if vto > v + _EPS:
+            _release(host.profile, max(v, vfrom), vto, alloc)
+            host.early = True
+
+    def _submit(self, job: Job, now: float) -> None:
+        vm_name, ppn, k, dur, _ = self.plan[job.idx]
+        vm = self.vms[vm_name]
+        v = vm.vnow(now)
+        vm.profile.advance(v)
+        start, alloc = vm.profile.earliest_start(self.node_choice, k, dur, v)
+        vm.profile.reserve(start, start + dur, alloc)
+        self.reservation[job.idx] = (start, alloc)
+        self.v_reserved[job.idx] = start
+        job.data = start
+        vm.queue.append(job)
+        self.waiting += 1
+        self.r_est[job.idx] = self.params["r_est_factor"] * (
+            self._wall_of(vm, start + dur, now) - job.submit)
+
+    def _compress(self, vm: VirtualMachine, v: float) -> None:
+        prof = vm.profile
+        prof.advance(v)
+        for job in vm.queue:
+            old, alloc = self.reservation[job.idx]
+            if old <= v:
+                continue
+            _, _, k, dur, _ = self.plan[job.idx]
+            prof.release(old, old + dur, alloc)
+            start, new = prof.earliest_start(self.node_choice, k, dur, v, limit=old)
+            alloc = alloc if new is None else new
+            prof.reserve(start, start + dur, alloc)
+            self.reservation[job.idx] = (start, alloc)
+            job.data = start
+
+    def _cores(self, job: Job, nodes: Allocation, layer: int) -> list[int]:
+        """Core ids (in ``layer``) for ``job``'s processes on ``nodes`` (§4.9)."""
+        ppn = self.plan[job.idx][1]
+        placer = self.placers.get(ppn)
+        if placer is None:
+            placer = self.placers[ppn] = PerCore(ppn)
+        mask = 0
+        for n in nodes.cores:  # node-platform "cores" are nodes
+            mask |= self.core_masks[n]
+        got = placer.select(self.sim.platform, mask, job.procs)
+        if got is None:  # pragma: no cover - whole free nodes always host ppn processes
+            raise SimulationError(f"{self.name}: cannot place job {job.job_id} on nodes {nodes.cores}")
+        off = layer * self.cpus
+        return [c + off for c in got.cores]
+
+    def _launch(self, vm: VirtualMachine, job: Job, nodes: Allocation) -> bool:
+        """Start ``job`` of ``vm`` on ``nodes`` now; False if a core is still held."""
+        if nodes.mask & self.busy_nodes:
+            # A job planned to end at this instant has not ended yet (its
+            # virtual and wall clocks differ by rounding): its completion,
+            # at this instant, brings the next round.
+            return False
+        cores = self._cores(job, nodes, vm.layer)
+        self.sim.start(job, ids=cores, rate=self.plan[job.idx][4])
+        self.v_started[job.idx] = vm.vnow(self.sim.now)
+        vm.held[job.idx] = job
+        self.waiting -= 1
+        return True
+
+    def _start_due(self, vm: VirtualMachine, now: float) -> None:
+        v = vm.vnow(now)
+        started = False
+        for job in vm.queue:
+            start, alloc = self.reservation[job.idx]
+            if start <= v + _EPS:
+                dur = self.plan[job.idx][3]
+                if self._launch(vm, job, alloc):
+                    self.reservation[job.idx] = (start + dur, alloc)
+                    started = True
+        if started:
+            vm.queue = [j for j in vm.queue if j.state == WAITING]
+
+    def _wake_for_next_due(self, vm: VirtualMachine, now: float) -> None:
+        v = vm.vnow(now)
+        # A job due now that could not start waits for a job ending at this
+        # very instant (rounding): that completion brings the next round.
+        nxt = min((s for s in (self.reservation[j.idx][0] for j in vm.queue) if s > v + _EPS),
+                  default=math.inf)
+        if nxt == math.inf:
+            return
+        wall = now + (nxt - v)
+        if wall < self.slice_end and wall not in self.wakeups:
+            self.wakeups.add(wall)
+            self.sim.set_timer(wall, ("due", wall))
+
+    # ------------------------------------------------ non-type backfilling
+    def _non_type_backfill(self, host: VirtualMachine, now: float) -> None:
+        sim = self.sim
+        v = host.vnow(now)
+        v_end = host.vbase + (self.slice_end - host.wall_base)
+        if v_end - v <= _EPS:
+            return
+        idle = host.profile.hole(v, v_end - v) & ~self.busy_nodes
+        if not idle:
+            return
+        for name in TYPES:
+            guest = self.vms[name]
+            if guest is host:
+                continue
+            for job in list(guest.held.values()):
+                if job.state != SUSPENDED or job.idx in self.guests:
+                    continue
+                nodes = self.reservation[job.idx][1]
+                if nodes.mask & idle != nodes.mask:
+                    continue
+                sim.resume(job)
+                self._host(job, nodes, v, v_end)
+                idle &= ~nodes.mask
+                if not idle:
+                    return
+            gv = guest.vnow(now)
+            guest.profile.advance(gv)
+            started = False
+            for job in guest.queue:
+                _, _, k, dur, _ = self.plan[job.idx]
+                if k > idle.bit_count():
+                    continue
+                old, alloc = self.reservation[job.idx]
+                end = old + dur
+                old = max(old, gv)  # what is left of a due job's reservation
+                _release(guest.profile, old, end, alloc)
+                room = guest.profile.hole(gv, dur) & idle
+                if room.bit_count() >= k:
+                    nodes = self.node_choice.select(self.node_platform, room, k)
+                    guest.profile.reserve(gv, gv + dur, nodes)
+                    if self._launch(guest, job, nodes):
+                        self.reservation[job.idx] = (gv + dur, nodes)
+                        self._host(job, nodes, v, v_end)
+                        idle &= ~nodes.mask
+                        started = True
+                        if not idle:
+                            break
+                        continue
+                    guest.profile.release(gv, gv + dur, nodes)
+                if end > old:
+                    guest.profile.reserve(old, end, alloc)
+            if started:
+                guest.queue = [j for j in guest.queue if j.state == WAITING]
+            if not idle:
+                return
+
+    def _host(self, job: Job, nodes: Allocation, v: float, v_end: float) -> None:
+        """Block ``nodes`` in the active plan for a non-type job until the slice's end."""
+        self.active.profile.reserve(v, v_end, nodes)
+        self.guests[job.idx] = (v, v_end, nodes)
+
+    # ------------------------------------------------------------ estimates
+    def _wall_of(self, vm: VirtualMachine, vtarget: float, now: float) -> float:
+        """Wall time at which ``vm``'s clock reaches ``vtarget``.
+
+        The current interval as laid out; later intervals like it, except
+        that a short job's own wait makes them hold a short slice.
+        """
+        need = vtarget - vm.vnow(now)
+        if need <= 0:
+            return now
+        overhead, interval = self.slices.overhead, self.slices.interval
+        base, t = self.interval_start, now
+        layout = self.layout
+        later_short = self.with_short or vm.name == "short"
+        per_interval = self.slices.effective(vm.name, later_short)  # > 0 (checked)
+        while True:
+            for name, offset, length in layout:
+                if name != vm.name:
+                    continue
+                eff_from = max(t, base + offset + min(overhead, length))
+                eff_to = base + offset + length
+                if eff_to > eff_from:
+                    if need <= eff_to - eff_from:
+                        return eff_from + need
+                    need -= eff_to - eff_from
+            layout = self.slices.layout(later_short)
+            base += interval
+            t = base
+            if need > per_interval:  # skip whole intervals at once
+                whole = math.ceil(need / per_interval) - 1
+                need -= whole * per_interval
+                base += whole * interval
+                t = base
+
+    # ---------------------------------------------------------------- checks
+    def _check(self, now: float) -> None:
+        """Debug mode: the usage counters agree with the running jobs."""
+        running = [j for j in self.sim.running.values() if j.state == RUNNING]
+        cores = sum(len(j.alloc) for j in running)
+        nodes = len({int(self.sim.platform.core_node[c % self.cpus]) for j in running
+                     for c in j.alloc})
+        if (cores, nodes) != (self.used_cores, self.used_nodes):
+            raise SimulationError(f"t={now}: usage counters {self.used_cores} cores / "
+                                  f"{self.used_nodes} nodes, running jobs use {cores} / {nodes}")
+        if self.active is None and running:
+            raise SimulationError(f"t={now}: jobs run during a slice switch: "
+                                  f"{[j.job_id for j in running[:3]]}")
+
+
+__all__ = ["ScojoPECT", "SliceSchedule", "VirtualMachine", "TYPES", "classify", "ssp_ppn",
+           "self_slowdown"]

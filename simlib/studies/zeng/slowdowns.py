@@ -1,0 +1,551 @@
+"""Paper Z's slowdown model: Table 4's distributions and formulas 7 and 8.
+
+The paper (Section 4.9) does not measure slowdowns per job; it draws them
+from a histogram, Table 4, built from benchmark data:
+
+``SL_scr`` (core self slowdown)
+    a job's processes share the two cores of one CPU;
+``SL_sno`` (node self slowdown)
+    a job's processes share one node, on its two CPUs;
+``SL_cos`` (coscheduling slowdown)
+    one job's processes share a node with another job's.
+
+Each column of Table 4 gives the share (percent) of slowdowns in each
+range ``[lo, hi)``. A draw picks a range with those shares, then a value
+uniform within it (:func:`draw_slowdowns`). The self slowdowns are a
+property of the job (:func:`self_slowdowns`); ``SL_cos`` is a property of
+an *ordered* pair of jobs, since formula 6 uses the slowdown of A next to
+i (``SL_{A,i}``) and of i next to A (``SL_{i,A}``) as two numbers
+(:func:`coscheduling_slowdown`, :class:`CoschedulingSlowdowns`).
+
+Section 4.8 turns a Lublin job of ``oSize`` single-core nodes into a job
+for the 4-core nodes with formula 7 (:func:`adjusted_size`) and formula 8
+gives its processes per node (:func:`ppn`).
+
+Determinism
+-----------
+Every draw comes from a :class:`numpy.random.SeedSequence` of the
+workload seed and a fixed stream constant of this module, never from
+global state:
+
+* self slowdowns: ``SeedSequence([seed, SELF_SLOWDOWN_STREAM])`` (children
+  0 for ``SL_scr``, 1 for ``SL_sno``); one pair of values per job, row by
+  row, so the first k jobs get the same values whatever the number of
+  jobs drawn;
+* ``SL_cos`` of job ``a`` next to job ``b``:
+  ``SeedSequence([seed, COSCHEDULING_STREAM, a, b])``, so every scheduler
+  sees the same value for a pair, whenever and however often it asks.
+
+The stream constants are large numbers (the ASCII of "ZEN" and a digit):
+the Lublin generator seeds itself with ``SeedSequence(seed)``, and a small
+constant such as ``[seed, 1]`` would coincide with the Lublin stream of
+the single integer ``seed + 2**32``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+
+import numpy as np
+
+from simlib.errors import ConfigError
+
+__all__ = [
+    "TABLE4", "TABLE6", "COLUMNS", "ROUNDINGS", "SELF_SLOWDOWN_STREAM", "COSCHEDULING_STREAM",
+    "rng_for", "draw_slowdowns", "self_slowdowns", "coscheduling_slowdown",
+    "CoschedulingSlowdowns", "bin_shares", "ppn", "self_slowdown_at", "adjusted_size",
+]
+
+#: Table 4 of paper Z (Zeng & Sodan, "Job Scheduling with Lookahead Group
+#: Matchmaking for Time/Space Sharing on Multi-core Parallel Machines"),
+#: "Modeled distribution of slowdowns", as printed: the ranges ``[lo, hi)``
+#: and the percent of slowdowns in each. The study reads the same numbers
+#: from ``config/published/zeng.yaml``; this copy serves tests and examples.
+TABLE4 = MappingProxyType({
+    "source": "paper Z, Table 4 (modeled distribution of slowdowns, percent per range)",
+    "bins": ((0.9, 1.0), (1.0, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, 1.4),
+             (1.4, 1.5), (1.5, 1.6), (1.6, 1.7), (1.7, 1.8)),
+    "sl_scr": (0, 25, 17, 17, 13, 17, 8, 3, 0),
+    "sl_sno": (25, 45, 12, 5, 13, 0, 0, 0, 0),
+    "sl_cos": (0, 68, 17, 7, 3, 2, 1, 1, 1),
+})
+
+#: The two thresholds of paper Z's Table 6 that this module uses (the
+#: other parameters of Table 6 belong to the scheduler). The study takes
+#: its values from the config; these serve tests and examples.
+TABLE6 = MappingProxyType({"max_sl": 1.25, "self_sl2": 1.12})
+
+#: The slowdown columns of Table 4.
+COLUMNS = ("sl_scr", "sl_sno", "sl_cos")
+
+#: Ways to round formula 7's size to whole processes (:func:`adjusted_size`).
+ROUNDINGS = ("nearest", "ppn_multiple", "power_of_two")
+
+#: Stream constant of the per-job self slowdowns ("ZEN" + 1).
+SELF_SLOWDOWN_STREAM = 0x5A454E01
+#: Stream constant of the per-pair coscheduling slowdowns ("ZEN" + 2).
+COSCHEDULING_STREAM = 0x5A454E02
+
+
+# --------------------------------------------------------------------------
+# Seeds
+# --------------------------------------------------------------------------
+
+def _seed_words(seed) -> list[int]:
+    """The seed as a list of non-negative ints (SeedSequence entropy)."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
+        return [int(seed)]
+    if (isinstance(seed, Sequence) and not isinstance(seed, str) and len(seed) > 0
+            and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
+                    for x in seed)):
+        return [int(x) for x in seed]
+    raise ConfigError(f"invalid seed {seed!r}: give an int >= 0 or a non-empty sequence of "
+                      "ints >= 0 (the run's coordinates)")
+
+
+def rng_for(seed, *stream: int, child: int | None = None) -> np.random.Generator:
+    """A generator for one purpose: ``SeedSequence([*seed, *stream])``.
+
+    Parameters
+    ----------
+    seed : int or sequence of int
+        The workload seed (or the run's coordinates), all >= 0.
+    *stream : int
+        Words naming the purpose (a stream constant, job ids...).
+    child : int, optional
+        Take this child of the sequence (its ``spawn_key``), for several
+        independent draws of one purpose.
+
+    Examples
+    --------
+    >>> a = rng_for(7, SELF_SLOWDOWN_STREAM).random()
+    >>> a == rng_for([7], SELF_SLOWDOWN_STREAM).random(), a == rng_for(8, SELF_SLOWDOWN_STREAM).random()
+    (True, False)
+    """
+    words = [*_seed_words(seed), *(int(w) for w in stream)]
+    key = () if child is None else (int(child),)
+    return np.random.default_rng(np.random.SeedSequence(words, spawn_key=key))
+
+
+# --------------------------------------------------------------------------
+# Table 4: drawing and measuring
+# --------------------------------------------------------------------------
+
+def _bins(bins) -> np.ndarray:
+    """Bins as a (k, 2) float array, checked: finite, lo < hi, in order, disjoint."""
+    try:
+        b = np.asarray(bins, dtype=float)
+    except (TypeError, ValueError):
+        raise ConfigError(f"slowdown bins {bins!r}: expected a list of [lo, hi] pairs") from None
+    if b.ndim != 2 or b.shape[1] != 2 or len(b) == 0:
+        raise ConfigError(f"slowdown bins {bins!r}: expected a non-empty list of [lo, hi] pairs")
+    if not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
+        raise ConfigError(f"slowdown bins {bins!r}: every bin needs finite lo < hi")
+    if np.any(b[1:, 0] < b[:-1, 1]):
+        raise ConfigError(f"slowdown bins {bins!r}: bins must be in increasing order, "
+                          "without overlap")
+    return b
+
+
+class _Column:
+    """One column of a Table 4 mapping: bins and normalised probabilities."""
+
+    def __init__(self, table: Mapping, column: str):
+        if not isinstance(table, Mapping) or "bins" not in table:
+            raise ConfigError("a slowdown table must be a mapping with 'bins' and the "
+                              f"columns {list(COLUMNS)}")
+        if column not in table or column == "bins":
+            raise ConfigError(f"slowdown table has no column {column!r}; it has "
+                              f"{[k for k in table if k in COLUMNS]}")
+        self.bins = _bins(table["bins"])
+        try:
+            shares = np.asarray(table[column], dtype=float)
+        except (TypeError, ValueError):
+            raise ConfigError(f"slowdown table column {column!r}: shares must be "
+                              "numbers") from None
+        if shares.shape != (len(self.bins),):
+            raise ConfigError(f"slowdown table column {column!r}: {shares.size} shares for "
+                              f"{len(self.bins)} bins")
+        if not np.all(np.isfinite(shares)) or np.any(shares < 0) or shares.sum() <= 0:
+            raise ConfigError(f"slowdown table column {column!r}: shares must be finite, "
+                              ">= 0 and not all 0")
+        # Printed percentages are rounded (the paper adjusted some to reach
+        # 100 %); dividing by their sum makes them probabilities either way.
+        self.prob = shares / shares.sum()
+        self.cum = np.cumsum(self.prob)
+        self.cum[-1] = 1.0
+        # Largest float below hi: lo + (hi - lo) * u can round up to hi.
+        self.top = np.nextafter(self.bins[:, 1], -np.inf)
+
+    def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        # Two uniforms per value, row by row: value k depends on draws 2k and
+        # 2k+1 only, so a longer draw extends a shorter one.
+        u = rng.random((n, 2))
+        # side="right": a bin of share 0 spans an empty interval, never hit.
+        k = np.minimum(np.searchsorted(self.cum, u[:, 0], side="right"), len(self.bins) - 1)
+        lo, hi = self.bins[k, 0], self.bins[k, 1]
+        return np.minimum(lo + (hi - lo) * u[:, 1], self.top[k])
+
+
+def _count(n) -> int:
+    if not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0):
+        raise ConfigError(f"number of draws must be an integer >= 0, got {n!r}")
+    return int(n)
+
+
+def draw_slowdowns(table: Mapping, column: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Draw ``n`` slowdowns from one column of Table 4.
+
+    Each value picks a range with the column's shares (normalised to sum
+    to 1), then falls uniformly within the range ``[lo, hi)``.
+
+    Parameters
+    ----------
+    table : mapping
+        ``bins`` (list of ``[lo, hi]``) and one list of shares (percent)
+        per column, e.g. :data:`TABLE4`; other keys are ignored.
+    column : {"sl_scr", "sl_sno", "sl_cos"}
+    n : int
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n`` floats.
+
+    Examples
+    --------
+    >>> s = draw_slowdowns(TABLE4, "sl_sno", 1000, np.random.default_rng(1))
+    >>> bool(s.min() >= 0.9), bool(s.max() < 1.4)    # SL_sno has no share above 1.4
+    (True, True)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator (no global random state)")
+    return _Column(table, column).draw(_count(n), rng)
+
+
+def self_slowdowns(table: Mapping, n: int, seed) -> tuple[np.ndarray, np.ndarray]:
+    """Per-job core and node self slowdowns, ``(SL_scr, SL_sno)``.
+
+    Drawn independently from Table 4's columns, from
+    ``SeedSequence([seed, SELF_SLOWDOWN_STREAM])`` (child 0: ``SL_scr``,
+    child 1: ``SL_sno``). They depend on the workload seed only, so every
+    scheduler run on a workload sees the same values, and the first k jobs
+    get the same values whatever ``n``.
+
+    Parameters
+    ----------
+    table : mapping
+        As :func:`draw_slowdowns`.
+    n : int
+        Number of jobs.
+    seed : int or sequence of int
+        The workload seed.
+
+    Returns
+    -------
+    sl_scr, sl_sno : numpy.ndarray
+
+    Examples
+    --------
+    >>> scr, sno = self_slowdowns(TABLE4, 3, seed=0)
+    >>> scr.shape, bool(np.array_equal(self_slowdowns(TABLE4, 5, seed=0)[0][:3], scr))
+    ((3,), True)
+    """
+    n = _count(n)
+    scr = _Column(table, "sl_scr").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=0))
+    sno = _Column(table, "sl_sno").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=1))
+    return scr, sno
+
+
+def _job_id(x, name: str) -> int:
+    if not (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0):
+        raise ValueError(f"job {name} must be an integer id >= 0, got {x!r}")
+    return int(x)
+
+
+def _pair_slowdown(column: _Column, words: list[int], a, b) -> float:
+    a, b = _job_id(a, "a"), _job_id(b, "b")
+    if a == b:
+        raise ValueError(f"job {a} cannot be coscheduled with itself (its self slowdowns "
+                         "cover that)")
+    return float(column.draw(1, rng_for(words, COSCHEDULING_STREAM, a, b))[0])
+
+
+def coscheduling_slowdown(table: Mapping, seed, a: int, b: int) -> float:
+    """``SL_cos`` of job ``a`` when coscheduled with job ``b``.
+
+    The pair is ordered: ``(a, b)`` and ``(b, a)`` are independent draws,
+    the paper's ``SL_{A,i}`` and ``SL_{i,A}``. The value comes from
+    ``SeedSequence([seed, COSCHEDULING_STREAM, a, b])``, so it is the same
+    for every scheduler and every call.
+
+    Parameters
+    ----------
+    table : mapping
+        As :func:`draw_slowdowns` (column ``sl_cos``).
+    seed : int or sequence of int
+        The workload seed.
+    a, b : int
+        Job ids (>= 0, different).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> x = coscheduling_slowdown(TABLE4, 0, 1, 2)
+    >>> 1.0 <= x < 1.8, x == coscheduling_slowdown(TABLE4, 0, 1, 2)
+    (True, True)
+    """
+    return _pair_slowdown(_Column(table, "sl_cos"), _seed_words(seed), a, b)
+
+
+class CoschedulingSlowdowns:
+    """Memoised :func:`coscheduling_slowdown` for one workload.
+
+    ``slowdowns(a, b)`` is ``coscheduling_slowdown(table, seed, a, b)``;
+    the table is checked once and each pair drawn once.
+
+    Parameters
+    ----------
+    table : mapping
+        As :func:`draw_slowdowns` (column ``sl_cos``).
+    seed : int or sequence of int
+        The workload seed.
+
+    Examples
+    --------
+    >>> sl = CoschedulingSlowdowns(TABLE4, seed=0)
+    >>> sl(1, 2) == coscheduling_slowdown(TABLE4, 0, 1, 2), len(sl.memo)
+    (True, 1)
+    """
+
+    def __init__(self, table: Mapping, seed):
+        self.column = _Column(table, "sl_cos")
+        self.words = _seed_words(seed)
+        #: Values drawn so far, by ordered pair.
+        self.memo: dict[tuple[int, int], float] = {}
+
+    def __call__(self, a: int, b: int) -> float:
+        key = (a, b)
+        value = self.memo.get(key)
+        if value is None:
+            value = self.memo[key] = _pair_slowdown(self.column, self.words, a, b)
+        return value
+
+
+def bin_shares(values, bins) -> np.ndarray:
+    """Percent of ``values`` in each bin ``[lo, hi)``: Table 4 measured back.
+
+    The percentages are of *all* values: a value outside every bin is
+    counted in none, so the shares then sum to less than 100.
+
+    Parameters
+    ----------
+    values : array-like
+        Slowdowns (at least one).
+    bins : sequence of [lo, hi]
+        E.g. ``TABLE4["bins"]``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One percentage per bin.
+
+    Examples
+    --------
+    >>> bin_shares([0.95, 1.05, 1.07, 2.5], [(0.9, 1.0), (1.0, 1.1)]).tolist()
+    [25.0, 50.0]
+    """
+    b = _bins(bins)
+    v = np.asarray(values, dtype=float).ravel()
+    if v.size == 0:
+        raise ValueError("bin_shares needs at least one value")
+    inside = (v[:, None] >= b[:, 0]) & (v[:, None] < b[:, 1])
+    return 100.0 * inside.sum(axis=0) / v.size
+
+
+# --------------------------------------------------------------------------
+# Formulas 7 and 8
+# --------------------------------------------------------------------------
+
+def _threshold(x, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(x) or x <= 0:
+        raise ConfigError(f"{name} must be a finite number > 0, got {x!r}")
+    return float(x)
+
+
+def _sizes(size, name: str) -> np.ndarray:
+    s = np.asarray(size)
+    if s.dtype == bool or not np.issubdtype(s.dtype, np.number):
+        raise ValueError(f"{name} must be numbers, got {size!r}")
+    s = s.astype(float)
+    if not np.all(np.isfinite(s)) or np.any(s < 1) or np.any(s != np.floor(s)):
+        raise ValueError(f"{name} must be whole numbers of processes >= 1")
+    return s.astype(np.int64)
+
+
+def _slowdowns(x, name: str) -> np.ndarray:
+    a = np.asarray(x, dtype=float)
+    if not np.all(np.isfinite(a)) or np.any(a <= 0):
+        raise ValueError(f"{name} must be finite numbers > 0")
+    return a
+
+
+def _out(x):
+    """A 0-d result as a Python scalar; arrays as they are."""
+    return x.item() if np.ndim(x) == 0 else x
+
+
+def _ppn(size, sl_scr, sl_sno, max_sl, self_sl2) -> np.ndarray:
+    # The three cases of formulas 7 and 8 partition every job: 4 when the
+    # self slowdown of a full node is acceptable, else 2 when that of two
+    # processes on the node's two CPUs is, else 1; serial jobs always 1.
+    parallel = size > 1
+    four = parallel & (sl_scr * sl_sno <= max_sl)
+    two = parallel & ~four & (sl_sno <= self_sl2)
+    return np.where(four, 4, np.where(two, 2, 1)).astype(np.int64)
+
+
+def ppn(size, sl_scr, sl_sno, max_sl: float, self_sl2: float):
+    """Processes per node of a job, formula 8.
+
+    ``PPN = 1`` if ``size == 1`` or (``SL_sno > SELF_SL2`` and
+    ``SL_scr * SL_sno > MAX_SL``); ``2`` if ``size > 1``, ``SL_sno <=
+    SELF_SL2`` and ``SL_scr * SL_sno > MAX_SL``; ``4`` if ``size > 1`` and
+    ``SL_scr * SL_sno <= MAX_SL``. The comparisons are as printed (a value
+    equal to a threshold is acceptable).
+
+    Parameters
+    ----------
+    size : int or array of int
+        Job size in processes (>= 1).
+    sl_scr, sl_sno : float or array
+        Core and node self slowdowns.
+    max_sl, self_sl2 : float
+        Table 6's ``MAX_SL`` and ``SELF_SL2``.
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        1, 2 or 4 (an int when every input is a scalar).
+
+    Examples
+    --------
+    >>> t = TABLE6["max_sl"], TABLE6["self_sl2"]
+    >>> ppn(8, 1.05, 1.10, *t), ppn(8, 1.20, 1.10, *t), ppn(8, 1.20, 1.15, *t), ppn(1, 1.0, 1.0, *t)
+    (4, 2, 1, 1)
+    """
+    max_sl, self_sl2 = _threshold(max_sl, "MAX_SL"), _threshold(self_sl2, "SELF_SL2")
+    s = _sizes(size, "size")
+    scr, sno = _slowdowns(sl_scr, "SL_scr"), _slowdowns(sl_sno, "SL_sno")
+    return _out(_ppn(s, scr, sno, max_sl, self_sl2))
+
+
+def self_slowdown_at(ppn, sl_scr, sl_sno):
+    """A job's self slowdown when it runs ``ppn`` processes per node.
+
+    Our reading of Section 4.9 (the paper places a job's processes on
+    different CPUs first): with 1 process per node nothing is shared, 1;
+    with 2, the processes sit on the node's two CPUs, ``SL_sno``; with 4,
+    every core of the node is busy, two per CPU, ``SL_scr * SL_sno``.
+    These are exactly the factors formula 7 divides by.
+
+    Parameters
+    ----------
+    ppn : int or array of int
+        1, 2 or 4.
+    sl_scr, sl_sno : float or array
+
+    Returns
+    -------
+    float or numpy.ndarray
+
+    Examples
+    --------
+    >>> self_slowdown_at([1, 2, 4], 1.5, 1.25).tolist()
+    [1.0, 1.25, 1.875]
+    """
+    p = np.asarray(ppn)
+    if not np.all(np.isin(p, (1, 2, 4))):
+        raise ValueError(f"processes per node must be 1, 2 or 4, got {ppn!r}")
+    scr, sno = _slowdowns(sl_scr, "SL_scr"), _slowdowns(sl_sno, "SL_sno")
+    return _out(np.where(p == 4, scr * sno, np.where(p == 2, sno, 1.0)))
+
+
+def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
+                  rounding: str = "nearest"):
+    """New job size for the 4-core nodes, formula 7, in whole processes.
+
+    ``nSize = oSize`` if ``oSize == 1`` or (``SL_sno > SELF_SL2`` and
+    ``SL_scr * SL_sno > MAX_SL``); ``oSize * 2 / SL_sno`` if ``oSize > 1``,
+    ``SL_sno <= SELF_SL2`` and ``SL_scr * SL_sno > MAX_SL``; ``oSize * 4 /
+    SL_scr / SL_sno`` if ``oSize > 1`` and ``SL_scr * SL_sno <= MAX_SL``.
+    The case is the job's PPN (:func:`ppn`): 1, 2 or 4.
+
+    Rounding (the paper does not say how it made whole processes):
+
+    ``"nearest"`` (default)
+        ``floor(x + 0.5)``, halves up, at least 1. The job of PPN ``p``
+        runs on ``nSize / p`` nodes for ``T * self_slowdown_at(p)``, and
+        formula 7 chose ``nSize`` so that this node-time equals ``oSize *
+        T``, the Lublin job's; the nearest whole size keeps it closest.
+    ``"ppn_multiple"``
+        The nearest multiple of the PPN (halves up), at least the PPN:
+        every node of the job is full.
+    ``"power_of_two"``
+        When ``oSize`` is a power of two, the power of two nearest to
+        ``x`` in log scale (``2 ** floor(log2(x) + 0.5)``), so that
+        power-of-two jobs stay power-of-two jobs (Section 4.8 keeps their
+        share); other sizes as ``"nearest"``. With Table 4's ranges this
+        doubles or quadruples power-of-two jobs exactly.
+
+    Case 1 keeps ``oSize`` under every rounding.
+
+    Parameters
+    ----------
+    o_size : int or array of int
+        Lublin size (single-core nodes), >= 1.
+    sl_scr, sl_sno : float or array
+        Core and node self slowdowns.
+    max_sl, self_sl2 : float
+        Table 6's ``MAX_SL`` and ``SELF_SL2``.
+    rounding : {"nearest", "ppn_multiple", "power_of_two"}
+
+    Returns
+    -------
+    int or numpy.ndarray of int
+        An int when every input is a scalar.
+
+    Examples
+    --------
+    8 processes, ``SL_scr * SL_sno = 1.155 <= 1.25``: case 3,
+    ``8 * 4 / 1.05 / 1.10 = 27.71``:
+
+    >>> t = TABLE6["max_sl"], TABLE6["self_sl2"]
+    >>> [adjusted_size(8, 1.05, 1.10, *t, rounding=r) for r in ROUNDINGS]
+    [28, 28, 32]
+    >>> adjusted_size([1, 6, 6], [1.05, 1.3, 1.3], [1.1, 1.1, 1.2], *t).tolist()
+    [1, 11, 6]
+    """
+    if rounding not in ROUNDINGS:
+        raise ConfigError(f"rounding {rounding!r}: choose one of {list(ROUNDINGS)}")
+    max_sl, self_sl2 = _threshold(max_sl, "MAX_SL"), _threshold(self_sl2, "SELF_SL2")
+    o = _sizes(o_size, "oSize")
+    scr, sno = _slowdowns(sl_scr, "SL_scr"), _slowdowns(sl_sno, "SL_sno")
+    o, scr, sno = np.broadcast_arrays(o, scr, sno)
+    p = _ppn(o, scr, sno, max_sl, self_sl2)
+    of = o.astype(float)
+    # Written as printed (division order included).
+    x = np.where(p == 4, of * 4 / scr / sno, np.where(p == 2, of * 2 / sno, of))
+    if rounding == "ppn_multiple":
+        n = p * np.maximum(np.floor(x / p + 0.5), 1.0)
+    else:
+        n = np.maximum(np.floor(x + 0.5), 1.0)
+        if rounding == "power_of_two":
+            pow2 = (o & (o - 1)) == 0
+            n = np.where(pow2, 2.0 ** np.floor(np.log2(x) + 0.5), n)
+    return _out(n.astype(np.int64))

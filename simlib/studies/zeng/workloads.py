@@ -1,0 +1,520 @@
+"""Paper Z's workloads: Lublin jobs adjusted to 4-core nodes (Sections 4.8, 5.1).
+
+The paper runs its schedulers on the Lublin–Feitelson model, whole-sample
+(typeless) parameters, with the arrival parameter ``aarr`` (the paper's
+α) set per workload (Table 5):
+
+==== ======= ==================================================
+name α       what
+==== ======= ==================================================
+W1   10.33   "normal load": lublin99's 10.2303 raised so that the
+             load is about 5 % lower (the scheduler's overhead)
+W2   9.83    "high load": shorter inter-arrival times
+==== ======= ==================================================
+
+on a machine of M = 128 nodes of two dual-core CPUs. The Lublin model
+sizes jobs for single-core nodes; Section 4.8 keeps every runtime and
+scales the sizes with the job's self slowdowns (formula 7,
+:func:`~simlib.studies.zeng.slowdowns.adjusted_size`), which also fixes
+its processes per node (formula 8).
+
+:func:`generate` makes one workload as a table, one row per job;
+:func:`write_workload` / :func:`read_workload` store it (gzip CSV, rows
+described by ``workload.schema.json`` beside this module, :data:`SCHEMA`);
+:func:`table5` measures Table 5's quantities on it.
+
+Choices where the paper is silent
+---------------------------------
+* Submit times are those of :func:`simlib.workload.lublin.generate_lublin`
+  (whole seconds); runtimes are its runtimes, at least 1 s.
+* Sizes are capped at ``ppn * machine_nodes`` processes, so that every
+  job fits the machine. Formula 7 can exceed it: a job of 128 nodes whose
+  self slowdowns multiply to less than 1 (``SL_sno`` below 1 is in Table 4)
+  would ask for more than 128 full nodes.
+* Estimates are exact by default (Section 3 assumes "roughly correct
+  runtime estimation by the system").
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import zlib
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from simlib.errors import ConfigError, TraceFormatError
+from simlib.io import write_csv
+from simlib.workload.estimates import apply_estimates
+from simlib.workload.lublin import LublinParams, generate_lublin
+
+from .slowdowns import TABLE4, TABLE6, _seed_words, adjusted_size, ppn, self_slowdown_at
+from .slowdowns import self_slowdowns as _self_slowdowns
+
+__all__ = ["COLUMNS", "JOB_TYPES", "ALPHA", "CORES_PER_NODE", "ESTIMATE_STREAM", "SCHEMA",
+           "generate", "check_workload", "write_workload", "read_workload", "table5"]
+
+#: Columns of a workload table and file, in order (see :data:`SCHEMA`).
+COLUMNS = ("job_id", "submit", "orig_size", "size", "runtime", "estimate", "sl_scr", "sl_sno",
+           "ppn", "type")
+#: Scojo-PECT's job types (Section 5.1), shortest first.
+JOB_TYPES = ("short", "medium", "long")
+#: Table 5's arrival parameter α (Lublin's ``aarr``) per workload.
+ALPHA = {"W1": 10.33, "W2": 9.83}
+#: Cores per node of the paper's machine (two dual-core CPUs).
+CORES_PER_NODE = 4
+#: Stream constant of random runtime estimates ("ZEN" + 3; see
+#: :mod:`simlib.studies.zeng.slowdowns` for the others).
+ESTIMATE_STREAM = 0x5A454E03
+#: JSON schema of one row of a workload file.
+SCHEMA = Path(__file__).resolve().with_name("workload.schema.json")
+
+_INT = np.int64
+
+
+# --------------------------------------------------------------------------
+# Generation
+# --------------------------------------------------------------------------
+
+def _estimates(workload, spec, seed) -> np.ndarray:
+    """Runtime estimates of the Lublin jobs under the model ``spec`` names."""
+    model = spec if isinstance(spec, str) else (
+        spec.get("model") if isinstance(spec, Mapping) else None)
+    if model == "exact":
+        # The runtime itself (at least 1 s), as the table's runtime column.
+        return workload.jobs["run_time"].to_numpy().clip(min=1).astype(_INT)
+    if model == "factor" and isinstance(spec, Mapping):
+        # Mu'alem & Feitelson's f-model: the runtime times U[1, f] (or f).
+        ss = np.random.SeedSequence([*_seed_words(seed), ESTIMATE_STREAM])
+        w = apply_estimates(workload, spec, seed=ss, where="zeng.estimates")
+        return w.jobs["requested_time"].to_numpy().astype(_INT)
+    raise ConfigError(f"zeng.estimates = {spec!r}: choose 'exact' or a mapping "
+                      "{model: factor, f: <factor >= 1>, mode: uniform | fixed}")
+
+
+def _job_types(runtime: np.ndarray, short_max: float, medium_max: float) -> pd.Series:
+    kind = np.where(runtime <= short_max, "short",
+                    np.where(runtime <= medium_max, "medium", "long"))
+    return pd.Series(kind, dtype="str")
+
+
+def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
+             max_sl: float = TABLE6["max_sl"], self_sl2: float = TABLE6["self_sl2"],
+             table4: Mapping = TABLE4, rounding: str = "nearest", estimates="exact",
+             arrival_clock: str = "exact", short_max: float = 600,
+             medium_max: float = 10800) -> pd.DataFrame:
+    """One adjusted Lublin workload of paper Z.
+
+    The Lublin jobs are :func:`~simlib.workload.lublin.generate_lublin`'s
+    with the typeless parameters, ``aarr = alpha``, fitted to
+    ``machine_nodes`` (:meth:`~simlib.workload.lublin.LublinParams.for_machine`)
+    and seeded with ``seed`` itself: the plain Lublin workload of the same
+    seed has the same submit times, sizes (``orig_size``) and runtimes.
+    The self slowdowns come from a stream of their own
+    (:func:`~simlib.studies.zeng.slowdowns.self_slowdowns`), then formula 7
+    gives ``size`` (capped at ``ppn * machine_nodes``) and formula 8
+    ``ppn``.
+
+    Parameters
+    ----------
+    alpha : float
+        Lublin's ``aarr``: 10.33 for W1, 9.83 for W2 (:data:`ALPHA`).
+    n_jobs : int
+        Number of jobs (the paper: 10,000).
+    seed : int or sequence of int
+        The workload seed (or the run's coordinates).
+    machine_nodes : int, default 128
+        Machine size M in nodes.
+    max_sl, self_sl2 : float
+        Table 6's ``MAX_SL`` (1.25) and ``SELF_SL2`` (1.12).
+    table4 : mapping, default :data:`~simlib.studies.zeng.slowdowns.TABLE4`
+        Slowdown distributions.
+    rounding : {"nearest", "ppn_multiple", "power_of_two"}
+        How formula 7's size becomes whole processes
+        (:func:`~simlib.studies.zeng.slowdowns.adjusted_size`).
+    estimates : "exact" or mapping
+        ``"exact"`` (or ``{model: exact}``): the runtime. ``{model: factor,
+        f: ..., mode: uniform | fixed}``: :func:`simlib.workload.estimates.factor_estimates`,
+        drawn from ``SeedSequence([seed, ESTIMATE_STREAM])``. Anything else
+        raises ConfigError.
+    arrival_clock : {"exact", "lublin99"}
+        As :func:`~simlib.workload.lublin.generate_lublin`.
+    short_max, medium_max : float
+        Job types: ``short`` if runtime <= ``short_max`` (10 min),
+        ``medium`` if <= ``medium_max`` (3 h), else ``long``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`COLUMNS`, one row per job in submit order.
+
+    Raises
+    ------
+    ConfigError
+        Invalid parameters.
+
+    Examples
+    --------
+    >>> w = generate(ALPHA["W1"], 200, seed=0)
+    >>> list(w.columns) == list(COLUMNS), bool((w["size"] >= w["orig_size"]).all())
+    (True, True)
+    >>> bool(((w["orig_size"] == 1) == (w["size"] == 1)).all())    # serial jobs stay serial
+    True
+    """
+    if not (isinstance(short_max, (int, float)) and isinstance(medium_max, (int, float))
+            and 0 < short_max < medium_max):
+        raise ConfigError(f"job types need 0 < short_max < medium_max, got {short_max!r}, "
+                          f"{medium_max!r}")
+    _seed_words(seed)   # fail early, naming the seed
+    params = LublinParams.typeless(aarr=alpha).for_machine(machine_nodes)
+    lublin = generate_lublin(params, n_jobs=n_jobs, machine_size=machine_nodes,
+                             arrival_clock=arrival_clock, seed=seed)
+    jobs = lublin.jobs
+    n = len(jobs)
+    orig = jobs["requested_procs"].to_numpy().astype(_INT)
+    runtime = jobs["run_time"].to_numpy().clip(min=1).astype(_INT)
+    estimate = _estimates(lublin, estimates, seed)
+    sl_scr, sl_sno = _self_slowdowns(table4, n, seed)
+    size = adjusted_size(orig, sl_scr, sl_sno, max_sl, self_sl2, rounding)
+    # Formula 8 on the new size; the cap keeps every job within the machine.
+    p = ppn(size, sl_scr, sl_sno, max_sl, self_sl2)
+    size = np.minimum(size, p * machine_nodes).astype(_INT)
+    return pd.DataFrame({
+        "job_id": np.arange(1, n + 1, dtype=_INT),
+        "submit": jobs["submit_time"].to_numpy().astype(float),
+        "orig_size": orig,
+        "size": size,
+        "runtime": runtime,
+        "estimate": estimate,
+        "sl_scr": sl_scr,
+        "sl_sno": sl_sno,
+        "ppn": np.asarray(p, dtype=_INT),
+        "type": _job_types(runtime, short_max, medium_max),
+    }, columns=list(COLUMNS))
+
+
+# --------------------------------------------------------------------------
+# Checking, writing, reading
+# --------------------------------------------------------------------------
+
+@lru_cache(maxsize=1)
+def _schema() -> dict:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+def _column_problems(values: pd.Series, rule: Mapping) -> tuple[np.ndarray, list[str]]:
+    """Rows breaking one column's schema rule, and why (one text per row)."""
+    reasons = np.full(len(values), "", dtype=object)
+
+    def flag(mask, make):
+        # A row keeps the first reason found: the checks go from "is there
+        # a value" to "is it in range".
+        for i in np.flatnonzero(mask & (reasons == "")):
+            reasons[i] = make(i)
+
+    numeric = values.dtype.kind in "iuf"
+    text = None if numeric else values.astype(str).to_numpy().astype(str)
+    missing = values.isna().to_numpy()
+    flag(missing if numeric else missing | (np.char.strip(text) == ""), lambda i: "missing value")
+    if rule["type"] == "string":
+        flag(~np.isin(text, rule["enum"]) if text is not None else np.ones(len(values), bool),
+             lambda i: f"{values.iloc[i]!r} is not one of {rule['enum']}")
+        return reasons != "", reasons
+    num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    flag(~np.isfinite(num), lambda i: f"{values.iloc[i]!r} is not a finite number")
+    ok = np.isfinite(num)
+    if rule["type"] == "integer":
+        flag(ok & (num != np.floor(np.where(ok, num, 0))),
+             lambda i: f"{values.iloc[i]!r} is not a whole number")
+    if "minimum" in rule:
+        flag(ok & (num < rule["minimum"]), lambda i: f"{num[i]:g} is below {rule['minimum']}")
+    if "exclusiveMinimum" in rule:
+        flag(ok & (num <= rule["exclusiveMinimum"]),
+             lambda i: f"{num[i]:g} must be > {rule['exclusiveMinimum']}")
+    if "enum" in rule:
+        flag(ok & ~np.isin(num, rule["enum"]), lambda i: f"{num[i]:g} is not one of {rule['enum']}")
+    return reasons != "", reasons
+
+
+def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
+    """Check every row of a workload table; return it with proper dtypes.
+
+    The per-column rules are read from :data:`SCHEMA` (type, minimum,
+    exclusive minimum, allowed values); the rules between rows are coded
+    here: ``job_id`` is 1, 2, ... in order, ``submit`` never decreases, a
+    job of size 1 has ``ppn`` 1. Cells may be numbers or text (as read
+    from a file).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Columns :data:`COLUMNS`, no others.
+    where : str or path-like
+        Named in errors (a file name).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Integers as int64, ``submit`` and slowdowns as float64, ``type`` as
+        text, columns in :data:`COLUMNS` order.
+
+    Raises
+    ------
+    TraceFormatError
+        The first problem, naming ``where``, the line in a file (row ``i``,
+        counted from 0, is line ``i + 2``, after the header), the column and
+        the reason.
+
+    Examples
+    --------
+    >>> w = generate(ALPHA["W1"], 3, seed=0)
+    >>> w.loc[1, "ppn"] = 3
+    >>> check_workload(w, "w.csv.gz")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.TraceFormatError: w.csv.gz:3: field 'ppn': 3 is not one of [1, 2, 4]
+    """
+    header = list(frame.columns)
+    for col in COLUMNS:
+        if col not in header:
+            raise TraceFormatError(where, 1, col, f"missing column; header is {header}")
+    for col in header:
+        if col not in COLUMNS:
+            raise TraceFormatError(where, 1, col, f"unexpected column; expected {list(COLUMNS)}")
+    if len(frame) == 0:
+        raise TraceFormatError(where, None, None, "no jobs")
+    frame = frame.reset_index(drop=True)
+    rules = _schema()["properties"]
+    first = None   # (row, column order, column, reason)
+    for k, col in enumerate(COLUMNS):
+        bad, reasons = _column_problems(frame[col], rules[col])
+        if bad.any():
+            i = int(np.argmax(bad))
+            if first is None or i < first[0]:
+                first = (i, k, col, reasons[i])
+    if first is not None:
+        i, _, col, reason = first
+        raise TraceFormatError(where, i + 2, col, reason)
+    out = pd.DataFrame({col: frame[col] for col in COLUMNS})
+    for col in COLUMNS:
+        kind = rules[col]["type"]
+        if kind == "integer":
+            out[col] = pd.to_numeric(out[col]).astype(float).astype(_INT)
+        elif kind == "number":
+            out[col] = pd.to_numeric(out[col]).astype(float)
+        else:
+            out[col] = out[col].astype("str")
+    # Rules between rows (a row schema cannot state them).
+    n = len(out)
+    checks = [
+        ("job_id", out["job_id"].to_numpy() != np.arange(1, n + 1),
+         lambda i: f"job ids must be 1, 2, ... in file order: expected {i + 1}, got "
+                   f"{out['job_id'].iloc[i]}"),
+        ("submit", np.r_[False, np.diff(out["submit"].to_numpy()) < 0],
+         lambda i: f"{out['submit'].iloc[i]:g} is before the previous job's "
+                   f"{out['submit'].iloc[i - 1]:g}: jobs must be in submit order"),
+        ("ppn", (out["size"].to_numpy() == 1) & (out["ppn"].to_numpy() != 1),
+         lambda i: f"a job of size 1 has ppn 1 (formula 8), got {out['ppn'].iloc[i]}"),
+    ]
+    rows = [(int(np.argmax(bad)), col, why) for col, bad, why in checks if bad.any()]
+    if rows:
+        i, col, why = min(rows, key=lambda r: r[0])
+        raise TraceFormatError(where, i + 2, col, why(i))
+    return out
+
+
+def write_workload(df: pd.DataFrame, path) -> Path:
+    """Write a workload table as gzip CSV, atomically, after checking it.
+
+    The gzip header carries no time stamp, so equal tables give equal
+    bytes. Floats are written in their shortest exact form, so
+    :func:`read_workload` gives back an identical table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Columns :data:`COLUMNS`.
+    path : path-like
+        Destination (by convention ``*.csv.gz``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    TraceFormatError
+        The table breaks a rule of :func:`check_workload` (nothing is
+        written).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> w = generate(ALPHA["W2"], 50, seed=1)
+    >>> p = write_workload(w, os.path.join(tempfile.mkdtemp(), "w2.csv.gz"))
+    >>> read_workload(p).equals(w)
+    True
+    """
+    table = check_workload(df, f"{path} (not written)")
+    return write_csv(table, path, index=False, compression={"method": "gzip", "mtime": 0})
+
+
+def read_workload(path) -> pd.DataFrame:
+    """Read and check a workload file of :func:`write_workload`.
+
+    Gzip-compressed or plain CSV (recognised by the gzip magic bytes).
+
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`check_workload`.
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    TraceFormatError
+        Not a readable CSV, or the first bad row, naming the file, the line
+        number, the column and the reason (:func:`check_workload`).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "bad.csv")
+    >>> w = generate(ALPHA["W1"], 3, seed=0)
+    >>> w.loc[2, "runtime"] = 0
+    >>> w.to_csv(p, index=False)
+    >>> read_workload(p)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.TraceFormatError: ...bad.csv:4: field 'runtime': 0 is below 1
+    """
+    path = Path(path)
+    with open(path, "rb") as f:
+        zipped = f.read(2) == b"\x1f\x8b"
+    try:
+        # Text cells, no NA guessing and blank lines kept: every cell and
+        # line number reaches check_workload as it is in the file.
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False,
+                          compression="gzip" if zipped else None)
+    except pd.errors.EmptyDataError:
+        raise TraceFormatError(path, 1, None, "empty file (no header line)") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, EOFError, OSError, zlib.error,
+            gzip.BadGzipFile) as exc:
+        raise TraceFormatError(path, None, None, f"not a readable CSV table: {exc}") from None
+    return check_workload(raw, path)
+
+
+# --------------------------------------------------------------------------
+# Table 5
+# --------------------------------------------------------------------------
+
+def _pct(part, whole) -> float:
+    return float(100.0 * part / whole) if whole else math.nan
+
+
+def _pow2(x: np.ndarray) -> np.ndarray:
+    return (x >= 1) & ((x & (x - 1)) == 0)
+
+
+def table5(df: pd.DataFrame, machine_nodes: int = 128) -> dict:
+    """Table 5's quantities measured on one workload table.
+
+    Shares are percent. *Work* is ``orig_size * runtime`` (node-seconds of
+    the Lublin job on single-core nodes), which formula 7 meant to keep
+    (the adjusted job's node-time under space sharing is about the same).
+
+    Keys:
+
+    ``n_jobs``, ``span_s`` (last submit - first submit)
+        The sample.
+    ``short_pct``, ``medium_pct``, ``long_pct``
+        Share of jobs per type (Table 5: 64, 19.5, 16.5).
+    ``medium_of_medium_long_pct``, ``long_of_medium_long_pct``
+        Share among medium and long jobs (54, 46).
+    ``work_short_pct``, ``work_medium_pct``, ``work_long_pct``
+        Share of the work (0.5, 26.0, 73.5).
+    ``serial_pct_orig``, ``serial_pct_adjusted``
+        Jobs of size 1, before and after formula 7 (24; formula 7 keeps
+        serial jobs serial and parallel ones parallel, so they agree).
+    ``pow2_pct_orig``, ``pow2_pct_adjusted``
+        Jobs whose size is a power of two, 1 included (75).
+    ``pow2_parallel_pct_orig``, ``pow2_parallel_pct_adjusted``
+        Jobs whose size is a power of two >= 2, percent of all jobs.
+    ``pow2_among_parallel_pct_orig``, ``pow2_among_parallel_pct_adjusted``
+        The same, percent of the parallel jobs.
+    ``ppn1_pct``, ``ppn2_pct``, ``ppn4_pct``
+        Jobs per formula-8 PPN.
+
+    Readings of the printed "Load" (10.6 for W1, 13.0 for W2), each
+    over the span, with M = ``machine_nodes``, 4 cores per node and a job
+    of PPN ``p`` running for ``runtime * self_slowdown_at(p)``:
+
+    ``load_jobs_per_hour``
+        Arrival rate, ``3600 * (n_jobs - 1) / span``.
+    ``load_node_lublin``
+        Offered load of the Lublin jobs on M single-core nodes,
+        ``sum(orig_size * runtime) / (span * M)``.
+    ``load_node_ssp``
+        Nodes kept busy under space sharing (SSP),
+        ``sum(ceil(size / ppn) * runtime * slowdown) / (span * M)``.
+    ``load_core_ssp``
+        Cores kept busy under space sharing,
+        ``sum(size * runtime * slowdown) / (span * M * 4)``.
+    ``load_processes``
+        Process-seconds without slowdown over the cores,
+        ``sum(size * runtime) / (span * M * 4)``.
+
+    Examples
+    --------
+    >>> w = pd.DataFrame({"submit": [0.0, 3600.0], "orig_size": [1, 4], "size": [1, 16],
+    ...                   "runtime": [100, 7200], "sl_scr": [1.0, 1.0], "sl_sno": [1.0, 1.0],
+    ...                   "ppn": [1, 4], "type": ["short", "medium"]})
+    >>> t = table5(w, machine_nodes=8)
+    >>> t["short_pct"], round(t["work_medium_pct"], 2), t["load_node_lublin"], t["load_jobs_per_hour"]
+    (50.0, 99.65, 1.0034722222222223, 1.0)
+    """
+    n = len(df)
+    kind = df["type"].astype(str).to_numpy()
+    orig = df["orig_size"].to_numpy().astype(_INT)
+    size = df["size"].to_numpy().astype(_INT)
+    p = df["ppn"].to_numpy().astype(_INT)
+    run = df["runtime"].to_numpy().astype(float)
+    submit = df["submit"].to_numpy().astype(float)
+    slow = np.asarray(self_slowdown_at(p, df["sl_scr"].to_numpy(float),
+                                       df["sl_sno"].to_numpy(float)), dtype=float)
+    work = orig * run
+    counts = {t: int((kind == t).sum()) for t in JOB_TYPES}
+    ml = counts["medium"] + counts["long"]
+    span = float(submit.max() - submit.min()) if n else 0.0
+    M = int(machine_nodes)
+
+    def per_span(x):
+        return float(x / span) if span > 0 else math.nan
+
+    out = {"n_jobs": n, "span_s": span}
+    out.update({f"{t}_pct": _pct(counts[t], n) for t in JOB_TYPES})
+    out["medium_of_medium_long_pct"] = _pct(counts["medium"], ml)
+    out["long_of_medium_long_pct"] = _pct(counts["long"], ml)
+    out.update({f"work_{t}_pct": _pct(work[kind == t].sum(), work.sum()) for t in JOB_TYPES})
+    for label, s in (("orig", orig), ("adjusted", size)):
+        out[f"serial_pct_{label}"] = _pct((s == 1).sum(), n)
+        out[f"pow2_pct_{label}"] = _pct(_pow2(s).sum(), n)
+        out[f"pow2_parallel_pct_{label}"] = _pct((_pow2(s) & (s > 1)).sum(), n)
+        out[f"pow2_among_parallel_pct_{label}"] = _pct((_pow2(s) & (s > 1)).sum(), (s > 1).sum())
+    out.update({f"ppn{k}_pct": _pct((p == k).sum(), n) for k in (1, 2, 4)})
+    out["load_jobs_per_hour"] = per_span(3600.0 * (n - 1))
+    out["load_node_lublin"] = per_span(work.sum() / M)
+    nodes = -(-size // p)
+    out["load_node_ssp"] = per_span((nodes * run * slow).sum() / M)
+    out["load_core_ssp"] = per_span((size * run * slow).sum() / (M * CORES_PER_NODE))
+    out["load_processes"] = per_span((size * run).sum() / (M * CORES_PER_NODE))
+    return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
