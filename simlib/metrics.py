@@ -60,6 +60,10 @@ __all__ = [
     "zeng_bounded_relative_response_times",
     "zeng_bounded_relative_response_time",
     "zeng_high_load_core_utilization",
+    "zeng_high_load_phases",
+    "zeng_high_load_utilization",
+    "zeng_core_utilization",
+    "zeng_node_utilization",
     "summarize",
 ]
 
@@ -600,6 +604,99 @@ def zeng_high_load_core_utilization(
         return float("nan")
     busy = timeline["busy_cpus"].to_numpy(dtype=float)
     return float(np.sum(busy * d * high) / (cores * phase))
+
+
+def zeng_high_load_phases(timeline: pd.DataFrame, *, n_high: int = 12) -> np.ndarray:
+    """High-load phases of paper Z, formula (1), as rows ``(start, end)``.
+
+    A phase starts at a load change where the waiting-queue length
+    ``queued_jobs`` reaches ``n_high`` (it was below before) and ends at the
+    first later change where it is below again. A phase still open at the
+    timeline's last row ends there.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tl = pd.DataFrame({"time": [0.0, 1.0, 2.0, 4.0, 5.0, 7.0],
+    ...                    "queued_jobs": [0, 12, 15, 3, 12, 12]})
+    >>> zeng_high_load_phases(tl).tolist()
+    [[1.0, 4.0], [5.0, 7.0]]
+    """
+    t = _column(timeline, "time")
+    high = _column(timeline, "queued_jobs") >= n_high
+    if t.size == 0:
+        return np.zeros((0, 2))
+    edges = np.diff(np.concatenate(([0], high.astype(np.int8), [0])))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1)
+    end_times = np.where(ends < t.size, t[np.minimum(ends, t.size - 1)], t[-1])
+    return np.column_stack((t[starts], end_times)).astype(float)
+
+
+def zeng_high_load_utilization(
+    timeline: pd.DataFrame, capacity: int, *, column: str = "busy_cpus", n_high: int = 12
+) -> float:
+    """Utilization of ``column`` over paper Z's high-load phases (formula 1).
+
+    :func:`zeng_high_load_core_utilization` for any usage column, e.g.
+    ``busy_nodes`` against the machine's nodes for U_node in the phases.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tl = pd.DataFrame({"time": [0.0, 1.0, 3.0], "busy_nodes": [1, 2, 0],
+    ...                    "queued_jobs": [0, 12, 0]})
+    >>> zeng_high_load_utilization(tl, 4, column="busy_nodes")
+    0.5
+    """
+    d, _, _ = _segments(timeline, None)
+    high = _column(timeline, "queued_jobs") >= n_high
+    phase = float(np.sum(d * high))
+    if not phase > 0 or capacity <= 0:
+        return float("nan")
+    return float(np.sum(_column(timeline, column) * d * high) / (capacity * phase))
+
+
+def _zeng_utilization(timeline, jobs, capacity, column) -> float:
+    span = (float(np.min(_column(jobs, "submission_time"))), float(np.max(_column(jobs, "finish_time"))))
+    d, t0, t1 = _segments(timeline, span)
+    if not (t1 - t0) > 0 or capacity <= 0:
+        return float("nan")
+    return float(np.sum(_column(timeline, column) * d) / (capacity * (t1 - t0)))
+
+
+def zeng_core_utilization(timeline: pd.DataFrame, jobs: pd.DataFrame, cores: int) -> float:
+    """U_core of paper Z, formula (3): used-core time over ``T_makespan * M * N_core``.
+
+    ``timeline`` holds the cores in use (``busy_cpus``: running processes,
+    suspended jobs not counted) after every load change; the makespan runs
+    from the first submission to the last finish (:func:`makespan`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tl = pd.DataFrame({"time": [0.0, 2.0, 4.0], "busy_cpus": [4, 2, 0]})
+    >>> j = pd.DataFrame({"submission_time": [0.0], "finish_time": [4.0]})
+    >>> zeng_core_utilization(tl, j, cores=8)
+    0.375
+    """
+    return _zeng_utilization(timeline, jobs, cores, "busy_cpus")
+
+
+def zeng_node_utilization(timeline: pd.DataFrame, jobs: pd.DataFrame, nodes: int) -> float:
+    """U_node of paper Z, formula (2): used-node time over ``T_makespan * M``.
+
+    A node is used while some running process is on it (``busy_nodes``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> tl = pd.DataFrame({"time": [0.0, 2.0, 4.0], "busy_nodes": [2, 1, 0]})
+    >>> j = pd.DataFrame({"submission_time": [0.0], "finish_time": [4.0]})
+    >>> zeng_node_utilization(tl, j, nodes=2)
+    0.75
+    """
+    return _zeng_utilization(timeline, jobs, nodes, "busy_nodes")
 
 
 # --------------------------------------------------------------------------

@@ -12,6 +12,7 @@ kumar      paper K, Section V and every K artifact      :mod:`.kumar.study`
 kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.kumar.fig1`
 utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
 dutot      paper D: contiguity and locality, SimGrid    :mod:`.dutot`
+zeng       paper Z: Scojo-PECT on multi-core nodes      :mod:`.zeng`
 ========== ============================================ ==========================
 """
 from .base import (
@@ -31,7 +32,8 @@ from .kumar.fig1 import KumarFig1
 from .kumar.study import Kumar
 from .trace_sweep import TraceSweep
 from .utrera import Utrera
+from .zeng import Zeng
 
 __all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Dutot", "Files", "Kumar", "KumarFig1", "Step",
-           "StepContext", "Study", "TraceSweep", "Utrera", "enabled_studies", "load_study",
+           "StepContext", "Study", "TraceSweep", "Utrera", "Zeng", "enabled_studies", "load_study",
            "register_study"]

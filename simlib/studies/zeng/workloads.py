@@ -518,3 +518,15 @@ def table5(df: pd.DataFrame, machine_nodes: int = 128) -> dict:
     out["load_core_ssp"] = per_span((size * run * slow).sum() / (M * CORES_PER_NODE))
     out["load_processes"] = per_span((size * run).sum() / (M * CORES_PER_NODE))
     return {k: (float(v) if isinstance(v, (float, np.floating)) else v) for k, v in out.items()}
+
+
+def workload_step(ctx) -> None:
+    """Step ``zeng_workload``: one (workload, seed) file and its Table 5 numbers (JSON)."""
+    from simlib.io import write_json
+    p, seed = dict(ctx.params), int(ctx.wildcards["seed"])
+    alpha, jobs = p.pop("alpha"), p.pop("jobs")
+    frame = generate(alpha, int(jobs), seed, **p)
+    write_workload(frame, ctx.output.workload)
+    write_json({"workload": ctx.wildcards["workload"], "seed": seed, "alpha": alpha,
+                "jobs": int(jobs), **table5(frame, p["machine_nodes"])}, ctx.output.info)
+    ctx.log.info("%s seed %d: %d jobs", ctx.wildcards["workload"], seed, len(frame))

@@ -1,0 +1,63 @@
+"""Paper Z's netCDF cube (step ``zeng_aggregate``): dims (workload, machine, seed).
+
+Variables: every number of :func:`simlib.studies.zeng.summaries.summary`
+(RR per class and bound, utilizations, high-load phases, makespan, drain,
+overhead share, delay factors, preemptions), units where they have one,
+provenance in the attributes. Timings are left out so that the same inputs
+give an identical cube.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from simlib.cube import build_cube, provenance, write_cube
+
+__all__ = ["DIMS", "COORD_INFO", "UNITS", "build", "aggregate_step"]
+
+DIMS = ["workload", "machine", "seed"]
+COORD_INFO = {
+    "workload": {"long_name": "adjusted Lublin workload of Table 5 (W1 normal, W2 high load)"},
+    "machine": {"long_name": "machine: multicore = 128 nodes of 2 dual-core CPUs (adjusted jobs); "
+                             "single_core = 128 single-core nodes (unadjusted jobs, §4.8)"},
+    "seed": {"long_name": "workload seed"},
+}
+#: Units of the variables that have one (the others are ratios or counts).
+UNITS = {"makespan": "s", "makespan_days": "d", "mean_response_all": "s",
+         "mean_response_medium": "s", "mean_response_long": "s", "mean_wait": "s",
+         "high_phase_hours_mean": "h", "high_phase_hours_total": "h", "overhead_share": "%"}
+
+
+def build(records: list[dict], attrs=None):
+    """The cube from one record per run (its dims and metrics).
+
+    Examples
+    --------
+    >>> recs = [{"workload": w, "machine": "multicore", "seed": 0, "rr_all": 2.0} for w in ("W1", "W2")]
+    >>> dict(build(recs).sizes)
+    {'workload': 2, 'machine': 1, 'seed': 1}
+    """
+    metrics = sorted({k for r in records for k in r} - set(DIMS))
+    info = {m: (UNITS.get(m, "1"), m.replace("_", " "), "paper Z run metric "
+                "(simlib/studies/zeng/summaries.py)") for m in metrics}
+    cube = build_cube(records, DIMS, metrics, attrs=attrs, metric_info=info)
+    for dim in DIMS:
+        cube[dim].attrs.update(COORD_INFO[dim])
+    return cube
+
+
+def aggregate_step(ctx, repo=None) -> None:
+    """Step ``zeng_aggregate``: input ``summaries``, parameter ``subtree``, output ``cube``."""
+    subtree = ctx.params["subtree"]
+    records = []
+    for path in ctx.input.summaries:
+        s = json.loads(Path(path).read_text())
+        records.append({k: v for k, v in s.items() if not k.startswith("simulated_")})
+    attrs = provenance(subtree, repo_dir=repo)
+    attrs.update({"study": "zeng", "scale": subtree["scale"],
+                  "title": f"paper Z (Zeng & Sodan), SSP under Scojo-PECT, {subtree['scale']} scale",
+                  "config_subtree": json.dumps(subtree, sort_keys=True),
+                  "policy": "scojo_pect (space sharing, SSP)"})
+    cube = build(records, attrs)
+    write_cube(cube, ctx.output.cube)
+    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))

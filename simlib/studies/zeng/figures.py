@@ -1,0 +1,126 @@
+"""Paper Z's figures (step ``zeng_figures``), drawn from our runs.
+
+* ``ssp_rr.png`` -- SSP's RR of all, medium and long jobs under W1 and W2
+  (mean and 95 % CI over seeds); the paper's W2 values as labelled markers.
+* ``gantt_day.png`` -- one day of Scojo-PECT: the slices of each virtual
+  machine (top band; hatched: the switch overhead) and every job's running
+  periods on the nodes, coloured by the job's type, so preemptions at slice
+  ends and non-type backfilling are visible.
+* ``table4.png`` -- Table 4's printed shares and our draws.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+from matplotlib.patches import Patch, Rectangle
+
+from simlib.figures.common import new_figure, save_figure
+from simlib.stats import mean_ci
+
+from .published import load_published
+
+__all__ = ["COLORS", "ssp_rr_figure", "gantt_day_figure", "table4_figure", "figures_step"]
+
+#: One colour per virtual machine (job type).
+COLORS = {"short": "#4c9f38", "medium": "#1f77b4", "long": "#d62728"}
+_CLASSES = ("all", "medium", "long")
+
+
+def ssp_rr_figure(cube: xr.Dataset, pub: dict, scale_note: str):
+    fig = new_figure(7.5, 3.6)
+    ax = fig.add_subplot()
+    workloads = cube["workload"].values.tolist()
+    width = 0.8 / len(workloads)
+    x = np.arange(len(_CLASSES))
+    for k, w in enumerate(workloads):
+        stats = [mean_ci(cube[f"rr_{c}"].sel(workload=w, machine="multicore").values)
+                 for c in _CLASSES]
+        ax.bar(x + (k - (len(workloads) - 1) / 2) * width, [s[0] for s in stats], width,
+               yerr=[0 if np.isnan(s[1]) else s[1] for s in stats], capsize=3,
+               label=f"ours, {w}", color=["#9ecae1", "#3182bd", "#08519c"][k % 3])
+    if "W2" in workloads:
+        k = workloads.index("W2")
+        printed = [pub["ssp_w2"][f"rr_{c}"] for c in _CLASSES]
+        ax.scatter(x + (k - (len(workloads) - 1) / 2) * width, printed, marker="D", color="black",
+                   zorder=3, label="paper, W2 (§5.3, reference)")
+    ax.set_xticks(x, [f"{c} jobs" for c in _CLASSES])
+    ax.set_ylabel("average bounded relative response time RR")
+    ax.set_title("SSP (Scojo-PECT, space sharing): RR per job class", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.text(0.01, 0.005, scale_note, fontsize=7, color="0.35")
+    return fig
+
+
+def gantt_day_figure(segments: pd.DataFrame, slices: pd.DataFrame, *, day_start: float,
+                     nodes: int, title: str):
+    """The slices and running periods of one day (hours from ``day_start``)."""
+    fig = new_figure(10, 6.5)
+    gs = fig.add_gridspec(2, 1, height_ratios=[1, 9])
+    top, ax = fig.add_subplot(gs[0]), fig.add_subplot(gs[1])
+    h = 3600.0
+    for row in slices.itertuples():
+        a, e, b = ((row.start - day_start) / h, (row.effective - day_start) / h,
+                   (row.end - day_start) / h)
+        top.add_patch(Rectangle((a, 0), e - a, 1, facecolor="white", edgecolor="0.4",
+                                hatch="////", linewidth=0.3))
+        top.add_patch(Rectangle((e, 0), b - e, 1, facecolor=COLORS[row.vm], edgecolor="0.4",
+                                linewidth=0.3))
+    top.set_xlim(0, 24)
+    top.set_ylim(0, 1)
+    top.set_yticks([])
+    top.set_xticks([])
+    top.set_title(title, fontsize=10)
+    top.set_ylabel("slice", rotation=0, ha="right", va="center", fontsize=8)
+    for row in segments.itertuples():
+        a = max(row.start, day_start)
+        b = min(row.end, day_start + 24 * h)
+        cores = [int(c) for c in str(row.cores).split()]
+        for n in sorted({c // 4 for c in cores}):
+            ax.add_patch(Rectangle(((a - day_start) / h, n), (b - a) / h, 1,
+                                   facecolor=COLORS[row.vm], edgecolor="none", alpha=0.85))
+    ax.set_xlim(0, 24)
+    ax.set_ylim(0, nodes)
+    ax.invert_yaxis()
+    ax.set_xlabel("hours into the day")
+    ax.set_ylabel("node")
+    handles = [Patch(facecolor=c, label=f"{t} virtual machine / jobs") for t, c in COLORS.items()]
+    handles.append(Patch(facecolor="white", edgecolor="0.4", hatch="////",
+                         label="slice switch (60 s overhead)"))
+    ax.legend(handles=handles, fontsize=7, loc="lower right", framealpha=0.9)
+    return fig
+
+
+def table4_figure(t4: pd.DataFrame, scale_note: str):
+    fig = new_figure(10, 3.2)
+    axes = fig.subplots(1, 3, sharey=True)
+    x = np.arange(len(t4))
+    for ax, name in zip(axes, ("sl_scr", "sl_sno", "sl_cos")):
+        ax.bar(x - 0.2, t4[f"{name}_printed"], 0.4, label="printed (Table 4)", color="0.6")
+        ax.bar(x + 0.2, t4[f"{name}_ours"], 0.4, label="our draws", color="#3182bd")
+        ax.set_xticks(x, t4["range"], rotation=60, fontsize=6)
+        ax.set_title(name.upper().replace("SL_", "SL_"), fontsize=9)
+    axes[0].set_ylabel("% per range")
+    axes[0].legend(fontsize=7)
+    fig.text(0.01, 0.005, scale_note, fontsize=7, color="0.35")
+    return fig
+
+
+def figures_step(ctx) -> None:
+    """Step ``zeng_figures``."""
+    p, out = ctx.params, ctx.output
+    pub = load_published(ctx.input.published)
+    cube = xr.load_dataset(ctx.input.cube)
+    note = (f"scale {p['scale']}: {p['jobs']} jobs per workload, seeds "
+            f"{', '.join(map(str, p['seeds']))}; RR bound {p['rr_bound']:g} s")
+    save_figure(ssp_rr_figure(cube, pub, note), out.ssp_rr)
+    segments = pd.read_csv(ctx.input.segments)
+    slices = pd.read_csv(ctx.input.slices)
+    g = p["gantt"]
+    # The day recorded by the run: from its first submission + `day` days.
+    day_start = float(slices["window_start"].iloc[0]) if len(slices) else 0.0
+    title = (f"Scojo-PECT with SSP, workload {g['workload']} seed {g['seed']}, day {g['day']} "
+             f"({p['scale']} scale): slices per virtual machine and running jobs")
+    save_figure(gantt_day_figure(segments, slices, day_start=day_start, nodes=p["nodes"],
+                                 title=title), out.gantt_day)
+    save_figure(table4_figure(pd.read_csv(ctx.input.table4), note), out.table4)

@@ -1,0 +1,53 @@
+"""Paper Z's printed tables, parameters and claims: reading ``config/published/zeng.yaml``.
+
+The structure and types are the JSON schema ``published.schema.json`` beside
+this module (:data:`SCHEMA`), validated by :func:`simlib.claims.read_published`;
+:func:`check_published` adds what a schema cannot say.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from simlib.claims import read_published
+from simlib.errors import ConfigError
+
+__all__ = ["SCHEMA", "load_published", "check_published"]
+
+#: JSON schema of the file.
+SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
+
+
+def load_published(path) -> dict:
+    """Read ``config/published/zeng.yaml``, validated (schema, then :func:`check_published`)."""
+    data = read_published(path, SCHEMA)
+    check_published(data, path)
+    return data
+
+
+def check_published(data: Mapping, path) -> None:
+    """Table 4's columns have one share per bin; Tables 2-3 rows one value per column.
+
+    Examples
+    --------
+    >>> t4 = {"bins": [[1.0, 1.1]], "sl_scr": [100], "sl_sno": [100], "sl_cos": [50, 50]}
+    >>> check_published({"table4": t4, "table2": {"columns": [], "rows": {}},
+    ...                  "table3": {"columns": [], "rows": {}}}, "z.yaml")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: z.yaml: table4.sl_cos: 2 shares for 1 bins
+    """
+    t4 = data["table4"]
+    for col in ("sl_scr", "sl_sno", "sl_cos"):
+        if len(t4[col]) != len(t4["bins"]):
+            raise ConfigError(f"{path}: table4.{col}: {len(t4[col])} shares for "
+                              f"{len(t4['bins'])} bins")
+    for i, (lo, hi) in enumerate(t4["bins"]):
+        if not lo < hi:
+            raise ConfigError(f"{path}: table4.bins[{i}]: [{lo}, {hi}) is empty")
+    for name in ("table2", "table3"):
+        cols = data[name]["columns"]
+        for row, values in data[name]["rows"].items():
+            if len(values) != len(cols):
+                raise ConfigError(f"{path}: {name}.rows.{row}: {len(values)} values for "
+                                  f"{len(cols)} columns")
