@@ -55,7 +55,8 @@ FIXTURE_JOBS = 2200
 #: :func:`synthetic_curie_swf`. Paper D needs SimGrid, so the fixture config
 #: leaves its study out (``studies.dutot.enabled: false``): the other papers'
 #: pipeline tests run without SimGrid, and tests/test_workflow_dutot.py
-#: enables it.
+#: enables it. Paper Z (synthetic workloads only) is left out too, to keep
+#: the other pipeline tests short; tests/test_workflow_zeng.py runs it.
 FIXTURE_CURIE = ("CEA-Curie-2011-2.1-cln.swf.gz", 93312, 3000)
 #: Paper U's trace portions at smoke scale, inside the fixtures.
 FIXTURE_U_PORTION = {"first_job": 600, "jobs": 1000}
@@ -201,6 +202,7 @@ def build_fixture_traces(directory: Path) -> Path:
           manifest: '{manifest}'
         studies:
           dutot: {{enabled: false}}
+          zeng: {{enabled: false}}
           utrera:
             trace_portions:
         """) + portions + "\n")

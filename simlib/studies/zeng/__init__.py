@@ -234,7 +234,8 @@ class Zeng(Study):
         scale = self.scale
         return {"scale": scale, "scale_description": self.config["scales"][scale].get("description", ""),
                 "workloads": self.workloads(), "seeds": self.seeds(), "jobs": self.jobs(),
-                "machines": self.machines(), "rr_bound": float(self.spec["rr_bound"])}
+                "machines": self.machines(), "rr_bound": float(self.spec["rr_bound"]),
+                "rr_bounds": [float(b) for b in self.spec["rr_bounds"]]}
 
     def tables_step(self) -> Step:
         scale = self.scale

@@ -1,0 +1,50 @@
+"""Paper Z's study (simlib.studies.zeng): config checks, policy parameters, steps, artifacts."""
+import pytest
+
+import helpers_pipeline
+from simlib.errors import ConfigError
+from simlib.policies import make_policy
+from simlib.studies import STUDY_CLASSES
+from simlib.studies.zeng import Zeng
+
+
+def study(scale="smoke", edit=None):
+    return helpers_pipeline.repo_study("zeng", scale, edit)
+
+
+def test_the_study_is_registered_and_checks():
+    assert STUDY_CLASSES["zeng"] is Zeng
+    s = study()
+    s.check()
+    assert s.workloads() == ["W1", "W2"] and s.machines() == ["multicore", "single_core"]
+
+
+def test_policy_parameters_come_from_the_published_file_and_the_grid():
+    p = study().policy_params()
+    assert (p["interval"], p["medium_share"], p["long_share"], p["overhead"]) == (3600.0, 0.3, 0.7, 60.0)
+    assert (p["max_sl"], p["self_sl2"], p["r_est_factor"]) == (1.25, 1.12, 0.75)
+    assert p["short_slice"] == 600.0 and p["non_type_backfilling"] is True
+    make_policy("scojo_pect", **p)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s.update(workloads=["W1", "W3"]), "studies.zeng.workloads[1]: 'W3' is not a workload"),
+    (lambda s: s["scojo_pect"].update(short_slice=4000.0), "studies.zeng.scojo_pect"),
+    (lambda s: s.update(rr_bound=30.0), "studies.zeng.rr_bound"),
+    (lambda s: s["gantt"].update(seed=7), "studies.zeng.gantt.seed"),
+    (lambda s: s["workload"].update(estimates="psychic"), "studies.zeng.workload"),
+])
+def test_bad_config_is_refused_with_its_key(edit, message):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        study(edit=edit).check()
+
+
+def test_scales_and_artifacts():
+    assert study("full").jobs() == 10000 and study("full").seeds() == [0, 1, 2]
+    s = study()
+    names = [st.name for st in s.steps()]
+    assert names == ["zeng_workload", "zeng_simulate", "zeng_aggregate", "zeng_tables",
+                     "zeng_figures", "zeng_claims", "zeng_readme"]
+    paths = [a.path for a in s.artifacts()]
+    assert "paper_figures/zeng/README.md" in paths and "paper_figures/zeng/gantt_day.png" in paths
+    assert len(s.summaries("smoke")) == 2 * 2 * 2

@@ -1,0 +1,93 @@
+"""Paper Z through the Snakemake pipeline: config checks before any job, the
+planned DAG at full scale, and a smoke run of every Z artifact.
+
+The fixture config leaves paper Z out (to keep the other pipeline tests
+short); these tests enable it and leave the other papers out. Runs happen in
+temporary directories (``--directory``); the repository's results/ and
+paper_figures/ are never touched.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from helpers_pipeline import job_counts, snakemake, write_yaml
+from simlib.claims import Verdict, read_claims
+from simlib.cube import read_cube
+
+pytestmark = pytest.mark.pipeline
+
+Z = "paper_figures/zeng"
+ONLY_Z = """\
+studies:
+  zeng: {enabled: true}
+  dutot: {enabled: false}
+  baseline: {enabled: false}
+  kumar_fig1: {enabled: false}
+  utrera: {enabled: false}
+  kumar: {enabled: false}
+lublin: {validation: null}
+"""
+
+
+@pytest.fixture(scope="module")
+def only_z(tmp_path_factory):
+    return write_yaml(tmp_path_factory.mktemp("cfg") / "only_zeng.yaml", ONLY_Z)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("studies: {zeng: {workloads: [W1, W9]}}", "config studies.zeng.workloads[1]: 'W9' is not a workload"),
+    ("studies: {zeng: {scojo_pect: {short_slice: 3600.0}}}", "config studies.zeng.scojo_pect"),
+    ("studies: {zeng: {workload: {rounding: up}}}", "config studies.zeng.workload.rounding"),
+])
+def test_bad_zeng_config_is_rejected_before_any_job(tmp_path, only_z, override, message):
+    cfg = write_yaml(tmp_path / "override.yaml", override)
+    code, out = snakemake(tmp_path, "-n", "--configfile", only_z, cfg, "--config", "scale=smoke",
+                          check=False)
+    assert code != 0 and "ConfigError" in out
+    assert message in out, out[-3000:]
+    assert not (tmp_path / "data").exists()
+
+
+def test_full_scale_plans_the_papers_runs(tmp_path, only_z):
+    _, out = snakemake(tmp_path, "-n", "--configfile", only_z, "--config", "scale=full")
+    stats = job_counts(out)
+    # 2 workloads x 3 seeds, each on the multi-core and the single-core machine.
+    assert stats["zeng_workload"] == 6 and stats["zeng_simulate"] == 12
+    assert stats["zeng_aggregate"] == 1
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory, only_z):
+    wd = tmp_path_factory.mktemp("zeng_smoke")
+    snakemake(wd, "--configfile", only_z, "--config", "scale=smoke")
+    return wd
+
+
+def test_smoke_run_builds_the_cube(smoke):
+    cube = read_cube(smoke / "results/zeng.smoke.nc")
+    assert dict(cube.sizes) == {"workload": 2, "machine": 2, "seed": 2}
+    assert np.isfinite(cube["rr_all"].values).all() and (cube["rr_all"].values >= 1).all()
+    assert cube.attrs["scale"] == "smoke" and cube["makespan"].attrs["units"] == "s"
+    # The single-core machine has no self slowdown: its RR and T_i-RR agree.
+    single = cube.sel(machine="single_core")
+    np.testing.assert_allclose(single["rr_all"], single["rr_t_all"])
+
+
+def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
+    readme = (smoke / Z / "README.md").read_text()
+    assert "**Scale: smoke**" in readme and "Interpretations chosen" in readme
+    for link in re.findall(r"\]\(([^)]+)\)", readme):
+        assert (smoke / Z / link).resolve().exists() or link.startswith("../../"), link
+    claims = read_claims(smoke / Z / "claims.csv")
+    # SSP's RR once per RR bound of the grid (10, 60, 600 s), the others once.
+    assert set(claims["paper"]) == {"zeng"} and len(claims) == 4 + 3
+    assert set(claims["verdict"]) <= {v.value for v in Verdict}
+    for name in ("ssp_rr.png", "gantt_day.png", "table4.png"):
+        assert (smoke / Z / name).stat().st_size > 20_000, name
+    assert "| MAX_SL | 1.25 |" in (smoke / Z / "published_tables.md").read_text()
+    index = (smoke / "paper_figures/README.md").read_text()
+    assert "## zeng" in index and f"[`{Z}/gantt_day.png`]" in index
+    assert "[zeng](zeng/README.md)" in (smoke / "paper_figures/CLAIMS.md").read_text()
