@@ -212,3 +212,25 @@ def test_metrics_registry_units():
     assert M.METRICS["mean_wait"][0] == "s"
     assert M.METRICS["utilization"][0] == "1"
     assert M.METRICS["makespan"][0] == "s"
+
+
+# ---------------------------------------------------------------- paper Z
+def test_zeng_high_load_phases_follow_formula_1():
+    import simlib.metrics as m
+    tl = pd.DataFrame({"time": [0.0, 1.0, 2.0, 3.0, 6.0, 8.0],
+                       "queued_jobs": [12, 11, 12, 20, 12, 12],
+                       "busy_cpus": [8, 8, 4, 8, 8, 8], "busy_nodes": [2, 2, 1, 2, 2, 2]})
+    # [0, 1) high, [1, 2) not, then high to the end (a phase still open at the last row).
+    assert m.zeng_high_load_phases(tl).tolist() == [[0.0, 1.0], [2.0, 8.0]]
+    assert m.zeng_high_load_phases(tl, n_high=21).shape == (0, 2)
+    # In the phases: 1 x 8 + 1 x 4 + 3 x 8 + 2 x 8 cores over 7 time units x 8 cores.
+    assert m.zeng_high_load_core_utilization(tl, cores=8) == pytest.approx(52 / 56)
+    assert m.zeng_high_load_utilization(tl, 2, column="busy_nodes") == pytest.approx(13 / 14)
+
+
+def test_zeng_utilizations_span_first_submission_to_last_finish():
+    import simlib.metrics as m
+    tl = pd.DataFrame({"time": [2.0, 4.0], "busy_cpus": [4, 0], "busy_nodes": [1, 0]})
+    jobs = pd.DataFrame({"submission_time": [0.0], "finish_time": [4.0]})
+    assert m.zeng_core_utilization(tl, jobs, cores=4) == pytest.approx(0.5)
+    assert m.zeng_node_utilization(tl, jobs, nodes=2) == pytest.approx(0.25)

@@ -186,3 +186,16 @@ def test_non_type_backfilling_runs_a_short_job_in_a_long_slice():
     assert seg.runs[2] == [(1500.0, 1530.0)]          # at once, in the long slice
     _, _, seg = simulate(jobs, non_type_backfilling=False)
     assert seg.runs[2][0][0] == 3660.0                # waits for the next short slice
+
+
+def test_formula_8_agrees_with_the_workload_models_vectorised_version():
+    # The policy applies formula 8 itself only when a job carries no PPN; the
+    # workloads of paper Z compute it vectorised. Both must agree everywhere.
+    from simlib.studies.zeng.slowdowns import ppn, self_slowdown_at
+    rng = np.random.default_rng(0)
+    size = rng.integers(1, 5, 2000)
+    scr, sno = rng.uniform(0.9, 1.8, 2000), rng.uniform(0.9, 1.8, 2000)
+    ours = [ssp_ppn(int(a), b, c, 1.25, 1.12) for a, b, c in zip(size, scr, sno)]
+    assert ours == ppn(size, scr, sno, 1.25, 1.12).tolist()
+    slow = [self_slowdown(p, b, c) for p, b, c in zip(ours, scr, sno)]
+    np.testing.assert_allclose(slow, self_slowdown_at(ours, scr, sno))

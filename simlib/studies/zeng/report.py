@@ -162,7 +162,10 @@ INTERPRETATIONS = (
     ("Short slice", "600 s including the overhead, only in intervals starting with short jobs "
      "waiting or suspended; medium and long share the rest 30 : 70", "scojo_pect.short_slice"),
     ("Overhead", "60 s at the start of every slice (also when the same jobs continue); nothing "
-     "runs during it", "-"),
+     "runs during it; a slice must be longer than the overhead (checked before any job), so "
+     "no slice ends mid-overhead", "-"),
+    ("Ties", "FCFS (submission order) within a virtual machine; a job due at the instant "
+     "another ends starts once that one has ended (same timestamp)", "-"),
     ("Planning", "conservative backfilling per virtual machine in its own virtual time (the "
      "effective part of its slices), on whole nodes; compression in FCFS order never moves a "
      "reservation later (backfilled jobs keep their place)", "-"),
