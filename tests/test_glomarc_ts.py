@@ -44,8 +44,8 @@ def test_blocks_keep_fcfs_then_sort_by_remaining_runtime():
     cs = [cand(i, 1, i, r) for i, r in enumerate([10, 30, 20, 5, 50])]
     assert [[c.order for c in b] for b in make_blocks(cs, FormationRules(block_size=2))] == \
         [[1, 0], [2, 3], [4]]
-    assert [[c.order for c in b] for b in make_blocks(cs, FormationRules(block_size=2, sort_blocks=False))] == \
-        [[0, 1], [2, 3], [4]]
+    unsorted = make_blocks(cs, FormationRules(block_size=2, sort_blocks=False))
+    assert [[c.order for c in b] for b in unsorted] == [[0, 1], [2, 3], [4]]
     running = [Candidate(Member(i, 2, 1.0), 1, order=i, remaining=1.0, delay=d, running=True)
                for i, d in enumerate([3.0, 1.0, 2.0])]
     assert [c.order for c in make_blocks(running, FormationRules(sort_blocks=False))[0]] == [1, 2, 0]
