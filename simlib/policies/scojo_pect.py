@@ -170,6 +170,50 @@ def _release(profile: PlacementProfile, start: float, end: float, alloc: Allocat
         profile.release(start, end, alloc)
 
 
+class WholeNodes(LowestIds):
+    """The lowest ``size / units`` nodes whose every unit is free (exclusive use).
+
+    For plans in ``units`` units per node (a node's units are consecutive
+    ids); ``size`` counts units, a multiple of ``units``.
+
+    Examples
+    --------
+    >>> p = Platform.homogeneous(8, cores_per_node=2)      # 4 nodes of 2 units
+    >>> WholeNodes(2).select(p, 0b11110110, 4).cores     # node 0 is half busy
+    (4, 5, 6, 7)
+    """
+
+    name = "whole_nodes"
+
+    def __init__(self, units: int) -> None:
+        super().__init__()
+        self.units = units
+
+    def select(self, platform, free, size):
+        u = self.units
+        whole = free
+        for k in range(1, u):
+            whole &= free >> k
+        firsts = self._firsts(platform.cpus)
+        whole &= firsts  # bit u*n set: node n entirely free
+        if whole.bit_count() * u < size:
+            return None
+        chosen = super().select(platform, whole, size // u)
+        mask = 0
+        for unit in chosen.cores:
+            mask |= ((1 << u) - 1) << unit
+        return Allocation.from_mask(platform, mask)
+
+    def _firsts(self, total: int) -> int:
+        cached = getattr(self, "_firsts_mask", None)
+        if cached is None or cached[0] != total:
+            m = 0
+            for i in range(0, total, self.units):
+                m |= 1 << i
+            cached = self._firsts_mask = (total, m)
+        return cached[1]
+
+
 class VirtualMachine:
     """One job type's virtual machine: its queue, plan and clock.
 
@@ -239,6 +283,9 @@ class ScojoPECT(Policy):
                    "backfilling per virtual machine, space sharing (SSP)")
     rigid = False
     layers = len(TYPES)
+    #: Planning units per node: 1 (whole nodes, space sharing); a subclass
+    #: that semi-time-shares nodes plans in halves (one core of each CPU).
+    units_per_node = 1
     defaults = {"interval": 3600.0, "short_slice": 600.0, "medium_share": 0.3,
                 "long_share": 0.7, "overhead": 60.0, "short_max": 600.0,
                 "medium_max": 10800.0, "max_sl": 1.25, "self_sl2": 1.12,
@@ -279,15 +326,21 @@ class ScojoPECT(Policy):
                               f"(one per virtual machine), not {sim.ledger.layers}")
         plat = sim.platform
         self.cpus = plat.cpus
-        self.node_platform = Platform.homogeneous(plat.nodes, name=f"{plat.nodes}nodes")
-        self.node_choice = LowestIds()
-        self.vms = {t: VirtualMachine(t, k, self.node_platform) for k, t in enumerate(TYPES)}
+        u = self.units_per_node
+        #: The plans' resources: ``units_per_node`` units per node (unit
+        #: ``i`` is on node ``i // units_per_node``).
+        self.unit_platform = Platform.homogeneous(plat.nodes * u, cores_per_node=u,
+                                                  name=f"{plat.nodes}nodes")
+        self.node_choice = LowestIds() if u == 1 else WholeNodes(u)
+        self.vms = {t: VirtualMachine(t, k, self.unit_platform) for k, t in enumerate(TYPES)}
         self.core_masks = [0] * plat.nodes
         for core, node in enumerate(plat.core_node.tolist()):
             self.core_masks[node] |= 1 << core
         self.placers: dict[int, PerCore] = {}
         p = self.params
-        #: job idx -> type, ppn, nodes needed, planned duration, rate
+        #: job idx -> type, ppn, units needed, planned duration, rate
+        #: The units each started job occupies (while running: busy_units).
+        self.units: dict[int, Allocation] = {}
         self.plan: dict[int, tuple[str, int, int, float, float]] = {}
         self.reservation: dict[int, tuple[float, Allocation]] = {}
         self.r_est: dict[int, float] = {}
@@ -309,7 +362,7 @@ class ScojoPECT(Policy):
             slow = self_slowdown(ppn, f["sl_scr"], f["sl_sno"])
             k = -(-job.procs // ppn)
             vm = classify(job.requested_time, p["short_max"], p["medium_max"])
-            self.plan[job.idx] = (vm, ppn, k, job.requested_time * slow, 1.0 / slow)
+            self.plan[job.idx] = (vm, ppn, k * u, job.requested_time * slow, 1.0 / slow)
             if k > plat.nodes:
                 raise ConfigError(f"{self.name}: job {job.job_id} needs {k} nodes at {ppn} "
                                   f"processes per node; the machine has {plat.nodes}")
@@ -329,8 +382,8 @@ class ScojoPECT(Policy):
         self.slice_log: list[tuple[float, float, float, str]] = []
         self.node_procs = [0] * plat.nodes
         self.used_nodes = 0
-        #: Bit mask of the nodes some running job uses now (physically busy).
-        self.busy_nodes = 0
+        #: Bit mask of the plan units some running job occupies now.
+        self.busy_units = 0
         self.used_cores = 0
         self.waiting = 0
         self.switches = 0
@@ -349,11 +402,11 @@ class ScojoPECT(Policy):
             npro[n] = before + sign
             if before == 0 and sign > 0:
                 self.used_nodes += 1
-                self.busy_nodes |= 1 << n
             elif before == 1 and sign < 0:
                 self.used_nodes -= 1
-                self.busy_nodes &= ~(1 << n)
         self.used_cores += sign * len(job.alloc)
+        units = self.units[job.idx].mask
+        self.busy_units = self.busy_units | units if sign > 0 else self.busy_units & ~units
 
     def job_started(self, job, now):
         self._use(job, +1)
@@ -516,7 +569,8 @@ class ScojoPECT(Policy):
         if placer is None:
             placer = self.placers[ppn] = PerCore(ppn)
         mask = 0
-        for n in nodes.cores:  # node-platform "cores" are nodes
+        u = self.units_per_node
+        for n in sorted({unit // u for unit in nodes.cores}):  # plan "cores" are units
             mask |= self.core_masks[n]
         got = placer.select(self.sim.platform, mask, job.procs)
         if got is None:  # pragma: no cover - whole free nodes always host ppn processes
@@ -526,12 +580,13 @@ class ScojoPECT(Policy):
 
     def _launch(self, vm: VirtualMachine, job: Job, nodes: Allocation) -> bool:
         """Start ``job`` of ``vm`` on ``nodes`` now; False if a core is still held."""
-        if nodes.mask & self.busy_nodes:
+        if nodes.mask & self.busy_units:
             # A job planned to end at this instant has not ended yet (its
             # virtual and wall clocks differ by rounding): its completion,
             # at this instant, brings the next round.
             return False
         cores = self._cores(job, nodes, vm.layer)
+        self.units[job.idx] = nodes
         self.sim.start(job, ids=cores, rate=self.plan[job.idx][4])
         self.v_started[job.idx] = vm.vnow(self.sim.now)
         vm.held[job.idx] = job
@@ -571,7 +626,7 @@ class ScojoPECT(Policy):
         v_end = host.vbase + (self.slice_end - host.wall_base)
         if v_end - v <= _EPS:
             return
-        idle = host.profile.hole(v, v_end - v) & ~self.busy_nodes
+        idle = host.profile.hole(v, v_end - v) & ~self.busy_units
         if not idle:
             return
         for name in TYPES:
@@ -602,7 +657,7 @@ class ScojoPECT(Policy):
                 _release(guest.profile, old, end, alloc)
                 room = guest.profile.hole(gv, dur) & idle
                 if room.bit_count() >= k:
-                    nodes = self.node_choice.select(self.node_platform, room, k)
+                    nodes = self.node_choice.select(self.unit_platform, room, k)
                     guest.profile.reserve(gv, gv + dur, nodes)
                     if self._launch(guest, job, nodes):
                         self.reservation[job.idx] = (gv + dur, nodes)
