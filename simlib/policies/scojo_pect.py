@@ -634,7 +634,7 @@ class ScojoPECT(Policy):
             if guest is host:
                 continue
             for job in list(guest.held.values()):
-                if job.state != SUSPENDED or job.idx in self.guests:
+                if job.state != SUSPENDED or job.idx in self.guests or not self._may_guest(job):
                     continue
                 nodes = self.reservation[job.idx][1]
                 if nodes.mask & idle != nodes.mask:
@@ -674,6 +674,10 @@ class ScojoPECT(Policy):
                 guest.queue = [j for j in guest.queue if j.state == WAITING]
             if not idle:
                 return
+
+    def _may_guest(self, job: Job) -> bool:
+        """Whether a suspended job may resume in another type's slice (all may, here)."""
+        return True
 
     def _host(self, job: Job, nodes: Allocation, v: float, v_end: float) -> None:
         """Block ``nodes`` in the active plan for a non-type job until the slice's end."""
