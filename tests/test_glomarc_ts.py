@@ -116,3 +116,143 @@ def test_each_variant_picks_a_different_group_where_its_definition_says():
     assert max(picks["FBO"]) < 4 and len(picks["CST"]) == len(picks["CSTWS"]) == 1
     gain = {k: utilization_gain(a, [cands[i].member for i in g]).gain for k, g in picks.items()}
     assert gain["CST"] >= gain["CSTWS"] and gain["GLTS"] >= gain["FBO"]
+
+
+# ------------------------------------------------------------------ the policy
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from simlib.engine.job import DONE, RUNNING, Job  # noqa: E402
+from simlib.engine.simulator import Simulator  # noqa: E402
+from simlib.platform import Platform  # noqa: E402
+from simlib.policies.glomarc_ts import GLomarcTS  # noqa: E402
+
+
+class PairSlowdowns:
+    """SL_cos from a table keyed by (a, b) job ids, 1.0 elsewhere."""
+
+    def __init__(self, table=None):
+        self.table = table or {}
+
+    def __call__(self, a, b):
+        return self.table.get((a, b), 1.0)
+
+
+def zjob(i, submit, procs, work, sl_scr=1.2, sl_sno=1.05, cos=None, est=None):
+    j = Job(i, i + 1, float(submit), procs, float(est or work), float(work))
+    j.features = {"sl_scr": sl_scr, "sl_sno": sl_sno, "sl_cos": cos or PairSlowdowns()}
+    return j
+
+
+class NodeWatch:
+    """After every change: at most two running jobs per node, never a core twice."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.max_jobs_per_node = 0
+
+    def _look(self, job, now):
+        sim = self.sim
+        per_node = {}
+        for j in sim.running.values():
+            if j.state != RUNNING:
+                continue
+            for c in j.alloc:
+                per_node.setdefault(int(sim.platform.core_node[c % sim.platform.cpus]), set()).add(j.idx)
+        if per_node:
+            self.max_jobs_per_node = max(self.max_jobs_per_node, max(len(s) for s in per_node.values()))
+
+    job_started = job_resumed = job_suspended = job_ended = _look
+
+
+def machine(nodes):
+    return Platform.homogeneous(4 * nodes, cores_per_node=4, sockets_per_node=2)
+
+
+def test_case_1_group_by_hand_and_disbanding_when_the_matched_job_ends():
+    # Two medium jobs on 2 nodes. J (4 processes; SL_scr 1.6, SL_sno 1.05:
+    # formula 8 gives PPN 2) is due at the first medium slice (effective at
+    # 60 s). Case 4 gains 2/1.05 - 1 = 0.90, Case 5 4/1.68 - 1 = 1.38, the
+    # group with M (2 processes) on the other cores of J's CPUs, by formula 6,
+    # (252 x 4 / 1.155 + 252 x 2 / 1.26) / 504 - 1 = 1.53: the group wins.
+    cos = PairSlowdowns({(1, 2): 1.1, (2, 1): 1.2})
+    j = zjob(0, 0.0, 4, 800.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    m = zjob(1, 0.0, 2, 200.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False)
+    sim = Simulator(machine(2), [j, m], pol, debug=True)
+    cores = {}
+    sim.observe(type("Cores", (), {"job_started": lambda self, job, now: cores.setdefault(
+        job.job_id, sorted(job.alloc))})())
+    sim.run()
+    assert (j.start, m.start) == (60.0, 60.0)
+    # M at 1 / (1.05 x 1.2): 200 x 1.26 = 252 s; then the group is disbanded
+    # (its only matched job ended) and J goes on at 1 / 1.05.
+    assert m.finish == pytest.approx(312.0)
+    done = 252.0 / (1.05 * 1.1)
+    assert j.finish == pytest.approx(312.0 + (800.0 - done) * 1.05)
+    off = 4 * 2  # medium jobs: ledger layer 1 of a 8-core machine
+    assert [c - off for c in cores[1]] == [0, 2, 4, 6]   # one core of each CPU of nodes 0-1
+    assert [c - off for c in cores[2]] == [1, 3]         # the other core of node 0's CPUs
+    stats = pol.group_stats()
+    assert stats["groups"] == 1 and stats["jobs_per_group"] == 2 and not pol.groups
+
+
+def test_disbanding_when_the_primary_ends_leaves_the_matched_job_at_its_self_slowdown():
+    cos = PairSlowdowns({(1, 2): 1.1, (2, 1): 1.2})
+    j = zjob(0, 0.0, 4, 200.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    m = zjob(1, 0.0, 2, 300.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False)
+    Simulator(machine(2), [j, m], pol, debug=True).run()
+    assert (j.start, m.start) == (60.0, 60.0)
+    # J at 1 / (1.05 x 1.1) ends after 231 s; M did 231 / 1.26 = 183.33, then alone.
+    assert j.finish == pytest.approx(60.0 + 200 * 1.155)
+    assert m.finish == pytest.approx(60.0 + 231.0 + (300.0 - 231.0 / 1.26) * 1.05)
+
+
+def test_a_heavy_random_workload_forms_groups_and_keeps_the_invariants():
+    rng = np.random.default_rng(5)
+    n = 120
+    table = {(a, b): float(rng.choice([1.0, 1.05, 1.1, 1.2])) for a in range(1, n + 1)
+             for b in range(1, n + 1) if a != b}
+    jobs, t = [], 0.0
+    for i in range(n):
+        t += float(rng.integers(0, 200))
+        jobs.append(zjob(i, t, int(rng.choice([2, 4, 6, 8])), float(rng.integers(7, 60) * 100),
+                         float(rng.uniform(1.3, 1.7)), float(rng.uniform(0.95, 1.12)),
+                         PairSlowdowns(table)))
+    pol = GLomarcTS(short_max=60.0, medium_max=3000.0, block_size=4)
+    sim = Simulator(machine(8), jobs, pol, debug=True)
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert all(j.state == DONE and j.start >= j.submit for j in jobs)
+    assert watch.max_jobs_per_node == 2 and pol.group_stats()["groups"] > 0
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(2, 18))
+    t, rows = 0, []
+    for _ in range(n):
+        t += draw(st.integers(0, 600))
+        rows.append((t, draw(st.sampled_from([1, 2, 3, 4, 6, 8])),
+                     draw(st.sampled_from([30, 700, 2000, 5000, 12000])),
+                     draw(st.floats(1.0, 1.6)), draw(st.floats(0.9, 1.3))))
+    cos = {(a, b): draw(st.sampled_from([1.0, 1.05, 1.1, 1.2, 1.4]))
+           for a in range(1, n + 1) for b in range(1, n + 1) if a != b}
+    return rows, cos
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(case=workloads(), variant=st.sampled_from(["GLTS", "CST", "CSTWS", "FBO", "NS", "NH"]))
+def test_every_variant_keeps_the_spines_properties(case, variant):
+    rows, table = case
+    cos = PairSlowdowns(table)
+    jobs = [zjob(i, t, p, w, a, b, cos) for i, (t, p, w, a, b) in enumerate(rows)]
+    pol = GLomarcTS(variant=variant, short_max=60.0, medium_max=3000.0, block_size=4)
+    sim = Simulator(machine(8), jobs, pol, debug=True)   # ledger, physical cores, counters
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert watch.max_jobs_per_node <= 2
+    for j in jobs:
+        assert j.state == DONE and j.start >= j.submit and j.finish > j.start
+    assert not pol.groups and not pol.group_of   # every group disbanded

@@ -17,7 +17,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Member", "GroupRun", "utilization_gain"]
+import numpy as np
+
+from ..engine.allocation import Allocation, ids_of, lowest_bits
+from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
+from ..errors import ConfigError
+from .profile import PlacementProfile
+from .scojo_pect import ScojoPECT, _release, self_slowdown
+
+__all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
+           "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
 
 
 @dataclass(frozen=True)
@@ -300,3 +309,441 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
         if fair(g):
             return g
     return None
+
+
+# ------------------------------------------------------------------ the policy
+#: The variants of §5.1 as formation switches (SSP is the space-sharing policy).
+VARIANTS: dict[str, dict] = {
+    "GLTS": {},
+    "FBO": {"first_block_only": True},
+    "NS": {"sort_blocks": False},
+    "NH": {"blocks": False, "sort_blocks": False, "first_match": True},
+    "CST": {"max_matched": 1},
+    "CSTWS": {"max_matched": 1, "first_match": True},
+}
+
+
+class GLomarcTS(ScojoPECT):
+    """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7), so far Cases 1, 4, 5.
+
+    The order of tests (Fig. 3 is not in our copy; reconstructed from
+    §4.3-§4.4), at every scheduling round of a medium or long slice::
+
+        start every job whose reservation is due (conservative, as SSP)
+        if the virtual machine's load is low (its waiting jobs' processes
+           fit its free nodes at one process per node): space sharing only
+        for each waiting job J in FCFS order (the first: the head; the
+           others: backfilling, where the paper also applies only Cases 1,
+           4 and 5):
+            Case 5: J at 4 processes per node on whole nodes free now for its
+                    whole planned run; gain 4 / (SL_scr SL_sno) - 1
+            Case 1: J primary at PPN 2 (1 if SL_sno > SELF_SL2) with other
+                    waiting jobs of its type matched on the other halves of
+                    its nodes: candidates pre-selected by SL_cos <= MAX_SL
+                    both ways, groups by steps 2-6 (form_groups), needing
+                    max(J's nodes, matched nodes) whole nodes free now for
+                    the group's planned run; gain by formula 6
+            take the option of highest gain (a group needs MIN_UTILGAIN and
+               every member's predicted response within F_slack x R_est);
+               none: Case 4, J keeps its reservation (space sharing, formula 8)
+
+    Short jobs are only space-shared. A group runs as a whole: each member
+    at ``1 / (self slowdown x SL_cos)`` (the primary at its worst SL_cos
+    with the matched jobs running); when a matched job ends the primary's
+    pace is recomputed; when the primary ends, or the last matched job, the
+    group is disbanded and the others go on at their self slowdown (§4.4).
+    Group members are not non-type slice backfilled (their pace assumes
+    their partners run). Groups take holes of the conservative plan, so no
+    queued job's reservation moves later.
+
+    Not implemented yet (the next step): Cases 2 and 3 (groups with
+    running jobs, ``RUNNING_PRIM_NUM``), which change running jobs' pace.
+
+    Jobs need ``features["sl_cos"]``, a callable ``(job_id_a, job_id_b) ->
+    SL_cos`` of ``a`` coscheduled with ``b``.
+    """
+
+    name = "glomarc_ts"
+    paper = "zeng: Zeng & Sodan §4.2-§4.7 (G-LOMARC-TS on Scojo-PECT)"
+    description = ("G-LOMARC-TS group matchmaking with fairness per Scojo-PECT virtual machine "
+                   "(variants GLTS, CST, CSTWS, FBO, NS, NH)")
+    units_per_node = 2
+    defaults = {**ScojoPECT.defaults, "variant": "GLTS", "block_size": 16,
+                "matched_larger": 0.125, "matched_longer": 3000.0, "min_utilgain": 0.45,
+                "f_slack": 1.5, "replan": True}
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        p = self.params
+        if p["variant"] not in VARIANTS:
+            raise ConfigError(f"{self.name}: parameter variant must be one of "
+                              f"{', '.join(VARIANTS)}; not {p['variant']!r}")
+        if p["block_size"] < 1:
+            raise ConfigError(f"{self.name}: parameter block_size must be >= 1")
+        for key in ("matched_larger", "matched_longer", "f_slack"):
+            if not p[key] >= 0:
+                raise ConfigError(f"{self.name}: parameter {key} must be >= 0")
+        self.rules = FormationRules(block_size=int(p["block_size"]),
+                                    matched_larger=float(p["matched_larger"]),
+                                    matched_longer=float(p["matched_longer"]),
+                                    min_gain=float(p["min_utilgain"]), **VARIANTS[p["variant"]])
+
+    def attach(self, sim):
+        super().attach(sim)
+        for job in sim.jobs:
+            if not callable(job.features.get("sl_cos")):
+                raise ConfigError(f"{self.name}: job {job.job_id} has no coscheduling slowdowns "
+                                  "(features sl_cos)")
+        #: job idx -> group id; group id -> [primary idx, set of matched idx]
+        self.group_of: dict[int, int] = {}
+        self.groups: dict[int, list] = {}
+        self.group_sizes: list[int] = []
+        self.grouped: set[int] = set()
+        self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0}
+        self.case5 = 0
+
+    # ------------------------------------------------------------ helpers
+    def _sl_cos(self, a: Job, b: Job) -> float:
+        return float(a.features["sl_cos"](a.job_id, b.job_id))
+
+    def _cos_ppn(self, job: Job) -> int:
+        f = job.features
+        return 2 if job.procs > 1 and f["sl_sno"] <= self.params["self_sl2"] else 1
+
+    def _self_at(self, job: Job, ppn: int) -> float:
+        return self_slowdown(ppn, job.features["sl_scr"], job.features["sl_sno"])
+
+    def _cores(self, job, nodes, layer):
+        if job.idx not in self.group_of:
+            return super()._cores(job, nodes, layer)
+        # One core of each CPU per unit: side s of node n is cores 4n+s, 4n+2+s.
+        ppn = self.plan[job.idx][1]
+        left, out = job.procs, []
+        cpn = int(self.sim.platform.cores_per_node[0])
+        half = cpn // 2
+        for unit in nodes.cores:
+            n, side = divmod(unit, 2)
+            take = min(ppn, left)
+            out += [n * cpn + side, n * cpn + half + side][:take]
+            left -= take
+        off = layer * self.cpus
+        return [c + off for c in out]
+
+    def _may_guest(self, job):
+        return job.idx not in self.group_of
+
+    def _free_whole_nodes(self, vm, v: float, dur: float) -> int:
+        """Mask of units of the nodes wholly free in ``vm``'s plan for ``[v, v+dur)`` and idle now."""
+        hole = vm.profile.hole(v, dur) & ~self.busy_units
+        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+
+    def _holes_without(self, vm, members, v: float, durations) -> list[int]:
+        """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
+        with ``members``' own reservations given back (they are about to be replaced)."""
+        back = []
+        for job in members:
+            old, alloc = self.reservation[job.idx]
+            start, end = max(old, v), old + self.plan[job.idx][3]
+            if end > start:
+                _release(vm.profile, start, end, alloc)
+                back.append((start, end, alloc))
+        try:
+            return [vm.profile.hole(v, d) & ~self.busy_units for d in durations]
+        finally:
+            for start, end, alloc in back:
+                vm.profile.reserve(start, end, alloc)
+
+    def _hole_without(self, vm, members, v: float, dur: float) -> int:
+        """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""
+        (hole,) = self._holes_without(vm, members, v, [dur])
+        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+
+    # ------------------------------------------------------------ scheduling
+    def _start_due(self, vm, now):
+        # Matchmaking first: a job due now may start in a group (or at
+        # PPN 4) instead of alone; the jobs left start as SSP would (Case 4).
+        if vm.name != "short":
+            self._matchmake(vm, now)
+        super()._start_due(vm, now)
+
+    def _matchmake(self, vm, now):
+        v = vm.vnow(now)
+        queue = [j for j in vm.queue if j.state == WAITING]
+        if not queue:
+            return
+        def free_now():
+            # Whole nodes free now, counting those of jobs due now (they may
+            # start in another way than planned).
+            due = [j for j in vm.queue if j.state == WAITING and self.reservation[j.idx][0] <= v + 1e-6]
+            return self._hole_without(vm, due, v, 1e-9).bit_count()
+
+        free = free_now()
+        # Low load: every waiting job fits at one process per node.
+        if not free or sum(j.procs for j in queue) <= free:
+            return
+        started = False
+        for job in queue:
+            if job.state != WAITING:
+                continue
+            if started and free_now() == 0:
+                break
+            others = [j for j in queue if j is not job and j.state == WAITING]
+            best = self._best_option(vm, job, others, v, now)
+            if best is not None:
+                best()
+                started = True
+        if started:
+            vm.queue = [j for j in vm.queue if j.state == WAITING]
+
+    def _best_option(self, vm, job, others, v, now):
+        options = []
+        if self.reservation[job.idx][0] <= v + 1e-6:
+            # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
+            ppn = self.plan[job.idx][1]
+            options.append((ppn / self._self_at(job, ppn) - 1.0, None))
+        # Case 5: space sharing on all cores of each node.
+        if job.procs > 1:
+            slow4 = self._self_at(job, 4)
+            dur = job.requested_time * slow4
+            nodes = -(-job.procs // 4)
+            whole = self._hole_without(vm, [job], v, dur)
+            if whole.bit_count() >= nodes:
+                gain = 4.0 / slow4 - 1.0
+                options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
+        # Case 1: a group of waiting jobs around this one.
+        group = self._case1(vm, job, others, v, now)
+        if group is not None:
+            options.append(group)
+        if not options:
+            return None
+        # Ties: the first option (Case 4 before 5 before 1: space sharing first).
+        return max(options, key=lambda o: o[0])[1]
+
+    def _case1(self, vm, primary, others, v, now):
+        max_sl = self.params["max_sl"]
+        ppn_a = self._cos_ppn(primary)
+        nodes_a = -(-primary.procs // ppn_a)
+        if nodes_a > self._hole_without(vm, [primary], v, 1e-9).bit_count():
+            return None
+        cands = []
+        for order, j in enumerate(others):
+            if self._sl_cos(primary, j) > max_sl or self._sl_cos(j, primary) > max_sl:
+                continue
+            ppn = self._cos_ppn(j)
+            cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
+                                          {primary.idx: self._sl_cos(j, primary)}, ppn),
+                                   -(-j.procs // ppn), order=order,
+                                   remaining=j.requested_time * self._self_at(j, ppn)))
+        if not cands:
+            self.counters["candidates"].append(0)
+            return None
+        jobs = {j.idx: j for j in others}
+        a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
+                   {c.member.key: self._sl_cos(primary, jobs[c.member.key]) for c in cands}, ppn_a)
+        chosen = {}
+
+        def fair(group):
+            plan = self._group_plan(a, group)
+            dur_a = plan[primary.idx][0]
+            dur_m = max(plan[c.member.key][0] for c in group)
+            extra = max(0, sum(c.nodes for c in group) - nodes_a)
+            # The primary takes unit 0 of its nodes for its run, the matched
+            # jobs unit 1 of them (then of extra nodes) for theirs; the
+            # members' own reservations are given up for the group's.
+            h_a, h_m = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
+                                           v, [dur_a, dur_m])
+            firsts = self.node_choice._firsts(self.unit_platform.cpus)
+            prim = h_a & (h_m >> 1) & firsts
+            spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
+            fits_plan = prim.bit_count() >= nodes_a and spare.bit_count() >= extra
+            if not fits_plan:
+                if not self.params["replan"]:
+                    self.counters["no_room"] += 1
+                    return False
+                # Nodes idle now; the plan of the others is rebuilt around
+                # the group and checked against R_max (step 6).
+                (h_now,) = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
+                                               v, [1e-9])
+                prim = h_now & (h_now >> 1) & firsts
+                spare = (h_now >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
+                if prim.bit_count() < nodes_a or spare.bit_count() < extra:
+                    self.counters["no_room"] += 1
+                    return False
+            prim = lowest_bits(prim, nodes_a)
+            units = self._member_units(primary, [jobs[c.member.key] for c in group], plan, prim,
+                                       lowest_bits(spare, extra) if extra else 0)
+            f_slack = self.params["f_slack"]
+            for idx, (dur, _) in plan.items():
+                job = primary if idx == primary.idx else jobs[idx]
+                if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
+                    self.counters["unfair"] += 1
+                    return False
+            replan = None
+            if not fits_plan:
+                replan = self._replan(vm, units, plan, v, now)
+                if replan is None:
+                    self.counters["unfair"] += 1
+                    return False
+            chosen.update(plan=plan, units=units, replan=replan)
+            return True
+
+        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters)
+        if group is None:
+            return None
+        gain = utilization_gain(a, [c.member for c in group]).gain
+        return gain, lambda: self._run_group(vm, primary, [jobs[c.member.key] for c in group],
+                                             chosen, v)
+
+    def _member_units(self, primary, matched, plan, prim: int, extra: int) -> dict[int, Allocation]:
+        """Units of each member: unit 0 of the primary's nodes for it, unit 1 of them
+        (then of the extra nodes) for the matched jobs, in order."""
+        nodes = ids_of(prim)
+        k_a = -(-primary.procs // plan[primary.idx][1])
+        out = {primary.idx: Allocation.of(self.unit_platform, nodes[:k_a])}
+        spare = [u + 1 for u in nodes + (ids_of(extra) if extra else [])]
+        for j in matched:
+            k = -(-j.procs // plan[j.idx][1])
+            out[j.idx], spare = Allocation.of(self.unit_platform, spare[:k]), spare[k:]
+        return out
+
+    def _replan(self, vm, units, plan, v, now):
+        """The virtual machine's plan rebuilt with the group: running jobs, the
+        group, then every other waiting job in FCFS order at its earliest
+        start. None when a job's predicted response passes F_slack x R_est
+        and is later than in today's plan (the group would cause it)."""
+        prof = PlacementProfile(v, self.unit_platform)
+        for idx in vm.held:
+            vend, alloc = self.reservation[idx]
+            if vend > v:
+                prof.reserve(v, vend, alloc)
+        if vm is self.active:
+            for _, vt, alloc in self.guests.values():
+                if vt > v:
+                    prof.reserve(v, vt, alloc)
+        for idx, alloc in units.items():
+            prof.reserve(v, v + plan[idx][0], alloc)
+        f_slack = self.params["f_slack"]
+        out = {}
+        for job in vm.queue:
+            if job.state != WAITING or job.idx in units:
+                continue
+            _, _, k, dur, _ = self.plan[job.idx]
+            start, alloc = prof.earliest_start(self.node_choice, k, dur, v)
+            prof.reserve(start, start + dur, alloc)
+            out[job.idx] = (start, alloc)
+            old = self.reservation[job.idx][0]
+            if start > old + 1e-6:
+                response = self._wall_of(vm, start + dur, now) - job.submit
+                if response > f_slack * self.r_est[job.idx] + 1e-6:
+                    return None
+        return {"profile": prof, "reservations": out}
+
+    def _group_plan(self, a: Member, group: list[Candidate]) -> dict[int, tuple[float, int]]:
+        """Planned run (virtual s) and PPN of each member: the group's periods, then alone."""
+        run = utilization_gain(a, [c.member for c in group])
+        members = {a.key: a, **{c.member.key: c.member for c in group}}
+        done = {k: 0.0 for k in members}
+        end = {}
+        t = 0.0
+        for length, running in run.periods:
+            sl_q = max(a.sl_cos[k] for k in running)
+            done[a.key] += length / (a.self_slowdown * sl_q)
+            for k in running:
+                m = members[k]
+                done[k] += length / (m.self_slowdown * m.sl_cos[a.key])
+            t += length
+            for k in list(members):
+                if k not in end and done[k] >= members[k].work - 1e-9:
+                    end[k] = t
+        for k, m in members.items():
+            if k not in end:  # goes on alone after the group
+                end[k] = t + max(0.0, m.work - done[k]) * m.self_slowdown
+        return {k: (end[k], members[k].ppn) for k in members}
+
+    # --------------------------------------------------------------- actions
+    def _give_up(self, vm, job, v):
+        """Release what is left of ``job``'s reservation (it is about to start otherwise)."""
+        old, alloc = self.reservation[job.idx]
+        _release(vm.profile, max(old, v), old + self.plan[job.idx][3], alloc)
+
+    def _take(self, vm, job, units, dur, v, ppn, rate, reserve=True):
+        """Start ``job`` now on ``units`` for ``[v, v+dur)`` (its reservation already given up)."""
+        if reserve:
+            vm.profile.reserve(v, v + dur, units)
+        self.plan[job.idx] = (self.plan[job.idx][0], ppn, len(units), dur, rate)
+        ok = self._launch(vm, job, units)
+        if not ok:  # pragma: no cover - the units were checked idle
+            raise RuntimeError(f"{self.name}: could not start job {job.job_id}")
+        self.reservation[job.idx] = (v + dur, units)
+
+    def _run_case5(self, vm, job, whole, nodes, dur, v):
+        first = lowest_bits(whole, nodes)
+        units = Allocation.from_mask(self.unit_platform, first | (first << 1))
+        self._give_up(vm, job, v)
+        self._take(vm, job, units, dur, v, 4, 1.0 / self._self_at(job, 4))
+        self.case5 += 1
+
+    def _run_group(self, vm, primary, matched, chosen, v):
+        plan, units, replan = chosen["plan"], chosen["units"], chosen["replan"]
+        gid = primary.idx
+        self.groups[gid] = [primary.idx, {j.idx for j in matched}]
+        for j in (primary, *matched):
+            self.group_of[j.idx] = gid
+            self.grouped.add(j.idx)
+        self.group_sizes.append(1 + len(matched))
+        if replan is None:
+            for j in (primary, *matched):  # all first: a member's new units may be another's old
+                self._give_up(vm, j, v)
+        sl_q = max(self._sl_cos(primary, j) for j in matched)
+        rates = {primary.idx: 1.0 / (self._self_at(primary, plan[primary.idx][1]) * sl_q)}
+        for j in matched:
+            rates[j.idx] = 1.0 / (self._self_at(j, plan[j.idx][1]) * self._sl_cos(j, primary))
+        for j in (primary, *matched):
+            dur, ppn = plan[j.idx]
+            self._take(vm, j, units[j.idx], dur, v, ppn, rates[j.idx], reserve=replan is None)
+        if replan is not None:
+            vm.profile = replan["profile"]
+            for idx, (start, alloc) in replan["reservations"].items():
+                self.reservation[idx] = (start, alloc)
+                self.sim.jobs[idx].data = start
+            self.counters["replans"] += 1
+
+    def _finish(self, job, now):
+        super()._finish(job, now)
+        gid = self.group_of.pop(job.idx, None)
+        if gid is None or gid not in self.groups:
+            return
+        primary_idx, matched = self.groups[gid]
+        jobs = self.sim.jobs
+        if job.idx == primary_idx:
+            self._disband(gid)
+            return
+        matched.discard(job.idx)
+        if not matched:
+            self._disband(gid)
+            return
+        primary = jobs[primary_idx]
+        sl_q = max(self._sl_cos(primary, jobs[k]) for k in matched)
+        self.sim.set_rate(primary, 1.0 / (self._self_at(primary, self.plan[primary_idx][1]) * sl_q))
+
+    def _disband(self, gid):
+        """§4.4: the group ends; whoever is left runs alone at its self slowdown."""
+        primary_idx, matched = self.groups.pop(gid)
+        for idx in (primary_idx, *matched):
+            job = self.sim.jobs[idx]
+            self.group_of.pop(idx, None)
+            if job.state in (RUNNING, SUSPENDED):
+                self.sim.set_rate(job, 1.0 / self._self_at(job, self.plan[idx][1]))
+
+    def group_stats(self) -> dict:
+        """Counters of §5.2-§5.3."""
+        eligible = [j for j in self.sim.jobs if self.plan[j.idx][0] != "short"]
+        cands = np.asarray(self.counters["candidates"], dtype=float)
+        return {"groups": len(self.group_sizes),
+                "jobs_per_group": float(np.mean(self.group_sizes)) if self.group_sizes else 0.0,
+                "eligible_in_groups": 100.0 * len(self.grouped) / max(1, len(eligible)),
+                "decisions": int(cands.size),
+                "candidates_below_4": float(100.0 * np.mean(cands < 4)) if cands.size else float("nan"),
+                "case5_starts": self.case5, "rejected_no_room": self.counters["no_room"],
+                "rejected_unfair": self.counters["unfair"], "replans": self.counters["replans"]}
+

@@ -656,8 +656,9 @@ class ScojoPECT(Policy):
                 old = max(old, gv)  # what is left of a due job's reservation
                 _release(guest.profile, old, end, alloc)
                 room = guest.profile.hole(gv, dur) & idle
-                if room.bit_count() >= k:
-                    nodes = self.node_choice.select(self.unit_platform, room, k)
+                nodes = (self.node_choice.select(self.unit_platform, room, k)
+                         if room.bit_count() >= k else None)
+                if nodes is not None:
                     guest.profile.reserve(gv, gv + dur, nodes)
                     if self._launch(guest, job, nodes):
                         self.reservation[job.idx] = (gv + dur, nodes)
