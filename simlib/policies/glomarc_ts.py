@@ -324,7 +324,7 @@ VARIANTS: dict[str, dict] = {
 
 
 class GLomarcTS(ScojoPECT):
-    """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7), so far Cases 1, 4, 5.
+    """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7), so far Cases 1, 3, 4, 5.
 
     The order of tests (Fig. 3 is not in our copy; reconstructed from
     §4.3-§4.4), at every scheduling round of a medium or long slice::
@@ -337,6 +337,7 @@ class GLomarcTS(ScojoPECT):
            4 and 5):
             Case 5: J at 4 processes per node on whole nodes free now for its
                     whole planned run; gain 4 / (SL_scr SL_sno) - 1
+            Case 3 (head only): a running primary, J among its matched jobs
             Case 1: J primary at PPN 2 (1 if SL_sno > SELF_SL2) with other
                     waiting jobs of its type matched on the other halves of
                     its nodes: candidates pre-selected by SL_cos <= MAX_SL
@@ -356,8 +357,15 @@ class GLomarcTS(ScojoPECT):
     their partners run). Groups take holes of the conservative plan, so no
     queued job's reservation moves later.
 
-    Not implemented yet (the next step): Cases 2 and 3 (groups with
-    running jobs, ``RUNNING_PRIM_NUM``), which change running jobs' pace.
+    Case 3 (``case3``, for the head job): a running job alone on its nodes at
+    PPN <= 2 (the ``RUNNING_PRIM_NUM`` least delayed by their predicted
+    response over R_est) becomes the primary of a group whose matched jobs,
+    the head among them, take the other core of each CPU of its nodes; its
+    pace drops to its worst SL_cos and the plan is rebuilt and checked.
+
+    Not implemented yet (the next step): Case 2 (a waiting primary with
+    running matched jobs), serial-job bursts (§4.5) and wiring into the
+    study (Figs. 6-9); the policy is not registered until then.
 
     Jobs need ``features["sl_cos"]``, a callable ``(job_id_a, job_id_b) ->
     SL_cos`` of ``a`` coscheduled with ``b``.
@@ -370,7 +378,7 @@ class GLomarcTS(ScojoPECT):
     units_per_node = 2
     defaults = {**ScojoPECT.defaults, "variant": "GLTS", "block_size": 16,
                 "matched_larger": 0.125, "matched_longer": 3000.0, "min_utilgain": 0.45,
-                "f_slack": 1.5, "replan": True}
+                "f_slack": 1.5, "replan": True, "case3": True, "running_prim_num": 8}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -401,6 +409,8 @@ class GLomarcTS(ScojoPECT):
         self.grouped: set[int] = set()
         self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0}
         self.case5 = 0
+        self.case3 = 0
+        self._head = None
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -482,6 +492,7 @@ class GLomarcTS(ScojoPECT):
         if not free or sum(j.procs for j in queue) <= free:
             return
         started = False
+        self._head = queue[0]
         for job in queue:
             if job.state != WAITING:
                 continue
@@ -514,6 +525,11 @@ class GLomarcTS(ScojoPECT):
         group = self._case1(vm, job, others, v, now)
         if group is not None:
             options.append(group)
+        # Case 3 (the head only): a running primary, this job among the matched.
+        if self.params["case3"] and self._head is job:
+            group = self._case3(vm, job, others, v, now)
+            if group is not None:
+                options.append(group)
         if not options:
             return None
         # Ties: the first option (Case 4 before 5 before 1: space sharing first).
@@ -594,6 +610,119 @@ class GLomarcTS(ScojoPECT):
         return gain, lambda: self._run_group(vm, primary, [jobs[c.member.key] for c in group],
                                              chosen, v)
 
+    def _case3(self, vm, head, others, v, now):
+        """Case 3: a running job (alone on its nodes at PPN <= 2) becomes the
+        primary of a group whose matched jobs, the head among them, take the
+        other core of each CPU of its nodes. Its pace drops to its worst
+        SL_cos; the plan of the others is rebuilt and checked (step 6)."""
+        max_sl = self.params["max_sl"]
+        waiting = [head, *others]
+        running = []
+        for r in vm.held.values():
+            # Alone on whole nodes: never grouped (a disbanded member holds half nodes).
+            if r.state != RUNNING or r.idx in self.grouped or self.plan[r.idx][1] > 2:
+                continue
+            end = self._wall_of(vm, self.reservation[r.idx][0], now)
+            running.append(((end - r.submit) / max(self.r_est[r.idx], 1e-9), r.idx, r))
+        running.sort(key=lambda x: x[:2])   # least delayed first (§4.5)
+        best = None
+        for _, _, r in running[:int(self.params["running_prim_num"])]:
+            ppn_r = self.plan[r.idx][1]
+            nodes_r = len(self.units[r.idx]) // 2
+            rem = max(0.0, r.requested_time - self.sim.work_done(r))
+            if rem <= 0:
+                continue
+            cands = []
+            for order, j in enumerate(waiting):
+                if self._sl_cos(r, j) > max_sl or self._sl_cos(j, r) > max_sl:
+                    continue
+                ppn = self._cos_ppn(j)
+                cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
+                                              {r.idx: self._sl_cos(j, r)}, ppn),
+                                       -(-j.procs // ppn), order=order,
+                                       remaining=j.requested_time * self._self_at(j, ppn)))
+            if not any(c.member.key == head.idx for c in cands):
+                continue
+            jobs = {j.idx: j for j in waiting}
+            a = Member(r.idx, r.procs, rem, self._self_at(r, ppn_r),
+                       {c.member.key: self._sl_cos(r, jobs[c.member.key]) for c in cands}, ppn_r)
+            unit0 = Allocation.of(self.unit_platform, [u for u in self.units[r.idx].cores if u % 2 == 0])
+            chosen = {}
+
+            def fair(group, r=r, a=a, jobs=jobs, unit0=unit0, nodes_r=nodes_r, chosen=chosen):
+                if head.idx not in {c.member.key for c in group}:
+                    return False
+                if sum(c.nodes for c in group) > nodes_r:
+                    self.counters["no_room"] += 1
+                    return False
+                plan = self._group_plan(a, group)
+                spare = [u + 1 for u in unit0.cores]
+                units = {r.idx: unit0}
+                for c in group:
+                    units[c.member.key], spare = (Allocation.of(self.unit_platform, spare[:c.nodes]),
+                                                  spare[c.nodes:])
+                f_slack = self.params["f_slack"]
+                for idx, (dur, _) in plan.items():
+                    job = r if idx == r.idx else jobs[idx]
+                    if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
+                        self.counters["unfair"] += 1
+                        return False
+                members = [jobs[c.member.key] for c in group]
+                back = []
+                for j in members:   # their reservations are replaced by the group's
+                    old, alloc = self.reservation[j.idx]
+                    start, end = max(old, v), old + self.plan[j.idx][3]
+                    if end > start:
+                        _release(vm.profile, start, end, alloc)
+                        back.append((start, end, alloc))
+                try:
+                    replan = self._replan(vm, units, plan, v, now)
+                finally:
+                    for start, end, alloc in back:
+                        vm.profile.reserve(start, end, alloc)
+                if replan is None:
+                    self.counters["unfair"] += 1
+                    return False
+                chosen.update(plan=plan, units=units, replan=replan, members=members)
+                return True
+
+            group = form_groups(a, nodes_r, cands, self.rules, fair=fair, counters=self.counters)
+            if group is None:
+                continue
+            gain = utilization_gain(a, [c.member for c in group]).gain
+            if best is None or gain > best[0]:
+                best = (gain, r, dict(chosen))
+        if best is None:
+            return None
+        gain, r, chosen = best
+        return gain, lambda: self._run_case3(vm, r, chosen, v)
+
+    def _run_case3(self, vm, r, chosen, v):
+        plan, units, replan, matched = chosen["plan"], chosen["units"], chosen["replan"], chosen["members"]
+        gid = r.idx
+        self.groups[gid] = [r.idx, {j.idx for j in matched}]
+        for j in (r, *matched):
+            self.group_of[j.idx] = gid
+            self.grouped.add(j.idx)
+        self.group_sizes.append(1 + len(matched))
+        self.case3 += 1
+        # The running primary keeps only unit 0 of its nodes (its cores there).
+        self.busy_units &= ~(self.units[r.idx].mask & ~units[r.idx].mask)
+        self.units[r.idx] = units[r.idx]
+        dur_r, ppn_r = plan[r.idx]
+        self.reservation[r.idx] = (v + dur_r, units[r.idx])
+        sl_q = max(self._sl_cos(r, j) for j in matched)
+        self.sim.set_rate(r, 1.0 / (self._self_at(r, ppn_r) * sl_q))
+        for j in matched:
+            dur, ppn = plan[j.idx]
+            self._take(vm, j, units[j.idx], dur, v, ppn,
+                       1.0 / (self._self_at(j, ppn) * self._sl_cos(j, r)), reserve=False)
+        vm.profile = replan["profile"]
+        for idx, (start, alloc) in replan["reservations"].items():
+            self.reservation[idx] = (start, alloc)
+            self.sim.jobs[idx].data = start
+        self.counters["replans"] += 1
+
     def _member_units(self, primary, matched, plan, prim: int, extra: int) -> dict[int, Allocation]:
         """Units of each member: unit 0 of the primary's nodes for it, unit 1 of them
         (then of the extra nodes) for the matched jobs, in order."""
@@ -613,6 +742,8 @@ class GLomarcTS(ScojoPECT):
         and is later than in today's plan (the group would cause it)."""
         prof = PlacementProfile(v, self.unit_platform)
         for idx in vm.held:
+            if idx in units:  # a running member (Case 3): its new plan below
+                continue
             vend, alloc = self.reservation[idx]
             if vend > v:
                 prof.reserve(v, vend, alloc)
@@ -743,7 +874,9 @@ class GLomarcTS(ScojoPECT):
                 "jobs_per_group": float(np.mean(self.group_sizes)) if self.group_sizes else 0.0,
                 "eligible_in_groups": 100.0 * len(self.grouped) / max(1, len(eligible)),
                 "decisions": int(cands.size),
-                "candidates_below_4": float(100.0 * np.mean(cands < 4)) if cands.size else float("nan"),
-                "case5_starts": self.case5, "rejected_no_room": self.counters["no_room"],
+                "candidates_below_4": (float(100.0 * np.mean(cands < 4))
+                                       if cands.size else float("nan")),
+                "case5_starts": self.case5, "case3_groups": self.case3,
+                "rejected_no_room": self.counters["no_room"],
                 "rejected_unfair": self.counters["unfair"], "replans": self.counters["replans"]}
 
