@@ -256,3 +256,21 @@ def test_every_variant_keeps_the_spines_properties(case, variant):
     for j in jobs:
         assert j.state == DONE and j.start >= j.submit and j.finish > j.start
     assert not pol.groups and not pol.group_of   # every group disbanded
+
+
+@pytest.mark.parametrize("f_slack, ppn, finish", [
+    # R_est = 0.75 x (60 + 500 x 1.05) = 438.75: at PPN 4 the job would end at
+    # 60 + 500 x 1.365 = 742.5 > 1.5 x R_est = 658.1, so Case 5 is refused
+    # and the job runs as planned (Case 4, PPN 2); with F_slack 2 (877.5) Case
+    # 5 wins: its gain 4 / 1.365 - 1 = 1.93 beats Case 4's 2 / 1.05 - 1 = 0.90.
+    (1.5, 2, 60 + 500 * 1.05),
+    (2.0, 4, 60 + 500 * 1.365),
+])
+def test_case_5_against_case_4_and_the_fairness_check(f_slack, ppn, finish):
+    # Alone on 2 nodes, but not a low load: 4 processes > 2 nodes.
+    j = zjob(0, 0.0, 4, 500.0, sl_scr=1.3, sl_sno=1.05)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, f_slack=f_slack)
+    sim = Simulator(machine(2), [j], pol, debug=True)
+    sim.run()
+    assert pol.plan[0][1] == ppn and j.start == 60.0
+    assert j.finish == pytest.approx(finish)

@@ -518,7 +518,11 @@ class GLomarcTS(ScojoPECT):
             dur = job.requested_time * slow4
             nodes = -(-job.procs // 4)
             whole = self._hole_without(vm, [job], v, dur)
-            if whole.bit_count() >= nodes:
+            late = (self._wall_of(vm, v + dur, now) - job.submit
+                    > self.params["f_slack"] * self.r_est[job.idx] + 1e-6)
+            if late:  # step 6 for the job itself: slower at 4 per node than R_max allows
+                self.counters["unfair"] += 1
+            elif whole.bit_count() >= nodes:
                 gain = 4.0 / slow4 - 1.0
                 options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
         # Case 1: a group of waiting jobs around this one.
