@@ -324,7 +324,7 @@ VARIANTS: dict[str, dict] = {
 
 
 class GLomarcTS(ScojoPECT):
-    """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7), so far Cases 1, 3, 4, 5.
+    """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7): Cases 1-5.
 
     The order of tests (Fig. 3 is not in our copy; reconstructed from
     §4.3-§4.4), at every scheduling round of a medium or long slice::
@@ -337,6 +337,8 @@ class GLomarcTS(ScojoPECT):
            4 and 5):
             Case 5: J at 4 processes per node on whole nodes free now for its
                     whole planned run; gain 4 / (SL_scr SL_sno) - 1
+            Case 2 (head only): J primary on the idle core of each CPU of
+                    running jobs' nodes (running jobs alone at PPN <= 2)
             Case 3 (head only): a running primary, J among its matched jobs
             Case 1: J primary at PPN 2 (1 if SL_sno > SELF_SL2) with other
                     waiting jobs of its type matched on the other halves of
@@ -363,9 +365,15 @@ class GLomarcTS(ScojoPECT):
     the head among them, take the other core of each CPU of its nodes; its
     pace drops to its worst SL_cos and the plan is rebuilt and checked.
 
-    Not implemented yet (the next step): Case 2 (a waiting primary with
-    running matched jobs), serial-job bursts (§4.5) and wiring into the
-    study (Figs. 6-9); the policy is not registered until then.
+    Case 2 (``case2``, for the head job): the head is the primary, on the
+    idle core of each CPU of the nodes of running jobs (alone at PPN <= 2,
+    sorted by increasing delay), which become its matched jobs and slow down.
+
+    Serial jobs need no rule of their own here: a serial primary takes one
+    half node and is matched like any other (§4.5's special treatment of
+    serial bursts is not described in our copy). Not done yet (the next
+    step): wiring into the study (Figs. 6-9, the headline numbers); the
+    policy is not registered until then.
 
     Jobs need ``features["sl_cos"]``, a callable ``(job_id_a, job_id_b) ->
     SL_cos`` of ``a`` coscheduled with ``b``.
@@ -378,7 +386,8 @@ class GLomarcTS(ScojoPECT):
     units_per_node = 2
     defaults = {**ScojoPECT.defaults, "variant": "GLTS", "block_size": 16,
                 "matched_larger": 0.125, "matched_longer": 3000.0, "min_utilgain": 0.45,
-                "f_slack": 1.5, "replan": True, "case3": True, "running_prim_num": 8}
+                "f_slack": 1.5, "replan": True, "case2": True, "case3": True,
+                "running_prim_num": 8}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -410,6 +419,7 @@ class GLomarcTS(ScojoPECT):
         self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0}
         self.case5 = 0
         self.case3 = 0
+        self.case2 = 0
         self._head = None
 
     # ------------------------------------------------------------ helpers
@@ -532,6 +542,11 @@ class GLomarcTS(ScojoPECT):
         # Case 3 (the head only): a running primary, this job among the matched.
         if self.params["case3"] and self._head is job:
             group = self._case3(vm, job, others, v, now)
+            if group is not None:
+                options.append(group)
+        # Case 2 (the head only): this job the primary, running jobs matched.
+        if self.params["case2"] and self._head is job:
+            group = self._case2(vm, job, v, now)
             if group is not None:
                 options.append(group)
         if not options:
@@ -700,6 +715,101 @@ class GLomarcTS(ScojoPECT):
             return None
         gain, r, chosen = best
         return gain, lambda: self._run_case3(vm, r, chosen, v)
+
+    def _alone_running(self, vm):
+        """Running jobs alone on whole nodes at PPN <= 2 (their CPUs' other cores idle)."""
+        return [r for r in vm.held.values()
+                if r.state == RUNNING and r.idx not in self.grouped and self.plan[r.idx][1] <= 2]
+
+    def _case2(self, vm, head, v, now):
+        """Case 2: the head job the primary, on the idle core of each CPU of the
+        nodes of running jobs (its matched jobs), which slow down by their
+        SL_cos with it; the plan is rebuilt and checked (step 6)."""
+        max_sl = self.params["max_sl"]
+        ppn_a = self._cos_ppn(head)
+        nodes_a = -(-head.procs // ppn_a)
+        cands = []
+        for r in self._alone_running(vm):
+            if self._sl_cos(r, head) > max_sl or self._sl_cos(head, r) > max_sl:
+                continue
+            rem = max(0.0, r.requested_time - self.sim.work_done(r))
+            if rem <= 0:
+                continue
+            ppn = self.plan[r.idx][1]
+            end = self._wall_of(vm, self.reservation[r.idx][0], now)
+            delay = (end - r.submit) / max(self.r_est[r.idx], 1e-9)
+            cands.append(Candidate(Member(r.idx, r.procs, rem, self._self_at(r, ppn),
+                                          {head.idx: self._sl_cos(r, head)}, ppn),
+                                   len(self.units[r.idx]) // 2, order=r.idx,
+                                   remaining=rem * self._self_at(r, ppn), delay=delay, running=True))
+        if not cands:
+            return None
+        running = {c.member.key: self.sim.jobs[c.member.key] for c in cands}
+        a = Member(head.idx, head.procs, head.requested_time, self._self_at(head, ppn_a),
+                   {k: self._sl_cos(head, r) for k, r in running.items()}, ppn_a)
+        chosen = {}
+
+        def fair(group):
+            if sum(c.nodes for c in group) < nodes_a:
+                self.counters["no_room"] += 1
+                return False   # the primary needs that many halves
+            plan = self._group_plan(a, group)
+            units, halves = {}, []
+            for c in group:
+                whole = self.units[c.member.key].cores
+                units[c.member.key] = Allocation.of(self.unit_platform, [u for u in whole if u % 2 == 0])
+                halves += [u for u in whole if u % 2 == 1]
+            units[head.idx] = Allocation.of(self.unit_platform, halves[:nodes_a])
+            f_slack = self.params["f_slack"]
+            for idx, (dur, _) in plan.items():
+                job = head if idx == head.idx else running[idx]
+                if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
+                    self.counters["unfair"] += 1
+                    return False
+            old, alloc = self.reservation[head.idx]
+            start, end = max(old, v), old + self.plan[head.idx][3]
+            _release(vm.profile, start, end, alloc)
+            try:
+                replan = self._replan(vm, units, plan, v, now)
+            finally:
+                vm.profile.reserve(start, end, alloc)
+            if replan is None:
+                self.counters["unfair"] += 1
+                return False
+            chosen.update(plan=plan, units=units, replan=replan,
+                          members=[running[c.member.key] for c in group])
+            return True
+
+        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters)
+        if group is None:
+            return None
+        gain = utilization_gain(a, [c.member for c in group]).gain
+        return gain, lambda: self._run_case2(vm, head, dict(chosen), v)
+
+    def _run_case2(self, vm, head, chosen, v):
+        plan, units, replan, matched = chosen["plan"], chosen["units"], chosen["replan"], chosen["members"]
+        gid = head.idx
+        self.groups[gid] = [head.idx, {r.idx for r in matched}]
+        for j in (head, *matched):
+            self.group_of[j.idx] = gid
+            self.grouped.add(j.idx)
+        self.group_sizes.append(1 + len(matched))
+        self.case2 += 1
+        for r in matched:  # each running job keeps unit 0 of its nodes, at its new pace
+            self.busy_units &= ~(self.units[r.idx].mask & ~units[r.idx].mask)
+            self.units[r.idx] = units[r.idx]
+            dur, ppn = plan[r.idx]
+            self.reservation[r.idx] = (v + dur, units[r.idx])
+            self.sim.set_rate(r, 1.0 / (self._self_at(r, ppn) * self._sl_cos(r, head)))
+        sl_q = max(self._sl_cos(head, r) for r in matched)
+        dur, ppn = plan[head.idx]
+        self._take(vm, head, units[head.idx], dur, v, ppn,
+                   1.0 / (self._self_at(head, ppn) * sl_q), reserve=False)
+        vm.profile = replan["profile"]
+        for idx, (start, alloc) in replan["reservations"].items():
+            self.reservation[idx] = (start, alloc)
+            self.sim.jobs[idx].data = start
+        self.counters["replans"] += 1
 
     def _run_case3(self, vm, r, chosen, v):
         plan, units, replan, matched = chosen["plan"], chosen["units"], chosen["replan"], chosen["members"]
@@ -880,7 +990,7 @@ class GLomarcTS(ScojoPECT):
                 "decisions": int(cands.size),
                 "candidates_below_4": (float(100.0 * np.mean(cands < 4))
                                        if cands.size else float("nan")),
-                "case5_starts": self.case5, "case3_groups": self.case3,
+                "case5_starts": self.case5, "case2_groups": self.case2, "case3_groups": self.case3,
                 "rejected_no_room": self.counters["no_room"],
                 "rejected_unfair": self.counters["unfair"], "replans": self.counters["replans"]}
 
