@@ -33,10 +33,17 @@ def test_policy_parameters_come_from_the_published_file_and_the_grid():
     (lambda s: s.update(rr_bound=30.0), "studies.zeng.rr_bound"),
     (lambda s: s["gantt"].update(seed=7), "studies.zeng.gantt.seed"),
     (lambda s: s["workload"].update(estimates="psychic"), "studies.zeng.workload"),
+    (lambda s: s["glts"].update(variants=["CST", "NH"]), "studies.zeng.glts.variants: GLTS is needed"),
 ])
 def test_bad_config_is_refused_with_its_key(edit, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         study(edit=edit).check()
+
+
+def test_glts_parameters_are_table_6s():
+    p = study().glts_params()
+    assert (p["block_size"], p["matched_larger"], p["matched_longer"]) == (16, 0.125, 3000.0)
+    assert (p["min_utilgain"], p["f_slack"], p["running_prim_num"]) == (0.45, 1.5, 8)
 
 
 def test_scales_and_artifacts():
@@ -44,7 +51,8 @@ def test_scales_and_artifacts():
     s = study()
     names = [st.name for st in s.steps()]
     assert names == ["zeng_workload", "zeng_simulate", "zeng_aggregate", "zeng_tables",
-                     "zeng_figures", "zeng_claims", "zeng_readme"]
+                     "zeng_figures", "zeng_simulate_glts", "zeng_aggregate_glts",
+                     "zeng_figures_glts", "zeng_claims", "zeng_readme"]
     paths = [a.path for a in s.artifacts()]
     assert "paper_figures/zeng/README.md" in paths and "paper_figures/zeng/gantt_day.png" in paths
     assert len(s.summaries("smoke")) == 2 * 2 * 2

@@ -56,7 +56,8 @@ def test_full_scale_plans_the_papers_runs(tmp_path, only_z):
     stats = job_counts(out)
     # 2 workloads x 3 seeds, each on the multi-core and the single-core machine.
     assert stats["zeng_workload"] == 6 and stats["zeng_simulate"] == 12
-    assert stats["zeng_aggregate"] == 1
+    # Every G-LOMARC-TS variant of a (workload, seed) in one job.
+    assert stats["zeng_simulate_glts"] == 6 and stats["zeng_aggregate"] == 1
 
 
 @pytest.fixture(scope="module")
@@ -76,16 +77,32 @@ def test_smoke_run_builds_the_cube(smoke):
     np.testing.assert_allclose(single["rr_all"], single["rr_t_all"])
 
 
+def test_smoke_run_builds_the_glts_cube_paired_with_ssp(smoke):
+    cube = read_cube(smoke / "results/zeng_glts.smoke.nc")
+    assert list(cube["scheduler"].values) == ["SSP", "GLTS", "CST", "CSTWS", "FBO", "NS", "NH"]
+    assert dict(cube.sizes) == {"workload": 2, "scheduler": 7, "seed": 2}
+    # SSP's numbers are those of the part-1 runs (same workloads and seeds).
+    part1 = read_cube(smoke / "results/zeng.smoke.nc").sel(machine="multicore")
+    np.testing.assert_array_equal(cube["rr_all"].sel(scheduler="SSP").values,
+                                  part1["rr_all"].values)
+    assert np.isnan(cube["groups"].sel(scheduler="SSP").values).all()
+    assert (cube["jobs_per_group"].sel(scheduler=["CST", "CSTWS"]).fillna(2).values <= 2).all()
+    assert "| RR improvement of GLTS vs SSP, medium jobs (%) | 34.9 |" in \
+        (smoke / Z / "headline.md").read_text()
+
+
 def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     readme = (smoke / Z / "README.md").read_text()
     assert "**Scale: smoke**" in readme and "Interpretations chosen" in readme
     for link in re.findall(r"\]\(([^)]+)\)", readme):
         assert (smoke / Z / link).resolve().exists() or link.startswith("../../"), link
     claims = read_claims(smoke / Z / "claims.csv")
-    # SSP's RR once per RR bound of the grid (10, 60, 600 s), the others once.
-    assert set(claims["paper"]) == {"zeng"} and len(claims) == 4 + 3
+    # SSP's RR once per RR bound of the grid (10, 60, 600 s), the others once;
+    # part 2: GLTS vs SSP, CST, CSTWS and the core utilization.
+    assert set(claims["paper"]) == {"zeng"} and len(claims) == 4 + 3 + 4
     assert set(claims["verdict"]) <= {v.value for v in Verdict}
-    for name in ("ssp_rr.png", "gantt_day.png", "table4.png"):
+    for name in ("ssp_rr.png", "gantt_day.png", "table4.png", "fig6_rr.png",
+                 "fig7_core_utilization.png"):
         assert (smoke / Z / name).stat().st_size > 20_000, name
     assert "| MAX_SL | 1.25 |" in (smoke / Z / "published_tables.md").read_text()
     index = (smoke / "paper_figures/README.md").read_text()

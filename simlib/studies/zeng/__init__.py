@@ -46,6 +46,8 @@ _CUBES = f"{__name__}.cubes"
 _TABLES = f"{__name__}.tables"
 _FIGURES = f"{__name__}.figures"
 _REPORT = f"{__name__}.report"
+_GLTS = f"{__name__}.glts"
+_POLICY_GLTS = "simlib.policies.glomarc_ts"
 
 
 @register_study
@@ -114,6 +116,21 @@ class Zeng(Study):
                 "short_max": float(pub["scojo_pect"]["short_max"]),
                 "medium_max": float(pub["scojo_pect"]["medium_max"])}
 
+    def glts_variants(self) -> list[str]:
+        return list(self.spec["glts"]["variants"])
+
+    def glts_params(self) -> dict:
+        """G-LOMARC-TS's parameters: Scojo-PECT's, Table 6's and the grid's switches."""
+        t6 = self.published["table6"]
+        g = self.spec["glts"]
+        return {**self.policy_params(), "block_size": int(t6["BLOCK_SIZE"]),
+                "matched_larger": float(t6["MATCHED_LARGER"]),
+                "matched_longer": float(t6["MATCHED_LONGER"]),
+                "min_utilgain": float(t6["MIN_UTILGAIN"]), "f_slack": float(t6["F_slack"]),
+                "running_prim_num": int(t6["RUNNING_PRIM_NUM"]),
+                "case2": bool(g.get("case2", True)), "case3": bool(g.get("case3", True)),
+                "replan": bool(g.get("replan", True))}
+
     def gantt_day(self, scale: str | None = None) -> int:
         return int(self.spec["gantt"]["day"][scale or self.scale])
 
@@ -156,6 +173,15 @@ class Zeng(Study):
             make_policy("scojo_pect", **self.policy_params())
         except ConfigError as exc:
             raise ConfigError(f"{where}.scojo_pect (with the published §5.1 values): {exc}") from None
+        from ...policies.glomarc_ts import GLomarcTS
+        for i, variant in enumerate(self.glts_variants()):
+            try:
+                GLomarcTS(**self.glts_params(), variant=variant)
+            except ConfigError as exc:
+                raise ConfigError(f"{where}.glts.variants[{i}]: {exc}") from None
+        if self.glts_variants() and "GLTS" not in self.glts_variants():
+            raise ConfigError(f"{where}.glts.variants: GLTS is needed (every comparison is "
+                              "against it)")
         from .workloads import generate
         try:  # the workload options, on a tiny workload
             generate(10.33, 5, 0, **{k: v for k, v in self.workload_params("W1" if "W1" in printed
@@ -167,8 +193,68 @@ class Zeng(Study):
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
-        return [self.workload_step(), self.simulation_step(), self.aggregate_step(),
-                self.tables_step(), self.figures_step(), self.claims_step(), self.readme_step()]
+        steps = [self.workload_step(), self.simulation_step(), self.aggregate_step(),
+                 self.tables_step(), self.figures_step()]
+        if self.glts_variants():
+            steps += [self.glts_step(), self.glts_aggregate_step(), self.glts_figures_step()]
+        return steps + [self.claims_step(), self.readme_step()]
+
+    # ------------------------------------------------------- part 2: GLTS
+    def glts_summary(self, scale, workload, seed) -> str:
+        return f"results/runs/zeng/{scale}/{workload}/glts/seed{seed}.json"
+
+    def glts_step(self) -> Step:
+        """One job per (workload, seed): every G-LOMARC-TS variant on the multi-core machine."""
+        pub = self.published
+        return Step(
+            "zeng_simulate_glts",
+            message="Simulating every G-LOMARC-TS variant on {wildcards.workload}, seed "
+                    "{wildcards.seed} (paper Z, {wildcards.scale})",
+            input=lambda w: {"workload": self.workload_path(w.scale, w.workload, w.seed)},
+            output={"summary": "results/runs/zeng/{scale}/{workload}/glts/seed{seed}.json"},
+            params=lambda w: {"policy_params": self.glts_params(), "variants": self.glts_variants(),
+                              "nodes": self.nodes(), "rr_bound": float(self.spec["rr_bound"]),
+                              "rr_bounds": [float(b) for b in self.spec["rr_bounds"]],
+                              "n_high": int(pub["table6"]["N_H"]),
+                              "table4": {k: pub["table4"][k] for k in ("bins", "sl_scr", "sl_sno",
+                                                                       "sl_cos")}},
+            wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
+            resources={"runtime": 60, "mem_mb": 1500},
+            code=[_RUNS, _POLICY_GLTS], run=deferred(_RUNS, "glts_step"))
+
+    def glts_cube_path(self, scale: str | None = None) -> str:
+        return f"results/zeng_glts.{scale or self.scale}.nc"
+
+    def glts_aggregate_step(self) -> Step:
+        root = self._run_dir()
+        return Step(
+            "zeng_aggregate_glts", stage="aggregate",
+            message="Aggregating paper Z's G-LOMARC-TS and SSP runs ({wildcards.scale})",
+            input=lambda w: {
+                "ssp": [f"{root}/summary.json".format(scale=w.scale, workload=wl, machine="multicore",
+                                                      seed=s)
+                        for wl in self.workloads() for s in self.seeds(w.scale)],
+                "glts": [self.glts_summary(w.scale, wl, s) for wl in self.workloads()
+                         for s in self.seeds(w.scale)]},
+            output={"cube": "results/zeng_glts.{scale}.nc"},
+            params=lambda w: {"subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
+                                          "variants": self.glts_variants()}},
+            report={"cube": "cube"},
+            code=[_GLTS], run=deferred(_GLTS, "aggregate_step", repo=self.repo))
+
+    def glts_outputs(self) -> dict[str, str]:
+        return {"fig6": f"{OUT}/fig6_rr.png", "fig7": f"{OUT}/fig7_core_utilization.png",
+                "headline_md": f"{OUT}/headline.md", "headline_csv": f"{OUT}/headline.csv"}
+
+    def glts_figures_step(self) -> Step:
+        scale = self.scale
+        return Step(
+            "zeng_figures_glts", stage="figures",
+            message=f"Drawing paper Z's Figs. 6-7 and the headline numbers ({scale} scale)",
+            input={"cube": self.glts_cube_path(), "published": self.published_path},
+            output=self.glts_outputs(), params=self._common(),
+            report={k: "zeng" for k in self.glts_outputs()},
+            code=[_GLTS], run=deferred(_GLTS, "figures_step"))
 
     def workload_path(self, scale, workload, seed, ext="csv.gz") -> str:
         return f"{DATA}/{scale}/{workload}/seed{seed}.{ext}"
@@ -279,11 +365,12 @@ class Zeng(Study):
             "zeng_claims", stage="figures",
             message=f"Checking paper Z's claims on our runs ({scale} scale)",
             input={"cube": self.cube_path(), "published": self.published_path,
-                   "table5": f"{OUT}/table5.csv"},
+                   "table5": f"{OUT}/table5.csv",
+                   **({"glts": self.glts_cube_path()} if self.glts_variants() else {})},
             output={"csv": self.claims_file()},
             params={**self._common(), "thresholds": dict(self.spec["claims"])},
             report={"csv": "zeng"},
-            code=[_REPORT], run=deferred(_REPORT, "claims_step"))
+            code=[_REPORT, _GLTS], run=deferred(_REPORT, "claims_step"))
 
     def readme_step(self) -> Step:
         scale = self.scale
@@ -331,4 +418,14 @@ class Zeng(Study):
                      "our numbers and the verdict (as data)"),
             Artifact(s, self.cube_path(), "Cube (netCDF): dims (workload, machine, seed), every "
                      "metric of every run"),
-        ]
+        ] + ([
+            Artifact(s, self.glts_outputs()["fig6"], "Fig. 6: RR of all, medium and long jobs "
+                     "per scheduler and G-LOMARC-TS variant, W1 (mean and 95 % CI over seeds)"),
+            Artifact(s, self.glts_outputs()["fig7"], "Fig. 7: core utilization in high-load "
+                     "phases per scheduler and variant, W1"),
+            Artifact(s, self.glts_outputs()["headline_md"], "§5.2-§5.3's headline numbers "
+                     "(improvements, groups, candidates, delay factors) beside ours"),
+            Artifact(s, self.glts_outputs()["headline_csv"], "Same table, CSV"),
+            Artifact(s, self.glts_cube_path(), "Cube (netCDF): G-LOMARC-TS variants and SSP, dims "
+                     "(workload, scheduler, seed)"),
+        ] if self.glts_variants() else [])

@@ -28,7 +28,7 @@ UNITS = {"makespan": "s", "makespan_days": "d", "mean_response_all": "s",
          "high_phase_hours_mean": "h", "high_phase_hours_total": "h", "overhead_share": "%"}
 
 
-def build(records: list[dict], attrs=None):
+def build(records: list[dict], attrs=None, dims=None):
     """The cube from one record per run (its dims and metrics).
 
     Examples
@@ -37,12 +37,13 @@ def build(records: list[dict], attrs=None):
     >>> dict(build(recs).sizes)
     {'workload': 2, 'machine': 1, 'seed': 1}
     """
-    metrics = sorted({k for r in records for k in r} - set(DIMS))
+    dims = DIMS if dims is None else dims
+    metrics = sorted({k for r in records for k in r} - set(dims))
     info = {m: (UNITS.get(m, "1"), m.replace("_", " "), "paper Z run metric "
                 "(simlib/studies/zeng/summaries.py)") for m in metrics}
-    cube = build_cube(records, DIMS, metrics, attrs=attrs, metric_info=info)
-    for dim in DIMS:
-        cube[dim].attrs.update(COORD_INFO[dim])
+    cube = build_cube(records, dims, metrics, attrs=attrs, metric_info=info)
+    for dim in dims:
+        cube[dim].attrs.update(COORD_INFO.get(dim, {}))
     return cube
 
 

@@ -98,9 +98,27 @@ class SegmentRecorder:
     job_ended = job_suspended
 
 
+class RunningTime:
+    """Each job's time spent running (its pace may change: paper Z's groups)."""
+
+    def __init__(self) -> None:
+        self.open: dict[int, float] = {}
+        self.total: dict[int, float] = {}
+
+    def job_started(self, job, now):
+        self.open[job.idx] = now
+
+    job_resumed = job_started
+
+    def job_suspended(self, job, now):
+        self.total[job.idx] = self.total.get(job.idx, 0.0) + now - self.open.pop(job.idx)
+
+    job_ended = job_suspended
+
+
 def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None = None,
         nodes: int = 128, kind: str = "multicore", debug: bool = False,
-        window: tuple[float, float] | None = None) -> RunResult:
+        window: tuple[float, float] | None = None, cos=None) -> RunResult:
     """Simulate one workload table; the per-job table, usage, slices, counters.
 
     Per-job columns: ``job_id, type, size, ppn, submission_time, starting_time,
@@ -109,9 +127,17 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
     ``r_est`` (§4.1's estimate) and ``v_reserved``/``v_started`` (virtual times).
     """
     jobs = engine_jobs(frame, kind)
-    pol = make_policy(policy, **(params or {}))
+    if policy == "glomarc_ts":
+        # Paper Z part 2, not in the registry yet (simlib/policies/glomarc_ts.py).
+        from ...policies.glomarc_ts import GLomarcTS
+        pol = GLomarcTS(**(params or {}))
+        for job in jobs:
+            job.features["sl_cos"] = cos
+    else:
+        pol = make_policy(policy, **(params or {}))
     sim = Simulator(machine(kind, nodes), jobs, pol, debug=debug, record_timeline=False)
     rec = sim.observe(SegmentRecorder(pol, window)) if window is not None else None
+    ran = sim.observe(RunningTime()) if policy == "glomarc_ts" else None
     t0 = time.perf_counter()
     sim.run()
     seconds = time.perf_counter() - t0
@@ -131,7 +157,8 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
         "runtime": frame["runtime"].to_numpy(dtype=float),
         # The rate model runs a job at `rate` whenever it runs: its running
         # time is its work over its rate.
-        "executed": work / rate,
+        "executed": (work / rate if ran is None
+                     else np.array([ran.total.get(i, 0.0) for i in range(n)])),
         "r_est": [pol.r_est[i] for i in range(n)],
         "v_reserved": [pol.v_reserved[i] for i in range(n)],
         "v_started": [pol.v_started[i] for i in range(n)],
@@ -144,6 +171,8 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
                             columns=["job_id", "vm", "start", "end", "cores"])
     counters = {"slice_switches": pol.switches, "preemptions": pol.preemptions,
                 "simulated_seconds": seconds, "jobs": n}
+    if hasattr(pol, "group_stats"):
+        counters.update(pol.group_stats())
     return RunResult(table, usage, slices, counters, seconds, segments)
 
 
@@ -167,3 +196,26 @@ def simulate_step(ctx) -> None:  # pragma: no cover - exercised through the pipe
     day["window_start"] = t0
     write_csv(day, ctx.output.slices, index=False)
     ctx.log.info("simulated %d jobs in %.1f s", len(frame), res.seconds)
+
+
+def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
+    """Pipeline step: every G-LOMARC-TS variant on one (workload, seed) -> summary JSON."""
+    from ...io import write_json
+    from .slowdowns import CoschedulingSlowdowns
+    from .summaries import summary
+    from .workloads import read_workload
+    p = ctx.params
+    frame = read_workload(ctx.input.workload)
+    seed = int(ctx.wildcards["seed"])
+    out = {"workload": ctx.wildcards["workload"], "seed": seed, "variants": {}}
+    for variant in p["variants"]:
+        res = run(frame, policy="glomarc_ts", params={**p["policy_params"], "variant": variant},
+                  nodes=p["nodes"], cos=CoschedulingSlowdowns(p["table4"], seed))
+        counts = {k: float(v) for k, v in res.counters.items()
+                  if k not in ("simulated_seconds", "jobs")}
+        out["variants"][variant] = {
+            **summary(res, nodes=p["nodes"], kind="multicore", bound=p["rr_bound"],
+                      bounds=p["rr_bounds"], n_high=p["n_high"]), **counts}
+        ctx.log.info("%s: %d jobs in %.1f s, %d groups", variant, len(frame), res.seconds,
+                     res.counters.get("groups", 0))
+    write_json(out, ctx.output.summary)

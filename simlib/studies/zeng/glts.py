@@ -1,0 +1,224 @@
+"""Paper Z part 2 in the pipeline: G-LOMARC-TS and its variants beside SSP (Figs. 6-7, §5.2).
+
+Steps ``zeng_aggregate_glts`` (the cube, dims (workload, scheduler, seed):
+SSP from the part-1 runs of the multi-core machine, every variant from
+``zeng_simulate_glts``; the same workloads and seeds, so every comparison
+is paired by seed) and ``zeng_figures_glts`` (Fig. 6: RR of all, medium
+and long jobs per scheduler; Fig. 7: core utilization in high-load phases;
+the headline numbers of §5.2-§5.3 beside the printed ones). The verdicts on
+them are :func:`headline_claims` (called by the claims step).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from simlib.claims import Claim, Verdict
+from simlib.cube import provenance, write_cube
+from simlib.figures.common import new_figure, save_figure
+from simlib.io import write_csv, write_text
+from simlib.markdown import markdown_table
+from simlib.stats import mean_ci
+
+from .cubes import build
+from .published import load_published
+
+__all__ = ["SCHEDULERS", "records", "improvements", "headline_table", "headline_claims",
+           "aggregate_step", "figures_step"]
+
+#: Display order: SSP (part 1), then the variants.
+SCHEDULERS = ("SSP", "GLTS", "CST", "CSTWS", "FBO", "NS", "NH")
+_CLASSES = ("medium", "long", "all")
+DIMS = ["workload", "scheduler", "seed"]
+
+
+def records(ssp: list[dict], glts: list[dict]) -> list[dict]:
+    """One record per (workload, scheduler, seed) from the two kinds of summaries."""
+    out = []
+    for s in ssp:
+        if s.get("machine", "multicore") != "multicore":
+            continue
+        out.append({"workload": s["workload"], "scheduler": "SSP", "seed": int(s["seed"]),
+                    **{k: v for k, v in s.items() if k not in ("workload", "seed", "machine")
+                       and not k.startswith("simulated_")}})
+    for g in glts:
+        for variant, metrics in g["variants"].items():
+            out.append({"workload": g["workload"], "scheduler": variant, "seed": int(g["seed"]),
+                        **metrics})
+    # Group counters do not exist for SSP: NaN there.
+    keys = sorted({k for r in out for k in r})
+    return [{k: r.get(k, float("nan")) for k in keys} for r in out]
+
+
+def improvements(cube: xr.Dataset, workload: str, other: str, var: str,
+                 higher_is_better: bool = False) -> np.ndarray:
+    """Per seed, GLTS's improvement over ``other`` in percent (paired by seed).
+
+    Lower-is-better metrics (RR): ``100 (other - GLTS) / other``; higher-is-
+    better ones (utilization): ``100 (GLTS - other) / other``.
+
+    Examples
+    --------
+    >>> recs = [{"workload": "W1", "scheduler": s, "seed": 0, "rr_all": v}
+    ...         for s, v in (("SSP", 10.0), ("GLTS", 6.0))]
+    >>> improvements(build(recs, dims=DIMS), "W1", "SSP", "rr_all").tolist()
+    [40.0]
+    """
+    new = cube[var].sel(workload=workload, scheduler="GLTS").values.astype(float)
+    base = cube[var].sel(workload=workload, scheduler=other).values.astype(float)
+    return 100.0 * ((new - base) if higher_is_better else (base - new)) / base
+
+
+def _fmt(values) -> str:
+    m, h, _ = mean_ci(values)
+    return f"{m:.1f}" if np.isnan(h) else f"{m:.1f} ± {h:.1f}"
+
+
+def headline_table(cube: xr.Dataset, pub: dict, workload: str = "W1") -> pd.DataFrame:
+    """§5.2-§5.3's numbers, ours (mean ± 95 % CI over seeds) beside the printed."""
+    h = pub["headline"]
+    rows = []
+    for other, key in (("SSP", "glts_vs_ssp"), ("CST", "glts_vs_cst"), ("CSTWS", "glts_vs_cstws")):
+        for c in _CLASSES:
+            imp = improvements(cube, workload, other, f"rr_{c}")
+            rows.append({"quantity": f"RR improvement of GLTS vs {other}, {c} jobs (%)",
+                         "printed": h[key][c], "ours": _fmt(imp), "ours_mean": mean_ci(imp)[0],
+                         "workload": workload})
+    for other in ("SSP", "CST", "CSTWS"):
+        imp = improvements(cube, workload, other, "u_core_high", higher_is_better=True)
+        rows.append({"quantity": f"U_core in high-load phases, GLTS vs {other} (% more)",
+                     "printed": h["core_utilization_gain_high_load"][other.lower()],
+                     "ours": _fmt(imp), "ours_mean": mean_ci(imp)[0], "workload": workload})
+    g = cube.sel(scheduler="GLTS")
+    for w in cube["workload"].values.tolist():
+        for var, label, key in (("jobs_per_group", "jobs per group", "jobs_per_group"),
+                                ("groups", "groups formed", "groups")):
+            vals = g[var].sel(workload=w).values
+            rows.append({"quantity": f"{label} ({w})", "printed": h[key].get(w, np.nan),
+                         "ours": _fmt(vals), "ours_mean": mean_ci(vals)[0], "workload": w})
+    for var, label, printed in (
+            ("eligible_in_groups", "eligible (medium + long) jobs run in a group (%)",
+             h["eligible_in_groups"]),
+            ("candidates_below_4", "decisions with fewer than 4 candidates (%)",
+             h["candidates_below_4"]),
+            ("delay_p75_ml", "delay factor R / R_est, 75th percentile",
+             h["delay_factor_percentiles"]["p75"]),
+            ("delay_p95_ml", "delay factor R / R_est, 95th percentile",
+             h["delay_factor_percentiles"]["p95"])):
+        vals = g[var].sel(workload=workload).values
+        rows.append({"quantity": f"{label} ({workload})", "printed": printed, "ours": _fmt(vals),
+                     "ours_mean": mean_ci(vals)[0], "workload": workload})
+    return pd.DataFrame(rows)
+
+
+def _improvement_claim(cube, pub, statement, source, other, printed, tol, var_of,
+                       higher_is_better=False, classes=_CLASSES) -> Claim:
+    hits = better = worse = 0
+    parts = []
+    for c in classes:
+        imp = improvements(cube, "W1", other, var_of(c), higher_is_better)
+        m, h, _ = mean_ci(imp)
+        p = printed[c]
+        close = abs(m - p) <= tol or (np.isfinite(h) and abs(m - p) <= h)
+        better += bool((imp > 0).all())
+        worse += bool((imp < 0).all())
+        hits += bool(close and (imp > 0).all())
+        parts.append(f"{c} {m:.1f}" + ("" if np.isnan(h) else f" ± {h:.1f}"))
+    n = len(classes)
+    if hits == n:
+        verdict = Verdict.REPRODUCED
+    elif better:
+        verdict = Verdict.PARTLY
+    elif worse == n:
+        verdict = Verdict.CONTRADICTED
+    else:
+        verdict = Verdict.NOT_REPRODUCED
+    return Claim("zeng", statement, source, " / ".join(f"{c} {printed[c]:g}" for c in classes) + " %",
+                 "; ".join(parts) + " % (W1, mean ± 95 % CI over seeds)",
+                 f"per class, paired by seed: GLTS better in every seed and the mean within {tol:g} "
+                 "points (or the CI) of the printed value: a hit; all hits: reproduced; better in "
+                 "every seed for some class: partly; worse in every seed for all: contradicted; "
+                 "else not reproduced", verdict, figure="headline.md")
+
+
+def headline_claims(cube: xr.Dataset, pub: dict, tol: float) -> list[Claim]:
+    """The verdicts on §5.2's headline comparisons (W1)."""
+    h = pub["headline"]
+    out = []
+    for other, key in (("SSP", "glts_vs_ssp"), ("CST", "glts_vs_cst"), ("CSTWS", "glts_vs_cstws")):
+        out.append(_improvement_claim(
+            cube, pub, f"GLTS improves RR over {other} by {h[key]['medium']} / {h[key]['long']} / "
+            f"{h[key]['all']} % (medium / long / all jobs), W1", "§5.2, Fig. 6", other, h[key], tol,
+            lambda c: f"rr_{c}"))
+    cu = h["core_utilization_gain_high_load"]
+    out.append(_improvement_claim(
+        cube, pub, f"GLTS raises core utilization in high-load phases by {cu['ssp']} % vs SSP, "
+        f"{cu['cst']} % vs CST, {cu['cstws']} % vs CSTWS, W1", "§5.2, Fig. 7", "SSP",
+        {"u": cu["ssp"]}, tol, lambda c: "u_core_high", higher_is_better=True, classes=("u",)))
+    return out
+
+
+def aggregate_step(ctx, repo=None) -> None:
+    """Step ``zeng_aggregate_glts``: inputs ``ssp`` and ``glts`` summaries; output ``cube``."""
+    ssp = [json.loads(Path(p).read_text()) for p in ctx.input.ssp]
+    glts = [json.loads(Path(p).read_text()) for p in ctx.input.glts]
+    subtree = ctx.params["subtree"]
+    attrs = provenance(subtree, repo_dir=repo)
+    attrs.update({"study": "zeng", "experiment": "glts", "scale": subtree["scale"],
+                  "title": f"paper Z (Zeng & Sodan), G-LOMARC-TS variants and SSP, "
+                           f"{subtree['scale']} scale",
+                  "config_subtree": json.dumps(subtree, sort_keys=True)})
+    cube = build(records(ssp, glts), attrs, dims=DIMS)
+    cube = cube.reindex(scheduler=[s for s in SCHEDULERS if s in cube["scheduler"].values])
+    cube["scheduler"].attrs["long_name"] = ("scheduler: SSP (space sharing) or a G-LOMARC-TS "
+                                            "variant (paper Z §5.1)")
+    write_cube(cube, ctx.output.cube)
+    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+
+
+def _bars(ax, cube, workload, variables, labels):
+    schedulers = cube["scheduler"].values.tolist()
+    x = np.arange(len(variables))
+    width = 0.8 / len(schedulers)
+    for k, s in enumerate(schedulers):
+        stats = [mean_ci(cube[v].sel(workload=workload, scheduler=s).values) for v in variables]
+        ax.bar(x + (k - (len(schedulers) - 1) / 2) * width, [m for m, _, _ in stats], width,
+               yerr=[0 if np.isnan(h) else h for _, h, _ in stats], capsize=2, label=s)
+    ax.set_xticks(x, labels)
+
+
+def figures_step(ctx) -> None:
+    """Step ``zeng_figures_glts``: Figs. 6 and 7 and the headline table."""
+    p, out = ctx.params, ctx.output
+    pub = load_published(ctx.input.published)
+    cube = xr.load_dataset(ctx.input.cube)
+    note = (f"scale {p['scale']}: {p['jobs']} jobs, seeds {', '.join(map(str, p['seeds']))}; "
+            f"RR bound {p['rr_bound']:g} s; mean and 95 % CI over seeds")
+    fig = new_figure(8, 3.8)
+    ax = fig.add_subplot()
+    _bars(ax, cube, "W1", [f"rr_{c}" for c in ("all", "medium", "long")],
+          ["all jobs", "medium jobs", "long jobs"])
+    ax.set_ylabel("average bounded relative response time RR")
+    ax.set_title("Fig. 6 (ours): RR per scheduler and G-LOMARC-TS variant, workload W1", fontsize=10)
+    ax.legend(fontsize=7, ncol=4)
+    fig.text(0.01, 0.005, note, fontsize=7, color="0.35")
+    save_figure(fig, out.fig6)
+    fig = new_figure(6.5, 3.6)
+    ax = fig.add_subplot()
+    _bars(ax, cube, "W1", ["u_core_high"], ["high-load phases (N_wait >= 12)"])
+    ax.set_ylabel("core utilization U_core")
+    ax.set_title("Fig. 7 (ours): core utilization in high-load phases, W1", fontsize=10)
+    ax.legend(fontsize=7, ncol=4)
+    fig.text(0.01, 0.005, note, fontsize=7, color="0.35")
+    save_figure(fig, out.fig7)
+    table = headline_table(cube, pub)
+    write_csv(table, out.headline_csv, index=False)
+    write_text(out.headline_md, "# Paper Z: §5.2-§5.3's headline numbers beside ours\n\n"
+               f"{note}. Improvements are paired by seed (the same workloads for every "
+               "scheduler). The printed values are reference data "
+               "(`config/published/zeng.yaml`, `headline`).\n\n"
+               + markdown_table(table, columns=["quantity", "printed", "ours"]))
