@@ -371,9 +371,10 @@ class GLomarcTS(ScojoPECT):
 
     Serial jobs need no rule of their own here: a serial primary takes one
     half node and is matched like any other (§4.5's special treatment of
-    serial bursts is not described in our copy). Not done yet (the next
-    step): wiring into the study (Figs. 6-9, the headline numbers); the
-    policy is not registered until then.
+    serial bursts is not described in our copy). The study ``zeng`` runs
+    it (``simlib.studies.zeng.runs``, Figs. 6-7 and §5.2's numbers); the
+    sweeps of Figs. 8-9 are not built yet, and the policy stays out of the
+    registry (``simlib policies``) until they are.
 
     Jobs need ``features["sl_cos"]``, a callable ``(job_id_a, job_id_b) ->
     SL_cos`` of ``a`` coscheduled with ``b``.
