@@ -76,3 +76,19 @@ def test_workload_rule_counts_printed_rows_only():
                        "W2": [63.0, 30.0, float("nan"), 1.0]})
     claim = workload_claim(t5, PUB, 2.0)
     assert claim.verdict == Verdict.PARTLY and "1 of 2 rows" in claim.ours
+
+
+def test_headline_utilization_claim_covers_every_scheduler_compared():
+    from simlib.studies.zeng.glts import DIMS, headline_claims
+    recs = []
+    for s, u in (("SSP", 0.5), ("GLTS", 0.63), ("CST", 0.6), ("CSTWS", 0.57)):
+        for seed in (0, 1):
+            rec = {"workload": "W1", "scheduler": s, "seed": seed, "u_core_high": u + 0.001 * seed}
+            rec.update({f"rr_{c}": 10.0 for c in ("medium", "long", "all")})
+            recs.append(rec)
+    claims = headline_claims(build(recs, dims=DIMS), PUB, 10.0)
+    util = claims[-1]
+    # +26 % vs SSP, +5 % vs CST, +10.5 % vs CSTWS: every case a hit.
+    assert util.verdict == Verdict.REPRODUCED and "CSTWS" in util.ours
+    # RR equal for every scheduler: no improvement anywhere.
+    assert {c.verdict for c in claims[:3]} == {Verdict.NOT_REPRODUCED}
