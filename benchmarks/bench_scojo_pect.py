@@ -25,22 +25,11 @@ BEGIN, END = "<!-- bench_scojo_pect: begin -->", "<!-- bench_scojo_pect: end -->
 
 def glts(frame):
     """One GLTS run: (simulation seconds, groups formed)."""
-    import time
-
-    from simlib.engine.simulator import Simulator
-    from simlib.policies.glomarc_ts import GLomarcTS
-    from simlib.studies.zeng.runs import engine_jobs, machine
+    from simlib.studies.zeng.runs import run
     from simlib.studies.zeng.slowdowns import TABLE4, CoschedulingSlowdowns
 
-    jobs = engine_jobs(frame)
-    cos = CoschedulingSlowdowns(TABLE4, 0)
-    for j in jobs:
-        j.features["sl_cos"] = cos
-    pol = GLomarcTS()
-    sim = Simulator(machine("multicore", 128), jobs, pol, record_timeline=False)
-    t0 = time.perf_counter()
-    sim.run()
-    return time.perf_counter() - t0, f"{pol.group_stats()['groups']:,}"
+    res = run(frame, policy="glomarc_ts", cos=CoschedulingSlowdowns(TABLE4, 0))
+    return res.seconds, f"{res.counters['groups']:,}"
 
 
 def main() -> None:
@@ -70,7 +59,7 @@ def main() -> None:
         "",
         "`benchmarks/bench_scojo_pect.py`: paper Z's adjusted Lublin workloads (seed 0) on 128 "
         "nodes of two dual-core CPUs; SSP: policy `scojo_pect`, GLTS: "
-        "`simlib.policies.glomarc_ts.GLomarcTS` (variant GLTS), defaults of §5.1 and Table 6; "
+        "policy `glomarc_ts` (variant GLTS), defaults of §5.1 and Table 6; "
         f"simulation only, median of {args.repeat}. Machine: "
         f"{pyplatform.machine()}, Python {pyplatform.python_version()}, one core.",
         "",

@@ -14,6 +14,7 @@ from .easy import EASY
 from .ecc import EASYDE, EASYE, LOSDE, LOSE, DelayedLOSE, HybridLOSE
 from .fcfs import FCFS
 from .fcfs_malleable import FCFSMalleable
+from .glomarc_ts import GLomarcTS
 from .hybrid_los import HybridLOS
 from .los import LOS
 from .scojo_pect import ScojoPECT
@@ -48,6 +49,7 @@ register(LOSDE)
 register(HybridLOSE)
 # Paper Z: Scojo-PECT time slices with space sharing (SSP).
 register(ScojoPECT)
+register(GLomarcTS)
 
 
 def make_policy(name: str, **params) -> Policy:

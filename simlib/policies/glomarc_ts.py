@@ -265,8 +265,16 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
     gain (step 6, the fairness check). First-match variants offer the groups
     in the order found and take the first that passes.
     """
+    gains: dict[tuple, float] = {}
+
     def gain_of(ms):
-        return utilization_gain(primary, [c.member for c in ms]).gain
+        # The same group is scored by ok(), the choice, purify and the order
+        # of step 6: simulate its periods once.
+        key = tuple(c.member.key for c in ms)
+        g = gains.get(key)
+        if g is None:
+            g = gains[key] = utilization_gain(primary, [c.member for c in ms]).gain
+        return g
 
     def ok(ms):
         if not ms or not fits(primary_nodes, ms, rules):
@@ -372,9 +380,7 @@ class GLomarcTS(ScojoPECT):
     Serial jobs need no rule of their own here: a serial primary takes one
     half node and is matched like any other (§4.5's special treatment of
     serial bursts is not described in our copy). The study ``zeng`` runs
-    it (``simlib.studies.zeng.runs``, Figs. 6-7 and §5.2's numbers); the
-    sweeps of Figs. 8-9 are not built yet, and the policy stays out of the
-    registry (``simlib policies``) until they are.
+    it (``simlib.studies.zeng.runs``, Figs. 6-7 and §5.2's numbers).
 
     Jobs need ``features["sl_cos"]``, a callable ``(job_id_a, job_id_b) ->
     SL_cos`` of ``a`` coscheduled with ``b``.

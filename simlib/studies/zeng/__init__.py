@@ -47,7 +47,6 @@ _TABLES = f"{__name__}.tables"
 _FIGURES = f"{__name__}.figures"
 _REPORT = f"{__name__}.report"
 _GLTS = f"{__name__}.glts"
-_POLICY_GLTS = "simlib.policies.glomarc_ts"
 
 
 @register_study
@@ -173,10 +172,9 @@ class Zeng(Study):
             make_policy("scojo_pect", **self.policy_params())
         except ConfigError as exc:
             raise ConfigError(f"{where}.scojo_pect (with the published §5.1 values): {exc}") from None
-        from ...policies.glomarc_ts import GLomarcTS
         for i, variant in enumerate(self.glts_variants()):
             try:
-                GLomarcTS(**self.glts_params(), variant=variant)
+                make_policy("glomarc_ts", **self.glts_params(), variant=variant)
             except ConfigError as exc:
                 raise ConfigError(f"{where}.glts.variants[{i}]: {exc}") from None
         if self.glts_variants() and "GLTS" not in self.glts_variants():
@@ -220,7 +218,7 @@ class Zeng(Study):
                                                                        "sl_cos")}},
             wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
-            code=[_RUNS, _POLICY_GLTS], run=deferred(_RUNS, "glts_step"))
+            policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "glts_step"))
 
     def glts_cube_path(self, scale: str | None = None) -> str:
         return f"results/zeng_glts.{scale or self.scale}.nc"

@@ -24,7 +24,7 @@ from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 from simlib.stats import mean_ci
 
-from .cubes import build
+from .cubes import build, ci_text
 from .published import load_published
 
 __all__ = ["SCHEDULERS", "records", "improvements", "headline_table", "headline_claims",
@@ -73,9 +73,11 @@ def improvements(cube: xr.Dataset, workload: str, other: str, var: str,
     return 100.0 * ((new - base) if higher_is_better else (base - new)) / base
 
 
-def _fmt(values) -> str:
-    m, h, _ = mean_ci(values)
-    return f"{m:.1f}" if np.isnan(h) else f"{m:.1f} ± {h:.1f}"
+def _row(quantity: str, printed, values, workload: str) -> dict:
+    """A headline row: ours as mean ± 95 % CI (one decimal) beside the printed value."""
+    m, _, text = ci_text(values, ".1f", ".1f")
+    return {"quantity": quantity, "printed": printed, "ours": text, "ours_mean": m,
+            "workload": workload}
 
 
 def headline_table(cube: xr.Dataset, pub: dict, workload: str = "W1") -> pd.DataFrame:
@@ -85,21 +87,18 @@ def headline_table(cube: xr.Dataset, pub: dict, workload: str = "W1") -> pd.Data
     for other, key in (("SSP", "glts_vs_ssp"), ("CST", "glts_vs_cst"), ("CSTWS", "glts_vs_cstws")):
         for c in _CLASSES:
             imp = improvements(cube, workload, other, f"rr_{c}")
-            rows.append({"quantity": f"RR improvement of GLTS vs {other}, {c} jobs (%)",
-                         "printed": h[key][c], "ours": _fmt(imp), "ours_mean": mean_ci(imp)[0],
-                         "workload": workload})
+            rows.append(_row(f"RR improvement of GLTS vs {other}, {c} jobs (%)", h[key][c], imp,
+                             workload))
     for other in ("SSP", "CST", "CSTWS"):
         imp = improvements(cube, workload, other, "u_core_high", higher_is_better=True)
-        rows.append({"quantity": f"U_core in high-load phases, GLTS vs {other} (% more)",
-                     "printed": h["core_utilization_gain_high_load"][other.lower()],
-                     "ours": _fmt(imp), "ours_mean": mean_ci(imp)[0], "workload": workload})
+        rows.append(_row(f"U_core in high-load phases, GLTS vs {other} (% more)",
+                         h["core_utilization_gain_high_load"][other.lower()], imp, workload))
     g = cube.sel(scheduler="GLTS")
     for w in cube["workload"].values.tolist():
         for var, label, key in (("jobs_per_group", "jobs per group", "jobs_per_group"),
                                 ("groups", "groups formed", "groups")):
-            vals = g[var].sel(workload=w).values
-            rows.append({"quantity": f"{label} ({w})", "printed": h[key].get(w, np.nan),
-                         "ours": _fmt(vals), "ours_mean": mean_ci(vals)[0], "workload": w})
+            rows.append(_row(f"{label} ({w})", h[key].get(w, np.nan),
+                             g[var].sel(workload=w).values, w))
     for var, label, printed in (
             ("eligible_in_groups", "eligible (medium + long) jobs run in a group (%)",
              h["eligible_in_groups"]),
@@ -109,9 +108,8 @@ def headline_table(cube: xr.Dataset, pub: dict, workload: str = "W1") -> pd.Data
              h["delay_factor_percentiles"]["p75"]),
             ("delay_p95_ml", "delay factor R / R_est, 95th percentile",
              h["delay_factor_percentiles"]["p95"])):
-        vals = g[var].sel(workload=workload).values
-        rows.append({"quantity": f"{label} ({workload})", "printed": printed, "ours": _fmt(vals),
-                     "ours_mean": mean_ci(vals)[0], "workload": workload})
+        rows.append(_row(f"{label} ({workload})", printed, g[var].sel(workload=workload).values,
+                         workload))
     return pd.DataFrame(rows)
 
 

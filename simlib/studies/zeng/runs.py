@@ -19,7 +19,8 @@ from ...engine.simulator import Simulator
 from ...platform import Platform
 from ...policies import make_policy
 
-__all__ = ["RunResult", "run", "machine", "engine_jobs", "simulate_step", "MACHINES"]
+__all__ = ["RunResult", "RunningPeriods", "run", "machine", "engine_jobs", "simulate_step",
+           "glts_step", "MACHINES"]
 
 #: The machines of a run: paper Z's (§5.1) and §4.8's reference machine.
 MACHINES = ("multicore", "single_core")
@@ -73,12 +74,15 @@ def engine_jobs(frame: pd.DataFrame, kind: str = "multicore") -> list[Job]:
     return out
 
 
-class SegmentRecorder:
-    """Keeps the running periods ``(job_id, vm, start, end, first core)`` in a window."""
+class RunningPeriods:
+    """Each job's running periods: its total time running (its pace may change
+    in paper Z's groups) and, within ``window``, the periods themselves as rows
+    ``(job_id, vm, start, end, cores)`` for the Gantt chart."""
 
-    def __init__(self, policy, window: tuple[float, float]) -> None:
+    def __init__(self, policy, window: tuple[float, float] | None = None) -> None:
         self.policy, self.window = policy, window
         self.open: dict[int, float] = {}
+        self.total: dict[int, float] = {}
         self.rows: list[tuple] = []
 
     def job_started(self, job, now):
@@ -88,30 +92,12 @@ class SegmentRecorder:
 
     def job_suspended(self, job, now):
         start = self.open.pop(job.idx)
-        lo, hi = self.window
-        if start < hi and now > lo:
+        self.total[job.idx] = self.total.get(job.idx, 0.0) + now - start
+        if self.window is not None and start < self.window[1] and now > self.window[0]:
             cpus = self.policy.cpus
             cores = sorted(c % cpus for c in job.alloc)
             self.rows.append((job.job_id, self.policy.plan[job.idx][0], start, now,
                               " ".join(map(str, cores))))
-
-    job_ended = job_suspended
-
-
-class RunningTime:
-    """Each job's time spent running (its pace may change: paper Z's groups)."""
-
-    def __init__(self) -> None:
-        self.open: dict[int, float] = {}
-        self.total: dict[int, float] = {}
-
-    def job_started(self, job, now):
-        self.open[job.idx] = now
-
-    job_resumed = job_started
-
-    def job_suspended(self, job, now):
-        self.total[job.idx] = self.total.get(job.idx, 0.0) + now - self.open.pop(job.idx)
 
     job_ended = job_suspended
 
@@ -127,17 +113,12 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
     ``r_est`` (§4.1's estimate) and ``v_reserved``/``v_started`` (virtual times).
     """
     jobs = engine_jobs(frame, kind)
-    if policy == "glomarc_ts":
-        # Paper Z part 2, not in the registry yet (simlib/policies/glomarc_ts.py).
-        from ...policies.glomarc_ts import GLomarcTS
-        pol = GLomarcTS(**(params or {}))
+    if cos is not None:  # coscheduling slowdowns, for policies that share nodes
         for job in jobs:
             job.features["sl_cos"] = cos
-    else:
-        pol = make_policy(policy, **(params or {}))
+    pol = make_policy(policy, **(params or {}))
     sim = Simulator(machine(kind, nodes), jobs, pol, debug=debug, record_timeline=False)
-    rec = sim.observe(SegmentRecorder(pol, window)) if window is not None else None
-    ran = sim.observe(RunningTime()) if policy == "glomarc_ts" else None
+    periods = sim.observe(RunningPeriods(pol, window))
     t0 = time.perf_counter()
     sim.run()
     seconds = time.perf_counter() - t0
@@ -157,8 +138,10 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
         "runtime": frame["runtime"].to_numpy(dtype=float),
         # The rate model runs a job at `rate` whenever it runs: its running
         # time is its work over its rate.
-        "executed": (work / rate if ran is None
-                     else np.array([ran.total.get(i, 0.0) for i in range(n)])),
+        # A job whose pace never changes runs its work over its rate (exact,
+        # as the golden cubes hold it); grouped jobs change pace: measured.
+        "executed": (work / rate if cos is None
+                     else np.array([periods.total.get(i, 0.0) for i in range(n)])),
         "r_est": [pol.r_est[i] for i in range(n)],
         "v_reserved": [pol.v_reserved[i] for i in range(n)],
         "v_started": [pol.v_started[i] for i in range(n)],
@@ -167,8 +150,7 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
     # running processes, waiting (not yet started) jobs.
     usage = pd.DataFrame(pol.usage, columns=["time", "busy_nodes", "busy_cpus", "queued_jobs"])
     slices = pd.DataFrame(pol.slice_log, columns=["start", "effective", "end", "vm"])
-    segments = pd.DataFrame(rec.rows if rec else [],
-                            columns=["job_id", "vm", "start", "end", "cores"])
+    segments = pd.DataFrame(periods.rows, columns=["job_id", "vm", "start", "end", "cores"])
     counters = {"slice_switches": pol.switches, "preemptions": pol.preemptions,
                 "simulated_seconds": seconds, "jobs": n}
     if hasattr(pol, "group_stats"):

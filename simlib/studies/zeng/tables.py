@@ -24,8 +24,8 @@ import xarray as xr
 
 from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
-from simlib.stats import mean_ci
 
+from .cubes import ci_text
 from .published import load_published
 from .slowdowns import CoschedulingSlowdowns, bin_shares
 from .workloads import read_workload
@@ -74,12 +74,6 @@ SSP_ROWS = (
     ("preemptions", "preemptions"),
 )
 _PRINTED_W2 = {"rr_all": "rr_all", "rr_medium": "rr_medium", "rr_long": "rr_long"}
-
-
-def _ci_text(values) -> tuple[float, float, str]:
-    m, h, _ = mean_ci(values)
-    text = f"{m:.4g}" if np.isnan(h) else f"{m:.4g} ± {h:.2g}"
-    return m, h, text
 
 
 def published_tables(pub: dict) -> str:
@@ -163,7 +157,7 @@ def ssp_table(cube: xr.Dataset, pub: dict) -> pd.DataFrame:
             continue
         row = {"metric": label, "variable": var}
         for w in cube["workload"].values.tolist():
-            m, h, text = _ci_text(mc[var].sel(workload=w).values)
+            m, h, text = ci_text(mc[var].sel(workload=w).values)
             row[f"{w}_mean"], row[f"{w}_ci95"], row[w] = m, h, text
         row["printed_W2"] = pub["ssp_w2"].get(_PRINTED_W2.get(var, ""), np.nan)
         rows.append(row)
