@@ -333,6 +333,9 @@ class ScojoPECT(Policy):
                                                   name=f"{plat.nodes}nodes")
         self.node_choice = LowestIds() if u == 1 else WholeNodes(u)
         self.vms = {t: VirtualMachine(t, k, self.unit_platform) for k, t in enumerate(TYPES)}
+        #: Node of each core, as a list: read at every start, suspension and
+        #: resumption (numpy indexing per core would cost more than the rest).
+        self.core_node = plat.core_node.tolist()
         self.core_masks = [0] * plat.nodes
         for core, node in enumerate(plat.core_node.tolist()):
             self.core_masks[node] |= 1 << core
@@ -395,9 +398,9 @@ class ScojoPECT(Policy):
     def _use(self, job: Job, sign: int) -> None:
         cpus = self.cpus
         npro = self.node_procs
-        node = self.sim.platform.core_node
+        node = self.core_node
         for c in job.alloc:
-            n = int(node[c % cpus])
+            n = node[c % cpus]
             before = npro[n]
             npro[n] = before + sign
             if before == 0 and sign > 0:
