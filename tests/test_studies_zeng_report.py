@@ -92,3 +92,25 @@ def test_headline_utilization_claim_covers_every_scheduler_compared():
     assert util.verdict == Verdict.REPRODUCED and "CSTWS" in util.ours
     # RR equal for every scheduler: no improvement anywhere.
     assert {c.verdict for c in claims[:3]} == {Verdict.NOT_REPRODUCED}
+
+
+def glts_cube(jobs_per_group, groups, eligible, below4, p75, p95):
+    from simlib.studies.zeng.glts import DIMS
+    recs = []
+    for w in ("W1", "W2"):
+        for seed in (0, 1, 2):
+            rec = {"workload": w, "scheduler": "GLTS", "seed": seed, "jobs_per_group": jobs_per_group[w],
+                   "groups": groups[w] + 10 * seed, "eligible_in_groups": eligible,
+                   "candidates_below_4": below4, "delay_p75_ml": p75, "delay_p95_ml": p95}
+            recs.append(rec)
+    return build(recs, dims=DIMS)
+
+
+def test_counter_claims_both_ways():
+    from simlib.studies.zeng.glts import counter_claims
+    close = glts_cube({"W1": 2.4, "W2": 2.7}, {"W1": 1400.0, "W2": 2100.0}, 40.0, 80.0, 1.25, 1.45)
+    assert {c.verdict for c in counter_claims(close, PUB, 0.2, 0.1)} == {Verdict.REPRODUCED}
+    far = glts_cube({"W1": 2.2, "W2": 3.5}, {"W1": 270.0, "W2": 500.0}, 16.0, 50.0, 1.0, 1.0)
+    verdicts = [c.verdict for c in counter_claims(far, PUB, 0.2, 0.1)]
+    # Jobs per group: W1 within 20 % of 2.5, W2 not: partly; the rest: not reproduced.
+    assert verdicts == [Verdict.PARTLY] + [Verdict.NOT_REPRODUCED] * 4

@@ -34,6 +34,16 @@ def test_policy_parameters_come_from_the_published_file_and_the_grid():
     (lambda s: s["gantt"].update(seed=7), "studies.zeng.gantt.seed"),
     (lambda s: s["workload"].update(estimates="psychic"), "studies.zeng.workload"),
     (lambda s: s["glts"].update(variants=["CST", "NH"]), "studies.zeng.glts.variants: GLTS is needed"),
+    (lambda s: s["glts"]["sweeps"]["block_size"]["values"].update(default=[8, 16]),
+     "studies.zeng.glts.sweeps.block_size.values.default[1]: 16 is Table 6's value"),
+    (lambda s: s["glts"]["sweeps"]["block_size"]["values"].update(smoke=[8.5]),
+     "studies.zeng.glts.sweeps.block_size.values.smoke[0]: block_size takes whole numbers"),
+    (lambda s: s["glts"]["sweeps"]["f_slack"].update(workload="W3"),
+     "studies.zeng.glts.sweeps.f_slack.workload: 'W3' is not run"),
+    (lambda s: s["glts"].update(variants=["GLTS", "CST"]),
+     "studies.zeng.glts.sweeps.block_size.variants[1]: 'FBO' is not run by glts.variants"),
+    (lambda s: s["glts"]["sweeps"]["f_slack"]["values"].update(full=[1.0, 1.0]),
+     "studies.zeng.glts.sweeps.f_slack.values.full: a value is listed twice"),
 ])
 def test_bad_config_is_refused_with_its_key(edit, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -52,7 +62,32 @@ def test_scales_and_artifacts():
     names = [st.name for st in s.steps()]
     assert names == ["zeng_workload", "zeng_simulate", "zeng_aggregate", "zeng_tables",
                      "zeng_figures", "zeng_simulate_glts", "zeng_aggregate_glts",
-                     "zeng_figures_glts", "zeng_claims", "zeng_readme"]
+                     "zeng_figures_glts", "zeng_sweep", "zeng_aggregate_sweep",
+                     "zeng_figures_sweeps", "zeng_examples", "zeng_claims", "zeng_readme"]
     paths = [a.path for a in s.artifacts()]
     assert "paper_figures/zeng/README.md" in paths and "paper_figures/zeng/gantt_day.png" in paths
     assert len(s.summaries("smoke")) == 2 * 2 * 2
+
+
+def test_sweeps_take_table_6s_point_from_the_main_runs():
+    s = study("default")
+    assert s.sweep_values("block_size") == [4, 8, 12, 24]
+    assert s.published_value("block_size") == 16 and s.published_value("f_slack") == 1.5
+    assert s.sweep_value("f_slack", "1.25", "default") == 1.25
+    with pytest.raises(ValueError, match="not a value"):
+        s.sweep_value("f_slack", "1.5", "default")
+    agg = s.step("zeng_aggregate_sweep")
+    w = type("W", (), {"parameter": "block_size", "scale": "default"})()
+    inputs = agg.input(w)
+    # values x seeds sweep runs; the main runs of the sweep's workload (W2) for Table 6's value.
+    assert len(inputs["sweep"]) == 4 * 3
+    assert inputs["main"] == [f"results/runs/zeng/default/W2/glts/seed{i}.json" for i in range(3)]
+    run = s.step("zeng_sweep")
+    w = type("W", (), {"parameter": "block_size", "value": "12", "scale": "default", "seed": "0"})()
+    params = run.params(w)
+    # NH forms no blocks: it is not rerun per block size.
+    assert params["value"] == 12 and params["variants"] == ["GLTS", "FBO", "NS"]
+    paths = [a.path for a in s.artifacts()]
+    for name in ("fig8_block_size.png", "fig9_f_slack.png", "fig1_node_usage.png",
+                 "fig5_group.png", "sweep_block_size.md", "examples.md"):
+        assert f"paper_figures/zeng/{name}" in paths

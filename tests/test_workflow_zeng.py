@@ -58,6 +58,10 @@ def test_full_scale_plans_the_papers_runs(tmp_path, only_z):
     assert stats["zeng_workload"] == 6 and stats["zeng_simulate"] == 12
     # Every G-LOMARC-TS variant of a (workload, seed) in one job.
     assert stats["zeng_simulate_glts"] == 6 and stats["zeng_aggregate"] == 1
+    # Figs. 8-9: one job per (value, seed), 10 block sizes and 9 slack factors besides
+    # Table 6's; the DAG stays far below 2,000 jobs.
+    assert stats["zeng_sweep"] == (10 + 9) * 3 and stats["zeng_aggregate_sweep"] == 2
+    assert stats["total"] < 2000
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +95,24 @@ def test_smoke_run_builds_the_glts_cube_paired_with_ssp(smoke):
         (smoke / Z / "headline.md").read_text()
 
 
+def test_smoke_run_builds_the_sweep_cubes_paired_with_the_main_runs(smoke):
+    glts = read_cube(smoke / "results/zeng_glts.smoke.nc")
+    blocks = read_cube(smoke / "results/zeng_block_size.smoke.nc")
+    assert list(blocks["variant"].values) == ["GLTS", "FBO", "NS", "NH"]
+    assert blocks["block_size"].values.tolist() == [8, 12, 16]
+    # Table 6's block size (16) is the W2 run of Figs. 6-7; NH the same at every block size.
+    for v in ("GLTS", "FBO", "NS", "NH"):
+        np.testing.assert_array_equal(blocks["rr_all"].sel(variant=v, block_size=16).values,
+                                      glts["rr_all"].sel(workload="W2", scheduler=v).values)
+    nh = blocks["rr_all"].sel(variant="NH").values
+    assert (nh == nh[0]).all()
+    slack = read_cube(smoke / "results/zeng_f_slack.smoke.nc")
+    assert slack["f_slack"].values.tolist() == [1.0, 1.5, 2.0] and slack.attrs["workload"] == "W1"
+    np.testing.assert_array_equal(slack["rr_all"].sel(variant="GLTS", f_slack=1.5).values,
+                                  glts["rr_all"].sel(workload="W1", scheduler="GLTS").values)
+    assert "| GLTS | 8 | sweep |" in (smoke / Z / "sweep_block_size.md").read_text()
+
+
 def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     readme = (smoke / Z / "README.md").read_text()
     assert "**Scale: smoke**" in readme and "Interpretations chosen" in readme
@@ -98,12 +120,20 @@ def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
         assert (smoke / Z / link).resolve().exists() or link.startswith("../../"), link
     claims = read_claims(smoke / Z / "claims.csv")
     # SSP's RR once per RR bound of the grid (10, 60, 600 s), the others once;
-    # part 2: GLTS vs SSP, CST, CSTWS and the core utilization.
-    assert set(claims["paper"]) == {"zeng"} and len(claims) == 4 + 3 + 4
+    # part 2: GLTS vs SSP, CST, CSTWS and the core utilization, five counters,
+    # the sweeps (optimum block size, GLTS best there, F_slack plateau) and
+    # the two worked examples.
+    assert set(claims["paper"]) == {"zeng"} and len(claims) == 4 + 3 + 4 + 5 + 3 + 2
     assert set(claims["verdict"]) <= {v.value for v in Verdict}
+    # The worked examples are exact at any scale.
+    examples = claims[claims["source"].str.contains("Fig. 5|Fig. 1", regex=True)]
+    assert list(examples["verdict"]) == ["reproduced", "reproduced"]
     for name in ("ssp_rr.png", "gantt_day.png", "table4.png", "fig6_rr.png",
-                 "fig7_core_utilization.png"):
+                 "fig7_core_utilization.png", "fig8_block_size.png", "fig9_f_slack.png",
+                 "fig1_node_usage.png", "fig5_group.png"):
         assert (smoke / Z / name).stat().st_size > 20_000, name
+    assert "## G-LOMARC-TS's order of tests (Fig. 3, reconstructed)" in readme
+    assert "Case 5: J at 4 processes per node" in readme
     assert "| MAX_SL | 1.25 |" in (smoke / Z / "published_tables.md").read_text()
     index = (smoke / "paper_figures/README.md").read_text()
     assert "## zeng" in index and f"[`{Z}/gantt_day.png`]" in index

@@ -43,6 +43,24 @@ def new_figure(w: float, h: float) -> Figure:
     return fig
 
 
+def footer(fig: Figure, text: str, fontsize: float = 7) -> None:
+    """A one-line note at the bottom of a constrained-layout figure, kept clear of the axes.
+
+    Constrained layout ignores ``fig.text``: the axes are laid out above a
+    strip left for it.
+
+    Examples
+    --------
+    >>> fig = new_figure(4, 3)
+    >>> footer(fig, "scale smoke")
+    >>> fig.texts[0].get_text()
+    'scale smoke'
+    """
+    fig.text(0.01, 0.005, text, fontsize=fontsize, color="0.35")
+    strip = 0.2 / fig.get_figheight()
+    fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
+
+
 def save_figure(fig: Figure, out_path) -> Path:
     """Write ``fig`` as PNG or SVG (by suffix), atomically; same figure => same bytes.
 

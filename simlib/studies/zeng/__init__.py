@@ -4,8 +4,9 @@ X. Zeng and A. Sodan, "Job Scheduling with Lookahead Group Matchmaking for
 Time/Space Sharing on Multi-core Parallel Machines" (G-LOMARC-TS on top of
 Scojo-PECT). The study ``zeng`` (config ``studies.zeng``,
 ``config/grids/zeng.yaml``; printed tables, parameters and claims in
-``config/published/zeng.yaml``) rebuilds, so far, the paper's machine,
-workloads and baseline scheduler *SSP* into ``paper_figures/zeng/``.
+``config/published/zeng.yaml``) rebuilds the paper's machine, workloads,
+baseline scheduler *SSP*, G-LOMARC-TS with its variants, the sweeps and the
+worked examples into ``paper_figures/zeng/``.
 
 =================== ==========================================================
 step                what
@@ -18,6 +19,14 @@ zeng_simulate       one (workload, seed, machine) under Scojo-PECT with SSP
 zeng_aggregate      the cube, dims (workload, machine, seed) (:mod:`.cubes`)
 zeng_tables         Tables 1-6, SSP's results, §4.8's validation (:mod:`.tables`)
 zeng_figures        SSP's RR per class, a day of slices, Table 4 (:mod:`.figures`)
+zeng_simulate_glts  every G-LOMARC-TS variant on one (workload, seed) (:mod:`.runs`,
+                    the policy :mod:`simlib.policies.glomarc_ts`)
+zeng_aggregate_glts the cube, dims (workload, scheduler, seed) (:mod:`.glts`)
+zeng_figures_glts   Figs. 6-7 and §5.2-§5.3's headline numbers (:mod:`.glts`)
+zeng_sweep          one (parameter, value, seed) of Figs. 8-9's sweeps (:mod:`.sweeps`)
+zeng_aggregate_sweep a sweep's cube, dims (variant, parameter, seed) (:mod:`.sweeps`)
+zeng_figures_sweeps Figs. 8-9 and a table per sweep (:mod:`.sweeps`)
+zeng_examples       Figs. 1 and 5 from small simulations (:mod:`.examples`)
 zeng_claims         one verdict per claim (:mod:`.report`)
 zeng_readme         ``paper_figures/zeng/README.md`` (:mod:`.report`)
 =================== ==========================================================
@@ -47,11 +56,13 @@ _TABLES = f"{__name__}.tables"
 _FIGURES = f"{__name__}.figures"
 _REPORT = f"{__name__}.report"
 _GLTS = f"{__name__}.glts"
+_SWEEPS = f"{__name__}.sweeps"
+_EXAMPLES = f"{__name__}.examples"
 
 
 @register_study
 class Zeng(Study):
-    """Paper Z: Scojo-PECT with space sharing on multi-core nodes (part 1).
+    """Paper Z: Scojo-PECT with space sharing and G-LOMARC-TS on multi-core nodes.
 
     Examples
     --------
@@ -130,6 +141,29 @@ class Zeng(Study):
                 "case2": bool(g.get("case2", True)), "case3": bool(g.get("case3", True)),
                 "replan": bool(g.get("replan", True))}
 
+    def sweeps(self) -> dict:
+        """The parameter sweeps (``glts.sweeps``): parameter -> its spec."""
+        return dict(self.spec["glts"].get("sweeps", {})) if self.glts_variants() else {}
+
+    def sweep_values(self, parameter: str, scale: str | None = None) -> list:
+        """The values run for a sweep at a scale, besides Table 6's (typed)."""
+        from .sweeps import PARAMETERS
+        cast = PARAMETERS[parameter][1]
+        return [cast(v) for v in self.sweeps()[parameter]["values"][scale or self.scale]]
+
+    def sweep_value(self, parameter: str, tag: str, scale: str):
+        """The value of a ``{value}`` wildcard (its :func:`.sweeps.value_tag`)."""
+        from .sweeps import value_tag
+        for v in self.sweep_values(parameter, scale):
+            if value_tag(v) == tag:
+                return v
+        raise ValueError(f"{parameter} = {tag} is not a value of the {scale} sweep")
+
+    def published_value(self, parameter: str):
+        from .sweeps import PARAMETERS
+        name, cast, _ = PARAMETERS[parameter]
+        return cast(self.published["table6"][name])
+
     def gantt_day(self, scale: str | None = None) -> int:
         return int(self.spec["gantt"]["day"][scale or self.scale])
 
@@ -180,6 +214,7 @@ class Zeng(Study):
         if self.glts_variants() and "GLTS" not in self.glts_variants():
             raise ConfigError(f"{where}.glts.variants: GLTS is needed (every comparison is "
                               "against it)")
+        self._check_sweeps(where)
         from .workloads import generate
         try:  # the workload options, on a tiny workload
             generate(10.33, 5, 0, **{k: v for k, v in self.workload_params("W1" if "W1" in printed
@@ -189,12 +224,44 @@ class Zeng(Study):
         except (ConfigError, ValueError) as exc:
             raise ConfigError(f"{where}.workload: {exc}") from None
 
+    def _check_sweeps(self, where: str) -> None:
+        from ...policies import make_policy
+        from .sweeps import PARAMETERS
+        for param, spec in self.sweeps().items():
+            at = f"{where}.glts.sweeps.{param}"
+            if spec["workload"] not in self.workloads():
+                raise ConfigError(f"{at}.workload: {spec['workload']!r} is not run "
+                                  f"(workloads: {', '.join(self.workloads())})")
+            for i, v in enumerate(spec["variants"]):
+                if v not in self.glts_variants():
+                    raise ConfigError(f"{at}.variants[{i}]: {v!r} is not run by glts.variants "
+                                      "(the sweep's point at Table 6's value comes from those runs)")
+            cast, printed = PARAMETERS[param][1], self.published_value(param)
+            for scale, values in spec["values"].items():
+                for i, v in enumerate(values):
+                    here = f"{at}.values.{scale}[{i}]"
+                    if cast is int and v != int(v):
+                        raise ConfigError(f"{here}: {param} takes whole numbers, not {v}")
+                    if cast(v) == printed:
+                        raise ConfigError(f"{here}: {v} is Table 6's value, taken from the "
+                                          "main runs; drop it")
+                    try:
+                        make_policy("glomarc_ts", **{**self.glts_params(), param: cast(v)})
+                    except ConfigError as exc:
+                        raise ConfigError(f"{here}: {exc}") from None
+                if len({cast(v) for v in values}) != len(values):
+                    raise ConfigError(f"{at}.values.{scale}: a value is listed twice")
+
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         steps = [self.workload_step(), self.simulation_step(), self.aggregate_step(),
                  self.tables_step(), self.figures_step()]
         if self.glts_variants():
             steps += [self.glts_step(), self.glts_aggregate_step(), self.glts_figures_step()]
+        if self.sweeps():
+            steps += [self.sweep_step(), self.sweep_aggregate_step(), self.sweep_figures_step()]
+        if self.glts_variants():
+            steps.append(self.examples_step())
         return steps + [self.claims_step(), self.readme_step()]
 
     # ------------------------------------------------------- part 2: GLTS
@@ -203,7 +270,6 @@ class Zeng(Study):
 
     def glts_step(self) -> Step:
         """One job per (workload, seed): every G-LOMARC-TS variant on the multi-core machine."""
-        pub = self.published
         return Step(
             "zeng_simulate_glts",
             message="Simulating every G-LOMARC-TS variant on {wildcards.workload}, seed "
@@ -211,11 +277,7 @@ class Zeng(Study):
             input=lambda w: {"workload": self.workload_path(w.scale, w.workload, w.seed)},
             output={"summary": "results/runs/zeng/{scale}/{workload}/glts/seed{seed}.json"},
             params=lambda w: {"policy_params": self.glts_params(), "variants": self.glts_variants(),
-                              "nodes": self.nodes(), "rr_bound": float(self.spec["rr_bound"]),
-                              "rr_bounds": [float(b) for b in self.spec["rr_bounds"]],
-                              "n_high": int(pub["table6"]["N_H"]),
-                              "table4": {k: pub["table4"][k] for k in ("bins", "sl_scr", "sl_sno",
-                                                                       "sl_cos")}},
+                              **self._run_params()},
             wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
             policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "glts_step"))
@@ -253,6 +315,109 @@ class Zeng(Study):
             output=self.glts_outputs(), params=self._common(),
             report={k: "zeng" for k in self.glts_outputs()},
             code=[_GLTS], run=deferred(_GLTS, "figures_step"))
+
+    # --------------------------------------------- part 2: Figs. 8-9's sweeps
+    def sweep_summary(self, scale, parameter, value, seed) -> str:
+        from .sweeps import value_tag
+        return f"results/runs/zeng/{scale}/sweeps/{parameter}/{value_tag(value)}/seed{seed}.json"
+
+    def sweep_step(self) -> Step:
+        """One job per (parameter, value, seed): the sweep's variants that depend on it."""
+        from .sweeps import depends
+
+        def params(w):
+            spec = self.sweeps()[w.parameter]
+            return {"parameter": w.parameter, "value": self.sweep_value(w.parameter, w.value, w.scale),
+                    "workload": spec["workload"], "policy_params": self.glts_params(),
+                    "variants": [v for v in spec["variants"] if depends(v, w.parameter)],
+                    **self._run_params()}
+        return Step(
+            "zeng_sweep",
+            message="Simulating G-LOMARC-TS with {wildcards.parameter} = {wildcards.value}, seed "
+                    "{wildcards.seed} (paper Z, {wildcards.scale})",
+            input=lambda w: {"workload": self.workload_path(
+                w.scale, self.sweeps()[w.parameter]["workload"], w.seed)},
+            output={"summary": "results/runs/zeng/{scale}/sweeps/{parameter}/{value}/seed{seed}.json"},
+            params=params,
+            wildcard_constraints={"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
+                                  "seed": "[0-9]+"},
+            resources={"runtime": 60, "mem_mb": 1500},
+            policies=["glomarc_ts"], code=[_SWEEPS, _RUNS], run=deferred(_SWEEPS, "sweep_step"))
+
+    def sweep_cube_path(self, parameter: str, scale: str | None = None) -> str:
+        return f"results/zeng_{parameter}.{scale or self.scale}.nc"
+
+    def sweep_aggregate_step(self) -> Step:
+        def inputs(w):
+            spec = self.sweeps()[w.parameter]
+            seeds = self.seeds(w.scale)
+            return {"sweep": [self.sweep_summary(w.scale, w.parameter, v, s)
+                              for v in self.sweep_values(w.parameter, w.scale) for s in seeds],
+                    "main": [self.glts_summary(w.scale, spec["workload"], s) for s in seeds]}
+
+        def params(w):
+            spec = self.sweeps()[w.parameter]
+            return {"parameter": w.parameter, "workload": spec["workload"],
+                    "variants": list(spec["variants"]),
+                    "values": self.sweep_values(w.parameter, w.scale),
+                    "published_value": self.published_value(w.parameter),
+                    "subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
+                                "sweep": {"parameter": w.parameter, "workload": spec["workload"],
+                                          "variants": list(spec["variants"]),
+                                          "values": self.sweep_values(w.parameter, w.scale)}}}
+        return Step(
+            "zeng_aggregate_sweep", stage="aggregate",
+            message="Aggregating paper Z's sweep of {wildcards.parameter} ({wildcards.scale})",
+            input=inputs, output={"cube": "results/zeng_{parameter}.{scale}.nc"}, params=params,
+            wildcard_constraints={"parameter": "|".join(self.sweeps())},
+            report={"cube": "cube"},
+            code=[_SWEEPS], run=deferred(_SWEEPS, "aggregate_step", repo=self.repo))
+
+    def sweep_outputs(self) -> dict[str, str]:
+        out = {}
+        for param, spec in self.sweeps().items():
+            fig = f"fig{spec['figure']}" if spec.get("figure") else "sweep"
+            out[f"figure_{param}"] = f"{OUT}/{fig}_{param}.png"
+            out[f"md_{param}"] = f"{OUT}/sweep_{param}.md"
+            out[f"csv_{param}"] = f"{OUT}/sweep_{param}.csv"
+        return out
+
+    def sweep_figures_step(self) -> Step:
+        scale = self.scale
+        return Step(
+            "zeng_figures_sweeps", stage="figures",
+            message=f"Drawing paper Z's sweeps, Figs. 8-9 ({scale} scale)",
+            input={"published": self.published_path,
+                   **{f"cube_{p}": self.sweep_cube_path(p) for p in self.sweeps()}},
+            output=self.sweep_outputs(),
+            params={**self._common(), "sweeps": {p: {"workload": s["workload"],
+                                                     "figure": s.get("figure")}
+                                                 for p, s in self.sweeps().items()}},
+            report={k: "zeng" for k in self.sweep_outputs()},
+            code=[_SWEEPS], run=deferred(_SWEEPS, "figures_step"))
+
+    # ------------------------------------- part 2: Figs. 1 and 5's examples
+    def examples_outputs(self) -> dict[str, str]:
+        return {"fig1": f"{OUT}/fig1_node_usage.png", "fig5": f"{OUT}/fig5_group.png",
+                "md": f"{OUT}/examples.md", "json": f"{OUT}/examples.json"}
+
+    def examples_step(self) -> Step:
+        return Step(
+            "zeng_examples", stage="figures",
+            message="Simulating and drawing paper Z's worked examples, Figs. 1 and 5",
+            input={"published": self.published_path}, output=self.examples_outputs(),
+            params={"policy_params": self.glts_params()},
+            report={k: "zeng" for k in self.examples_outputs()},
+            policies=["glomarc_ts", "scojo_pect"], code=[_EXAMPLES],
+            run=deferred(_EXAMPLES, "examples_step"))
+
+    def _run_params(self) -> dict:
+        """What every G-LOMARC-TS run step needs besides the policy's parameters."""
+        pub = self.published
+        return {"nodes": self.nodes(), "rr_bound": float(self.spec["rr_bound"]),
+                "rr_bounds": [float(b) for b in self.spec["rr_bounds"]],
+                "n_high": int(pub["table6"]["N_H"]),
+                "table4": {k: pub["table4"][k] for k in ("bins", "sl_scr", "sl_sno", "sl_cos")}}
 
     def workload_path(self, scale, workload, seed, ext="csv.gz") -> str:
         return f"{DATA}/{scale}/{workload}/seed{seed}.{ext}"
@@ -364,11 +529,13 @@ class Zeng(Study):
             message=f"Checking paper Z's claims on our runs ({scale} scale)",
             input={"cube": self.cube_path(), "published": self.published_path,
                    "table5": f"{OUT}/table5.csv",
-                   **({"glts": self.glts_cube_path()} if self.glts_variants() else {})},
+                   **({"glts": self.glts_cube_path()} if self.glts_variants() else {}),
+                   **{f"sweep_{p}": self.sweep_cube_path(p) for p in self.sweeps()},
+                   **({"examples": self.examples_outputs()["json"]} if self.glts_variants() else {})},
             output={"csv": self.claims_file()},
             params={**self._common(), "thresholds": dict(self.spec["claims"])},
             report={"csv": "zeng"},
-            code=[_REPORT, _GLTS], run=deferred(_REPORT, "claims_step"))
+            code=[_REPORT, _GLTS, _SWEEPS, _EXAMPLES], run=deferred(_REPORT, "claims_step"))
 
     def readme_step(self) -> Step:
         scale = self.scale
@@ -385,7 +552,8 @@ class Zeng(Study):
                     "policy_params": self.policy_params(),
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "zeng"},
-            code=[_REPORT], run=deferred(_REPORT, "readme_step"))
+            # The README copies the policy's docstring (the Fig. 3 flow).
+            code=[_REPORT, "simlib.policies.glomarc_ts"], run=deferred(_REPORT, "readme_step"))
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:
@@ -426,4 +594,31 @@ class Zeng(Study):
             Artifact(s, self.glts_outputs()["headline_csv"], "Same table, CSV"),
             Artifact(s, self.glts_cube_path(), "Cube (netCDF): G-LOMARC-TS variants and SSP, dims "
                      "(workload, scheduler, seed)"),
-        ] if self.glts_variants() else [])
+        ] if self.glts_variants() else []) + self._sweep_artifacts() + self._example_artifacts()
+
+    def _sweep_artifacts(self) -> list[Artifact]:
+        from .sweeps import PARAMETERS
+        s, o, out = self.section, self.sweep_outputs(), []
+        for param, spec in self.sweeps().items():
+            name, fig = PARAMETERS[param][0], spec.get("figure")
+            what = (f"RR of {', '.join(spec['variants'])} against {name} under "
+                    f"{spec['workload']} (mean and 95 % CI over seeds)")
+            out += [Artifact(s, o[f"figure_{param}"], (f"Fig. {fig}: " if fig else "") + what),
+                    Artifact(s, o[f"md_{param}"], f"The sweep of {name} as a table: RR per class "
+                             "and the group counters per variant and value"),
+                    Artifact(s, o[f"csv_{param}"], "Same table, CSV"),
+                    Artifact(s, self.sweep_cube_path(param), f"Cube (netCDF): the sweep of {name}, "
+                             f"dims (variant, {param}, seed)")]
+        return out
+
+    def _example_artifacts(self) -> list[Artifact]:
+        if not self.glts_variants():
+            return []
+        s, o = self.section, self.examples_outputs()
+        return [Artifact(s, o["fig1"], "Fig. 1: six jobs under space sharing (SSP) and "
+                         "G-LOMARC-TS on 4 nodes, core by core; the node time each holds"),
+                Artifact(s, o["fig5"], "Fig. 5: the three-job group (Job 3 primary, Jobs 1-2 "
+                         "matched) from a simulation; utilization gain by formulas 5 and 6"),
+                Artifact(s, o["md"], "The two examples' jobs, every running period and "
+                         "their numbers"),
+                Artifact(s, o["json"], "Same numbers, JSON (read by the claims step)")]

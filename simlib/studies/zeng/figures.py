@@ -15,7 +15,7 @@ import pandas as pd
 import xarray as xr
 from matplotlib.patches import Patch, Rectangle
 
-from simlib.figures.common import new_figure, save_figure
+from simlib.figures.common import footer, new_figure, save_figure
 from simlib.stats import mean_ci
 
 from .published import load_published
@@ -48,7 +48,7 @@ def ssp_rr_figure(cube: xr.Dataset, pub: dict, scale_note: str):
     ax.set_ylabel("average bounded relative response time RR")
     ax.set_title("SSP (Scojo-PECT, space sharing): RR per job class", fontsize=10)
     ax.legend(fontsize=8)
-    fig.text(0.01, 0.005, scale_note, fontsize=7, color="0.35")
+    footer(fig, scale_note)
     return fig
 
 
@@ -102,7 +102,7 @@ def table4_figure(t4: pd.DataFrame, scale_note: str):
         ax.set_title(name.upper().replace("SL_", "SL_"), fontsize=9)
     axes[0].set_ylabel("% per range")
     axes[0].legend(fontsize=7)
-    fig.text(0.01, 0.005, scale_note, fontsize=7, color="0.35")
+    footer(fig, scale_note)
     return fig
 
 

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from simlib.claims import Claim, Verdict
+from simlib.claims import Claim, Verdict, verdict_from_hits
 from simlib.cube import provenance, write_cube
-from simlib.figures.common import new_figure, save_figure
+from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 from simlib.stats import mean_ci
@@ -28,6 +28,7 @@ from .cubes import build, ci_text
 from .published import load_published
 
 __all__ = ["SCHEDULERS", "records", "improvements", "headline_table", "headline_claims",
+           "counter_claims",
            "aggregate_step", "figures_step"]
 
 #: Display order: SSP (part 1), then the variants.
@@ -165,6 +166,66 @@ def headline_claims(cube: xr.Dataset, pub: dict, tol: float) -> list[Claim]:
     return out
 
 
+def _near(values, printed: float, tol: float, relative: bool) -> tuple[bool, str]:
+    """Mean over seeds within ``tol`` of ``printed`` (relative or absolute), or the 95 % CI holding it."""
+    m, h, text = ci_text(values, ".3g", ".2g")
+    close = abs(m - printed) <= (tol * abs(printed) if relative else tol)
+    inside = bool(np.isfinite(h) and abs(m - printed) <= h)
+    return bool(close or inside), text
+
+
+def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float) -> list[Claim]:
+    """The verdicts on §5.2-§5.3's counters: groups, jobs per group, eligible share,
+    candidates per decision, delay factors (GLTS).
+
+    Each case: the mean over seeds within the tolerance of the printed value
+    (``tol`` relative for counts and shares, ``delay_tol`` absolute for delay
+    factors), or the printed value inside the 95 % CI: a hit. All hits:
+    reproduced; some: partly; none: not reproduced.
+    """
+    h = pub["headline"]
+    g = cube.sel(scheduler="GLTS")
+    workloads = cube["workload"].values.tolist()
+    rule = ("per case: the mean over seeds within {t} of the printed value, or the printed value "
+            "inside the 95 % CI over seeds: a hit; all hits: reproduced; some: partly; none: not "
+            "reproduced")
+    specs = [
+        ("G-LOMARC-TS forms groups of 2.5 jobs (W1) and 2.6 jobs (W2) on average", "§5.2-§5.3",
+         "jobs_per_group", {w: h["jobs_per_group"][w] for w in workloads if w in h["jobs_per_group"]},
+         tol, True),
+        ("G-LOMARC-TS forms about 1,500 groups under W1 and about 2,000 under W2 (10,000 jobs)",
+         "§5.2-§5.3", "groups", {w: h["groups"][w] for w in workloads if w in h["groups"]}, tol, True),
+        (f"{h['eligible_in_groups']} % of the eligible (medium and long) jobs run in a group (W1)",
+         "§5.2", "eligible_in_groups", {"W1": h["eligible_in_groups"]}, tol, True),
+        (f"The number of matchmaking candidates is below 4 in {h['candidates_below_4']} % of the "
+         "decisions (W1)", "§5.3", "candidates_below_4", {"W1": h["candidates_below_4"]}, tol, True),
+        (f"Delay factors R / R_est of medium and long jobs: 75th percentile "
+         f"{h['delay_factor_percentiles']['p75']}, 95th {h['delay_factor_percentiles']['p95']} (W1)",
+         "§5.2", None, {"delay_p75_ml": h["delay_factor_percentiles"]["p75"],
+                        "delay_p95_ml": h["delay_factor_percentiles"]["p95"]}, delay_tol, False),
+    ]
+    out = []
+    for statement, source, var, printed, t, relative in specs:
+        hits, parts = 0, []
+        for key, value in printed.items():
+            if var is None:   # cases are variables (W1)
+                vals, label = g[key].sel(workload="W1").values, key
+            elif key not in workloads:
+                continue
+            else:
+                vals, label = g[var].sel(workload=key).values, key
+            ok, text = _near(vals, float(value), t, relative)
+            hits += ok
+            parts.append(f"{label}: {text} (printed {value})")
+        tol_text = f"{t:g} x the printed value" if relative else f"{t:g}"
+        out.append(Claim("zeng", statement, source,
+                         ", ".join(f"{k} {v}" for k, v in printed.items()),
+                         "; ".join(parts) + " (mean ± 95 % CI over seeds)",
+                         rule.format(t=tol_text), verdict_from_hits(hits, len(parts)),
+                         figure="headline.md"))
+    return out
+
+
 def aggregate_step(ctx, repo=None) -> None:
     """Step ``zeng_aggregate_glts``: inputs ``ssp`` and ``glts`` summaries; output ``cube``."""
     ssp = [json.loads(Path(p).read_text()) for p in ctx.input.ssp]
@@ -208,7 +269,7 @@ def figures_step(ctx) -> None:
     ax.set_ylabel("average bounded relative response time RR")
     ax.set_title("Fig. 6 (ours): RR per scheduler and G-LOMARC-TS variant, workload W1", fontsize=10)
     ax.legend(fontsize=7, ncol=4)
-    fig.text(0.01, 0.005, note, fontsize=7, color="0.35")
+    footer(fig, note)
     save_figure(fig, out.fig6)
     fig = new_figure(6.5, 3.6)
     ax = fig.add_subplot()
@@ -216,7 +277,7 @@ def figures_step(ctx) -> None:
     ax.set_ylabel("core utilization U_core")
     ax.set_title("Fig. 7 (ours): core utilization in high-load phases, W1", fontsize=10)
     ax.legend(fontsize=7, ncol=4)
-    fig.text(0.01, 0.005, note, fontsize=7, color="0.35")
+    footer(fig, note)
     save_figure(fig, out.fig7)
     table = headline_table(cube, pub)
     write_csv(table, out.headline_csv, index=False)

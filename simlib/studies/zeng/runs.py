@@ -20,7 +20,7 @@ from ...platform import Platform
 from ...policies import make_policy
 
 __all__ = ["RunResult", "RunningPeriods", "run", "machine", "engine_jobs", "simulate_step",
-           "glts_step", "MACHINES"]
+           "glts_step", "glts_metrics", "MACHINES"]
 
 #: The machines of a run: paper Z's (§5.1) and §4.8's reference machine.
 MACHINES = ("multicore", "single_core")
@@ -180,24 +180,33 @@ def simulate_step(ctx) -> None:  # pragma: no cover - exercised through the pipe
     ctx.log.info("simulated %d jobs in %.1f s", len(frame), res.seconds)
 
 
+def glts_metrics(frame: pd.DataFrame, params: dict, seed: int, p: dict) -> tuple[dict, RunResult]:
+    """One G-LOMARC-TS run (``params`` name the variant) -> its flat metrics and the run.
+
+    ``p`` holds the step's ``nodes``, ``table4``, ``rr_bound``, ``rr_bounds``
+    and ``n_high``; the coscheduling slowdowns are drawn from ``seed``.
+    """
+    from .slowdowns import CoschedulingSlowdowns
+    from .summaries import summary
+    res = run(frame, policy="glomarc_ts", params=params, nodes=p["nodes"],
+              cos=CoschedulingSlowdowns(p["table4"], seed))
+    counts = {k: float(v) for k, v in res.counters.items()
+              if k not in ("simulated_seconds", "jobs")}
+    return ({**summary(res, nodes=p["nodes"], kind="multicore", bound=p["rr_bound"],
+                       bounds=p["rr_bounds"], n_high=p["n_high"]), **counts}, res)
+
+
 def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
     """Pipeline step: every G-LOMARC-TS variant on one (workload, seed) -> summary JSON."""
     from ...io import write_json
-    from .slowdowns import CoschedulingSlowdowns
-    from .summaries import summary
     from .workloads import read_workload
     p = ctx.params
     frame = read_workload(ctx.input.workload)
     seed = int(ctx.wildcards["seed"])
     out = {"workload": ctx.wildcards["workload"], "seed": seed, "variants": {}}
     for variant in p["variants"]:
-        res = run(frame, policy="glomarc_ts", params={**p["policy_params"], "variant": variant},
-                  nodes=p["nodes"], cos=CoschedulingSlowdowns(p["table4"], seed))
-        counts = {k: float(v) for k, v in res.counters.items()
-                  if k not in ("simulated_seconds", "jobs")}
-        out["variants"][variant] = {
-            **summary(res, nodes=p["nodes"], kind="multicore", bound=p["rr_bound"],
-                      bounds=p["rr_bounds"], n_high=p["n_high"]), **counts}
+        metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant}, seed, p)
+        out["variants"][variant] = metrics
         ctx.log.info("%s: %d jobs in %.1f s, %d groups", variant, len(frame), res.seconds,
                      res.counters.get("groups", 0))
     write_json(out, ctx.output.summary)

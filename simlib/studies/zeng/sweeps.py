@@ -1,0 +1,374 @@
+"""Paper Z's parameter sweeps: RR against ``BLOCK_SIZE`` (Fig. 8, W2) and ``F_slack`` (Fig. 9, W1).
+
+A sweep (grid ``studies.zeng.glts.sweeps.<parameter>``) names a
+G-LOMARC-TS parameter, a workload, the variants drawn and the values run
+besides Table 6's. Steps:
+
+================== ===========================================================
+zeng_sweep         one (parameter, value, seed): every variant of the sweep
+                   whose runs depend on the parameter, on the sweep's
+                   workload (:func:`sweep_step`); chunked this way the DAG
+                   stays small (values x seeds jobs per sweep)
+zeng_aggregate_sweep the cube ``results/zeng_<parameter>.<scale>.nc``, dims
+                   (variant, parameter, seed) (:func:`aggregate_step`)
+zeng_figures_sweeps Figs. 8 and 9 and a table per sweep (:func:`figures_step`)
+================== ===========================================================
+
+The point at Table 6's value, and the variants whose runs do not depend on
+the parameter (NH forms no blocks, so its block size is moot), come from
+the main runs of ``zeng_simulate_glts`` on the same workload and seeds:
+every point is paired by seed with every other, and Fig. 8's point at the
+printed block size is Fig. 6's W2 run. The verdicts are
+:func:`optimum_claim`, :func:`best_at_optimum_claim` and :func:`plateau_claim`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from simlib.claims import Claim, Verdict, verdict_from_hits
+from simlib.cube import provenance, write_cube
+from simlib.figures.common import footer, new_figure, save_figure
+from simlib.io import write_csv, write_json, write_text
+from simlib.markdown import markdown_table
+from simlib.stats import mean_ci
+
+from .cubes import build, ci_text
+
+__all__ = ["PARAMETERS", "depends", "value_tag", "records", "sweep_step", "aggregate_step",
+           "sweep_table", "optimum_claim", "best_at_optimum_claim", "plateau_claim",
+           "sweep_claims", "figures_step"]
+
+#: Sweepable G-LOMARC-TS parameters -> (Table 6 name, type, label on the axis).
+PARAMETERS = {
+    "block_size": ("BLOCK_SIZE", int, "block size (jobs per block, BLOCK_SIZE)"),
+    "f_slack": ("F_slack", float, "slack factor F_slack"),
+    "matched_larger": ("MATCHED_LARGER", float, "MATCHED_LARGER"),
+    "min_utilgain": ("MIN_UTILGAIN", float, "MIN_UTILGAIN"),
+    "running_prim_num": ("RUNNING_PRIM_NUM", int, "RUNNING_PRIM_NUM"),
+}
+_CLASSES = ("medium", "long", "all")
+_ORDER = ("GLTS", "CST", "CSTWS", "FBO", "NS", "NH")
+
+
+def depends(variant: str, parameter: str) -> bool:
+    """Whether a variant's runs depend on a parameter (NH forms no blocks).
+
+    Examples
+    --------
+    >>> depends("NH", "block_size"), depends("FBO", "block_size"), depends("NH", "f_slack")
+    (False, True, True)
+    """
+    from simlib.policies.glomarc_ts import VARIANTS
+    if parameter == "block_size":
+        return bool(VARIANTS[variant].get("blocks", True))
+    return True
+
+
+def value_tag(value) -> str:
+    """A sweep value as a path component (``{value}`` wildcard).
+
+    Examples
+    --------
+    >>> value_tag(12), value_tag(1.25), value_tag(2.0)
+    ('12', '1.25', '2')
+    """
+    return format(value, "g")
+
+
+def records(parameter: str, published_value, variants, values, sweep: list[dict],
+            main: list[dict], workload: str) -> list[dict]:
+    """One record per (variant, value, seed).
+
+    ``sweep`` holds the summaries of :func:`sweep_step`; ``main`` those of
+    the main runs (``zeng_simulate_glts``), which give the point at the
+    published value and, at every value, the variants that do not depend
+    on the parameter.
+
+    Examples
+    --------
+    >>> main = [{"workload": "W2", "seed": 0, "variants": {"GLTS": {"rr_all": 3.0},
+    ...                                                    "NH": {"rr_all": 4.0}}}]
+    >>> sw = [{"value": 8, "seed": 0, "variants": {"GLTS": {"rr_all": 5.0}}}]
+    >>> [(r["variant"], r["block_size"], r["rr_all"])
+    ...  for r in records("block_size", 16, ["GLTS", "NH"], [8], sw, main, "W2")]
+    [('GLTS', 8, 5.0), ('GLTS', 16, 3.0), ('NH', 8, 4.0), ('NH', 16, 4.0)]
+    """
+    cast = PARAMETERS[parameter][1]
+    every = sorted({cast(v) for v in values} | {cast(published_value)})
+    out = []
+    for s in sweep:
+        for variant, metrics in s["variants"].items():
+            out.append({"variant": variant, parameter: cast(s["value"]), "seed": int(s["seed"]),
+                        **metrics})
+    for g in main:
+        if g["workload"] != workload:
+            continue
+        for variant in variants:
+            at = [cast(published_value)] if depends(variant, parameter) else every
+            for v in at:
+                out.append({"variant": variant, parameter: v, "seed": int(g["seed"]),
+                            **g["variants"][variant]})
+    keys = sorted({k for r in out for k in r})
+    out = [{k: r.get(k, float("nan")) for k in keys} for r in out]
+    return sorted(out, key=lambda r: (_ORDER.index(r["variant"]), r[parameter], r["seed"]))
+
+
+def sweep_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
+    """Step ``zeng_sweep``: the sweep's variants at one (value, seed) -> summary JSON."""
+    from .runs import glts_metrics
+    from .workloads import read_workload
+    p = ctx.params
+    frame = read_workload(ctx.input.workload)
+    seed = int(ctx.wildcards["seed"])
+    out = {"parameter": p["parameter"], "value": p["value"], "workload": p["workload"],
+           "seed": seed, "variants": {}}
+    for variant in p["variants"]:
+        metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant,
+                                            p["parameter"]: p["value"]}, seed, p)
+        out["variants"][variant] = metrics
+        ctx.log.info("%s, %s = %s: %d jobs in %.1f s, %d groups", variant, p["parameter"],
+                     p["value"], len(frame), res.seconds, res.counters.get("groups", 0))
+    write_json(out, ctx.output.summary)
+
+
+def aggregate_step(ctx, repo=None) -> None:
+    """Step ``zeng_aggregate_sweep``: inputs ``sweep`` and ``main`` summaries; output ``cube``."""
+    p = ctx.params
+    sweep = [json.loads(Path(f).read_text()) for f in ctx.input.sweep]
+    main = [json.loads(Path(f).read_text()) for f in ctx.input.main]
+    parameter, subtree = p["parameter"], p["subtree"]
+    recs = records(parameter, p["published_value"], p["variants"], p["values"], sweep, main,
+                   p["workload"])
+    attrs = provenance(subtree, repo_dir=repo)
+    constant = [v for v in p["variants"] if not depends(v, parameter)]
+    attrs.update({"study": "zeng", "experiment": f"sweep of {parameter}", "scale": subtree["scale"],
+                  "parameter": parameter, "workload": p["workload"],
+                  "published_value": p["published_value"],
+                  "constant_variants": ", ".join(constant) or "none",
+                  "title": f"paper Z (Zeng & Sodan), G-LOMARC-TS against {parameter}, "
+                           f"workload {p['workload']}, {subtree['scale']} scale",
+                  "config_subtree": json.dumps(subtree, sort_keys=True)})
+    cube = build(recs, attrs, dims=["variant", parameter, "seed"])
+    cube = cube.reindex(variant=[v for v in _ORDER if v in cube["variant"].values])
+    cube["variant"].attrs["long_name"] = "G-LOMARC-TS variant (paper Z §5.1)"
+    cube[parameter].attrs["long_name"] = (f"{PARAMETERS[parameter][2]}; Table 6's value "
+                                          f"{p['published_value']} from the main runs")
+    write_cube(cube, ctx.output.cube)
+    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+
+
+# ------------------------------------------------------------------ verdicts
+def _rr(cube: xr.Dataset, variant: str, value, cls: str) -> np.ndarray:
+    param = cube.attrs["parameter"]
+    return cube[f"rr_{cls}"].sel(variant=variant, **{param: value}).values.astype(float)
+
+
+def optimum_claim(cube: xr.Dataset, printed, statement: str, source: str) -> Claim:
+    """The block size of lowest mean RR (GLTS) is the printed one, for medium and long jobs.
+
+    Per class: the printed value has the lowest mean RR over seeds: a hit;
+    else, if the paired difference to the best value's RR has a 95 % CI that
+    includes 0, a tie. Both hits: reproduced; a hit or a tie: partly; else
+    not reproduced. Not testable when the printed value was not run.
+    """
+    param = cube.attrs["parameter"]
+    values = cube[param].values.tolist()
+    crit = (f"per class (medium, long), GLTS: the {param} of lowest mean RR over seeds is "
+            f"{printed}: a hit; else, if RR({printed}) - RR(best) (paired by seed) has a 95 % CI "
+            "holding 0: a tie; both hits: reproduced; any hit or tie: partly; else not reproduced")
+    if printed not in values:
+        return Claim("zeng", statement, source, f"{printed}", f"{printed} not run ({values})", crit,
+                     Verdict.NOT_TESTABLE, figure="sweep_block_size.md")
+    hits = ties = 0
+    parts = []
+    for cls in ("medium", "long"):
+        means = {v: mean_ci(_rr(cube, "GLTS", v, cls))[0] for v in values}
+        best = min(values, key=lambda v: means[v])
+        if best == printed:
+            hits += 1
+            parts.append(f"{cls}: lowest at {best} (RR {means[best]:.2f})")
+            continue
+        m, h, _ = mean_ci(_rr(cube, "GLTS", printed, cls) - _rr(cube, "GLTS", best, cls))
+        tie = bool(np.isfinite(h) and abs(m) <= h)
+        ties += tie
+        parts.append(f"{cls}: lowest at {best} (RR {means[best]:.2f}); at {printed} "
+                     f"{means[printed]:.2f}, paired difference {m:.2f}"
+                     + ("" if np.isnan(h) else f" ± {h:.2f}") + (" (tie)" if tie else ""))
+    verdict = (Verdict.REPRODUCED if hits == 2 else
+               Verdict.PARTLY if hits + ties else Verdict.NOT_REPRODUCED)
+    return Claim("zeng", statement, source, f"{printed}",
+                 "; ".join(parts) + f" ({cube.attrs['workload']}, {param} in {values})", crit,
+                 verdict, figure="fig8_block_size.png")
+
+
+def best_at_optimum_claim(cube: xr.Dataset, printed, statement: str, source: str) -> Claim:
+    """At the printed optimum GLTS has the lowest RR of the variants drawn (medium and long).
+
+    One case per (class, other variant): GLTS lower in every seed (paired).
+    """
+    param = cube.attrs["parameter"]
+    others = [v for v in cube["variant"].values.tolist() if v != "GLTS"]
+    crit = (f"at {param} = {printed}, per (class medium/long, other variant): GLTS's RR lower "
+            "in every seed (paired): a hit; all hits: reproduced; some: partly; none: not "
+            "reproduced")
+    if printed not in cube[param].values.tolist() or not others:
+        return Claim("zeng", statement, source, "GLTS best", "not run", crit,
+                     Verdict.NOT_TESTABLE, figure="fig8_block_size.png")
+    hits, parts = 0, []
+    for cls in ("medium", "long"):
+        g = _rr(cube, "GLTS", printed, cls)
+        for o in others:
+            d = _rr(cube, o, printed, cls) - g
+            hits += bool((d > 0).all())
+            parts.append(f"{cls} vs {o} {mean_ci(d)[0]:+.2f}")
+    return Claim("zeng", statement, source, "GLTS best at the optimum block size",
+                 "RR(other) - RR(GLTS), mean over seeds: " + ", ".join(parts)
+                 + f" ({cube.attrs['workload']}, {param} = {printed})", crit,
+                 verdict_from_hits(hits, 2 * len(others)), figure="fig8_block_size.png")
+
+
+def plateau_claim(cube: xr.Dataset, threshold, tol: float, statement: str, source: str) -> Claim:
+    """RR improves with F_slack up to ``threshold`` and stays flat beyond it (GLTS).
+
+    Per class (medium, long, all), two cases: the smallest value's RR above
+    the threshold's in every seed (paired); for every value past the
+    threshold, the mean paired difference to the threshold's RR within
+    ``tol`` x its mean. All six: reproduced; some: partly; none: not reproduced.
+    """
+    param = cube.attrs["parameter"]
+    values = sorted(cube[param].values.tolist())
+    crit = (f"GLTS, per class (medium, long, all): (a) RR at the smallest {param} above RR at "
+            f"{threshold} in every seed (paired); (b) for every {param} > {threshold}, "
+            f"|mean paired difference to RR at {threshold}| <= {tol:g} x its mean; 6 of 6: "
+            "reproduced, some: partly, none: not reproduced")
+    below = [v for v in values if v < threshold]
+    above = [v for v in values if v > threshold]
+    if threshold not in values or not below or not above:
+        return Claim("zeng", statement, source, f"{threshold}", f"values run: {values}", crit,
+                     Verdict.NOT_TESTABLE, figure="fig9_f_slack.png")
+    hits, parts = 0, []
+    for cls in _CLASSES:
+        ref = _rr(cube, "GLTS", threshold, cls)
+        rise = _rr(cube, "GLTS", below[0], cls) - ref
+        a = bool((rise > 0).all())
+        devs = [mean_ci(_rr(cube, "GLTS", v, cls) - ref)[0] / ref.mean() for v in above]
+        b = bool(max(abs(x) for x in devs) <= tol)
+        hits += a + b
+        parts.append(f"{cls}: RR({below[0]:g}) - RR({threshold:g}) {rise.mean():+.2f}; past "
+                     f"{threshold:g} at most {100 * max(abs(x) for x in devs):.1f} % off")
+    return Claim("zeng", statement, source, f"no gain past {threshold}",
+                 "; ".join(parts) + f" ({cube.attrs['workload']}, {param} in {values})", crit,
+                 verdict_from_hits(hits, 6), figure="fig9_f_slack.png")
+
+
+def sweep_claims(cubes: dict[str, xr.Dataset], pub: dict, thresholds: dict) -> list[Claim]:
+    """The verdicts on §5.3-§5.4's sweeps, for the sweeps that were run."""
+    h = pub["headline"]
+    out = []
+    if "block_size" in cubes:
+        cube, opt = cubes["block_size"], int(h["optimum_block_size_w2"])
+        w = cube.attrs["workload"]
+        out += [optimum_claim(cube, opt, f"Under {w} the optimum block size of GLTS is {opt} for "
+                              "both medium and long jobs", "§5.3, Fig. 8"),
+                best_at_optimum_claim(cube, opt, f"Under {w}, GLTS achieves the best RR (of GLTS, "
+                                      "FBO, NS, NH) at the optimum block size", "§5.3, Fig. 8")]
+    if "f_slack" in cubes:
+        cube, thr = cubes["f_slack"], float(h["f_slack_plateau"])
+        out.append(plateau_claim(cube, thr, float(thresholds.get("plateau_tolerance", 0.05)),
+                                 f"RR improves as F_slack grows up to {thr:g}; larger slack "
+                                 f"factors give approximately equal RR ({cube.attrs['workload']})",
+                                 "§5.4, Fig. 9"))
+    return out
+
+
+# ------------------------------------------------------------ figures, tables
+def sweep_table(cube: xr.Dataset) -> pd.DataFrame:
+    """Per (variant, value): RR per class and the group counters, mean ± 95 % CI over seeds."""
+    param = cube.attrs["parameter"]
+    rows = []
+    for variant in cube["variant"].values.tolist():
+        for v in cube[param].values.tolist():
+            sel = cube.sel(variant=variant, **{param: v})
+            row = {"variant": variant, param: v,
+                   "source": ("main run" if v == cube.attrs["published_value"]
+                              or not depends(variant, param) else "sweep")}
+            for cls in _CLASSES:
+                row[f"rr_{cls}"] = ci_text(sel[f"rr_{cls}"].values, ".3g", ".2g")[2]
+            for var in ("groups", "jobs_per_group", "eligible_in_groups"):
+                if var in sel:
+                    row[var] = ci_text(sel[var].values, ".3g", ".2g")[2]
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _draw(ax, cube, variant, cls, **style):
+    param = cube.attrs["parameter"]
+    xs = cube[param].values.tolist()
+    stats = [mean_ci(_rr(cube, variant, x, cls)) for x in xs]
+    ax.errorbar(xs, [m for m, _, _ in stats], yerr=[0 if np.isnan(h) else h for _, h, _ in stats],
+                capsize=2, marker="o", ms=3, **style)
+
+
+def _figure(cube: xr.Dataset, path: str, title: str, note: str, printed, printed_label: str,
+            by_class: bool) -> None:
+    param = cube.attrs["parameter"]
+    variants = cube["variant"].values.tolist()
+    if by_class:   # one panel per class, one line per variant (Fig. 8)
+        fig = new_figure(11, 3.8)
+        axes = fig.subplots(1, 3)
+        for ax, cls in zip(axes, _CLASSES):
+            for v in variants:
+                flat = not depends(v, param)
+                _draw(ax, cube, v, cls, label=v + (" (no blocks)" if flat else ""),
+                      ls="--" if flat else "-")
+            ax.set_title(f"{cls} jobs", fontsize=9)
+    else:          # one panel, one line per class (Fig. 9)
+        fig = new_figure(6.5, 3.8)
+        axes = [fig.add_subplot()]
+        for cls in _CLASSES:
+            _draw(axes[0], cube, "GLTS", cls, label=f"{cls} jobs")
+    for ax in axes:
+        ax.axvline(printed, color="0.5", ls=":", lw=1, label=printed_label)
+        ax.set_xlabel(PARAMETERS[param][2], fontsize=8)
+        ax.set_ylabel("average bounded relative response time RR", fontsize=8)
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    footer(fig, note)
+    save_figure(fig, path)
+
+
+
+def figures_step(ctx) -> None:
+    """Step ``zeng_figures_sweeps``: per sweep its figure, table (Markdown and CSV)."""
+    from .published import load_published
+    p = ctx.params
+    pub = load_published(ctx.input.published)["headline"]
+    for parameter, spec in p["sweeps"].items():
+        cube = xr.load_dataset(ctx.input[f"cube_{parameter}"])
+        seeds = ", ".join(map(str, cube["seed"].values.tolist()))
+        note = (f"scale {p['scale']}: {p['jobs']} jobs, seeds {seeds}; RR bound "
+                f"{p['rr_bound']:g} s; mean and 95 % CI over seeds; Table 6's value "
+                f"{cube.attrs['published_value']} from the main runs")
+        if parameter == "block_size":
+            printed, label = int(pub["optimum_block_size_w2"]), "printed optimum"
+        elif parameter == "f_slack":
+            printed, label = float(pub["f_slack_plateau"]), "printed threshold"
+        else:
+            printed, label = cube.attrs["published_value"], "Table 6's value"
+        fig_no = spec.get("figure")
+        title = (f"{'Fig. ' + str(fig_no) + ' (ours)' if fig_no else 'Sweep'}: RR against "
+                 f"{PARAMETERS[parameter][0]}, workload {spec['workload']}")
+        _figure(cube, ctx.output[f"figure_{parameter}"], title, note, printed, label,
+                by_class=len(cube["variant"]) > 1)
+        table = sweep_table(cube)
+        write_csv(table, ctx.output[f"csv_{parameter}"], index=False)
+        write_text(ctx.output[f"md_{parameter}"],
+                   f"# Paper Z: G-LOMARC-TS against {PARAMETERS[parameter][0]}, workload "
+                   f"{spec['workload']}\n\n{note}. 'main run': the point comes from the runs "
+                   "of Figs. 6-7 (the same workloads and seeds); the printed value to compare: "
+                   f"{label} {printed}.\n\n" + markdown_table(table))
