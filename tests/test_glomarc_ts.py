@@ -274,3 +274,48 @@ def test_case_5_against_case_4_and_the_fairness_check(f_slack, ppn, finish):
     sim.run()
     assert pol.plan[0][1] == ppn and j.start == 60.0
     assert j.finish == pytest.approx(finish)
+
+
+def running_then_head(r_procs, h_procs):
+    """R (medium, PPN 2 on both nodes: Case 5's gain 4 / 2.625 - 1 is below Case 4's
+    2 / 1.05 - 1) runs from the slice start; the head H arrives at 100 s with no
+    whole node free. SL_cos = 1 both ways."""
+    r = zjob(0, 0.0, r_procs, 900.0, sl_scr=2.5, sl_sno=1.05)
+    h = zjob(1, 100.0, h_procs, 300.0, sl_scr=2.5, sl_sno=1.05)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False)
+    sim = Simulator(machine(2), [r, h], pol, debug=True)
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    return r, h, pol, watch
+
+
+def test_case_2_the_head_primary_on_the_idle_cores_of_a_running_job():
+    # R has 4 processes, H 3 (both on 2 nodes at PPN 2): as primary H holds 1.5 node-units
+    # per second against R's 2, so by formula 6 Case 2 (H primary) gains more than Case 3.
+    from simlib.policies.glomarc_ts import Member, utilization_gain
+    h = Member(1, 3, 300.0, 1.05, {0: 1.0})
+    r = Member(0, 4, 900.0 - 40 / 1.05, 1.05, {1: 1.0})   # 40 s run by 100 s
+    h_first, r_first = utilization_gain(h, [r]), utilization_gain(r, [h])
+    assert h_first.gain > r_first.gain
+    r, h, pol, watch = running_then_head(4, 3)
+    assert (pol.case2, pol.case3) == (1, 0) and h.start == 100.0
+    # Both at 1 / 1.05 (SL_cos = 1): H ends 315 s later, R as if alone.
+    assert h.finish == pytest.approx(100.0 + 300 * 1.05)
+    assert r.finish == pytest.approx(60.0 + 900 * 1.05)
+    assert watch.max_jobs_per_node == 2
+
+
+def test_case_3_a_running_primary_with_the_head_matched():
+    # R has 3 processes, H 4: now R as primary holds fewer node-units; Case 3 wins.
+    r, h, pol, watch = running_then_head(3, 4)
+    assert (pol.case2, pol.case3) == (0, 1) and h.start == 100.0
+    assert h.finish == pytest.approx(100.0 + 300 * 1.05)
+    assert watch.max_jobs_per_node == 2
+
+
+def test_without_cases_2_and_3_the_head_waits_for_whole_nodes():
+    r = zjob(0, 0.0, 4, 900.0, sl_scr=2.5, sl_sno=1.05)
+    h = zjob(1, 100.0, 3, 300.0, sl_scr=2.5, sl_sno=1.05)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, case2=False, case3=False)
+    Simulator(machine(2), [r, h], pol, debug=True).run()
+    assert (pol.case2, pol.case3) == (0, 0) and h.start == pytest.approx(r.finish)

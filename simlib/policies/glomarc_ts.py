@@ -337,12 +337,14 @@ class GLomarcTS(ScojoPECT):
     The order of tests (Fig. 3 is not in our copy; reconstructed from
     §4.3-§4.4), at every scheduling round of a medium or long slice::
 
-        start every job whose reservation is due (conservative, as SSP)
+        if no whole node is free now (counting those of jobs due now):
+           only the head's Cases 3 and 2 (they use the idle cores of
+           running jobs' nodes); then go to the last step
         if the virtual machine's load is low (its waiting jobs' processes
            fit its free nodes at one process per node): space sharing only
         for each waiting job J in FCFS order (the first: the head; the
            others: backfilling, where the paper also applies only Cases 1,
-           4 and 5):
+           4 and 5), while whole nodes are free:
             Case 5: J at 4 processes per node on whole nodes free now for its
                     whole planned run; gain 4 / (SL_scr SL_sno) - 1
             Case 2 (head only): J primary on the idle core of each CPU of
@@ -357,6 +359,8 @@ class GLomarcTS(ScojoPECT):
             take the option of highest gain (a group needs MIN_UTILGAIN and
                every member's predicted response within F_slack x R_est);
                none: Case 4, J keeps its reservation (space sharing, formula 8)
+        last: start every job whose reservation is due (conservative
+           backfilling, as SSP)
 
     Short jobs are only space-shared. A group runs as a whole: each member
     at ``1 / (self slowdown x SL_cos)`` (the primary at its worst SL_cos
@@ -505,8 +509,17 @@ class GLomarcTS(ScojoPECT):
             return self._hole_without(vm, due, v, 1e-9).bit_count()
 
         free = free_now()
+        if not free:
+            # No whole node free: Cases 1, 4 and 5 cannot start anything, but
+            # the head may still run on the idle cores of running jobs' nodes.
+            self._head = queue[0]
+            best = self._best_option(vm, queue[0], queue[1:], v, now, whole_nodes=False)
+            if best is not None:
+                best()
+                vm.queue = [j for j in vm.queue if j.state == WAITING]
+            return
         # Low load: every waiting job fits at one process per node.
-        if not free or sum(j.procs for j in queue) <= free:
+        if sum(j.procs for j in queue) <= free:
             return
         started = False
         self._head = queue[0]
@@ -523,8 +536,27 @@ class GLomarcTS(ScojoPECT):
         if started:
             vm.queue = [j for j in vm.queue if j.state == WAITING]
 
-    def _best_option(self, vm, job, others, v, now):
+    def _best_option(self, vm, job, others, v, now, whole_nodes=True):
         options = []
+        if whole_nodes:
+            self._whole_node_options(vm, job, others, v, now, options)
+        # Case 3 (the head only): a running primary, this job among the matched.
+        if self.params["case3"] and self._head is job:
+            group = self._case3(vm, job, others, v, now)
+            if group is not None:
+                options.append(group)
+        # Case 2 (the head only): this job the primary, running jobs matched.
+        if self.params["case2"] and self._head is job:
+            group = self._case2(vm, job, v, now)
+            if group is not None:
+                options.append(group)
+        if not options:
+            return None
+        # Ties: the first option (Case 4 before 5 before 1: space sharing first).
+        return max(options, key=lambda o: o[0])[1]
+
+    def _whole_node_options(self, vm, job, others, v, now, options):
+        """Cases 4, 5 and 1: the options that need whole nodes free now."""
         if self.reservation[job.idx][0] <= v + 1e-6:
             # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
             ppn = self.plan[job.idx][1]
@@ -546,20 +578,6 @@ class GLomarcTS(ScojoPECT):
         group = self._case1(vm, job, others, v, now)
         if group is not None:
             options.append(group)
-        # Case 3 (the head only): a running primary, this job among the matched.
-        if self.params["case3"] and self._head is job:
-            group = self._case3(vm, job, others, v, now)
-            if group is not None:
-                options.append(group)
-        # Case 2 (the head only): this job the primary, running jobs matched.
-        if self.params["case2"] and self._head is job:
-            group = self._case2(vm, job, v, now)
-            if group is not None:
-                options.append(group)
-        if not options:
-            return None
-        # Ties: the first option (Case 4 before 5 before 1: space sharing first).
-        return max(options, key=lambda o: o[0])[1]
 
     def _case1(self, vm, primary, others, v, now):
         max_sl = self.params["max_sl"]

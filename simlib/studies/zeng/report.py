@@ -213,7 +213,7 @@ def fig3_flow() -> str:
     Examples
     --------
     >>> fig3_flow().splitlines()[0].strip()
-    'start every job whose reservation is due (conservative, as SSP)'
+    'if no whole node is free now (counting those of jobs due now):'
     """
     import inspect
 
