@@ -43,6 +43,24 @@ def test_skip_count_reaches_cs_then_head_is_forced():
     assert pol.stats == {"head_start": 1, "basic_dp": 3, "reservation_dp": 1}
 
 
+def test_forced_starts_and_the_largest_skip_count_are_counted():
+    _, _, pol = run_k("delayed_los", SKIPS, 10, cs=2)
+    assert (pol.forced_starts, pol.max_skips) == (1, 2)
+    _, _, pol = run_k("delayed_los", SKIPS, 10, cs=0)   # LOS: every fitting head is forced
+    assert pol.forced_starts == pol.stats["head_start"] > 0 and pol.max_skips == 0
+
+
+def test_cs_infinity_never_forces_the_head():
+    # C_s = None (infinity): J1 is skipped at t = 0, 10 and 20, while the 4 + 6
+    # pairs fill the machine, and starts only when the queue holds nothing better.
+    jobs, _, pol = run_k("delayed_los", SKIPS, 10, cs=None)
+    assert schedule(jobs)[1] == (30, 130)
+    assert (pol.forced_starts, pol.max_skips) == (0, 3)
+    # Any C_s above the largest skip count gives the same run.
+    same, _, big = run_k("delayed_los", SKIPS, 10, cs=4)
+    assert schedule(same) == schedule(jobs) and big.forced_starts == 0
+
+
 def test_larger_cs_keeps_skipping():
     jobs, _, pol = run_k("delayed_los", SKIPS, 10, cs=3)
     assert schedule(jobs)[1] == (30, 130)

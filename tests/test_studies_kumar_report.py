@@ -202,3 +202,19 @@ def test_write_claims_and_readme_round_trip_through_the_files(published, plan, t
     assert "(1500 jobs of SDSC-SP2)" in text and "## Dedicated jobs" not in text
     for claim in verdicts["claim"]:
         assert claim.replace("|", "\\|") in text
+
+
+def test_cs_optimum_needs_the_limit_to_matter_when_infinity_was_run(published, plan):
+    from simlib.studies.kumar.plan import CS_INF
+    # C_s = infinity much worse than the optimum at 7: an interior optimum.
+    cs = cs_cube(cs=(1, 3, 5, 7, 8, 9, CS_INF), best=7)
+    claim = R.cs_optimum(published, cs, pick_cs(cs), plan)
+    assert claim.verdict is Verdict.REPRODUCED and "at C_s = ∞ (significantly worse)" in claim.ours
+    # Infinity as good as 7 (the skip limit never acts): near 7-8, but no interior optimum.
+    inf = list(cs["cs"].values).index(CS_INF)
+    seven = list(cs["cs"].values).index(7)
+    wait = cs["mean_wait"].values
+    wait[:, :, inf, :] = wait[:, :, seven, :]
+    claim = R.cs_optimum(published, cs, pick_cs(cs), plan)
+    assert claim.verdict is Verdict.PARTLY and "not significantly worse" in claim.ours
+    assert "∞" in R._ranges([6, 7, 8, CS_INF]) and R._ranges([6, 7, 8, CS_INF]) == "6–8, ∞"

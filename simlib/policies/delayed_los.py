@@ -15,7 +15,13 @@ A *scheduling cycle* is one policy round (one event time at which the
 policy runs with processors free); ``scount`` is counted per job and only
 while the job is the head. After a forced start the new head is examined
 in the same round (as LOS does), so the processors left are not wasted
-until the next event. With ``cs=0`` Delayed-LOS is LOS.
+until the next event. With ``cs=0`` Delayed-LOS is LOS; with ``cs=None``
+(C_s = infinity) a head is never forced: every start goes through Basic_DP.
+
+``forced_starts`` counts the heads started because their skip count had
+reached C_s (every head start when ``cs=0``); ``max_skips`` is the largest
+skip count any job reached. A run whose ``max_skips`` stays below C_s had
+no forced start and is the same run as with C_s = infinity.
 """
 from __future__ import annotations
 
@@ -34,16 +40,29 @@ class DelayedLOS(LOS):
     description = "LOS that may skip a fitting head job up to cs times for a better packing"
     defaults = {**LOS.defaults, "cs": 7}
 
+    @classmethod
+    def check_param_types(cls, params) -> None:
+        # cs=None (C_s = infinity) is checked in __init__; the int default would refuse it.
+        super().check_param_types({k: v for k, v in params.items()
+                                   if not (k == "cs" and v is None)})
+
     def __init__(self, **params):
         super().__init__(**params)
         cs = self.params["cs"]
-        if not isinstance(cs, int) or cs < 0:
-            raise ConfigError(f"{self.name}: cs (C_s) must be an integer >= 0, not {cs!r}")
+        if cs is not None and (not isinstance(cs, int) or isinstance(cs, bool) or cs < 0):
+            raise ConfigError(f"{self.name}: cs (C_s) must be an integer >= 0 or None "
+                              f"(infinity), not {cs!r}")
         self.cs = cs
         self.scount: dict[int, int] = {}
+        self.forced_starts = 0
+        self.max_skips = 0
 
     def head_must_start(self, head) -> bool:
-        return self.scount.get(head.idx, 0) >= self.cs
+        # Called only for a head that fits; True starts it at once.
+        forced = self.cs is not None and self.scount.get(head.idx, 0) >= self.cs
+        self.forced_starts += forced
+        return forced
 
     def head_skipped(self, head) -> None:
-        self.scount[head.idx] = self.scount.get(head.idx, 0) + 1
+        n = self.scount[head.idx] = self.scount.get(head.idx, 0) + 1
+        self.max_skips = max(self.max_skips, n)

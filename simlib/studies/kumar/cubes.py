@@ -44,7 +44,12 @@ RUN_INFO: dict[str, tuple[str, str, str]] = {
                              "mean over dedicated jobs of start - requested start"),
     "dedicated_on_time": ("1", "fraction of dedicated jobs started on time",
                           "dedicated jobs started at their requested start time / dedicated jobs"),
-    "cs_used": ("1", "C_s used", "skip-count threshold given to the policy (NaN: none)"),
+    "cs_used": ("1", "C_s used", "skip-count threshold given to the policy (NaN: none; "
+                "2147483647: infinity)"),
+    "forced_starts": ("1", "forced head starts", "heads Delayed-LOS started because their skip "
+                      "count had reached C_s (NaN: a policy without C_s)"),
+    "max_skip_count": ("1", "largest skip count", "largest skip count any job reached (below "
+                       "C_s: no forced start, the run equals C_s = infinity's)"),
 }
 
 
@@ -84,7 +89,9 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
                                "description": "run index; workload seed = "
                                               "SeedSequence([base_seed, purpose, seed])"})
     if purpose == "cs":
-        cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1"})
+        cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1",
+                                 "infinity": "2147483647 stands for C_s = infinity (no forced "
+                                             "start; run with the policy's cs=None)"})
     return cube
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ...io import write_csv
 from . import generator as kgen
-from .plan import FIGURES, KumarPlan, artifact_list
+from .plan import FIGURES, KumarPlan, artifact_list, cs_label
 from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
 __all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps"]
@@ -107,7 +107,8 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
             else:
                 rows = {w: f"{w}: " + ", ".join(
                     filter(None, [_nbar_text(load_cube, w, plan),
-                                  f"C_s = {cs_of(w)}" if cs_of(w) is not None else ""]))
+                                  f"C_s = {cs_label(cs_of(w))}" if cs_of(w) is not None
+                                  else ""]))
                     for w in spec["workloads"]}
                 plot_load_sweep(load_cube, spec["workloads"], out, scale_label=scale,
                                 policies={w: plan.load_sweeps[w] for w in spec["workloads"]},

@@ -16,7 +16,8 @@ from ...policies import POLICIES
 from ..base import load_tag
 from . import generator as kgen
 
-__all__ = ["PAPER_NAMES", "FIGURES", "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES",
+__all__ = ["CS_INF", "cs_value", "cs_label", "cs_param", "PAPER_NAMES", "FIGURES",
+           "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES",
            "KumarPlan", "spec_runs", "check_config", "workload_file", "artifact_list"]
 
 #: Registry name -> name printed in paper K.
@@ -72,6 +73,38 @@ HIGHER_IS_BETTER: dict[str, bool] = {"utilization": True, "mean_wait": False,
 PURPOSES: tuple[str, ...] = ("cs", "load")
 _PURPOSE_KEY = {"cs": 0, "load": 1}
 
+#: C_s = infinity in the C_s coordinate (grid token ``"inf"``): larger than
+#: any skip count a run can reach, and mapped to the policy's ``cs=None``
+#: (never forced) when a run is made, so the runs are those of C_s = infinity.
+CS_INF = 2**31 - 1
+
+
+def cs_value(token) -> int:
+    """A grid C_s (an integer, or ``"inf"``) as a C_s coordinate (:data:`CS_INF` for infinity).
+
+    Examples
+    --------
+    >>> cs_value(7), cs_value("inf") == CS_INF
+    (7, True)
+    """
+    return CS_INF if token == "inf" else int(token)
+
+
+def cs_label(cs) -> str:
+    """A C_s coordinate as text: its number, or the infinity sign.
+
+    Examples
+    --------
+    >>> cs_label(7), cs_label(CS_INF)
+    ('7', '∞')
+    """
+    return "∞" if int(cs) == CS_INF else str(int(cs))
+
+
+def cs_param(cs):
+    """The policy's ``cs`` for a C_s coordinate (None for infinity)."""
+    return None if cs is None or int(cs) == CS_INF else int(cs)
+
 
 # --------------------------------------------------------------------------
 # the plan: the grid of one scale
@@ -123,7 +156,7 @@ class KumarPlan:
             scale=scale,
             seeds=int(st["seeds"][scale]),
             loads=tuple(float(x) for x in st["loads"][scale]),
-            cs_values=tuple(int(x) for x in st["cs_values"][scale]),
+            cs_values=tuple(cs_value(x) for x in st["cs_values"][scale]),
             workloads={k: dict(v or {}) for k, v in st["workloads"].items()},
             policies={k: dict(v or {}) for k, v in st["policies"].items()},
             cs_sweep=cs,
@@ -172,7 +205,7 @@ class KumarPlan:
     def policy_params(self, policy: str, cs: int | None = None) -> dict:
         params = dict(self.policies.get(policy) or {})
         if cs is not None:
-            params["cs"] = int(cs)
+            params["cs"] = cs_param(cs)
         return params
 
     def generation_spec(self, purpose: str, workload: str) -> dict:
@@ -397,6 +430,8 @@ def artifact_list(plan: KumarPlan, fig1: bool = True) -> list[dict]:
         "n_bar")
     add("cs_pick", ("csv",), "C_s picked per P_S by the pipeline from the C_s sweep", "pick",
         "cs")
+    add("cs_forced_starts", ("md", "csv"), "C_s sweep: forced head starts per run, the largest "
+        "skip count and the mean wait per C_s (∞ included)", "tables", "fig5")
     add("claims", ("csv",), "Every tested claim with published and reproduced numbers and a "
         "verdict", "tables", "claims")
     return out

@@ -23,13 +23,12 @@ import pandas as pd
 import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from ...figures.common import save_figure, time_unit
 from ...figures.gantt import draw_jobs
-from .plan import PAPER_NAMES
+from .plan import CS_INF, PAPER_NAMES, cs_label
 
-__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "plot_cs_sweep",
+__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "cs_axis", "plot_cs_sweep",
            "plot_load_sweep", "save"]
 
 _FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
@@ -209,6 +208,30 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
 # --------------------------------------------------------------------------
 # Figs. 5-6: the C_s sweep
 # --------------------------------------------------------------------------
+def cs_axis(values) -> tuple[np.ndarray, list[float], list[str]]:
+    """x positions, ticks and tick labels of C_s values; infinity one step past the largest.
+
+    Examples
+    --------
+    >>> from simlib.studies.kumar.plan import CS_INF
+    >>> x, ticks, labels = cs_axis([1, 2, 20, CS_INF])
+    >>> x.tolist(), labels
+    ([1.0, 2.0, 20.0, 22.0], ['1', '2', '20', '∞'])
+    """
+    v = np.asarray(values, dtype=float)
+    inf = v == float(CS_INF)
+    fin = v[~inf]
+    x = v.copy()
+    if inf.any():
+        top = fin.max() if fin.size else 0.0
+        x[inf] = top + max(2.0, 0.1 * (top - (fin.min() if fin.size else 0.0)))
+    shown = fin if fin.size <= 12 else fin[np.isin(fin, np.unique(
+        np.r_[fin.min(), fin.max(), fin[np.mod(fin, 5) == 0]]))]
+    ticks = [float(t) for t in shown] + [float(t) for t in x[inf]]
+    labels = [cs_label(t) for t in shown] + ["∞"] * int(inf.sum())
+    return x, ticks, labels
+
+
 def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str,
                   swept: str = "delayed_los", policies: Sequence[str] = ("easy", "los"),
                   metrics: Sequence[str] = ("utilization", "mean_wait"),
@@ -237,7 +260,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
     from ...metrics import percent_improvement
 
     sub = cube.sel(workload=workload)
-    x = sub["cs"].values.astype(float)
+    x, ticks, tick_labels = cs_axis(sub["cs"].values)
     fig, axes = _new_figure(1, len(metrics) + (paired is not None), 4.2, 3.3)
     if paired is not None:
         ax = axes[0][-1]
@@ -255,7 +278,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
                     label=f"over {st['label']}")
             ax.fill_between(x, lo, hi, color=st["color"], alpha=0.18, linewidth=0)
         ax.axhline(0, color="0.3", linewidth=0.8)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xticks(ticks, tick_labels)
         ax.set_xlabel("maximum skip count C_s")
         ax.set_ylabel(f"% improvement in {_SHORT.get(paired, paired)} (paired)")
         ax.set_title(f"{policy_style(swept)['label']}'s improvement", fontsize="medium")
@@ -269,12 +292,14 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
                 _draw(ax, x, da.sel(policy=p), p, factor,
                       linestyle="--" if p != swept else "-")
         if pick is not None:
-            ax.axvline(pick, color="0.3", linestyle=":", linewidth=1)
-            right = pick > (x.min() + x.max()) / 2
-            ax.annotate(f"picked C_s = {pick}", (pick, 1.0), xycoords=("data", "axes fraction"),
+            at = float(x[list(sub["cs"].values).index(pick)]) if pick in sub["cs"].values else pick
+            ax.axvline(at, color="0.3", linestyle=":", linewidth=1)
+            right = at > (x.min() + x.max()) / 2
+            ax.annotate(f"picked C_s = {cs_label(pick)}", (at, 1.0),
+                        xycoords=("data", "axes fraction"),
                         xytext=(-3 if right else 3, -12), textcoords="offset points",
                         ha="right" if right else "left", fontsize="small", color="0.3")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xticks(ticks, tick_labels)
         ax.set_xlabel("maximum skip count C_s")
         _metric_axis(ax, m, unit)
     axes[0][len(metrics) - 1].legend(fontsize="small")

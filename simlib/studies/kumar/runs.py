@@ -24,7 +24,7 @@ from ...policies import make_policy
 from ...runner import simulate
 from ...workload.cwf import command_events, read_cwf, split_commands
 from ..base import load_tag
-from .plan import spec_runs, workload_file
+from .plan import cs_param, spec_runs, workload_file
 
 __all__ = ["run_metrics", "simulate_set", "simulate_chunk", "fig2_example"]
 
@@ -66,6 +66,9 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
     out["dedicated_jobs"] = int(ded.sum())
     ecc = getattr(policy, "ecc", None)
     out["commands_applied"] = float(ecc.applied) if ecc is not None else math.nan
+    # Delayed-LOS's skip limit at work: heads started because they reached C_s.
+    out["forced_starts"] = float(getattr(policy, "forced_starts", math.nan))
+    out["max_skip_count"] = float(getattr(policy, "max_skips", math.nan))
     return out
 
 
@@ -128,7 +131,7 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
         jobs_wl, commands = split_commands(wl)
         params = dict(spec["policy_params"])
         if cs is not None:
-            params["cs"] = int(cs)
+            params["cs"] = cs_param(cs)
         pol = make_policy(policy, **params)
         name = f"{workload}@load{load_tag(load)}#seed{seed}"
         res = simulate(jobs_wl, pol, cpus=machine, overrun=overrun, debug=debug,

@@ -134,6 +134,8 @@ class Kumar(Study):
         tables = {"tables_md": f"{OUT}/tables_iv_vii.md", "tables_csv": f"{OUT}/tables_iv_vii.csv",
                   "by_load_csv": f"{OUT}/improvements_by_load.csv",
                   "n_bar_md": f"{OUT}/n_bar.md", "n_bar_csv": f"{OUT}/n_bar.csv",
+                  "forced_md": f"{OUT}/cs_forced_starts.md",
+                  "forced_csv": f"{OUT}/cs_forced_starts.csv",
                   "claims_csv": self.claims_file()}
         examples = {"fig2_png": f"{OUT}/fig2_delayed_los_example.png",
                     "fig2_svg": f"{OUT}/fig2_delayed_los_example.svg",
@@ -281,7 +283,7 @@ class Kumar(Study):
         return {"published": str(self.published_path), "picks": self.picks_path(),
                 "load_cube": self.cube_path("load"), "tables_csv": f"{OUT}/tables_iv_vii.csv",
                 "claims_csv": f"{OUT}/claims.csv", "n_bar_csv": f"{OUT}/n_bar.csv",
-                "others": others}
+                "forced_csv": f"{OUT}/cs_forced_starts.csv", "others": others}
 
     def _fig1_scale(self) -> str:
         """Which part of which trace Fig. 1 simulates at this scale (for the README)."""
@@ -358,7 +360,7 @@ class Kumar(Study):
         from ...cube import read_cube
         from .published import load_published
         from .report import write_claims
-        from .tables import write_tables
+        from .tables import write_forced_starts, write_tables
         scale = ctx.params["scale"]
         published = load_published(ctx.input.published)
         load_cube = read_cube(ctx.input.load_cube)
@@ -366,10 +368,13 @@ class Kumar(Study):
                    for w, d in zip(ctx.params["workloads"], ctx.input.workloads)}
         tables, nbar = write_tables(load_cube, published, indices, scale=scale,
                                     seeds=self.plan.seeds, out=ctx.output)
+        cs_cube = read_cube(ctx.input.cs_cube)
+        write_forced_starts(cs_cube, ctx.output.forced_csv, ctx.output.forced_md, scale=scale,
+                            swept=self.plan.cs_sweep["swept"])
         fig1 = ctx.input.get("fig1_cube")
         verdicts = write_claims(ctx.output.claims_csv, scale=scale, picks_path=ctx.input.picks,
                                 published=published, load_cube=load_cube,
-                                cs_cube=read_cube(ctx.input.cs_cube),
+                                cs_cube=cs_cube,
                                 fig1_cube=None if fig1 is None else read_cube(fig1),
                                 n_bar=nbar, tables=tables, plan=self.plan)
         ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
@@ -387,7 +392,8 @@ class Kumar(Study):
             ctx.output.readme, plan=self.plan,
             artifacts=artifact_list(self.plan, fig1=self.fig1 is not None), published=published,
             picks_path=inp.picks, tables_csv=inp.tables_csv, claims_csv=inp.claims_csv,
-            n_bar_csv=inp.n_bar_csv, algorithms=algorithms_frame(published),
+            n_bar_csv=inp.n_bar_csv, forced_csv=inp.forced_csv,
+            algorithms=algorithms_frame(published),
             fig2=fig2_example(), dedicated=dedicated_frame(read_cube(inp.load_cube)),
             fig1_scale=ctx.params["fig1_scale"], cubes=ctx.params["cubes"])
         ctx.log.info("wrote %s (%d claims)", ctx.output.readme, len(claims_df))
