@@ -119,6 +119,8 @@ def _failing_inputs(published, plan):
         R.easy_outperforms_los: (load, "ps05", 0.5),
         R.delayed_los_close_to_easy: (load_cube(), "ps05", 0.5),  # 11 % better: not close
         R.ecc_lowers_improvements: (tables, "VI", "IV", "los_e", "los"),
+        # The same improvement with and without ECCs in every seed: no difference.
+        R.ecc_like_for_like: (load, *R.ECC_SAME_P_S[0]),
         R.headline_improvements: (tables, "IV"),
         R.n_bar_matches: (next(nbar.itertuples()),),
     }
@@ -218,3 +220,17 @@ def test_cs_optimum_needs_the_limit_to_matter_when_infinity_was_run(published, p
     claim = R.cs_optimum(published, cs, pick_cs(cs), plan)
     assert claim.verdict is Verdict.PARTLY and "not significantly worse" in claim.ours
     assert "∞" in R._ranges([6, 7, 8, CS_INF]) and R._ranges([6, 7, 8, CS_INF]) == "6–8, ∞"
+
+
+def test_ecc_like_for_like_is_paired_by_seed():
+    load = load_cube(seeds=(0, 1, 2, 3))
+    # Delayed-LOS-E's wait 5 % higher than in the synthetic cube, in every seed and load:
+    # its improvement over LOS-E drops by ~5 points against Delayed-LOS over LOS (P_S 0.5).
+    w = load["mean_wait"]
+    sel = dict(workload="elastic_batch", policy="delayed_los_e")
+    w.loc[sel] = w.sel(**sel).values * (1.05 + 0.001 * np.arange(4))
+    claim = R.ecc_like_for_like(load, *R.ECC_SAME_P_S[0])
+    assert claim.verdict is Verdict.REPRODUCED and "paired" in claim.ours
+    w.loc[sel] = w.sel(**sel).values / 1.2   # now better with ECCs in every seed
+    assert R.ecc_like_for_like(load, *R.ECC_SAME_P_S[0]).verdict is Verdict.CONTRADICTED
+    assert R.ecc_like_for_like(load.sel(workload=["ps05"]), *R.ECC_SAME_P_S[0]) is None
