@@ -118,6 +118,45 @@ def test_expand_on_completion_when_queue_empty():
     assert jobs[0].finish == 11.0
 
 
+def test_overhead_on_the_communication_fraction_only():
+    # u = 0.75 at MPL 2: max(1, 1.5) = 1.5 per work second, plus OV x (1 - 0.75).
+    jobs, pol = _one_shrink(0.75, ov_max=1.0, seed=7, ov_fraction="communication")
+    ov = pol.ov[0]
+    assert jobs[0].finish == pytest.approx(2.0 + 8.0 * (1.5 + 0.25 * ov))
+    # A job that only computes (u = 1) pays no overhead at all.
+    jobs, _ = _one_shrink(1.0, ov_max=1.0, seed=7, ov_fraction="communication")
+    assert jobs[0].finish == 18.0
+
+
+# J1 (4 procs, 20 s) and four serial jobs fill 8 CPUs; J6 (2 procs, 3 s) at 1 shrinks
+# J1; J7 (8 procs) at 2 cannot start even shrunk (4 CPUs; only J6 could give 1 back),
+# nor when J6 ends at 4 (2 free). The serial jobs end at 10 and J7 starts shrunk.
+BLOCKED = [(0, 4, 20, 100)] + [(0, 1, 10, 100)] * 4 + [(1, 2, 3, 100), (2, 8, 1, 100)]
+
+
+def test_expansion_when_the_head_is_blocked_is_a_switch():
+    # Default: J1 stays shrunk while J7 waits: 1 s expanded, 1.5 + 3 s of work shrunk by 10,
+    # then expanded once the queue is empty: 20 - 5.5 = 14.5 s more -> 24.5.
+    jobs, _ = run("fcfs_malleable", BLOCKED, 8, ov_max=0.0)
+    assert schedule(jobs)[1] == (0.0, 24.5) and schedule(jobs)[7] == (10.0, 12.0)
+    # Switch: J6's 2 CPUs go back to J1 at 4 (2.5 s of work done) -> 4 + 17.5 = 21.5.
+    jobs, _ = run("fcfs_malleable", BLOCKED, 8, ov_max=0.0, expand_when_blocked=True)
+    assert schedule(jobs)[1] == (0.0, 21.5) and schedule(jobs)[7] == (10.0, 12.0)
+
+
+def test_missing_utilization_imputed_with_the_trace_mean():
+    jobs = make_jobs([(0, 1, 5), (0, 1, 5), (0, 1, 5)])
+    for j, u in zip(jobs, (0.2, 0.6, float("nan"))):
+        j.cpu_util = u
+    Simulator(Platform.homogeneous(3), jobs,
+              make_policy("fcfs_malleable", impute_cpu_util="trace_mean")).run()
+    assert jobs[2].cpu_util == pytest.approx(0.4)
+    with pytest.raises(ConfigError, match="impute_cpu_util"):
+        make_policy("fcfs_malleable", impute_cpu_util="median")
+    with pytest.raises(ConfigError, match="ov_fraction"):
+        make_policy("fcfs_malleable", ov_fraction="half")
+
+
 def test_missing_cpu_utilization_default_and_bad_params():
     jobs = make_jobs([(0, 1, 5)])
     jobs[0].cpu_util = float("nan")

@@ -68,6 +68,11 @@ def test_the_repository_grid_passes_the_checks():
     (lambda s: s["readings"].update(bad={"ov_scope": "everywhere"}),
      "config studies.utrera.readings.bad: fcfs_malleable: ov_scope must be"),
     (lambda s: s.update(orders=["oldest", "sideways"]), "config studies.utrera.orders: "),
+    (lambda s: s["reading_factors"]["ov"].update(comm={"ov_fraction": "some"}),
+     r"config studies.utrera.reading_factors \(combination ov_comm\): fcfs_malleable: ov_fraction"),
+    (lambda s: s["reading_factors"].update(util={"mean": {"impute_cpu_util": "trace_mean"},
+                                                 "one": {}}),
+     "config studies.utrera.reading_factors.util.mean: the first level is the main reading's"),
     (lambda s: s["table1"].update(lublin_params="nope"),
      "config studies.utrera.table1.lublin_params: unknown parameter set 'nope'"),
     (lambda s: s.update(published="config/published/nope.yaml"),
@@ -111,9 +116,11 @@ def test_steps_keep_the_rule_names_and_stages():
 def test_trace_variants_and_their_labels():
     u = study()
     v = u.trace_variants()
-    assert list(v) == ["easy", "fcfs_malleable", "order-least_util", "order-longest",
-                       "order-shortest", "reading-ov0", "reading-ov_all_work",
-                       "reading-expand_started_shrunk"]
+    assert list(v)[:8] == ["easy", "fcfs_malleable", "order-least_util", "order-longest",
+                           "order-shortest", "reading-ov0", "reading-ov_all_work",
+                           "reading-expand_started_shrunk"]
+    # Then the 3 x 2 x 2 - 1 combinations of the reading factors.
+    assert len(v) == 8 + 11 and "reading-ov_comm__expand_blocked__util_mean" in v
     assert [v[k]["seeded"] for k in ("easy", "fcfs_malleable")] == [False, True]
     assert v["order-longest"]["params"] == {**u.policy("fcfs_malleable"), "order": "longest"}
     assert v["reading-ov0"]["label"] == "fcfs_malleable:ov0"
@@ -163,7 +170,7 @@ def test_simulation_inputs_and_params():
     agg = u.step("utrera_aggregate")
     assert agg.input(wildcards(part="long_util"))["summaries"][0] == \
         "results/runs/utrera/smoke/long_util/easy/util0.6/summary.json"
-    assert len(agg.input(wildcards(part="traces"))["summaries"]) == 3 * 8
+    assert len(agg.input(wildcards(part="traces"))["summaries"]) == 3 * (8 + 11)
     assert agg.params(wildcards(part="table1"))["seeds"] == [0, 1, 2]
     assert agg.params(wildcards(part="traces"))["seeds"] == [0, 1]
 
@@ -231,3 +238,19 @@ def test_code_inputs_follow_what_each_step_imports():
     assert {"studies/utrera/report.py", "claims.py", "markdown.py"} <= claims
     assert not any(f.startswith(("figures/", "engine/")) for f in claims)
     assert "claims.py" not in sims and "markdown.py" not in sims
+
+
+def test_reading_factors_give_every_combination_but_the_main_one():
+    u = study(edit=lambda s: s.update(reading_factors={
+        "ov": {"uniform": {}, "zero": {"ov_max": 0.0}},
+        "expand": {"emptyqueue": None, "blocked": {"expand_when_blocked": True}}}))
+    combos = u.combined_readings()
+    assert combos == {"expand_blocked": {"expand_when_blocked": True},
+                      "ov_zero": {"ov_max": 0.0},
+                      "ov_zero__expand_blocked": {"ov_max": 0.0, "expand_when_blocked": True}}
+    # Each runs on the traces beside the named readings, under its own label.
+    variants = u.trace_variants()
+    assert variants["reading-ov_zero__expand_blocked"]["label"] == \
+        "fcfs_malleable:ov_zero__expand_blocked"
+    assert variants["reading-ov_zero__expand_blocked"]["params"]["expand_when_blocked"] is True
+    assert set(u.single_readings()) < set(u.readings())

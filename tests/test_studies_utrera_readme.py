@@ -46,3 +46,25 @@ def test_verdict_table_renders_the_claims_file(tmp_path):
         "truncated \\|x\\| equal | – |",
         "| 2 | Table 3: MPL (Table 3) | 6 numbers | 1.2 vs 1.47 | **partly reproduced** | "
         "within 0.1 | reproduced |"]
+
+
+def test_reading_claim_matrix_rows_show_levels_verdicts_and_gains(tmp_path):
+    import pandas as pd
+    from simlib.claims import Claim, read_claims, write_claims
+    path = tmp_path / "claims.csv"
+    write_claims([Claim("U", "Fig. 2: nine numbers", "Sect. 3.1", "", "", "", "reproduced"),
+                  Claim("U", "Table 3: MPL", "Table 3", "", "", "", "partly reproduced")],
+                 path, scale="smoke")
+    alt = {"ov_zero": {"Table 3: MPL": "reproduced"}, "ov0": {"Table 3: MPL": "reproduced"}}
+    gains = pd.DataFrame({"policy": ["fcfs_malleable", "fcfs_malleable:ov_zero"],
+                          "trace": "mean of traces", "metric": "utrera_slowdown",
+                          "mean": [-9.0, 21.0], "ci95": 1.0, "n": 2})
+    p = {"readings": {"ov_zero": "fcfs_malleable:ov_zero", "ov0": "fcfs_malleable:ov0"},
+         "reading_factors": {"ov": {"uniform": {}, "zero": {"ov_max": 0.0}}}}
+    lines = readme._matrix(read_claims(path), alt, gains, p)
+    table = [ln for ln in lines if ln.startswith("|")]
+    assert table[0] == "| reading | ov | Table 3 | slowdown gain % | response gain % |"
+    assert table[2] == "| main | uniform | partly reproduced | -9.0 | – |"
+    assert table[3] == "| ov_zero | zero | reproduced | +21.0 | – |"
+    assert table[4] == "| ov0 | – | reproduced | – | – |"   # a named reading: no factor levels
+    assert "Most claims reproduced under one reading: 1 of 1 (ov_zero, ov0)" in " ".join(lines)

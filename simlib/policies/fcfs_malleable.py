@@ -30,8 +30,17 @@ job from the run's seed; expanded phases take 1 s per second of work.
 job with ``u < 1`` faster than its trace runtime (``stretch="as_printed"``
 restores it, floored at 0.01 so that ``u = 0`` does not mean zero time).
 ``ov_scope="all_work"`` charges OV on expanded work too.
+``ov_fraction="communication"`` charges OV on the job's communication
+fraction only, ``OV · (1 - u)`` per second of work (a job that only
+computes pays no sharing overhead).
 Jobs without CPU time in the trace use ``missing_cpu_util`` (default 1.0:
-no overlap of communication and computation is assumed).
+no overlap of communication and computation is assumed), or, with
+``impute_cpu_util="trace_mean"``, the mean utilization of the jobs that have one.
+
+Expansion (the text's "running shrunk jobs are expanded to the newly freed
+CPUs"): by default only when the queue is empty at a completion; with
+``expand_when_blocked=True`` also when the head cannot start at a
+completion (it keeps waiting, the freed CPUs go to shrunk jobs).
 """
 from __future__ import annotations
 
@@ -67,6 +76,9 @@ class FCFSMalleable(QueuePolicy):
         "stretch": "max1",
         "missing_cpu_util": 1.0,
         "expand_started_shrunk": False,
+        "ov_fraction": "whole",
+        "impute_cpu_util": "constant",
+        "expand_when_blocked": False,
         "seed": 0,
     }
 
@@ -79,6 +91,10 @@ class FCFSMalleable(QueuePolicy):
             raise ConfigError("fcfs_malleable: ov_scope must be 'shrunk_work' or 'all_work'")
         if p["stretch"] not in ("max1", "as_printed"):
             raise ConfigError("fcfs_malleable: stretch must be 'max1' or 'as_printed'")
+        if p["ov_fraction"] not in ("whole", "communication"):
+            raise ConfigError("fcfs_malleable: ov_fraction must be 'whole' or 'communication'")
+        if p["impute_cpu_util"] not in ("constant", "trace_mean"):
+            raise ConfigError("fcfs_malleable: impute_cpu_util must be 'constant' or 'trace_mean'")
         if not 0.0 <= float(p["ov_max"]):
             raise ConfigError("fcfs_malleable: ov_max must be >= 0")
         self.key = _ORDERS[p["order"]]
@@ -91,6 +107,9 @@ class FCFSMalleable(QueuePolicy):
         self.ov = (rng.uniform(0.0, float(p["ov_max"]), len(sim.jobs)).tolist()
                    if p["ov_max"] > 0 else [0.0] * len(sim.jobs))
         miss = float(p["missing_cpu_util"])
+        if p["impute_cpu_util"] == "trace_mean":
+            known = [j.cpu_util for j in sim.jobs if j.cpu_util == j.cpu_util]
+            miss = float(np.mean(known)) if known else miss
         for job in sim.jobs:
             if job.cpu_util != job.cpu_util:  # NaN: no CPU time in the trace
                 job.cpu_util = miss
@@ -109,7 +128,8 @@ class FCFSMalleable(QueuePolicy):
         else:
             stretch = max(1.0, mpl * u)
         if cpus < job.procs or self.params["ov_scope"] == "all_work":
-            stretch += self.ov[job.idx]
+            share = (1.0 - u) if self.params["ov_fraction"] == "communication" else 1.0
+            stretch += self.ov[job.idx] * max(0.0, share)
         return 1.0 / stretch
 
     # ------------------------------------------------------------- algorithm
@@ -120,8 +140,10 @@ class FCFSMalleable(QueuePolicy):
             k += 1
         if k:
             del q[:k]
-        # Expansion happens at completions only, once the queue is empty.
-        if full and not q and self.sim.free and self.shrunk:
+        # Expansion happens at completions only, once the queue is empty
+        # (or, expand_when_blocked, also while its head cannot start).
+        if (full and self.sim.free and self.shrunk
+                and (not q or self.params["expand_when_blocked"])):
             self.expand()
 
     def try_start(self, job) -> bool:

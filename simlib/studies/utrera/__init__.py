@@ -144,8 +144,8 @@ class Utrera(Study):
                 out[f"order-{order}"] = dict(policy="fcfs_malleable",
                                              params={**base, "order": order},
                                              label=f"fcfs_malleable:order={order}", seeded=True)
-        for name, over in (self.spec.get("readings") or {}).items():
-            out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **(over or {})},
+        for name, over in self.readings().items():
+            out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **over},
                                           label=f"fcfs_malleable:{name}", seeded=True)
         return out
 
@@ -155,9 +155,34 @@ class Utrera(Study):
         return {o: ("fcfs_malleable" if o == base else f"fcfs_malleable:order={o}")
                 for o in self.spec["orders"]}
 
-    def readings(self) -> dict[str, dict]:
-        """Other readings of the time model: name -> fcfs_malleable parameter overrides."""
+    def single_readings(self) -> dict[str, dict]:
+        """The grid's named readings (``readings``): name -> fcfs_malleable overrides."""
         return {n: dict(v or {}) for n, v in (self.spec.get("readings") or {}).items()}
+
+    def combined_readings(self) -> dict[str, dict]:
+        """Every combination of ``reading_factors`` but the main one (each factor's first level).
+
+        Names join the levels that differ from the first, e.g.
+        ``ov_zero__expand_blocked``; the overrides merge those levels'.
+        """
+        import itertools
+        factors = self.spec.get("reading_factors") or {}
+        names = list(factors)
+        out = {}
+        for combo in itertools.product(*(list(factors[f].items()) for f in names)):
+            moved = [(f, lvl, over) for f, (lvl, over) in zip(names, combo)
+                     if lvl != next(iter(factors[f]))]
+            if not moved:
+                continue
+            out["__".join(f"{f}_{lvl}" for f, lvl, _ in moved)] = {
+                k: v for _, _, over in moved for k, v in (over or {}).items()}
+        return out
+
+    def readings(self) -> dict[str, dict]:
+        """Other readings of the time model: name -> fcfs_malleable parameter overrides
+        (the named ones, then every combination of the reading factors)."""
+        single = self.single_readings()
+        return {**single, **{n: o for n, o in self.combined_readings().items() if n not in single}}
 
     def portion(self, trace: str, scale: str | None = None) -> dict:
         """CPUs and portion of one trace at a scale: machine_procs, first_job, n_jobs."""
@@ -242,12 +267,20 @@ class Utrera(Study):
             if t not in spec["trace_portions"]:
                 raise ConfigError(f"{where}.{key}.trace: {t!r} is not in "
                                   f"studies.{self.key}.trace_portions")
+        for factor, levels in (spec.get("reading_factors") or {}).items():
+            first = next(iter(levels))
+            if levels[first]:
+                raise ConfigError(f"{where}.reading_factors.{factor}.{first}: the first level is "
+                                  "the main reading's and overrides nothing (make it {})")
         for key, v in self.trace_variants().items():
             try:
                 make_policy(v["policy"], **v["params"])
             except ConfigError as exc:
+                name = key[8:]
                 at = ("orders" if key.startswith("order-") else
-                      f"readings.{key[8:]}" if key.startswith("reading-") else f"policies.{key}")
+                      f"readings.{name}" if name in self.single_readings() else
+                      f"reading_factors (combination {name})" if key.startswith("reading-")
+                      else f"policies.{key}")
                 raise ConfigError(f"{where}.{at}: {exc}") from None
         sets = (self.config.get("lublin") or {}).get("param_sets") or {}
         if spec["table1"]["lublin_params"] not in sets:
@@ -483,6 +516,8 @@ class Utrera(Study):
                         "readings": {"main": "fcfs_malleable",
                                      **{n: f"fcfs_malleable:{n}" for n in readings}},
                         "reading_params": {"main": self.policy("fcfs_malleable"), **readings},
+                        # The sensitivity figure draws the named readings only.
+                        "plotted_readings": ["main", *self.single_readings()],
                         "fig1": fig1,
                         "fig1_cpus": self.portion(fig1["trace"])["machine_procs"]},
                 report=mark("fig3", "fig3_md", "table2_md", "table3_md", "frag_md", "gains_md",
@@ -545,6 +580,8 @@ class Utrera(Study):
                     "table1_seeds": len(self.seeds("table1")), "ov_seeds": len(self.seeds("ov")),
                     "long_util_values": self.long_util_values(),
                     "readings": {n: f"fcfs_malleable:{n}" for n in self.readings()},
+                    "single_readings": list(self.single_readings()),
+                    "reading_factors": self.spec.get("reading_factors") or {},
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "utrera"},
             code=[_README],

@@ -309,7 +309,9 @@ def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
     p, out = ctx.params, ctx.output
     F.plot_orders(tf, p["orders"], out.orders, scale_label=p["scale"], n_seeds=n_seeds)
     _write_csv(R.orders_frame(cube, p["orders"]), out.orders_csv)
-    F.plot_readings(tf, p["readings"], out.readings, scale_label=p["scale"], n_seeds=n_seeds)
+    shown = p.get("plotted_readings") or list(p["readings"])
+    F.plot_readings(tf, {k: v for k, v in p["readings"].items() if k in shown}, out.readings,
+                    scale_label=p["scale"], n_seeds=n_seeds)
     rd = tf[tf["policy"].isin(list(p["readings"].values()) + [EASY])].copy()
     rd.insert(1, "reading",
               rd["policy"].map({v: k for k, v in p["readings"].items()}).fillna(EASY))
