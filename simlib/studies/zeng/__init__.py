@@ -342,7 +342,7 @@ class Zeng(Study):
             wildcard_constraints={"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
                                   "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
-            policies=["glomarc_ts"], code=[_SWEEPS, _RUNS], run=deferred(_SWEEPS, "sweep_step"))
+            policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "sweep_step"))
 
     def sweep_cube_path(self, parameter: str, scale: str | None = None) -> str:
         return f"results/zeng_{parameter}.{scale or self.scale}.nc"

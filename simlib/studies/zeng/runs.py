@@ -20,7 +20,7 @@ from ...platform import Platform
 from ...policies import make_policy
 
 __all__ = ["RunResult", "RunningPeriods", "run", "machine", "engine_jobs", "simulate_step",
-           "glts_step", "glts_metrics", "MACHINES"]
+           "glts_step", "glts_metrics", "sweep_step", "MACHINES"]
 
 #: The machines of a run: paper Z's (§5.1) and §4.8's reference machine.
 MACHINES = ("multicore", "single_core")
@@ -209,4 +209,23 @@ def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline
         out["variants"][variant] = metrics
         ctx.log.info("%s: %d jobs in %.1f s, %d groups", variant, len(frame), res.seconds,
                      res.counters.get("groups", 0))
+    write_json(out, ctx.output.summary)
+
+
+def sweep_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
+    """Step ``zeng_sweep``: the sweep's variants at one (value, seed) -> summary JSON
+    (aggregated by :mod:`.sweeps`)."""
+    from ...io import write_json
+    from .workloads import read_workload
+    p = ctx.params
+    frame = read_workload(ctx.input.workload)
+    seed = int(ctx.wildcards["seed"])
+    out = {"parameter": p["parameter"], "value": p["value"], "workload": p["workload"],
+           "seed": seed, "variants": {}}
+    for variant in p["variants"]:
+        metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant,
+                                            p["parameter"]: p["value"]}, seed, p)
+        out["variants"][variant] = metrics
+        ctx.log.info("%s, %s = %s: %d jobs in %.1f s, %d groups", variant, p["parameter"],
+                     p["value"], len(frame), res.seconds, res.counters.get("groups", 0))
     write_json(out, ctx.output.summary)

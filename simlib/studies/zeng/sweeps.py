@@ -7,7 +7,8 @@ besides Table 6's. Steps:
 ================== ===========================================================
 zeng_sweep         one (parameter, value, seed): every variant of the sweep
                    whose runs depend on the parameter, on the sweep's
-                   workload (:func:`sweep_step`); chunked this way the DAG
+                   workload (:func:`.runs.sweep_step`, so that editing this
+                   module reruns no simulation); chunked this way the DAG
                    stays small (values x seeds jobs per sweep)
 zeng_aggregate_sweep the cube ``results/zeng_<parameter>.<scale>.nc``, dims
                    (variant, parameter, seed) (:func:`aggregate_step`)
@@ -33,13 +34,13 @@ import xarray as xr
 from simlib.claims import Claim, Verdict, verdict_from_hits
 from simlib.cube import provenance, write_cube
 from simlib.figures.common import footer, new_figure, save_figure
-from simlib.io import write_csv, write_json, write_text
+from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 from simlib.stats import mean_ci
 
 from .cubes import build, ci_text
 
-__all__ = ["PARAMETERS", "depends", "value_tag", "records", "sweep_step", "aggregate_step",
+__all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
            "sweep_table", "optimum_claim", "best_at_optimum_claim", "plateau_claim",
            "sweep_claims", "figures_step"]
 
@@ -116,24 +117,6 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
     keys = sorted({k for r in out for k in r})
     out = [{k: r.get(k, float("nan")) for k in keys} for r in out]
     return sorted(out, key=lambda r: (_ORDER.index(r["variant"]), r[parameter], r["seed"]))
-
-
-def sweep_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
-    """Step ``zeng_sweep``: the sweep's variants at one (value, seed) -> summary JSON."""
-    from .runs import glts_metrics
-    from .workloads import read_workload
-    p = ctx.params
-    frame = read_workload(ctx.input.workload)
-    seed = int(ctx.wildcards["seed"])
-    out = {"parameter": p["parameter"], "value": p["value"], "workload": p["workload"],
-           "seed": seed, "variants": {}}
-    for variant in p["variants"]:
-        metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant,
-                                            p["parameter"]: p["value"]}, seed, p)
-        out["variants"][variant] = metrics
-        ctx.log.info("%s, %s = %s: %d jobs in %.1f s, %d groups", variant, p["parameter"],
-                     p["value"], len(frame), res.seconds, res.counters.get("groups", 0))
-    write_json(out, ctx.output.summary)
 
 
 def aggregate_step(ctx, repo=None) -> None:
@@ -306,11 +289,13 @@ def sweep_table(cube: xr.Dataset) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _draw(ax, cube, variant, cls, **style):
+def _draw(ax, cube, variant, cls, dodge: float = 0.0, **style):
     param = cube.attrs["parameter"]
     xs = cube[param].values.tolist()
     stats = [mean_ci(_rr(cube, variant, x, cls)) for x in xs]
-    ax.errorbar(xs, [m for m, _, _ in stats], yerr=[0 if np.isnan(h) else h for _, h, _ in stats],
+    # Dodged sideways so that the variants' error bars do not hide each other.
+    ax.errorbar([x + dodge for x in xs], [m for m, _, _ in stats],
+                yerr=[0 if np.isnan(h) else h for _, h, _ in stats],
                 capsize=2, marker="o", ms=3, **style)
 
 
@@ -321,11 +306,13 @@ def _figure(cube: xr.Dataset, path: str, title: str, note: str, printed, printed
     if by_class:   # one panel per class, one line per variant (Fig. 8)
         fig = new_figure(11, 3.8)
         axes = fig.subplots(1, 3)
+        xs = cube[param].values.astype(float)
+        step = 0.12 * (np.diff(np.sort(xs)).min() if xs.size > 1 else 1.0)
         for ax, cls in zip(axes, _CLASSES):
-            for v in variants:
+            for k, v in enumerate(variants):
                 flat = not depends(v, param)
-                _draw(ax, cube, v, cls, label=v + (" (no blocks)" if flat else ""),
-                      ls="--" if flat else "-")
+                _draw(ax, cube, v, cls, dodge=(k - (len(variants) - 1) / 2) * step,
+                      label=v + (" (no blocks)" if flat else ""), ls="--" if flat else "-")
             ax.set_title(f"{cls} jobs", fontsize=9)
     else:          # one panel, one line per class (Fig. 9)
         fig = new_figure(6.5, 3.8)
