@@ -191,11 +191,11 @@ def _pattern(path):
 def test_artifacts_are_exactly_the_reported_outputs():
     u = study()
     arts = u.artifacts()
-    assert len(arts) == 21 and {a.section for a in arts} == {"utrera"}
+    assert len(arts) == 22 and {a.section for a in arts} == {"utrera"}
     assert arts[0].path == "paper_figures/utrera/fig2_gantt.png"
-    assert [a.path for a in arts[15:17]] == ["paper_figures/utrera/claims.csv",
+    assert [a.path for a in arts[16:18]] == ["paper_figures/utrera/claims.csv",
                                              "paper_figures/utrera/README.md"]
-    assert [a.path for a in arts[17:]] == [f"results/utrera_{p}.smoke.nc"
+    assert [a.path for a in arts[18:]] == [f"results/utrera_{p}.smoke.nc"
                                            for p in ("fig2", "table1", "traces", "long_util")]
     assert not any("{" in a.title or "}" in a.title for a in arts)
     marked = [(path, fam) for s in u.steps() for name, path in s.output.items()
@@ -208,7 +208,7 @@ def test_artifacts_are_exactly_the_reported_outputs():
     readme = u.step("utrera_readme")
     assert readme.params["artifacts"] == [a.as_dict() for a in arts]
     assert "paper_figures/utrera/README.md" not in readme.input["others"]
-    assert len(readme.input["others"]) == 20
+    assert len(readme.input["others"]) == 21
 
 
 def closure(step):

@@ -179,10 +179,11 @@ def test_claims_long_util_threshold(pub):
 def test_claims_are_claims_of_paper_u_in_readme_order(pub):
     resp = {t: (100.0, 60.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
     out = R.claims(published=pub, traces=_traces_frame(resp, resp))
-    assert [c.paper for c in out] == ["utrera"] * 5
+    assert [c.paper for c in out] == ["utrera"] * 6
     assert [c.claim.split(":")[0] for c in out] == ["Fig. 3(c)", "Fig. 3(b)", "Fig. 3(d)",
-                                                     "Table 3", "Fragmentation"]
-    assert {c.figure for c in out} == {"fig3.png", "table3.md", "fragmentation.md"}
+                                                     "Table 3", "Fragmentation", "Sect. 5.1"]
+    assert {c.figure for c in out} == {"fig3.png", "table3.md", "fragmentation.md",
+                                       "slowdown_by_class.md"}
     with pytest.raises(TypeError, match="no criterion reads trace"):
         R.claims(published=pub, trace=_traces_frame(resp, resp))
 
@@ -216,7 +217,32 @@ def _failing_inputs(pub):
             R.fig3_execution: dict(traces=on_traces), R.fig3_slowdown: dict(traces=on_traces),
             R.table3_mpl: dict(traces=on_traces), R.fragmentation_eliminated: dict(traces=on_traces),
             R.headline_gains: dict(gains=gains), R.long_util_threshold: dict(long_util=long_util),
+            # FCFS-malleable better for the short narrow jobs, worse for the others.
+            R.easy_better_only_short_narrow: dict(traces=_class_frame(
+                {"slowdown_short_narrow": (10.0, 2.0), "slowdown_short_wide": (1.0, 3.0),
+                 "slowdown_long_narrow": (1.0, 3.0), "slowdown_long_wide": (1.0, 3.0)})),
             R.oldest_first: dict(orders=orders)}
+
+
+def _class_frame(values, ci=0.1):
+    """SDSC-SP2's per-class slowdowns: metric -> (EASY, FCFS-malleable)."""
+    return pd.DataFrame([dict(trace="SDSC-SP2", policy=p, metric=m, mean=v[i], ci95=ci, n=5)
+                         for m, v in values.items()
+                         for i, p in enumerate(("easy", "fcfs_malleable"))])
+
+
+def test_easy_better_only_for_short_narrow_jobs(pub):
+    paper = {"slowdown_short_narrow": (2.0, 10.0), "slowdown_short_wide": (3.0, 1.0),
+             "slowdown_long_narrow": (3.0, 1.0), "slowdown_long_wide": (3.0, 3.0)}
+    claim = R.easy_better_only_short_narrow(pub, _class_frame(paper))
+    assert claim.verdict is Verdict.REPRODUCED and "short narrow: EASY 2.0 vs 10.0" in claim.ours
+    # EASY better for every class: only the short narrow case holds.
+    worse = {m: (1.0, 5.0) for m in paper}
+    assert R.easy_better_only_short_narrow(pub, _class_frame(worse)).verdict is Verdict.PARTLY
+    # The class bounds of the runs and of the published file must agree.
+    with pytest.raises(ValueError, match="job_classes"):
+        R.easy_better_only_short_narrow({**pub, "job_classes": {**pub["job_classes"], "procs": 8}},
+                                        _class_frame(paper))
 
 
 def test_every_criterion_can_say_not_reproduced(pub):

@@ -85,6 +85,8 @@ _ARTIFACTS = [
     ("long_util.png", "Sect. 5.1: SDSC re-simulated with the long jobs' CPU utilization from "
      "60 % to 100 %"),
     ("long_util.md", "Sect. 5.1 values as a table"),
+    ("slowdown_by_class.md", "Sect. 5.1: average slowdown per job class (runtime under / over "
+     "3 min x under / over 16 processes), per trace and policy"),
     ("fig1_substitute.png", "Fig. 1 SUBSTITUTE: one week of utilization and wait queue of a "
      "PWA trace simulated under EASY (MareNostrum data are not public)"),
     ("claims.csv", "Every tested claim of paper U: published and reproduced numbers, the "
@@ -509,6 +511,7 @@ class Utrera(Study):
                     gains_csv="headline_gains.csv", gains_md="headline_gains.md",
                     orders="orders_ablation.png", orders_csv="orders_ablation.csv",
                     readings="time_model_readings.png", readings_csv="time_model_readings.csv",
+                    classes_md="slowdown_by_class.md", classes_csv="slowdown_by_class.csv",
                     fig1="fig1_substitute.png"),
                 params={"scale": scale, "traces": list(spec["trace_portions"]),
                         "orders": self.order_labels(),
@@ -521,7 +524,7 @@ class Utrera(Study):
                         "fig1": fig1,
                         "fig1_cpus": self.portion(fig1["trace"])["machine_procs"]},
                 report=mark("fig3", "fig3_md", "table2_md", "table3_md", "frag_md", "gains_md",
-                            "orders", "readings", "fig1"),
+                            "orders", "readings", "fig1", "classes_md"),
                 code=[_FIGURES],
                 run=deferred(_FIGURES, "traces")),
             Step(

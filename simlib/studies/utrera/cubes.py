@@ -33,7 +33,7 @@ def metrics_of(part: str) -> list[str]:
     Examples
     --------
     >>> metrics_of("fig2")[-1], metrics_of("traces")[-1]
-    ('jobs_killed', 'offered_load')
+    ('slowdown_long_wide', 'offered_load')
     """
     return list(RUN_METRICS) + (["offered_load"] if part != "fig2" else [])
 

@@ -304,6 +304,23 @@ def _headline(ctx, cube, pub) -> None:
               + "\n## Under the other readings of the time model\n\n" + F.to_markdown(omd))
 
 
+def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
+    """Sect. 5.1's breakdown: average slowdown per runtime x size class, trace and policy."""
+    out = ctx.output
+    jc = pub.get("job_classes") or {}
+    rows = tf[tf["policy"].isin(POLICIES) & tf["metric"].isin(list(R.JOB_CLASSES))].copy()
+    rows.insert(2, "class", rows["metric"].map(lambda m: R.JOB_CLASSES[m][0]))
+    _write_csv(rows, out.classes_csv)
+    wide = rows.assign(value=[pm(m, h) for m, h in zip(rows["mean"], rows["ci95"])]).pivot_table(
+        index=["trace", "class"], columns="policy", values="value", aggfunc="first").reset_index()
+    write_text(out.classes_md, "# Average slowdown by job class (Sect. 5.1)\n\n"
+               f"Classes: expanded runtime below / at least {jc.get('runtime_s', 180):g} s "
+               f"(short / long) x below / at least {jc.get('procs', 16)} processes (narrow / wide), "
+               "the bounds of Sect. 5.1's sentence (published file, `job_classes`). Formula-1 "
+               "slowdown, mean ± 95 % CI over OV seeds. The paper: on SDSC, EASY beats "
+               "FCFS-malleable only for the short narrow jobs.\n\n" + F.to_markdown(wide))
+
+
 def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
     """The candidate-order ablation and the time-model readings."""
     p, out = ctx.params, ctx.output
@@ -359,6 +376,7 @@ def traces(ctx) -> None:
     _table3_fragmentation(ctx, tf, pub, n_seeds)
     _headline(ctx, cube, pub)
     _orders_readings(ctx, cube, tf, n_seeds)
+    _job_classes(ctx, tf, pub)
     t0 = _fig1(ctx)
     ctx.log.info("traces: %d rows; fig1 window starts at %.0f s", len(tf), t0)
 

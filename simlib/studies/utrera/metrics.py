@@ -42,13 +42,21 @@ from simlib.metrics import (
     utrera_fragmentation,
     utrera_mean_mpl,
     utrera_slowdown,
+    utrera_slowdowns,
 )
 from simlib.workload.prepare import job_size
 
 __all__ = [
-    "METRIC_INFO", "RUN_METRICS", "run_metrics", "demand_ratios", "log_demand_ratios",
+    "METRIC_INFO", "RUN_METRICS", "SHORT_RUNTIME", "NARROW_PROCS", "run_metrics", "class_slowdowns",
+    "demand_ratios", "log_demand_ratios",
     "waiting_cpus", "busiest_window",
 ]
+
+#: Sect. 5.1: "EASY backfilling outperformed FCFS-malleable only on jobs with execution
+#: time less than 3 minutes and number of processes less than 16" -- the classes of
+#: the per-class slowdowns (runtime in seconds, processes).
+SHORT_RUNTIME = 180.0
+NARROW_PROCS = 16
 
 #: Units, long name and description of the U-specific run metrics (the rest
 #: come from :data:`simlib.metrics.METRICS`).
@@ -65,6 +73,11 @@ METRIC_INFO: dict[str, tuple[str, str, str]] = {
     "jobs_killed": ("1", "jobs killed at their requested time",
                     "jobs whose runtime exceeded their request (overrun policy 'kill')"),
     "offered_load": ("1", "offered load", "sum(size * runtime) / (CPUs * (last - first submit))"),
+    **{f"slowdown_{r}_{w}": ("1", f"average slowdown (formula 1), {r} {w} jobs",
+                             f"jobs with expanded runtime {'<' if r == 'short' else '>='} "
+                             f"{SHORT_RUNTIME:g} s and {'<' if w == 'narrow' else '>='} "
+                             f"{NARROW_PROCS} processes (Sect. 5.1's classes); NaN: none")
+       for r in ("short", "long") for w in ("narrow", "wide")},
 }
 
 #: Metrics :func:`run_metrics` returns, in table order.
@@ -72,7 +85,8 @@ RUN_METRICS: tuple[str, ...] = (
     "mean_wait", "mean_execution", "mean_response", "utrera_slowdown", "utrera_fragmentation",
     "utrera_mean_mpl", "timeline_utilization", "utilization", "mean_bounded_slowdown",
     "max_wait", "mean_execution_expanded", "demand_ratio", "queue_demand_ratio", "jobs",
-    "jobs_killed",
+    "jobs_killed", "slowdown_short_narrow", "slowdown_short_wide", "slowdown_long_narrow",
+    "slowdown_long_wide",
 )
 
 
@@ -174,7 +188,31 @@ def run_metrics(res, *, tau: float = 10.0) -> dict[str, float]:
         "queue_demand_ratio": queue,
         "jobs": float(len(jobs)),
         "jobs_killed": float((jobs["success"] == 0).sum()),
+        **class_slowdowns(jobs, expanded),
     }
+
+
+def class_slowdowns(jobs: pd.DataFrame, expanded) -> dict[str, float]:
+    """Average slowdown (formula 1) per Sect. 5.1 class: short/long x narrow/wide.
+
+    Examples
+    --------
+    >>> j = pd.DataFrame({"waiting_time": [10.0, 0.0], "execution_time": [10.0, 400.0],
+    ...                   "requested_number_of_resources": [4, 32]})
+    >>> d = class_slowdowns(j, [10.0, 400.0])
+    >>> d["slowdown_short_narrow"], d["slowdown_long_wide"], bool(np.isnan(d["slowdown_short_wide"]))
+    (2.0, 1.0, True)
+    """
+    exp = np.asarray(expanded, dtype=float)
+    sd = utrera_slowdowns(jobs, exp)
+    short = exp < SHORT_RUNTIME
+    narrow = jobs["requested_number_of_resources"].to_numpy() < NARROW_PROCS
+    out = {}
+    for r, rm in (("short", short), ("long", ~short)):
+        for w, wm in (("narrow", narrow), ("wide", ~narrow)):
+            m = rm & wm
+            out[f"slowdown_{r}_{w}"] = float(sd[m].mean()) if m.any() else float("nan")
+    return out
 
 
 # --------------------------------------------------------------------------

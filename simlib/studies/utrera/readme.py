@@ -169,6 +169,7 @@ SECTIONS = [
     ("Fragmentation", [], "fragmentation.md"),
     ("Headline gains (28 % / 31 %)", [], "headline_gains.md"),
     ("Sect. 5.1 (long jobs' CPU utilization on SDSC)", ["long_util.png"], "long_util.md"),
+    ("Sect. 5.1 (job classes on SDSC)", [], "slowdown_by_class.md"),
     ("Candidate orders (ablation)", ["orders_ablation.png"], None),
     ("Time-model readings (sensitivity)", ["time_model_readings.png"], None),
     ("Fig. 1 (substitute)", ["fig1_substitute.png"], None),

@@ -512,6 +512,60 @@ def fig3_slowdown(published: Mapping, traces: pd.DataFrame, malleable: str = MAL
         "reproduced: better on neither (SDSC's 'not better' alone is no evidence)", "fig3.png")
 
 
+#: Sect. 5.1's classes: metric -> (label, EASY better there according to the paper).
+JOB_CLASSES = {"slowdown_short_narrow": ("short narrow", True),
+               "slowdown_short_wide": ("short wide", False),
+               "slowdown_long_narrow": ("long narrow", False),
+               "slowdown_long_wide": ("long wide", False)}
+
+
+def easy_better_only_short_narrow(published: Mapping, traces: pd.DataFrame,
+                                  malleable: str = MALLEABLE) -> Claim:
+    """Sect. 5.1: on SDSC, EASY beats FCFS-malleable only for jobs < 3 min and < 16 processes.
+
+    Per class (runtime below / above the bound x processes below / above):
+    'EASY better' = FCFS-malleable's mean slowdown minus its CI half-width
+    above EASY's. A case holds when that matches the paper (better for the
+    short narrow jobs, not better for the three others); all four:
+    reproduced, some: partly, none: not reproduced (also when the trace or
+    the per-class slowdowns are missing: no case tested).
+    """
+    from .metrics import NARROW_PROCS, SHORT_RUNTIME
+    jc = published.get("job_classes")
+    if not jc:
+        return _claim("Sect. 5.1: EASY beats FCFS-malleable only for short narrow jobs",
+                      "Sect. 5.1", "", "not in the published file", Verdict.NOT_TESTABLE,
+                      "needs job_classes in the published file", "slowdown_by_class.md")
+    if (float(jc["runtime_s"]), int(jc["procs"])) != (SHORT_RUNTIME, NARROW_PROCS):
+        raise ValueError(f"job_classes: the runs' classes are {SHORT_RUNTIME:g} s and "
+                         f"{NARROW_PROCS} processes (simlib.studies.utrera.metrics), the "
+                         f"published file says {jc['runtime_s']} s and {jc['procs']}")
+    t = jc["trace"]
+    hits, total, parts = 0, 0, []
+    for metric, (label, easy_better) in JOB_CLASSES.items():
+        try:
+            e, _ = _trace_value(traces, t, EASY, metric)
+            f, fh = _trace_value(traces, t, malleable, metric)
+        except KeyError:
+            continue
+        if not (np.isfinite(e) and np.isfinite(f)):
+            parts.append(f"{label}: no jobs")
+            continue
+        won = f - fh > e
+        total += 1
+        hits += won == easy_better
+        parts.append(f"{label}: EASY {e:.1f} vs {f:.1f} ({'EASY better' if won else 'not'})")
+    return _claim(
+        f"Sect. 5.1: on {t}, EASY beats FCFS-malleable only for jobs under "
+        f"{jc['runtime_s'] / 60:g} min and under {jc['procs']} processes", jc["source"],
+        "EASY better for short narrow jobs only", "; ".join(parts),
+        verdict_from_hits(hits, total),
+        "per class of expanded runtime x processes: 'EASY better' = FCFS-malleable's mean "
+        "slowdown minus its CI half-width above EASY's; a hit when it matches the paper (short "
+        "narrow: better; the others: not); all: reproduced, some: partly, none: not reproduced",
+        "slowdown_by_class.md")
+
+
 def table3_mpl(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
     """Table 3: average MPL per trace and policy, within 0.1 of the printed value."""
     tr = set(traces["trace"])
@@ -657,7 +711,7 @@ def oldest_first(published: Mapping, orders: pd.DataFrame, alpha: float = 0.05) 
 #: Every claim of paper U our runs test, one criterion function each, in README order.
 CRITERIA = (fig2_numbers, table1_gains, table2_workloads, fig3_response, fig3_execution,
             fig3_slowdown, table3_mpl, fragmentation_eliminated, headline_gains,
-            long_util_threshold, oldest_first)
+            long_util_threshold, easy_better_only_short_narrow, oldest_first)
 
 
 def claims(*, published: Mapping, malleable: str = MALLEABLE, **tables) -> list[Claim]:
