@@ -28,10 +28,56 @@ FIG2_TITLES = {"los": "(a) LOS: the head job starts at once",
                "delayed_los": "(b) Delayed-LOS (C_s = 7): the head is skipped"}
 
 
+def paper_marks(published, p_s: float) -> list[tuple[float, float, str]]:
+    """The paper's C_s statements for a P_S as shaded spans ``(from, to, label)``.
+
+    Examples
+    --------
+    >>> pub = {"cs_optimum": {"p_s": 0.5, "values": [7, 8]},
+    ...        "cs_insensitive": {"p_s": 0.8, "above": 3}}
+    >>> paper_marks(pub, 0.5), paper_marks(pub, 0.8)[0][:2], paper_marks(None, 0.5)
+    ([(7, 8, 'paper: optimum C_s ≈ 7–8')], (3, inf), [])
+    """
+    out = []
+    if not published:
+        return out
+    opt, ins = published.get("cs_optimum") or {}, published.get("cs_insensitive") or {}
+    if opt and abs(float(opt["p_s"]) - p_s) < 1e-12:
+        lo, hi = min(opt["values"]), max(opt["values"])
+        out.append((lo, hi, f"paper: optimum C_s ≈ {lo}–{hi}"))
+    if ins and abs(float(ins["p_s"]) - p_s) < 1e-12:
+        out.append((ins["above"], float("inf"), f"paper: flat for C_s > {ins['above']}"))
+    return out
+
+
+def fig1_subset_note(cube) -> str:
+    """Which jobs of which log Fig. 1 simulates, and LOS's lookahead, from the cube's provenance.
+
+    Examples
+    --------
+    >>> import xarray as xr, json
+    >>> c = xr.Dataset(attrs={"config_subtree": json.dumps({"scale_settings": {
+    ...     "trace_first_job": 0, "trace_jobs": 20000}, "grid": {"policies": {"los": {}}}})})
+    >>> fig1_subset_note(c)
+    'jobs 0-19999 of the cleaned log; LOS lookahead 50 (its default)'
+    """
+    import json
+
+    from ...policies import POLICIES
+    sub = json.loads(cube.attrs.get("config_subtree", "{}"))
+    sc = sub.get("scale_settings") or {}
+    first, n = sc.get("trace_first_job", 0), sc.get("trace_jobs")
+    jobs = f"jobs {first}-{first + n - 1}" if n else "every job"
+    los = (sub.get("grid") or {}).get("policies", {}).get("los") or {}
+    look = los.get("lookahead", POLICIES["los"].defaults.get("lookahead"))
+    return (f"{jobs} of the cleaned log; LOS lookahead {look}"
+            + ("" if "lookahead" in los else " (its default)"))
+
+
 def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
     """Fig. 1 (PNG, SVG) and its data (CSV) from the ``kumar_fig1`` trace-sweep cube."""
     for out in (png, svg):
-        plot_fig1(cube, out, scale_label=scale, note=FIG1_NOTE)
+        plot_fig1(cube, out, scale_label=scale, note=f"{FIG1_NOTE}; {fig1_subset_note(cube)}")
         if log is not None:
             log.info("wrote %s", out)
     df = cube[["mean_wait", "offered_load"]].to_dataframe().reset_index()
@@ -68,7 +114,7 @@ def _nbar_text(cube, workload: str, plan: KumarPlan) -> str:
 
 
 def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
-                log=None) -> list[str]:
+                log=None, published=None) -> list[str]:
     """Figs. 5–11 and the C_s sweep of every other P_S; returns the files written.
 
     Parameters
@@ -81,6 +127,9 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
         the C_s sweeps and named beside each load sweep).
     outdir : path
         ``paper_figures/kumar``.
+    published : mapping, optional
+        :func:`.published.load_published`: the paper's C_s statements are
+        marked on Figs. 5-6 (:func:`paper_marks`).
     """
     outdir = Path(outdir)
     scale = plan.scale
@@ -103,7 +152,8 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                 plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
                               policies=plan.cs_sweep["policies"], metrics=spec["metrics"],
                               pick=by_w.get(w), title=spec["title"],
-                              subtitle=_nbar_text(cs_cube, w, plan))
+                              subtitle=_nbar_text(cs_cube, w, plan),
+                              marks=paper_marks(published, plan.p_s(w)))
             else:
                 rows = {w: f"{w}: " + ", ".join(
                     filter(None, [_nbar_text(load_cube, w, plan),

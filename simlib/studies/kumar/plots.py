@@ -24,7 +24,7 @@ import xarray as xr
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ...figures.common import save_figure, time_unit
+from ...figures.common import save_figure
 from ...figures.gantt import draw_jobs
 from .plan import CS_INF, PAPER_NAMES, cs_label
 
@@ -145,7 +145,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
     da = cube["mean_wait"]
     traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
     fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
-    factor, unit = time_unit(da.values)
+    factor, unit = _time_unit(da)
     for ax, trace in zip(axes[0], traces):
         sub = da.sel(trace=trace) if trace else da
         x = sub["load"].values.astype(float)
@@ -193,7 +193,7 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
         used_now = int(df.loc[df["starting_time"] == 0, "requested_number_of_resources"].sum())
         ax.set_xlim(0, horizon)
         ax.set_ylim(0, cpus)
-        ax.set_xlabel("time")
+        ax.set_xlabel("time (s)")
         ax.set_ylabel("processor")
         ax.set_yticks(range(0, cpus + 1, 2))
         ax.set_title(titles.get(name, PAPER_NAMES.get(name, name)) +
@@ -208,6 +208,15 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
 # --------------------------------------------------------------------------
 # Figs. 5-6: the C_s sweep
 # --------------------------------------------------------------------------
+#: Paper K's figures show every time in hours (one unit for the whole family, so
+#: that Figs. 1 and 5-11 can be read against each other).
+TIME_UNIT = (3600.0, "h")
+
+
+def _time_unit(da) -> tuple[float, str]:
+    return TIME_UNIT if da.attrs.get("units", "s") == "s" else (1.0, "")
+
+
 def cs_axis(values) -> tuple[np.ndarray, list[float], list[str]]:
     """x positions, ticks and tick labels of C_s values; infinity one step past the largest.
 
@@ -236,14 +245,17 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
                   swept: str = "delayed_los", policies: Sequence[str] = ("easy", "los"),
                   metrics: Sequence[str] = ("utilization", "mean_wait"),
                   pick: int | None = None, title: str | None = None,
-                  subtitle: str | None = None, paired: str | None = "mean_wait") -> Path:
+                  subtitle: str | None = None, paired: str | None = "mean_wait",
+                  marks: Sequence[tuple[float, float, str]] = ()) -> Path:
     """Figs. 5–6: metrics against C_s for the swept policy and its references.
 
     EASY and LOS do not depend on C_s: they are flat lines (one run per
     seed). ``pick`` marks the C_s the pipeline picked. ``paired`` adds a
     panel with the swept policy's paired % improvement in that metric over
     each reference (mean and 95 % CI over seeds): the seed-to-seed spread
-    of the absolute values hides differences that pairing reveals.
+    of the absolute values hides differences that pairing reveals. ``marks``
+    shades the paper's statements, ``(from C_s, to C_s, label)`` (an
+    infinite end reaches the last finite C_s).
 
     Examples
     --------
@@ -286,7 +298,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
         ax.legend(fontsize="small")
     for ax, m in zip(axes[0], metrics):
         da = sub[m]
-        factor, unit = time_unit(da.values) if da.attrs.get("units") == "s" else (1.0, "")
+        factor, unit = _time_unit(da) if da.attrs.get("units") == "s" else (1.0, "")
         for p in [*policies, swept]:
             if p in da["policy"].values:
                 _draw(ax, x, da.sel(policy=p), p, factor,
@@ -299,6 +311,12 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
                         xycoords=("data", "axes fraction"),
                         xytext=(-3 if right else 3, -12), textcoords="offset points",
                         ha="right" if right else "left", fontsize="small", color="0.3")
+        for lo, hi, label in marks:   # the paper's statements, shaded
+            fin = x[sub["cs"].values != CS_INF]
+            a = max(lo, x.min()) if np.isfinite(lo) else x.min()
+            b = min(hi, fin.max()) if np.isfinite(hi) else x.max()
+            ax.axvspan(a - 0.3, b + 0.3, facecolor="none", edgecolor="0.4", hatch="//",
+                       linewidth=0, zorder=0, label=label)
         ax.set_xticks(ticks, tick_labels)
         ax.set_xlabel("maximum skip count C_s")
         _metric_axis(ax, m, unit)
@@ -345,8 +363,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
         for c, m in enumerate(metrics):
             ax = axes[r][c]
             da = sub[m]
-            vals = da.sel(policy=pols).values
-            factor, unit = time_unit(vals) if da.attrs.get("units") == "s" else (1.0, "")
+            factor, unit = _time_unit(da) if da.attrs.get("units") == "s" else (1.0, "")
             for p in pols:
                 _draw(ax, x, da.sel(policy=p), p, factor)
             ax.set_xlabel("Load")

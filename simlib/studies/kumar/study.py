@@ -217,9 +217,10 @@ class Kumar(Study):
             Step("kumar_figures", stage="figures",
                  message=f"Drawing paper K's Figs. 5-11 ({scale} scale)",
                  input={"cs_cube": self.cube_path("cs"), "load_cube": self.cube_path("load"),
-                        "picks": self.picks_path()},
+                        "picks": self.picks_path(), "published": str(self.published_path)},
                  output=figures, params={"study": self.spec, "scale": scale},
-                 code=["simlib.studies.kumar.figures", "simlib.cube"],
+                 code=["simlib.studies.kumar.figures", "simlib.studies.kumar.published",
+                       "simlib.cube"],
                  report=marked(figures), run=self.draw_figures),
             Step("kumar_tables", stage="figures",
                  message=f"Tabulating paper K's Tables IV-VII, n-bar and the claims ({scale} scale)",
@@ -350,9 +351,10 @@ class Kumar(Study):
         """Figs. 5–11 and the other C_s sweeps (:func:`.figures.draw_sweeps`)."""
         from ...cube import read_cube
         from .figures import draw_sweeps
+        from .published import load_published
         picks = json.loads(Path(ctx.input.picks).read_text(encoding="utf-8"))
         draw_sweeps(self.plan, read_cube(ctx.input.cs_cube), read_cube(ctx.input.load_cube),
-                    picks, OUT, log=ctx.log)
+                    picks, OUT, log=ctx.log, published=load_published(ctx.input.published))
 
     def write_tables(self, ctx: StepContext) -> None:
         """Tables IV–VII, n̄ (:func:`.tables.write_tables`) and the claims (:func:`.report.write_claims`)."""
