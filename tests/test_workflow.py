@@ -98,9 +98,10 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert stats["baseline_figures"] == stats["report"] == 1
     # Paper U adds SDSC-BLUE; its trace runs are one job per (trace, policy
     # variant) with the OV seeds inside: 3 traces x (easy, fcfs_malleable,
-    # 3 other orders, 3 readings).
+    # 3 other orders, 3 named readings, 3 x 2 x 2 - 1 = 11 combinations of
+    # the reading factors).
     assert stats["fetch_trace"] == stats["utrera_prepare_trace"] == 3
-    assert stats["utrera_simulate_traces"] == 24
+    assert stats["utrera_simulate_traces"] == 3 * (2 + 3 + 3 + 11)
     assert stats["utrera_simulate_table1"] == 2 * 4  # policy x load, seeds inside
     assert stats["utrera_table1_workloads"] == 3      # one per Lublin seed at smoke
     assert stats["lublin_workload"] == 3 + 1          # + the validation workload
@@ -282,7 +283,7 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
     assert (t1["jobs"].values == 150).all()
     assert np.allclose(t1["offered_load"].values, t1["load"].values[None, :, None], rtol=0.01)
     tr = read_cube(smoke / "results/utrera_traces.smoke.nc")
-    assert dict(tr.sizes) == {"trace": 3, "policy": 8, "seed": 2}
+    assert dict(tr.sizes) == {"trace": 3, "policy": 2 + 3 + 3 + 11, "seed": 2}
     assert tr.attrs["seed_independent_policies"] == "easy"
     easy = tr["mean_response"].sel(policy="easy").values
     assert (easy == easy[:, :1]).all()  # EASY does not depend on the OV seed
