@@ -15,7 +15,7 @@ from test_policy_properties import _recording, workloads
 from simlib.engine.job import WAITING
 from simlib.errors import ConfigError
 from simlib.policies import make_policy
-from simlib.policies.los import basic_dp, los_dp, reservation_dp
+from simlib.policies.los import LOS, basic_dp, los_dp, reservation_dp
 
 
 def brute_force(sizes, free, freezes=()):
@@ -72,6 +72,50 @@ def test_tie_break_prefers_earlier_queue_positions():
     # {0, 3} and {1, 2} both use 6 of 6: the set with the earlier job wins.
     assert basic_dp([3, 2, 4, 3], 6) == [0, 3]
     assert basic_dp([2, 4, 3, 3], 6) == [0, 1]
+
+
+@pytest.mark.parametrize("n_freezes", [0, 1, 2])
+def test_latest_tie_rule_is_the_earliest_rule_in_reverse_queue_order(n_freezes):
+    rng = np.random.default_rng(np.random.SeedSequence([7, n_freezes]))
+    for _ in range(300):
+        sizes, free, freezes = random_case(rng, n_freezes)
+        n = len(sizes)
+        best, first = brute_force(sizes[::-1], free, [(f[::-1], c) for f, c in freezes])
+        got = los_dp(sizes, free, freezes, tie="latest")
+        assert sum(sizes[i] for i in got) == max(best, 0)
+        assert got == (sorted(n - 1 - i for i in first) if best > 0 else []), (sizes, free)
+
+
+def test_tie_rules_differ_on_a_tie_and_in_a_schedule():
+    # Any two of the three use 6 of 6.
+    assert basic_dp([3, 3, 3], 6) == [0, 1]
+    assert los_dp([3, 3, 3], 6, tie="latest") == [1, 2]
+    # {0, 3} and {1, 2} both use 6 of 6; {0, 3} holds both the earliest job
+    # and the latest one, so both rules pick it.
+    assert los_dp([3, 2, 4, 3], 6, tie="latest") == basic_dp([3, 2, 4, 3], 6) == [0, 3]
+    # J1 (4 of 10 CPUs, 100 s) runs; the head J2 (8) is reserved at 100; J3
+    # and J4 (3 CPUs, 50 s each) and J5 (3, 50 s) all fit the 6 free CPUs and
+    # end before 100: any two of them is optimal. earliest starts J3 and J4,
+    # latest starts J4 and J5.
+    rows = [(0, 4, 100), (1, 8, 10), (2, 3, 50), (2, 3, 50), (2, 3, 50)]
+    early, _, _ = run_k("los", rows, 10)
+    late, _, _ = run_k("los", rows, 10, tie="latest")
+    assert schedule(early)[3][0] == 2 and schedule(early)[5][0] > 2
+    assert schedule(late)[3][0] > 2 and schedule(late)[5][0] == 2
+    with pytest.raises(ConfigError, match="tie"):
+        los_dp([1], 5, tie="newest")
+    with pytest.raises(ConfigError, match="tie"):
+        LOS(tie="newest")
+
+
+def test_lookahead_all_sees_the_whole_queue():
+    rows = [(0, 6, 100), (1, 8, 10), (2, 5, 10), (2, 3, 10)]
+    jobs, _, _ = run_k("los", rows, 10, lookahead="all")
+    assert schedule(jobs)[4] == (2, 12)
+    assert LOS(lookahead="all").lookahead is None
+    for bad in ("some", 0, 2.5):
+        with pytest.raises(ConfigError, match="lookahead"):
+            LOS(lookahead=bad)
 
 
 def test_units_are_exact_for_multiples_and_never_over_allocate():
@@ -145,7 +189,7 @@ def test_dp_runs_only_when_a_job_can_start(monkeypatch):
     # J2 starts, J3 is reserved and the DP starts J4 on the 2 left.
     rows = [(0, 6, 100), (1, 8, 10), (1, 5, 500), (2, 1, 10), (3, 1, 10), (4, 1, 10)]
     jobs, _, _ = run_k("los", rows, 10, lookahead=2)
-    assert calls == [([1], 2, [], 1)]
+    assert calls == [([1], 2, [], 1, "earliest")]
     assert schedule(jobs)[4] == (100, 110)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from helpers_kumar_study import config, cs_cube, fig1_cube, load_cube
 
+from simlib.cube import build_cube
 from simlib.claims import Verdict, claims_frame
 from simlib.studies.kumar import report as R
 from simlib.studies.kumar.cubes import pick_cs
@@ -110,8 +111,14 @@ def _failing_inputs(published, plan):
     nbar = pd.DataFrame([dict(p_s=0.5, p_d=0.0, published=139.35, published_figure="Fig. 5",
                               n_bar=100.0, ci=1.0, seeds=2, expected=100.0, size_scale="log2",
                               expected_linear=110.0, expected_log2=100.0, published_z=9.8)])
+    # Fig. 1's band: LOS better on one segment, no different on the other.
+    band = build_cube([{"segment": seg, "load": 0.7, "policy": p, "mean_wait": w}
+                       for seg, los in (("0-9", 80.0), ("10-end", 100.0))
+                       for p, w in (("easy", 100.0), ("los_50_earliest", los))],
+                      ["segment", "load", "policy"], ["mean_wait"])
     return {
         R.fig1_los_beats_easy: (flat,),
+        R.fig1_band_claim: (band, 5.0),
         R.outperforms: (load, "ps02", "los", "delayed_los", "load", "s", "claim", "fig7"),
         R.cs_optimum: (published, far, pick_cs(far), plan),
         R.cs_insensitive: (published, cs_cube(cs=(1, 3, 5, 7, 8, 9), best=7), plan),

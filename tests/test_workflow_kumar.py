@@ -48,6 +48,10 @@ def pending(workdir, *args):
      "config studies.kumar.seeds.smoke: 0 is less than the minimum of 1"),
     ("studies: {kumar: {published: nowhere.yaml}}",
      "config studies.kumar.published: no such file"),
+    ("studies: {kumar: {fig1_sensitivity: {ties: [newest]}}}",
+     "config studies.kumar.fig1_sensitivity.ties[0]: 'newest' is not one of"),
+    ("studies: {kumar: {fig1_sensitivity: {lookaheads: [500]}}}",
+     "config studies.kumar.fig1_sensitivity.lookaheads: must include the papers' 50"),
 ])
 def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message):
     assert_config_rejected(tmp_path, override, message)
@@ -62,8 +66,10 @@ def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     assert stats["kumar_simulate"] == 30
     assert stats["kumar_aggregate"] == 2
     for rule in ("kumar_pick_cs", "kumar_fig1", "kumar_examples", "kumar_figures",
-                 "kumar_tables", "kumar_report"):
+                 "kumar_tables", "kumar_report", "kumar_fig1_sensitivity"):
         assert stats[rule] == 1, rule
+    # Fig. 1 sensitivity: one job per (log segment, load), every variant inside.
+    assert stats["kumar_fig1_segment"] == 3 * 2
     # The default scale keeps the same number of K jobs (seeds, loads and
     # C_s values live inside the chunks): the DAG stays small.
     _, out = snakemake(tmp_path, "-n", "--config", "scale=full")
@@ -79,6 +85,7 @@ REDUCED = """\
       utrera: {enabled: false}
       kumar_fig1: {loads: {smoke: [0.7, 0.9]}}
       kumar:
+        fig1_sensitivity: {segments: {smoke: [[0, 200], [200, 200]]}, loads: {smoke: [0.8]}}
         n_jobs: 60
         seeds: {smoke: 2}
         loads: {smoke: [0.6, 0.9]}
@@ -113,6 +120,21 @@ def test_cubes_have_the_sweeps_dims(run):
         assert load[m].attrs["units"] in ("s", "1")
     # Batch policies do not run on heterogeneous workloads.
     assert np.isnan(load["mean_wait"].sel(workload="het_pd05_ps02", policy="easy")).all()
+
+
+def test_fig1_sensitivity_runs_every_variant_on_each_segment(run):
+    wd, _ = run
+    sens = read_cube(wd / "results/kumar_fig1_sensitivity.smoke.nc")
+    assert dict(sens.sizes) == {"segment": 2, "load": 1, "policy": 7}
+    assert list(sens["segment"].values) == ["0-199", "200-399"]
+    assert (sens["jobs"].values == 200).all()
+    np.testing.assert_allclose(sens["offered_load"].values, 0.8, rtol=1e-3)
+    assert sens.attrs["study"] == "kumar" and len(sens.attrs["config_sha256"]) == 64
+    with open(wd / K / "claims.csv") as fh:
+        band = [c for c in csv.DictReader(fh) if c["figure"] == "fig1_sensitivity"]
+    assert len(band) == 1 and "jobs 0-199, 200-399" in band[0]["ours"]
+    readme = (wd / K / "README.md").read_text()
+    assert "(fig1_sensitivity.md)" in readme and "(fig1_sensitivity.png)" in readme
 
 
 def test_load_sweeps_use_the_pipelines_cs_pick(run):

@@ -25,13 +25,20 @@ shadow-time rule (:func:`~simlib.policies.base.shadow_time`, which counts
 every job ending at the shadow time) and start the Reservation_DP's choice
 among the next ``lookahead - 1`` jobs.
 
-**Tie-break.** Several subsets can use the same number of processors. We
-pick the one that is *lexicographically first in queue order*: it contains
-the earliest-queued job that any optimal subset contains, then, given that,
-the next earliest, and so on. This favours older jobs (the FCFS spirit of
-the queue) and makes every schedule deterministic. (Shmueli & Feitelson's
-table back-tracking prefers later jobs on ties; the papers do not rely on
-either rule.)
+**Tie-break** (parameter ``tie``). Several subsets can use the same
+number of processors. ``earliest`` (the default) picks the one that is
+*lexicographically first in queue order*: it contains the earliest-queued
+job that any optimal subset contains, then, given that, the next earliest,
+and so on -- it favours older jobs, in the FCFS spirit of the queue.
+``latest`` picks the lexicographically first in *reverse* queue order,
+which is what Shmueli & Feitelson's table back-tracking does (it takes the
+last job whenever an optimal subset holds it). Both are deterministic. The
+papers do not say which they used, and the rule is not neutral: on the
+SDSC log it can flip the sign of LOS - EASY below saturation (paper K's
+Fig. 1 sensitivity, ``paper_figures/kumar/fig1_sensitivity.md``).
+
+**Lookahead.** ``lookahead`` bounds the jobs the DP sees (50 in both
+papers); ``"all"`` lets it see the whole queue.
 
 **Allocation units.** The DP works in units: sizes are rounded up to a
 multiple of ``unit`` processors and capacities down (so a choice never
@@ -62,7 +69,7 @@ MAX_DP_CELLS = 1 << 17
 
 
 def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int], int]] = (),
-           unit: int = 1) -> list[int]:
+           unit: int = 1, tie: str = "earliest") -> list[int]:
     """Subset of jobs maximizing the processors used now, under freeze points.
 
     Parameters
@@ -78,12 +85,14 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
         counts as 0: jobs gone by then may still be chosen).
     unit : int
         Allocation unit of the DP (sizes round up, capacities down).
+    tie : {"earliest", "latest"}
+        Among the optimal subsets, the lexicographically first in queue
+        order (``earliest``) or in reverse queue order (``latest``).
 
     Returns
     -------
     list of int
-        Positions (into ``sizes``) of the chosen jobs, increasing; among the
-        optimal subsets, the lexicographically first in queue order.
+        Positions (into ``sizes``) of the chosen jobs, increasing.
 
     Examples
     --------
@@ -91,7 +100,17 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
     [1, 2]
     >>> los_dp([3, 3, 4], 6, [([3, 0, 4], 3)])  # only one long job fits the extra
     [0, 1]
+    >>> los_dp([2, 2, 2], 4), los_dp([2, 2, 2], 4, tie="latest")
+    ([0, 1], [1, 2])
     """
+    if tie == "latest":
+        # The earliest rule on the reversed queue, positions mapped back.
+        n = len(sizes)
+        picks = los_dp(list(sizes)[::-1], free,
+                       [(list(frenums)[::-1], frec) for frenums, frec in freezes], unit)
+        return sorted(n - 1 - i for i in picks)
+    if tie != "earliest":
+        raise ConfigError(f"los_dp: tie must be 'earliest' or 'latest', not {tie!r}")
     n = len(sizes)
     if n == 0 or free <= 0:
         return []
@@ -213,13 +232,17 @@ class LOS(QueuePolicy):
 
     Parameters
     ----------
-    lookahead : int
-        Waiting jobs (from the head) the DP looks at (default 50).
+    lookahead : int or "all"
+        Waiting jobs (from the head) the DP looks at (default 50; ``"all"``:
+        the whole queue).
     unit : int
         Allocation unit of the DP (default 1; see the module notes).
     max_freezes : int
         Freeze points modelled in the DP (default 2); further ones, which
         only dedicated jobs create, are enforced job by job in queue order.
+    tie : {"earliest", "latest"}
+        Which of several optimal subsets the DP starts (module notes;
+        default ``earliest``).
 
     ``stats`` counts head starts, Basic_DP and Reservation_DP calls;
     ``reservation`` is ``(head job, reserved start)`` after a pass that
@@ -229,15 +252,28 @@ class LOS(QueuePolicy):
     name = "los"
     paper = "kumar: Kumar, Shae & Jamjoom; LOS of Shmueli & Feitelson 2005"
     description = "Lookahead Optimizing Scheduler: DP packing of the first jobs, head reserved"
-    defaults = {"lookahead": 50, "unit": 1, "max_freezes": 2}
+    defaults = {"lookahead": 50, "unit": 1, "max_freezes": 2, "tie": "earliest"}
+
+    @classmethod
+    def check_param_types(cls, params):
+        # "all" is the one non-integer lookahead.
+        if params.get("lookahead") == "all":
+            params = {k: v for k, v in params.items() if k != "lookahead"}
+        super().check_param_types(params)
 
     def __init__(self, **params):
         super().__init__(**params)
         p = self.params
         for key, low in (("lookahead", 1), ("unit", 1), ("max_freezes", 0)):
+            if key == "lookahead" and p[key] == "all":
+                continue
             if not isinstance(p[key], int) or p[key] < low:
                 raise ConfigError(f"{self.name}: {key} must be an integer >= {low}, not {p[key]!r}")
-        self.lookahead = p["lookahead"]
+        if p["tie"] not in ("earliest", "latest"):
+            raise ConfigError(f"{self.name}: tie must be 'earliest' or 'latest', not {p['tie']!r}")
+        self.tie = p["tie"]
+        # None slices to the end of the queue.
+        self.lookahead = None if p["lookahead"] == "all" else p["lookahead"]
         self.unit = p["unit"]
         self.max_freezes = p["max_freezes"]
         self.stats = {"head_start": 0, "basic_dp": 0, "reservation_dp": 0}
@@ -279,13 +315,15 @@ class LOS(QueuePolicy):
                     started = True
                     continue
                 stats["basic_dp"] += 1
-                chosen = self.start_chosen(self.select(q[k:k + look], cons), cons)
+                end = None if look is None else k + look
+                chosen = self.start_chosen(self.select(q[k:end], cons), cons)
                 if not chosen or chosen[0] is not head:
                     self.head_skipped(head)
             else:
                 self.reservation = (head, cons.reserve(head))
                 stats["reservation_dp"] += 1
-                chosen = self.start_chosen(self.select(q[k + 1:k + look], cons), cons)
+                end = None if look is None else k + look
+                chosen = self.start_chosen(self.select(q[k + 1:end], cons), cons)
                 self.head_reserved(head, chosen)
             started = started or bool(chosen)
             break
@@ -315,7 +353,7 @@ class LOS(QueuePolicy):
         while points and ((free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points)
                           > MAX_DP_CELLS):
             points.pop()
-        picks = los_dp([j.procs for j in cands], free, points, unit)
+        picks = los_dp([j.procs for j in cands], free, points, unit, self.tie)
         return [cands[i] for i in picks]
 
     def start_chosen(self, chosen, cons: Freezes) -> list:

@@ -374,7 +374,7 @@ def workload_file(directory, load: float, seed: int) -> Path:
     return Path(directory) / f"load{load_tag(load)}" / f"seed{int(seed)}.cwf.gz"
 
 
-def artifact_list(plan: KumarPlan, fig1: bool = True) -> list[dict]:
+def artifact_list(plan: KumarPlan, fig1: bool = True, sensitivity: bool = False) -> list[dict]:
     """Every file the pipeline writes under ``paper_figures/kumar/`` (README excluded).
 
     Each item: ``file`` (relative to ``paper_figures/kumar``), ``title``,
@@ -404,6 +404,12 @@ def artifact_list(plan: KumarPlan, fig1: bool = True) -> list[dict]:
             "Fig. 1: EASY vs LOS mean wait vs offered load on the SDSC-SP2 log", "fig1", "fig1")
         add("fig1_easy_vs_los_sdsc", ("csv",), "Fig. 1 data: mean wait by policy and load",
             "fig1", "fig1")
+    if fig1 and sensitivity:
+        add("fig1_sensitivity", ("png", "svg"),
+            "Fig. 1 sensitivity: LOS's improvement over EASY by load on three segments of the "
+            "SDSC-SP2 log, LOS lookahead x tie rule", "fig1_sensitivity", "fig1_sensitivity")
+        add("fig1_sensitivity", ("md", "csv"), "Fig. 1 sensitivity: the band per load and "
+            "every variant", "fig1_sensitivity", "fig1_sensitivity")
     add("fig2_delayed_los_example", ("png", "svg"),
         "Fig. 2: the 7-4-6 example on 10 processors, LOS (a) vs Delayed-LOS (b), simulated",
         "examples", "fig2")

@@ -28,8 +28,8 @@ from ...figures.common import save_figure
 from ...figures.gantt import draw_jobs
 from .plan import CS_INF, PAPER_NAMES, cs_label
 
-__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig2", "cs_axis", "plot_cs_sweep",
-           "plot_load_sweep", "save"]
+__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
+           "cs_axis", "plot_cs_sweep", "plot_load_sweep", "save"]
 
 _FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
 _FAMILY_MARKERS = {"easy": "s", "los": "o", "new": "D", "other": "^"}
@@ -160,6 +160,56 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
         ax.legend(fontsize="small")
     fig.suptitle("Fig. 1: EASY vs LOS on the SDSC log")
     _footer(fig, _seeds_note(da, scale_label) + (f"\n{note}" if note else ""))
+    return save_figure(fig, out_path)
+
+
+def plot_fig1_sensitivity(improvement: xr.DataArray, out_path, *, tolerance: float,
+                          scale_label: str, note: str | None = None) -> Path:
+    """LOS's improvement over EASY (%) against load, one panel per trace segment.
+
+    ``improvement`` has dims (segment, load, policy), policies named
+    ``los_<lookahead>_<tie rule>`` (:func:`.fig1_sensitivity.improvements`):
+    colour by lookahead, solid for the ``earliest`` tie rule, dashed for
+    ``latest``; the grey strip is the verdict's ± tolerance.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> da = xr.DataArray(np.array([[[5.0, -3.0]]]), dims=("segment", "load", "policy"),
+    ...     coords={"segment": ["0-99"], "load": [0.5], "policy": ["los_50_earliest",
+    ...                                                          "los_50_latest"]})
+    >>> plot_fig1_sensitivity(da, os.path.join(tempfile.mkdtemp(), "f.png"), tolerance=5,
+    ...                       scale_label="smoke").exists()
+    True
+    """
+    segs = [str(s) for s in improvement["segment"].values]
+    fig, axes = _new_figure(1, len(segs), 4.0, 3.4)
+    pols = [str(p) for p in improvement["policy"].values]
+    looks = list(dict.fromkeys(p.split("_")[1] for p in pols))
+    colors = dict(zip(looks, ("tab:orange", "tab:purple", "tab:brown", "tab:pink", "tab:olive")))
+    # Variants often coincide: later lookaheads drawn thinner on top, so
+    # every curve stays visible.
+    widths = {look: max(3.2 - 1.0 * i, 1.0) for i, look in enumerate(looks)}
+    markers = dict(zip(looks, ("o", "s", "^", "v", "D")))
+    x = improvement["load"].values.astype(float)
+    for ax, seg in zip(axes[0], segs):
+        ax.axhspan(-tolerance, tolerance, color="0.88", linewidth=0)
+        ax.axhline(0, color="0.4", linewidth=0.8)
+        for p in pols:
+            _, look, tie = p.split("_", 2)
+            ax.plot(x, improvement.sel(segment=seg, policy=p).values,
+                    marker=markers.get(look, "o"), markersize=1.5 + 1.5 * widths[look],
+                    linewidth=widths[look], color=colors.get(look, "tab:gray"),
+                    linestyle="-" if tie == "earliest" else "--",
+                    label=f"LOS lookahead {look}, {tie}")
+        ax.set_title(f"jobs {seg}")
+        ax.set_xlabel("offered load (inter-arrival times scaled)")
+        ax.set_ylabel("LOS improvement over EASY, mean wait (%)")
+    axes[0][0].legend(fontsize="x-small")
+    fig.suptitle("Fig. 1 sensitivity: LOS vs EASY by segment of the SDSC log, lookahead and "
+                 "tie rule")
+    _footer(fig, f"{scale_label} scale; above 0: LOS waits less; grey: ± {tolerance:g} % "
+            "(the verdict's tolerance)" + (f"\n{note}" if note else ""))
     return save_figure(fig, out_path)
 
 

@@ -9,6 +9,9 @@ Config ``studies.kumar`` (``config/grids/kumar.yaml``, schema
 ``kumar_aggregate`` one cube per sweep
 ``kumar_pick_cs``   the C_s of each P_S, from the C_s sweep
 ``kumar_fig1``      Fig. 1 from the ``kumar_fig1`` sweep (:mod:`.fig1`), when enabled
+``kumar_fig1_segment`` EASY and every LOS variant on one (log segment, load), when
+                    ``fig1_sensitivity`` is set and kumar_fig1 enabled
+``kumar_fig1_sensitivity`` their cube, table, figure (:mod:`.fig1_sensitivity`)
 ``kumar_examples``  Fig. 2 (simulated) and Table III (from the policy registry)
 ``kumar_figures``   Figs. 5–11 and the C_s sweeps of the other P_S
 ``kumar_tables``    Tables IV–VII, n̄, the claims' verdicts
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ...policies import POLICIES
-from ..base import Artifact, Step, StepContext, Study, load_study, register_study
+from ..base import Artifact, Step, StepContext, Study, load_study, load_tag, register_study
 from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
 
 __all__ = ["Kumar"]
@@ -45,6 +48,8 @@ CUBES = (("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)
 #: the study registry: importing its module here would make every step of
 #: this study depend on the trace sweep's simulation code.
 FIG1_KEY = "kumar_fig1"
+#: One (segment, load) of the Fig. 1 sensitivity sweep.
+SEGMENT_DIR = "results/runs/kumar_fig1_sensitivity/{scale}/{segment}/load{load}"
 README_TITLE = ("Paper K: every artifact with published vs reproduced numbers and a verdict "
                 "per claim")
 
@@ -82,6 +87,31 @@ class Kumar(Study):
         return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo)
 
     @property
+    def sensitivity(self) -> dict | None:
+        """``fig1_sensitivity`` when it runs (it needs kumar_fig1's trace), else None."""
+        spec = self.spec.get("fig1_sensitivity")
+        return spec if spec and self.fig1 is not None else None
+
+    def sensitivity_cube(self, scale: str | None = None) -> str:
+        return f"results/kumar_fig1_sensitivity.{scale or self.scale}.nc"
+
+    def _segment_summaries(self, scale: str) -> dict:
+        from .fig1_sensitivity import segments
+        spec = self.sensitivity
+        return {"summaries": [
+            f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
+            for seg in segments(spec, scale) for x in spec["loads"][scale]]}
+
+    def _segment_params(self, w) -> dict:
+        from .fig1_sensitivity import segments, variants
+        trace = self.fig1.traces()[0]
+        first, n = segments(self.sensitivity, w.scale)[w.segment]
+        return {"trace": trace,
+                "machine_procs": self.config["traces"]["catalog"][trace]["machine_procs"],
+                "first_job": first, "n_jobs": n, "load": float(w.load),
+                "variants": variants(self.sensitivity), "simulation": self.simulation()}
+
+    @property
     def published_path(self) -> Path:
         """The published numbers' file (``published``, relative to the repository)."""
         return self.repo_path(self.spec["published"])
@@ -102,6 +132,9 @@ class Kumar(Study):
         if not path.is_file():
             raise ConfigError(f"config studies.kumar.published: no such file {path}")
         check_config(self.config, load_published(path))
+        if self.spec.get("fig1_sensitivity"):
+            from .fig1_sensitivity import check_spec
+            check_spec(self.spec["fig1_sensitivity"], "config studies.kumar.fig1_sensitivity")
 
     def cube_path(self, purpose: str, scale: str | None = None) -> str:
         """The cube of a sweep (``purpose``: ``cs`` or ``load``)."""
@@ -120,7 +153,8 @@ class Kumar(Study):
     def steps(self) -> list[Step]:
         plan, scale = self.plan, self.scale
         sweeps = {"purpose": "cs|load", "workload": "|".join(plan.workloads)}
-        files = {a["file"]: a for a in artifact_list(plan, fig1=self.fig1 is not None)}
+        files = {a["file"]: a for a in artifact_list(plan, fig1=self.fig1 is not None,
+                                                     sensitivity=self.sensitivity is not None)}
 
         def outputs(rule):
             return {_output_name(f): f"{OUT}/{f}" for f, a in files.items() if a["rule"] == rule}
@@ -206,6 +240,36 @@ class Kumar(Study):
                 params={"scale": scale},
                 code=["simlib.studies.kumar.figures", "simlib.cube"],
                 report=marked(outputs("fig1")), run=self.draw_fig1))
+        if self.sensitivity is not None:
+            trace = self.fig1.traces()[0]
+            sens = outputs("fig1_sensitivity")
+            steps += [
+                # ~25 s per (segment, load) at default scale: EASY and six
+                # LOS variants on the same jobs.
+                Step("kumar_fig1_segment", stage="simulate",
+                     message=(f"Simulating EASY and LOS variants on {trace} jobs "
+                              "{wildcards.segment} at load {wildcards.load} "
+                              "({wildcards.scale}, Fig. 1 sensitivity)"),
+                     # The whole cleaned log (scale full: first job 0, every job).
+                     input={"swf": f"data/traces/{trace}.full.swf.gz"},
+                     output={"summary": f"{SEGMENT_DIR}/summary.json"},
+                     params=self._segment_params, policies=["easy", "los"],
+                     code=["simlib.studies.kumar.fig1_sensitivity"],
+                     wildcard_constraints={"segment": r"\d+-(\d+|end)"},
+                     resources={"runtime": 60, "mem_mb": 2000}, run=self.simulate_segment),
+                Step("kumar_fig1_sensitivity", stage="figures",
+                     message=(f"Fig. 1 sensitivity of paper K: cube, band table and figure "
+                              f"({scale})"),
+                     input=self._segment_summaries(scale),
+                     output={"cube": self.sensitivity_cube(), **sens},
+                     params={"tolerance": float(self.sensitivity["tolerance"]),
+                             "subtree": {"fig1_sensitivity": self.sensitivity,
+                                         "trace": self.fig1.traces()[0],
+                                         "simulation": self.simulation(), "scale": scale}},
+                     code=["simlib.studies.kumar.fig1_sensitivity", "simlib.studies.kumar.plots",
+                           "simlib.cube"],
+                     report={**marked(sens), "cube": "cube"}, run=self.write_sensitivity),
+            ]
         steps += [
             Step("kumar_examples", stage="figures",
                  message="Drawing paper K's Fig. 2 from simulation and Table III from the policy registry",
@@ -248,9 +312,13 @@ class Kumar(Study):
     def artifacts(self) -> list[Artifact]:
         """Figures and tables (:func:`.plan.artifact_list`), the README, the cubes, in that order."""
         arts = [Artifact("kumar", f"{OUT}/{a['file']}", a["title"])
-                for a in artifact_list(self.plan, fig1=self.fig1 is not None)]
+                for a in artifact_list(self.plan, fig1=self.fig1 is not None,
+                                       sensitivity=self.sensitivity is not None)]
         arts.append(Artifact("kumar", f"{OUT}/README.md", README_TITLE))
         arts += [Artifact("kumar", self.cube_path(p), title) for p, title in CUBES]
+        if self.sensitivity is not None:
+            arts.append(Artifact("kumar", self.sensitivity_cube(), "Cube (netCDF): Fig. 1 "
+                                 "sensitivity, dims (segment, load, policy)"))
         return arts
 
     def subtree(self, purpose: str, scale: str | None = None) -> dict:
@@ -274,6 +342,8 @@ class Kumar(Study):
                              for w in self.plan.purpose_workloads("load")]}
         if self.fig1 is not None:
             out["fig1_cube"] = self.fig1.cube_path()
+        if self.sensitivity is not None:
+            out["sensitivity_cube"] = self.sensitivity_cube()
         return out
 
     def _report_inputs(self) -> dict:
@@ -334,6 +404,40 @@ class Kumar(Study):
                   svg=out[_output_name("fig1_easy_vs_los_sdsc.svg")],
                   csv=out[_output_name("fig1_easy_vs_los_sdsc.csv")], log=ctx.log)
 
+    def simulate_segment(self, ctx: StepContext) -> None:
+        """EASY and every LOS variant on one (segment, load) (:func:`.fig1_sensitivity.simulate_segment`)."""
+        from ...io import write_json
+        from .fig1_sensitivity import simulate_segment
+        p, w = ctx.params, ctx.wildcards
+        records = simulate_segment(ctx.input.swf, machine_procs=p["machine_procs"],
+                                   first_job=p["first_job"], n_jobs=p["n_jobs"], load=p["load"],
+                                   variants=p["variants"], simulation=p["simulation"],
+                                   log=ctx.log)
+        write_json({"trace": p["trace"], "segment": w["segment"], "load": p["load"],
+                    "records": records}, ctx.output.summary)
+
+    def write_sensitivity(self, ctx: StepContext) -> None:
+        """The sensitivity cube, table and figure (:mod:`.fig1_sensitivity`)."""
+        from ...cube import provenance, write_cube
+        from .fig1_sensitivity import build_sensitivity_cube, improvements, read_summaries, write_tables
+        from .plots import plot_fig1_sensitivity
+        p, out = ctx.params, ctx.output
+        attrs = provenance(p["subtree"], repo_dir=self.repo)
+        attrs.update({"study": "kumar", "scale": ctx.scale, "config_subtree": json.dumps(
+            p["subtree"], sort_keys=True), "title": f"Paper K, Fig. 1 sensitivity, {ctx.scale} "
+            "scale", "load_method": "inter-arrival times multiplied by one factor per "
+            "(segment, load)"})
+        cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
+        write_cube(cube, out.cube)
+        bands = write_tables(cube, tolerance=p["tolerance"],
+                             csv=out[_output_name("fig1_sensitivity.csv")],
+                             md=out[_output_name("fig1_sensitivity.md")], scale=ctx.scale)
+        imp = improvements(cube)
+        for ext in ("png", "svg"):
+            plot_fig1_sensitivity(imp, out[_output_name(f"fig1_sensitivity.{ext}")],
+                                  tolerance=p["tolerance"], scale_label=ctx.scale)
+        ctx.log.info("bands: %s", bands.to_dict("records"))
+
     def draw_examples(self, ctx: StepContext) -> None:
         """Fig. 2, simulated, and Table III, from the policy registry."""
         from .figures import draw_fig2
@@ -374,10 +478,14 @@ class Kumar(Study):
         write_forced_starts(cs_cube, ctx.output.forced_csv, ctx.output.forced_md, scale=scale,
                             swept=self.plan.cs_sweep["swept"])
         fig1 = ctx.input.get("fig1_cube")
+        sens = ctx.input.get("sensitivity_cube")
         verdicts = write_claims(ctx.output.claims_csv, scale=scale, picks_path=ctx.input.picks,
                                 published=published, load_cube=load_cube,
                                 cs_cube=cs_cube,
                                 fig1_cube=None if fig1 is None else read_cube(fig1),
+                                sensitivity_cube=None if sens is None else read_cube(sens),
+                                sensitivity_tolerance=float(
+                                    (self.sensitivity or {}).get("tolerance", 0.0)),
                                 n_bar=nbar, tables=tables, plan=self.plan)
         ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
 
@@ -392,7 +500,9 @@ class Kumar(Study):
         published = load_published(inp.published)
         claims_df = write_readme(
             ctx.output.readme, plan=self.plan,
-            artifacts=artifact_list(self.plan, fig1=self.fig1 is not None), published=published,
+            artifacts=artifact_list(self.plan, fig1=self.fig1 is not None,
+                                    sensitivity=self.sensitivity is not None),
+            published=published,
             picks_path=inp.picks, tables_csv=inp.tables_csv, claims_csv=inp.claims_csv,
             n_bar_csv=inp.n_bar_csv, forced_csv=inp.forced_csv,
             algorithms=algorithms_frame(published),

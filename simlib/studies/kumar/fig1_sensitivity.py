@@ -1,0 +1,282 @@
+"""Paper K's Fig. 1 beyond one subset: trace segment x LOS lookahead x LOS tie rule.
+
+Fig. 1 of paper K says that on the SDSC log "clearly LOS outperforms EASY"
+in mean wait at every offered load. The figure's run (``kumar_fig1``)
+simulates one subset of the log with LOS as the papers describe it
+(lookahead 50). Two things the papers leave open change the answer below
+saturation: which part of the log is simulated, and which of several
+equally good packings LOS's dynamic program starts (its tie rule,
+:mod:`simlib.policies.los`). This sweep (config
+``studies.kumar.fig1_sensitivity``) runs EASY and LOS on several segments
+of the cleaned log, each rescaled to every load by multiplying its
+inter-arrival times (the papers' method), with LOS at every lookahead x tie
+rule; one pipeline job per (segment, load) runs every variant on the same
+jobs.
+
+**Verdict rule** (:data:`BAND_RULE`, applied by
+:func:`simlib.studies.kumar.report.fig1_band_claim`). Improvement of LOS over EASY in mean
+wait, ``100 (W_EASY - W_LOS) / W_EASY``, at each load; the *band* is its
+range over segments x tie rules at the papers' lookahead (50). At a load,
+LOS is *better* when the whole band is above ``+tolerance`` %, *worse*
+when it is below ``-tolerance`` %, *no difference* when it lies within
+``± tolerance``, else the sign *depends on the reading*. Reproduced: better
+at every load; contradicted: worse at every load; partly: better at some;
+else not reproduced. Longer lookaheads are reported beside, not judged (the
+papers fix 50).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from ...errors import ConfigError
+
+__all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
+           "simulate_segment", "build_sensitivity_cube", "improvements", "band_table",
+           "BAND_RULE", "write_tables"]
+
+#: Dimensions of the sensitivity cube.
+DIMS = ["segment", "load", "policy"]
+#: The lookahead of both LOS papers, the one the verdict judges.
+PAPER_LOOKAHEAD = 50
+#: Statuses of a load's band (:func:`band_table`).
+BETTER, WORSE, NONE, DEPENDS = "LOS better", "LOS worse", "no difference", "depends on the reading"
+
+
+def segment_name(first_job: int, n_jobs: int | None) -> str:
+    """Name of a segment of the cleaned log: 0-based positions of its first and last job.
+
+    Examples
+    --------
+    >>> segment_name(20000, 20000), segment_name(40000, None)
+    ('20000-39999', '40000-end')
+    """
+    return f"{first_job}-{'end' if n_jobs is None else first_job + n_jobs - 1}"
+
+
+def segments(spec: Mapping, scale: str) -> dict[str, tuple[int, int | None]]:
+    """The segments of a scale: name -> (first job, number of jobs or None for the rest).
+
+    Examples
+    --------
+    >>> segments({"segments": {"smoke": [[0, 700], [700, None]]}}, "smoke")
+    {'0-699': (0, 700), '700-end': (700, None)}
+    """
+    return {segment_name(int(a), None if n is None else int(n)): (int(a), None if n is None
+                                                                  else int(n))
+            for a, n in spec["segments"][scale]}
+
+
+def variants(spec: Mapping) -> dict[str, tuple[str, dict]]:
+    """Policy variants run on every segment: name -> (registered policy, parameters).
+
+    EASY, then LOS at every lookahead x tie rule.
+
+    Examples
+    --------
+    >>> list(variants({"lookaheads": [50, "all"], "ties": ["earliest", "latest"]}))
+    ['easy', 'los_50_earliest', 'los_50_latest', 'los_all_earliest', 'los_all_latest']
+    """
+    out = {"easy": ("easy", {})}
+    for look in spec["lookaheads"]:
+        for tie in spec["ties"]:
+            out[f"los_{look}_{tie}"] = ("los", {"lookahead": look, "tie": tie})
+    return out
+
+
+def check_spec(spec: Mapping, where: str) -> None:
+    """Reject what the schema cannot say: overlapping segments, no paper lookahead, bad LOS parameters.
+
+    Examples
+    --------
+    >>> check_spec({"segments": {"smoke": [[0, 10], [5, 10]]}, "lookaheads": [50],
+    ...             "ties": ["earliest"]}, "x")
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: x.segments.smoke: segments 0-9 and 5-14 overlap
+    """
+    from ...policies.los import LOS
+    for scale, segs in spec["segments"].items():
+        ends = sorted((int(a), float("inf") if n is None else int(a) + int(n)) for a, n in segs)
+        for (a0, e0), (a1, e1) in zip(ends, ends[1:]):
+            if a1 < e0:
+                raise ConfigError(
+                    f"{where}.segments.{scale}: segments "
+                    f"{segment_name(a0, None if e0 == float('inf') else int(e0 - a0))} and "
+                    f"{segment_name(a1, None if e1 == float('inf') else int(e1 - a1))} overlap")
+    if PAPER_LOOKAHEAD not in spec["lookaheads"]:
+        raise ConfigError(f"{where}.lookaheads: must include the papers' {PAPER_LOOKAHEAD} "
+                          "(the verdict judges it)")
+    for name, (_, params) in variants(spec).items():
+        if name != "easy":
+            try:
+                LOS(**params)
+            except ConfigError as err:
+                raise ConfigError(f"{where}: {err}") from None
+
+
+def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: int | None,
+                     load: float, variants: Mapping[str, tuple[str, dict]], simulation: Mapping,
+                     log=None) -> list[dict]:
+    """Every variant on one segment of a prepared trace rescaled to ``load``; one record each.
+
+    Records hold the :func:`simlib.metrics.summarize` metrics, the jobs
+    simulated and the offered load reached (``offered_load``).
+    """
+    from ...metrics import summarize
+    from ...runner import simulate
+    from ...workload.prepare import offered_load, rescale_to_load, subset
+    from ...workload.swf import read_swf
+    seg = subset(read_swf(trace_swf), first_job=first_job, n_jobs=n_jobs)
+    scaled, factor = rescale_to_load(seg, machine_procs, load, round_to_seconds=True)
+    reached = offered_load(scaled, machine_procs)
+    if log is not None:
+        log.info("segment %s: %d jobs, load %.4f (factor %.4f)", segment_name(first_job, n_jobs),
+                 len(scaled.jobs), reached, factor)
+    out = []
+    for name, (policy, params) in variants.items():
+        t0 = time.perf_counter()
+        res = simulate(scaled, policy, cpus=machine_procs, policy_params=params,
+                       overrun=simulation["overrun"], record_timeline=False)
+        if log is not None:
+            log.info("%s: %.2f s", name, time.perf_counter() - t0)
+        rec = {"policy": name, **summarize(res.jobs, machine_procs, tau=simulation["tau"]),
+               "jobs": len(res.jobs), "offered_load": reached}
+        out.append(rec)
+    return out
+
+
+def build_sensitivity_cube(summaries: Sequence[Mapping], attrs: Mapping) -> xr.Dataset:
+    """The cube ``(segment, load, policy)`` from the per-(segment, load) summaries."""
+    from ...cube import build_cube
+    records = [{"segment": s["segment"], "load": float(s["load"]), **r}
+               for s in summaries for r in s["records"]]
+    metrics = [k for k in records[0] if k not in DIMS]
+    info = {"jobs": ("1", "jobs simulated", "jobs in the segment"),
+            "offered_load": ("1", "offered load reached",
+                             "sum of size x runtime / (CPUs x submit span) after rescaling")}
+    cube = build_cube(records, DIMS, metrics, attrs=dict(attrs), metric_info=info)
+    # Segments in log order, variants in run order (build_cube sorts names).
+    segs = sorted({r["segment"] for r in records}, key=lambda s: int(s.split("-")[0]))
+    pols = list(dict.fromkeys(r["policy"] for r in records))
+    return cube.sel(segment=segs, policy=pols)
+
+
+def improvements(cube: xr.Dataset) -> xr.DataArray:
+    """Improvement of each LOS variant over EASY in mean wait, % (positive: LOS waits less).
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"segment": "a", "load": 0.5, "policy": p, "mean_wait": w}
+    ...                 for p, w in (("easy", 100.0), ("los_50_earliest", 90.0))], DIMS,
+    ...                ["mean_wait"])
+    >>> float(improvements(c).sel(segment="a", load=0.5, policy="los_50_earliest"))
+    10.0
+    """
+    w = cube["mean_wait"]
+    easy = w.sel(policy="easy")
+    los = w.sel(policy=[p for p in w["policy"].values if p != "easy"])
+    return 100.0 * (easy - los) / easy
+
+
+def _paper_variants(policies, lookahead=PAPER_LOOKAHEAD) -> list[str]:
+    return [p for p in policies if str(p).startswith(f"los_{lookahead}_")]
+
+
+def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
+    """Per load: the band of LOS's improvement over segments x tie rules (lookahead 50) and its status.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> rows = [("a", "easy", 100.0), ("a", "los_50_earliest", 80.0), ("a", "los_50_latest", 90.0),
+    ...         ("b", "easy", 100.0), ("b", "los_50_earliest", 104.0), ("b", "los_50_latest", 90.0)]
+    >>> c = build_cube([{"segment": s, "load": 0.5, "policy": p, "mean_wait": w}
+    ...                 for s, p, w in rows], DIMS, ["mean_wait"])
+    >>> band_table(c, 5.0)[["band_low", "band_high", "status"]].values.tolist()
+    [[-4.0, 20.0, 'depends on the reading']]
+    """
+    imp = improvements(cube)
+    paper = imp.sel(policy=_paper_variants(imp["policy"].values))
+    rows = []
+    for load in imp["load"].values:
+        band = paper.sel(load=load).values.ravel()
+        band = band[np.isfinite(band)]
+        lo, hi = (float(band.min()), float(band.max())) if band.size else (np.nan, np.nan)
+        if not band.size:
+            status = "n/a"
+        elif lo > tolerance:
+            status = BETTER
+        elif hi < -tolerance:
+            status = WORSE
+        elif lo >= -tolerance and hi <= tolerance:
+            status = NONE
+        else:
+            status = DEPENDS
+        rows.append({"load": float(load), "band_low": lo, "band_high": hi, "status": status,
+                     "runs_in_band": int(band.size)})
+    return pd.DataFrame(rows)
+
+
+#: The verdict's rule (:func:`.report.fig1_band_claim` applies it).
+BAND_RULE = ("improvement of LOS (lookahead 50) over EASY in mean wait, % of EASY's, per load; "
+             "band = its range over trace segments x LOS tie rules; a load counts for LOS when "
+             "the whole band is above +tolerance, against when below -tolerance; reproduced: "
+             "for LOS at every load, contradicted: against at every load, partly: for at some, "
+             "else not reproduced")
+
+
+def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> pd.DataFrame:
+    """``fig1_sensitivity.csv`` (every variant) and ``.md`` (bands, then every variant)."""
+    from ...io import write_csv, write_text
+    imp = improvements(cube)
+    rows = []
+    for seg in imp["segment"].values:
+        for load in imp["load"].values:
+            easy = float(cube["mean_wait"].sel(segment=seg, load=load, policy="easy"))
+            row = {"segment": str(seg), "load": float(load),
+                   "offered_load": float(cube["offered_load"].sel(
+                       segment=seg, load=load, policy="easy")),
+                   "easy_mean_wait_h": easy / 3600}
+            for p in imp["policy"].values:
+                row[f"{p}_improvement_pct"] = float(imp.sel(segment=seg, load=load, policy=p))
+            rows.append(row)
+    full = pd.DataFrame(rows)
+    write_csv(full, csv, index=False, lineterminator="\n", float_format="%.6g")
+    bands = band_table(cube, tolerance)
+    show = full.copy()
+    show.columns = [c.replace("_improvement_pct", " %").replace("_", " ") for c in show.columns]
+    text = "\n".join([
+        f"# Paper K, Fig. 1 sensitivity ({scale} scale)",
+        "",
+        "Improvement of LOS over EASY in mean wait, `100 (W_EASY - W_LOS) / W_EASY` "
+        "(positive: LOS waits less), on segments of the cleaned SDSC-SP2 log (0-based job "
+        "positions), each rescaled to the load by multiplying its inter-arrival times. "
+        "LOS variants: `los_<lookahead>_<tie rule>`; `earliest` is our default tie rule, "
+        "`latest` Shmueli & Feitelson's back-tracking (`simlib/policies/los.py`).",
+        "",
+        f"## Band at the papers' lookahead ({PAPER_LOOKAHEAD}) over segments x tie rules",
+        "",
+        "Rule: " + BAND_RULE + f". Tolerance ± {tolerance:g} %.",
+        "",
+        bands.to_markdown(index=False, floatfmt=".1f"),
+        "",
+        "## Every variant",
+        "",
+        show.to_markdown(index=False, floatfmt=".1f"),
+        "",
+    ])
+    write_text(md, text)
+    return bands
+
+
+def read_summaries(paths: Sequence) -> list[dict]:
+    """The per-(segment, load) summaries written by the simulate step."""
+    return [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
