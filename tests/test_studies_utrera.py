@@ -48,6 +48,20 @@ def test_registered_under_its_key_with_its_schema():
     bad["table1"]["fit"] = "sideways"
     with pytest.raises(jsonschema.ValidationError, match="sideways"):
         jsonschema.validate(bad, schema)
+    bad = copy.deepcopy(repo_config()["studies"]["utrera"])
+    bad["table1"]["mean_runtime"] = 0.5
+    with pytest.raises(jsonschema.ValidationError, match="0.5 is less than the minimum of 1"):
+        jsonschema.validate(bad, schema)
+
+
+def test_table1_mean_runtime_is_the_papers():
+    """The grid's mean_runtime is Table 1's EASY S response minus wait (mean execution time)."""
+    pub = yaml.safe_load((REPO / "config/published/utrera.yaml").read_text())["table1"]["values"]
+    implied = [v["easy"]["mean_response"][0] - v["easy"]["mean_wait"][0] for v in pub.values()]
+    assert max(implied) - min(implied) < 1.5  # the same at every load
+    t1 = repo_config()["studies"]["utrera"]["table1"]
+    assert t1["mean_runtime"] == pytest.approx(sum(implied) / len(implied), abs=0.5)
+    assert (t1["fit"], t1["fit_alternatives"]) == ("sizes", ["runtimes"])
 
 
 def test_the_repository_grid_passes_the_checks():
@@ -75,6 +89,12 @@ def test_the_repository_grid_passes_the_checks():
      "config studies.utrera.reading_factors.util.mean: the first level is the main reading's"),
     (lambda s: s["table1"].update(lublin_params="nope"),
      "config studies.utrera.table1.lublin_params: unknown parameter set 'nope'"),
+    (lambda s: s["table1"].update(fit="runtimes", fit_alternatives=["sizes", "runtimes"]),
+     "config studies.utrera.table1.fit_alternatives: 'runtimes' is the main fit"),
+    # 150 jobs of 20 s in 2 h offer at most 0.417 (every job machine-wide).
+    (lambda s: s["table1"].update(mean_runtime=20),
+     r"config studies.utrera.table1.loads\[1\]: load 0.5 is out of reach of fit: sizes, which "
+     r"offers 0.00326 \(every job serial\) to 0.417"),
     (lambda s: s.update(published="config/published/nope.yaml"),
      "config studies.utrera.published: no such file .*nope.yaml"),
     (lambda s: s["policies"]["fcfs_malleable"].update(order="backwards"),
@@ -149,15 +169,21 @@ def test_each_cube_depends_on_its_own_scale_and_part():
 def test_simulation_inputs_and_params():
     u = study()
     t1 = u.step("utrera_simulate_table1")
-    w = wildcards(policy="fcfs_malleable", load="0.5")
-    assert t1.input(w)["swfs"] == [f"data/workloads/utrera/table1/seed{s}/load0.5.swf.gz"
+    w = wildcards(policy="fcfs_malleable", load="0.5", fit="sizes")
+    assert t1.input(w)["swfs"] == [f"data/workloads/utrera/table1/sizes/seed{s}/load0.5.swf.gz"
                                    for s in range(3)]
     p = t1.params(w)
-    assert (p["seeded"], p["seeds"], p["cpus"], p["coords"]) == (True, [0, 1, 2], 128,
-                                                                  {"load": 0.5})
-    assert not t1.params(wildcards(policy="easy", load="0.5"))["seeded"]
+    assert (p["seeded"], p["seeds"], p["cpus"], p["coords"]) == (
+        True, [0, 1, 2], 128, {"fit": "sizes", "load": 0.5})
+    assert not t1.params(wildcards(policy="easy", load="0.5", fit="sizes"))["seeded"]
+    assert t1.wildcard_constraints["fit"] == "sizes|runtimes"
+    # The main fit's fit records, then the alternative's.
+    fits = u.step("utrera_figures_table1").input["fits"]
+    assert fits[0] == "data/workloads/utrera/table1/sizes/seed0/fit.json"
+    assert fits[3] == "data/workloads/utrera/table1/runtimes/seed0/fit.json" and len(fits) == 6
     # fit: arrivals reads the Lublin rule's calibrated workloads instead.
-    arrivals = study(edit=lambda s: s["table1"].update(fit="arrivals"))
+    arrivals = study(edit=lambda s: s["table1"].update(fit="arrivals", fit_alternatives=[]))
+    w = wildcards(policy="fcfs_malleable", load="0.5", fit="arrivals")
     assert arrivals.step("utrera_simulate_table1").input(w)["swfs"][0] == \
         "data/workloads/lublin/utrera_table1/load0.5/seed0.swf.gz"
     assert arrivals.step("utrera_figures_table1").input["fits"] == []
@@ -172,13 +198,19 @@ def test_simulation_inputs_and_params():
         "results/runs/utrera/smoke/long_util/easy/util0.6/summary.json"
     assert len(agg.input(wildcards(part="traces"))["summaries"]) == 3 * (8 + 11)
     assert agg.params(wildcards(part="table1"))["seeds"] == [0, 1, 2]
+    summ = agg.input(wildcards(part="table1"))["summaries"]
+    assert len(summ) == 2 * 2 * 4  # fits x policies x loads
+    assert summ[0] == "results/runs/utrera/smoke/table1/sizes/easy/load0.3/summary.json"
     assert agg.params(wildcards(part="traces"))["seeds"] == [0, 1]
 
 
 def test_table1_workloads_name_one_file_per_load():
     s = study().step("utrera_table1_workloads")
-    assert s.output["swfs"] == [f"data/workloads/utrera/table1/seed{{seed}}/load{x}.swf.gz"
+    assert s.output["swfs"] == [f"data/workloads/utrera/table1/{{fit}}/seed{{seed}}/load{x}.swf.gz"
                                 for x in ("0.3", "0.5", "0.7", "0.9")]
+    # mean_runtime is a parameter of fit: sizes only (changing it reruns no runtimes fit).
+    assert s.params(wildcards(fit="sizes", seed="0"))["mean_runtime"] == 52.0
+    assert "mean_runtime" not in s.params(wildcards(fit="runtimes", seed="0"))
     assert s.input(wildcards(seed="2")) == {
         "swf": "data/workloads/lublin/utrera_table1/loadnative/seed2.swf.gz"}
 

@@ -95,6 +95,45 @@ def test_table1_step_compares_gains_with_the_paper(tmp_path):
     assert Path(out["png"]).read_bytes().startswith(PNG)
 
 
+def test_table1_step_main_fit_alternatives_and_bounded_slowdown(tmp_path):
+    metrics = ["mean_wait", "mean_response", "utrera_slowdown", "mean_bounded_slowdown"]
+    recs = [{"fit": fit, "policy": pol, "load": x, "seed": s, "mean_wait": 10.0 * (s + 1),
+             "mean_response": 60.0 + s, "utrera_slowdown": 3.0 if pol == "easy" else 2.0,
+             "mean_bounded_slowdown": (2.0 if pol == "easy" else 1.5) + (fit == "runtimes")}
+            for fit in ("sizes", "runtimes") for pol in ("easy", "fcfs_malleable")
+            for x in (0.3, 0.9) for s in (0, 1, 2)]
+    cube = tmp_path / "cube.nc"
+    write_cube(build_cube(recs, ["fit", "policy", "load", "seed"], metrics,
+                          metric_info=METRIC_INFO), cube)
+    fits = []
+    for fit, run in (("sizes", 52.0), ("runtimes", 150.0)):
+        path = tmp_path / f"{fit}.json"
+        path.write_text(json.dumps({"fit": fit, "fits": [
+            {"load": x, "mean_runtime": run, "mean_size": 20.0 + 80 * x,
+             "machine_wide_jobs": int(100 * x)} for x in (0.3, 0.9)]}))
+        fits.append(str(path))
+    out = outputs(tmp_path, "png", "csv", "md")
+    table1(ctx({"cube": str(cube), "fits": fits, "published": PUBLISHED}, out,
+               {"scale": "smoke", "fit": "sizes", "fits": ["sizes", "runtimes"], "tau": 10.0,
+                "lublin": {"n_jobs": 150, "machine_size": 128}}))
+    t1 = pd.read_csv(out["csv"])
+    assert list(t1.columns[:2]) == ["fit", "main"] and len(t1) == 2 * 2 * 2 * 4
+    assert set(t1.loc[t1["main"], "fit"]) == {"sizes"}
+    bsld = t1[t1["metric"] == "mean_bounded_slowdown"]
+    assert bsld["paper_S"].isna().all() and t1.loc[t1["metric"] != "mean_bounded_slowdown",
+                                                    "paper_S"].notna().all()
+    md = Path(out["md"]).read_text()
+    main, alt = md.split("## Alternative workloads, fit: runtimes")
+    assert "main fit: sizes" in main and "mean runtime per load 0.3: 52 s, 0.9: 52 s" in main
+    assert "mean size per load 0.3: 44, 0.9: 92" in main
+    assert "max(1, response / max(execution as run, 10 s))" in main
+    assert "| bsld ours |" in main and "| 30 % | EASY backfilling | 20.0 ± 25 | 55 | 60 |" in main
+    assert "mean runtime per load 0.3: 150 s" in alt and "| 30 % | EASY backfilling |" in alt
+    assert "| mean_bounded_slowdown | 30 % | 25 | – | – |" in main
+    assert "| mean_bounded_slowdown | 30 % | 16.7 | – | – |" in alt
+    assert Path(out["png"]).read_bytes().startswith(PNG)
+
+
 def test_long_util_step_states_the_long_jobs(tmp_path):
     def value(rec, s):
         return {"mean_wait": 1.0, "mean_response": 10.0 + s,

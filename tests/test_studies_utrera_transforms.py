@@ -5,7 +5,13 @@ import pytest
 from simlib.errors import ConfigError
 from simlib.workload.estimates import exact_estimates
 from simlib.workload.lublin import LublinParams, generate_lublin
-from simlib.studies.utrera.transforms import fit_to_window, long_jobs, set_long_job_cpu_util, toy_workload
+from simlib.studies.utrera.transforms import (
+    fit_sizes_to_window,
+    fit_to_window,
+    long_jobs,
+    set_long_job_cpu_util,
+    toy_workload,
+)
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +77,71 @@ def test_fit_to_window_rejects_unreachable_load():
         fit_to_window(w, span=10, machine_size=128, load=0.01)
     with pytest.raises(ConfigError, match="at least 2 jobs"):
         fit_to_window(toy_workload([(0, 1, 10)]), span=10, machine_size=1, load=0.5)
+
+
+#: Hand-made jobs: (submit, size, runtime); mean runtime 200 s, sizes 1-4.
+HAND = [(0, 2, 100), (50, 4, 300), (60, 1, 200), (100, 2, 200)]
+
+
+def test_fit_sizes_hand_case_exact():
+    # Runtimes x 0.1 (mean 20 s); sizes x 2: 4, 8, 2, 4; load
+    # (4*10 + 8*30 + 2*20 + 4*20) / (100 * 8) = 0.5 exactly.
+    w, f, g = fit_sizes_to_window(toy_workload(HAND), span=100, machine_size=8, load=0.5,
+                                  mean_runtime=20)
+    j = w.jobs
+    assert j["submit_time"].tolist() == [0, 50, 60, 100]
+    assert j["run_time"].tolist() == [10, 30, 20, 20]
+    assert j["requested_procs"].tolist() == j["allocated_procs"].tolist() == [4, 8, 2, 4]
+    assert j["requested_time"].tolist() == [10, 30, 20, 20]
+    assert j["avg_cpu_time"].tolist() == [10.0, 30.0, 20.0, 20.0]  # utilization kept
+    assert f == pytest.approx(0.1, rel=0.05) and g == pytest.approx(2.0, rel=0.2)
+    assert _load(w, 8, 100) == 0.5
+    assert "fit_sizes_to_window" in w.header[-1]
+
+
+def test_fit_sizes_clips_sizes_to_the_machine():
+    # Load 0.9 of 8 CPUs needs most jobs machine-wide: sizes stop at 8.
+    w, _, _ = fit_sizes_to_window(toy_workload(HAND), span=100, machine_size=8, load=0.7,
+                                  mean_runtime=20)
+    size = w.jobs["requested_procs"]
+    assert size.min() >= 1 and size.max() == 8
+    assert _load(w, 8, 100) == pytest.approx(0.7, rel=0.01)
+
+
+@pytest.mark.parametrize("load", [0.3, 0.5, 0.7, 0.9])
+def test_fit_sizes_lublin_mean_runtime_and_load(lublin150, load):
+    w, f, g = fit_sizes_to_window(lublin150, span=7200, machine_size=128, load=load,
+                                  mean_runtime=52)
+    j = w.jobs
+    assert len(j) == 150 and (j["submit_time"].min(), j["submit_time"].max()) == (0, 7200)
+    assert j["run_time"].mean() == pytest.approx(52, rel=0.01)
+    assert _load(w, 128, 7200) == pytest.approx(load, rel=0.01)
+    assert j["requested_procs"].between(1, 128).all()
+    assert (j["requested_time"] >= j["run_time"]).all()
+
+
+def test_fit_sizes_same_runtimes_at_every_load_and_deterministic(lublin150):
+    kw = dict(span=7200, machine_size=128, mean_runtime=52)
+    a = fit_sizes_to_window(lublin150, load=0.3, **kw)
+    b = fit_sizes_to_window(lublin150, load=0.9, **kw)
+    again = fit_sizes_to_window(lublin150, load=0.9, **kw)
+    assert a[0].jobs["run_time"].tolist() == b[0].jobs["run_time"].tolist()
+    assert a[1] == b[1] and b[2] > a[2]  # one runtime factor; the sizes carry the load
+    assert b[0].jobs.equals(again[0].jobs) and b[1:] == again[1:]
+
+
+@pytest.mark.parametrize("kw, message", [
+    # 4 jobs of 20 s in 100 s on 8 CPUs: loads 0.1 (serial) to 0.8 (machine-wide).
+    (dict(load=0.9), "load 0.9 is unreachable through job sizes .* give loads 0.1 to 0.8"),
+    (dict(load=0.05), "load 0.05 is unreachable through job sizes"),
+    (dict(mean_runtime=0.5), "mean_runtime must be >= 1 s"),
+    (dict(machine_size=0), "machine_size must be an integer >= 1"),
+    (dict(span=-1), "span must be > 0"),
+])
+def test_fit_sizes_rejects_the_infeasible(kw, message):
+    args = {**dict(span=100, machine_size=8, load=0.5, mean_runtime=20), **kw}
+    with pytest.raises(ConfigError, match=message):
+        fit_sizes_to_window(toy_workload(HAND), **args)
 
 
 def test_long_jobs_definition():

@@ -78,3 +78,25 @@ def test_table1_workloads_reach_each_load_within_the_span(tmp_path):
         assert fit["offered_load"] == pytest.approx(fit["load"], rel=0.01)
     # More load, longer jobs: the runtimes carry it (fit: runtimes).
     assert info["fits"][1]["runtime_factor"] > info["fits"][0]["runtime_factor"]
+
+
+def test_table1_workloads_fit_sizes_keeps_the_mean_runtime(tmp_path):
+    base = tmp_path / "lublin.swf.gz"
+    write_swf(exact_estimates(generate_lublin(LublinParams.typed(), n_jobs=150, seed=3)), base)
+    loads = [0.3, 0.9]
+    swfs = [str(tmp_path / f"load{x}.swf.gz") for x in loads]
+    table1_workloads(ctx({"swf": str(base)}, {"swfs": swfs, "info": str(tmp_path / "fit.json")},
+                         {"fit": "sizes", "loads": loads, "span": 7200.0, "machine_size": 128,
+                          "mean_runtime": 52.0}, seed="4"))
+    info = json.loads((tmp_path / "fit.json").read_text())
+    assert info["fit"] == "sizes"
+    for path, fit in zip(swfs, info["fits"]):
+        wl = read_swf(path)
+        assert wl.jobs["run_time"].mean() == pytest.approx(fit["mean_runtime"])
+        assert fit["mean_runtime"] == pytest.approx(52.0, rel=0.01)
+        assert fit["offered_load"] == pytest.approx(fit["load"], rel=0.01)
+        assert wl.jobs["requested_procs"].between(1, 128).all()
+    # The same runtimes at every load; the sizes carry the load.
+    lo, hi = info["fits"]
+    assert lo["runtime_factor"] == hi["runtime_factor"] and hi["size_factor"] > lo["size_factor"]
+    assert hi["mean_size"] > lo["mean_size"] and hi["machine_wide_jobs"] >= lo["machine_wide_jobs"]

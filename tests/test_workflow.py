@@ -58,7 +58,7 @@ def smoke(tmp_path_factory):
     ("studies: {utrera: {readings: {bad: {ov_scope: everywhere}}}}",
      "config studies.utrera.readings.bad: fcfs_malleable: ov_scope must be"),
     ("studies: {utrera: {table1: {fit: sideways}}}",
-     "config studies.utrera.table1.fit: 'sideways' is not one of ['runtimes', 'arrivals']"),
+     "config studies.utrera.table1.fit: 'sideways' is not one of ['sizes', 'runtimes', 'arrivals']"),
     ("lublin: {validation: {param_set: nope, seed: 1}}",
      "config lublin.validation.param_set: unknown parameter set 'nope'"),
     ("simulation: {overrun: bogus}",

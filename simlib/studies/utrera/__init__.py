@@ -8,7 +8,8 @@ and figure of the paper into ``paper_figures/utrera/``. Its parts, each one cube
 part      what                                           cube dims
 ========= ============================================== ===========================
 fig2      the toy example, simulated (Gantt charts)      policy
-table1    Lublin workloads of 150 jobs in 2 h per load   policy, load, seed
+table1    Lublin workloads of 150 jobs in 2 h per load   fit, policy, load, seed
+          (the main fit and its alternatives)
 traces    three PWA trace portions, EASY vs FCFS-mall.,  trace, policy, seed
           other candidate orders and time-model readings
 long_util Sect. 5.1: SDSC, long jobs' CPU utilization    policy, long_util, seed
@@ -44,8 +45,10 @@ __all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
 
 #: The study's figures and tables.
 OUT = "paper_figures/utrera"
-#: Table 1's workloads (``table1.fit: runtimes``), one directory per seed.
+#: Table 1's workloads (fits ``sizes`` and ``runtimes``), one directory per fit and seed.
 T1_DIR = "data/workloads/utrera/table1"
+#: Table 1's fits that build their own workloads (``arrivals`` uses the Lublin rule's).
+T1_OWN_FITS = ("sizes", "runtimes")
 #: The paper's parts, one cube each, in index order.
 PARTS = ("fig2", "table1", "traces", "long_util")
 #: The two policies compared everywhere.
@@ -97,7 +100,7 @@ _ARTIFACTS = [
 #: Index titles of the cubes.
 _CUBE_TITLES = {
     "fig2": "Cube (netCDF): Fig. 2 metrics, dims (policy)",
-    "table1": "Cube (netCDF): Table 1 runs, dims (policy, load, seed)",
+    "table1": "Cube (netCDF): Table 1 runs, dims (fit, policy, load, seed)",
     "traces": "Cube (netCDF): trace runs (Fig. 3, Tables 2-3, orders, readings), dims "
               "(trace, policy, seed)",
     "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)",
@@ -198,12 +201,29 @@ class Utrera(Study):
         sets = (self.config.get("lublin") or {}).get("param_sets") or {}
         return sets[self.spec["table1"]["lublin_params"]]
 
-    def table1_workload(self, seed, load) -> str:
-        """Table 1 workload of a seed and load, per the configured fit."""
+    def table1_fits(self) -> list[str]:
+        """Table 1's fits simulated: the main one (``fit``), then ``fit_alternatives``."""
         t1 = self.spec["table1"]
-        if t1["fit"] == "arrivals":
+        return [t1["fit"], *(f for f in t1.get("fit_alternatives") or [] if f != t1["fit"])]
+
+    def table1_workload(self, seed, load, fit: str | None = None) -> str:
+        """Table 1 workload of a seed and load under a fit (default: the main one)."""
+        t1 = self.spec["table1"]
+        fit = fit or t1["fit"]
+        if fit == "arrivals":
             return lublin_path(t1["lublin_params"], load, seed)
-        return f"{T1_DIR}/seed{int(seed)}/load{load_tag(load)}.swf.gz"
+        return f"{T1_DIR}/{fit}/seed{int(seed)}/load{load_tag(load)}.swf.gz"
+
+    def table1_load_range(self) -> tuple[float, float]:
+        """Loads ``fit: sizes`` can reach: all jobs serial to all machine-wide.
+
+        ``n * mean_runtime / (span * CPUs)`` and ``n * mean_runtime / span``
+        (the workload step checks the exact range of each seed's runtimes).
+        """
+        t1, lub = self.spec["table1"], self.lublin_set()
+        work = float(lub.get("n_jobs", 150)) * float(t1["mean_runtime"])
+        return (work / (float(t1["span"]) * lub.get("machine_size", 128)),
+                work / float(t1["span"]))
 
     def long_util_values(self, scale: str | None = None) -> list[float]:
         """Sect. 5.1's long-job CPU utilizations at a scale."""
@@ -289,6 +309,7 @@ class Utrera(Study):
             raise ConfigError(f"{where}.table1.lublin_params: unknown parameter set "
                               f"{spec['table1']['lublin_params']!r}; known (lublin.param_sets): "
                               f"{', '.join(sorted(sets))}")
+        self._check_table1(f"{where}.table1")
         if not self.repo_path(spec["published"]).is_file():
             raise ConfigError(f"{where}.published: no such file {self.published()}")
         # The published numbers against their schema, now rather than in a
@@ -297,13 +318,29 @@ class Utrera(Study):
         from .report import load_published
         load_published(self.published())
 
+    def _check_table1(self, where: str) -> None:
+        """Table 1's fits: no alternative repeats the main one; ``sizes`` can reach every load."""
+        t1 = self.spec["table1"]
+        if t1["fit"] in (t1.get("fit_alternatives") or []):
+            raise ConfigError(f"{where}.fit_alternatives: {t1['fit']!r} is the main fit "
+                              "(table1.fit) already")
+        if "sizes" in self.table1_fits():
+            low, high = self.table1_load_range()
+            for i, x in enumerate(t1["loads"]):
+                if not low < x < high:
+                    raise ConfigError(
+                        f"{where}.loads[{i}]: load {x} is out of reach of fit: sizes, which "
+                        f"offers {low:.3g} (every job serial) to {high:.3g} (every job "
+                        f"machine-wide) with mean_runtime {t1['mean_runtime']} s in "
+                        f"{t1['span']} s")
+
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         return [*self.input_steps(), *self.simulation_steps(), self.aggregate_step(),
                 *self.figure_steps(), self.claims_step(), self.readme_step()]
 
     def input_steps(self) -> list[Step]:
-        """The trace portions (Table 2) and Table 1's workloads (``fit: runtimes``)."""
+        """The trace portions (Table 2) and Table 1's workloads (fits ``sizes``, ``runtimes``)."""
         t1 = self.spec["table1"]
         traces = self.config["traces"]
         return [
@@ -329,14 +366,18 @@ class Utrera(Study):
                 "utrera_table1_workloads",
                 stage="workloads",
                 message=("Fitting Lublin seed {wildcards.seed} into {params.spec[span]} s at "
-                         "loads {params.spec[loads]} (paper U, Table 1)"),
+                         "loads {params.spec[loads]} by {wildcards.fit} (paper U, Table 1)"),
                 input=lambda w: {"swf": lublin_path(t1["lublin_params"], None, w.seed)},
-                output={"swfs": [f"{T1_DIR}/seed{{seed}}/load{load_tag(x)}.swf.gz"
+                output={"swfs": [f"{T1_DIR}/{{fit}}/seed{{seed}}/load{load_tag(x)}.swf.gz"
                                  for x in t1["loads"]],
-                        "info": f"{T1_DIR}/seed{{seed}}/fit.json"},
-                params={"loads": [float(x) for x in t1["loads"]], "span": float(t1["span"]),
-                        "machine_size": self.lublin_set().get("machine_size", 128)},
-                wildcard_constraints={"seed": "[0-9]+"},
+                        "info": f"{T1_DIR}/{{fit}}/seed{{seed}}/fit.json"},
+                params=lambda w: {
+                    "fit": w.fit, "loads": [float(x) for x in t1["loads"]],
+                    "span": float(t1["span"]),
+                    "machine_size": self.lublin_set().get("machine_size", 128),
+                    # Only fit: sizes reads it: no rerun of the other fit on a change.
+                    **({"mean_runtime": float(t1["mean_runtime"])} if w.fit == "sizes" else {})},
+                wildcard_constraints={"seed": "[0-9]+", "fit": "|".join(T1_OWN_FITS)},
                 code=[_WORKLOADS],
                 run=deferred(_WORKLOADS, "table1_workloads")),
         ]
@@ -366,20 +407,23 @@ class Utrera(Study):
                 run=deferred(_RUNS, "simulate_fig2")),
             Step(
                 "utrera_simulate_table1",
-                message=("Simulating {wildcards.policy} on paper U's Table 1 workloads at load "
-                         "{wildcards.load}, {params.spec[n_seeds]} seeds ({wildcards.scale})"),
-                input=lambda w: {"swfs": [self.table1_workload(s, float(w.load))
+                message=("Simulating {wildcards.policy} on paper U's Table 1 workloads (fit "
+                         "{wildcards.fit}) at load {wildcards.load}, {params.spec[n_seeds]} seeds "
+                         "({wildcards.scale})"),
+                input=lambda w: {"swfs": [self.table1_workload(s, float(w.load), w.fit)
                                           for s in self.seeds("table1", w.scale)]},
-                output=self._chunk_outputs("table1/{policy}/load{load}"),
+                output=self._chunk_outputs("table1/{fit}/{policy}/load{load}"),
                 params=lambda w: {
                     "kind": "table1", "policy": w.policy, "policy_params": self.policy(w.policy),
                     "seeded": w.policy == "fcfs_malleable",
                     "seeds": self.seeds("table1", w.scale),
                     "n_seeds": len(self.seeds("table1", w.scale)),
                     "cpus": self.lublin_set().get("machine_size", 128),
-                    "coords": {"load": float(w.load)}, "simulation": self.simulation()},
+                    "coords": {"fit": w.fit, "load": float(w.load)},
+                    "simulation": self.simulation()},
                 policies=lambda w: [w.policy],
-                wildcard_constraints={"policy": compared},
+                wildcard_constraints={"policy": compared,
+                                      "fit": "|".join(self.table1_fits())},
                 code=[_RUNS],
                 run=deferred(_RUNS, "simulate_chunk")),
             Step(
@@ -428,8 +472,9 @@ class Utrera(Study):
         if part == "fig2":
             return [f"{root}/fig2/schedules.json"]
         if part == "table1":
-            return [f"{root}/table1/{p}/load{load_tag(x)}/summary.json"
-                    for p in _COMPARED for x in self.spec["table1"]["loads"]]
+            return [f"{root}/table1/{f}/{p}/load{load_tag(x)}/summary.json"
+                    for f in self.table1_fits() for p in _COMPARED
+                    for x in self.spec["table1"]["loads"]]
         if part == "traces":
             return [f"{root}/traces/{t}/{v}/summary.json"
                     for t in self.spec["trace_portions"] for v in self.trace_variants()]
@@ -483,12 +528,12 @@ class Utrera(Study):
                 stage="figures",
                 message="Tabulating and plotting paper U's Table 1 ({params.spec[scale]} scale)",
                 input={"cube": f"results/utrera_table1.{scale}.nc",
-                       "fits": ([f"{T1_DIR}/seed{s}/fit.json"
-                                 for s in self.seeds("table1")]
-                                if spec["table1"]["fit"] == "runtimes" else []),
+                       "fits": [f"{T1_DIR}/{f}/seed{s}/fit.json" for f in self.table1_fits()
+                                if f in T1_OWN_FITS for s in self.seeds("table1")],
                        "published": published},
                 output=outputs(png="table1.png", csv="table1.csv", md="table1.md"),
-                params={"scale": scale, "fit": spec["table1"]["fit"], "lublin": self.lublin_set()},
+                params={"scale": scale, "fit": spec["table1"]["fit"], "fits": self.table1_fits(),
+                        "tau": self.simulation()["tau"], "lublin": self.lublin_set()},
                 report=mark("png", "md"),
                 code=[_FIGURES],
                 run=deferred(_FIGURES, "table1")),

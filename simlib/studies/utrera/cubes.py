@@ -1,6 +1,6 @@
 """Paper U's netCDF cubes, one per part of the paper (step ``utrera_aggregate``).
 
-``fig2``: dims (policy); ``table1``: (policy, load, seed); ``traces``:
+``fig2``: dims (policy); ``table1``: (fit, policy, load, seed); ``traces``:
 (trace, policy, seed); ``long_util``: (policy, long_util, seed). One
 variable per metric of :func:`simlib.studies.utrera.metrics.run_metrics`,
 units on each, provenance in the attributes. Runs of a policy that draws
@@ -19,7 +19,7 @@ from .metrics import METRIC_INFO, RUN_METRICS
 __all__ = ["DIMS", "PARTS", "metrics_of", "records", "aggregate"]
 
 #: Dimensions of each part's cube.
-DIMS = {"table1": ["policy", "load", "seed"], "traces": ["trace", "policy", "seed"],
+DIMS = {"table1": ["fit", "policy", "load", "seed"], "traces": ["trace", "policy", "seed"],
         "long_util": ["policy", "long_util", "seed"], "fig2": ["policy"]}
 #: The parts, in the order of the paper (and of the index).
 PARTS = ("fig2", "table1", "traces", "long_util")

@@ -19,6 +19,7 @@ Markdown (for people). The numbers come from
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -118,61 +119,113 @@ def fig2(ctx) -> None:
     ctx.log.info("fig2: %d of %d numbers match", int(table["match"].sum()), len(table))
 
 
-def _fit_note(fits, lublin) -> str:
-    """How Table 1's workloads were made to fit 2 hours (from the fit records)."""
-    if not fits:
+def _fit_note(fit: str, fits, lublin) -> str:
+    """How Table 1's workloads of one fit were made: mean runtime per load, how load is reached.
+
+    ``fits`` are that fit's records (step ``utrera_table1_workloads``, one per seed).
+
+    Examples
+    --------
+    >>> rec = {"fits": [{"load": 0.3, "mean_runtime": 52.2, "mean_size": 20.4,
+    ...                  "machine_wide_jobs": 3}]}
+    >>> _fit_note("sizes", [rec], {"n_jobs": 150, "machine_size": 128})[:70]
+    'fit: sizes: mean runtime per load 0.3: 52 s (the paper: about 52 s at '
+    """
+    if fit == "arrivals" or not fits:
         return "fit: arrivals (inter-arrival times calibrated, span not fixed to 2 h)"
-    g = pd.DataFrame([f for x in fits for f in x["fits"]]).groupby("load")
-    return ("runtimes scaled to fit 2 h: mean runtime per load "
-            + ", ".join(f"{load:g}: {v:.0f} s" for load, v in g["mean_runtime"].mean().items())
-            + f" (paper's jobs: about 52 s); Lublin {lublin.get('n_jobs')} jobs on "
-              f"{lublin.get('machine_size')} CPUs")
+    g = pd.DataFrame([f for x in fits for f in x["fits"]]).groupby("load").mean(numeric_only=True)
+
+    def per_load(col, unit=""):
+        return ", ".join(f"{load:g}: {v:.0f}{unit}" for load, v in g[col].items())
+
+    if fit == "sizes":
+        how = ("load reached through the job sizes (one factor per load, rounded, within [1, "
+               f"{lublin.get('machine_size')}]): mean size per load {per_load('mean_size')}"
+               f", machine-wide jobs per load {per_load('machine_wide_jobs')}")
+    else:
+        how = "load reached through the runtimes (one factor per load), sizes as the model drew"
+    median = (f", median {per_load('median_runtime', ' s')}" if "median_runtime" in g else "")
+    return (f"fit: {fit}: mean runtime per load {per_load('mean_runtime', ' s')} (the paper: "
+            f"about 52 s at every load){median}; {how}; submit times mapped onto 2 h; means over "
+            f"{len(fits)} seed{'s' * (len(fits) != 1)} of Lublin {lublin.get('n_jobs')} jobs on "
+            f"{lublin.get('machine_size')} CPUs")
+
+
+#: Table 1's metrics as table columns: cube variable, column name.
+_T1_COLUMNS = (("mean_wait", "wait"), ("mean_response", "resp"), ("utrera_slowdown", "sld"),
+               ("mean_bounded_slowdown", "bsld"))
+
+
+def _table1_md(t1: pd.DataFrame) -> str:
+    """One fit's Table 1 (ours beside S and R) and the gains, as Markdown."""
+    wide = []
+    for load in sorted(set(t1["load"])):
+        for pol in POLICIES:
+            row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
+            for m, name in _T1_COLUMNS:
+                r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)]
+                if not len(r):
+                    continue
+                r = r.iloc[0]
+                row[f"{name} ours"] = pm(r["mean"], r["ci95"])
+                if m != "mean_bounded_slowdown":  # the paper gives no bounded slowdown
+                    row[f"{name} S"] = r["paper_S"]
+                    row[f"{name} R"] = r["paper_R"]
+            wide.append(row)
+    gains = []
+    for m, _ in _T1_COLUMNS:
+        for load in sorted(set(t1["load"])):
+            sub = t1[(t1["load"] == load) & (t1["metric"] == m)].set_index("policy")
+            if not len(sub):
+                continue
+            g = {k: 100 * (sub.loc[EASY, k] - sub.loc[MALLEABLE, k]) / sub.loc[EASY, k]
+                 for k in ("mean", "paper_S", "paper_R")}
+            gains.append({"metric": m, "load": f"{100 * load:.0f} %", "gain ours (%)": g["mean"],
+                          "gain paper S (%)": g["paper_S"], "gain paper R (%)": g["paper_R"]})
+    return (F.to_markdown(pd.DataFrame(wide)) + "\n## Gain of FCFS-malleable over EASY\n\n"
+            + F.to_markdown(pd.DataFrame(gains), digits=3))
 
 
 def table1(ctx) -> None:
     """Step ``utrera_figures_table1``: Table 1, ours vs the paper's S and R, and the gains.
 
-    Inputs ``cube`` (table1), ``fits`` (the workloads' fit records, empty
-    with ``fit: arrivals``) and ``published``; parameters ``scale``,
-    ``fit`` and ``lublin`` (the parameter set); outputs ``png``, ``csv``,
-    ``md``.
+    Inputs ``cube`` (table1), ``fits`` (the workloads' fit records of every
+    fit but ``arrivals``) and ``published``; parameters ``scale``, ``fit``
+    (the main one), ``fits`` (main first, then the alternatives), ``tau``
+    (s, of the bounded slowdown) and ``lublin`` (the parameter set);
+    outputs ``png`` and ``csv`` (the main fit; the CSV has every fit, column
+    ``main``) and ``md`` (every fit, the main one first).
     """
     p = ctx.params
     pub = R.load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
     t1 = R.table1_frame(cube, pub)
+    if "fit" not in t1:  # a cube of one fit
+        t1.insert(0, "fit", p["fit"])
+    t1.insert(1, "main", t1["fit"] == p["fit"])
+    t1 = t1.sort_values("main", ascending=False, kind="mergesort").reset_index(drop=True)
     _write_csv(t1, ctx.output.csv)
-    note = _fit_note([json.loads(Path(f).read_text()) for f in ctx.input.fits], p["lublin"])
-    F.plot_table1(t1, ctx.output.png, scale_label=p["scale"], n_seeds=n_seeds, note=note)
-    wide = []
-    for load in sorted(set(t1["load"])):
-        for pol in POLICIES:
-            row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
-            for m, name in (("mean_wait", "wait"), ("mean_response", "resp"),
-                            ("utrera_slowdown", "sld")):
-                r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)].iloc[0]
-                row[f"{name} ours"] = pm(r["mean"], r["ci95"])
-                row[f"{name} S"] = r["paper_S"]
-                row[f"{name} R"] = r["paper_R"]
-            wide.append(row)
-    gains = []
-    for m in ("mean_wait", "mean_response", "utrera_slowdown"):
-        for load in sorted(set(t1["load"])):
-            sub = t1[(t1["load"] == load) & (t1["metric"] == m)].set_index("policy")
-            g = {k: 100 * (sub.loc[EASY, k] - sub.loc[MALLEABLE, k]) / sub.loc[EASY, k]
-                 for k in ("mean", "paper_S", "paper_R")}
-            gains.append({"metric": m, "load": f"{100 * load:.0f} %", "gain ours (%)": g["mean"],
-                          "gain paper S (%)": g["paper_S"], "gain paper R (%)": g["paper_R"]})
+    records = [json.loads(Path(f).read_text()) for f in ctx.input.fits]
     lublin = p["lublin"]
+    notes = {f: _fit_note(f, [r for r in records if r.get("fit", p["fit"]) == f], lublin)
+             for f in dict.fromkeys([p["fit"], *p.get("fits", [])])}
+    tau = f"bsld = bounded slowdown, max(1, response / max(execution as run, {p.get('tau', 10.0):g} s))"
+    main = t1[t1["main"]].drop(columns=["fit", "main"])
+    F.plot_table1(main, ctx.output.png, scale_label=p["scale"], n_seeds=n_seeds,
+                  note="\n".join([*textwrap.wrap(notes[p["fit"]], 190), tau]))
+    body = _table1_md(main)
+    for fit in notes:
+        if fit != p["fit"] and fit in set(t1["fit"]):
+            body += (f"\n## Alternative workloads, fit: {fit}\n\n{notes[fit]}.\n\n"
+                     + _table1_md(t1[t1["fit"] == fit]))
     _write_md(ctx.output.md, f"Table 1: simulator, ours vs published ({p['scale']} scale)",
               f"Lublin workloads ({lublin.get('n_jobs')} jobs, {lublin.get('machine_size')} "
-              f"CPUs, fit: {p['fit']}), {n_seeds} seeds: ours = mean ± 95 % CI half-width; S and "
-              "R are the paper's simulator and runtime-system columns (R cannot be rerun). Wait "
-              f"and response in seconds. {note}.",
-              F.to_markdown(pd.DataFrame(wide)) + "\n## Gain of FCFS-malleable over EASY\n\n"
-              + F.to_markdown(pd.DataFrame(gains), digits=3))
-    ctx.log.info("table1: %d rows", len(t1))
+              f"CPUs, main fit: {p['fit']}), {n_seeds} seeds: ours = mean ± 95 % CI half-width; "
+              "S and R are the paper's simulator and runtime-system columns (R cannot be rerun). "
+              f"Wait and response in seconds; sld = the paper's slowdown (formula 1); {tau}, "
+              f"which the paper does not give. {notes[p['fit']]}.", body)
+    ctx.log.info("table1: %d rows, fits %s", len(t1), ", ".join(notes))
 
 
 def _fig3(ctx, tf: pd.DataFrame, n_seeds: int) -> None:

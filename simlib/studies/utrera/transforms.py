@@ -6,16 +6,20 @@ workload code:
 * :func:`toy_workload` -- the hand-made jobs of Fig. 2 (all submitted at 0,
   exact estimates, CPU utilization 1, as the paper's footnote assumes: two
   processes on one CPU run twice slower).
-* :func:`fit_to_window` -- Table 1's synthetic workloads: "150 jobs to be
-  launched during 2 hours with average machine loads from 30 % to 90 %"
-  (Sect. 4.1). The Lublin--Feitelson model's 150 jobs carry far more work
-  than 2 hours of a 128-CPU machine at 90 % (typically 3--12 machine-loads),
-  so arrivals alone cannot be calibrated: we keep the model's arrival
-  *order* and relative spacing, map the submit times linearly onto the
-  window, and multiply every runtime by one factor so that the offered load
-  ``sum(size * runtime) / (window * CPUs)`` hits the target. The factor is
-  in the SWF header and the run's JSON. (The pipeline's alternative,
-  ``fit: arrivals``, calibrates inter-arrivals only and lets the span grow.)
+* :func:`fit_sizes_to_window` and :func:`fit_to_window` -- Table 1's
+  synthetic workloads: "150 jobs to be launched during 2 hours with average
+  machine loads from 30 % to 90 %" (Sect. 4.1). The Lublin--Feitelson
+  model's 150 jobs carry far more work than 2 hours of a 128-CPU machine at
+  90 % (typically 3--12 machine-loads), so arrivals alone cannot be
+  calibrated. Both keep the model's arrival *order* and relative spacing
+  and map the submit times linearly onto the window; then
+  :func:`fit_sizes_to_window` (``fit: sizes``) scales every runtime to one
+  mean at every load (the paper's jobs ran about 52 s at every load) and
+  reaches the load through the job sizes, while :func:`fit_to_window`
+  (``fit: runtimes``) keeps the sizes and multiplies every runtime by one
+  load-dependent factor. The factors are in the SWF header and the fit
+  records. (``fit: arrivals`` calibrates inter-arrivals only and lets the
+  span grow.)
 * :func:`set_long_job_cpu_util` -- Sect. 5.1's re-simulation of SDSC with
   the CPU utilization of long jobs (more than 64 processes and more than
   8 hours, Table 2's definition) varied from 60 % to 100 %.
@@ -35,7 +39,7 @@ from simlib.errors import ConfigError
 from simlib.workload.prepare import LONG_JOB_MIN_PROCS, LONG_JOB_MIN_RUNTIME, job_size
 from simlib.workload.swf import SWF_FIELDS, Workload
 
-__all__ = ["toy_workload", "fit_to_window", "long_jobs", "set_long_job_cpu_util"]
+__all__ = ["toy_workload", "fit_sizes_to_window", "fit_to_window", "long_jobs", "set_long_job_cpu_util"]
 
 
 def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workload:
@@ -89,6 +93,172 @@ def _scaled_runs(run: np.ndarray, f: float) -> np.ndarray:
     return np.maximum(1, np.rint(run * f)).astype(np.int64)
 
 
+def _solve_step(fn, target: float, hi: float) -> float:
+    """``x >= 0`` with ``fn(x)`` closest to ``target``, ``fn`` a non-decreasing step function.
+
+    Bisects for the smallest ``x`` reaching ``target`` (``hi`` is doubled
+    until it does: the caller ensures it can), then keeps whichever
+    neighbour is closer (ties: the smaller).
+
+    Examples
+    --------
+    >>> _solve_step(lambda x: float(np.floor(x)), 3.0, 1.0)
+    3.0
+    """
+    lo = 0.0
+    for _ in range(1100):  # bounded: float rounding must not loop forever
+        if fn(hi) >= target:
+            break
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if fn(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return min((lo, hi), key=lambda x: (abs(fn(x) - target), x)) if lo > 0 else hi
+
+
+def _window_arrays(workload: Workload, span: float, load: float):
+    """Checked ``(where, jobs, size, run, new_submit)`` for fitting a workload to a window."""
+    where = workload.path or "<workload>"
+    if not (math.isfinite(span) and span > 0):
+        raise ConfigError(f"{where}: span must be > 0 seconds, got {span!r}")
+    if not (math.isfinite(load) and load > 0):
+        raise ConfigError(f"{where}: load must be > 0, got {load!r}")
+    jobs = workload.jobs.copy().reset_index(drop=True)
+    if len(jobs) < 2:
+        raise ConfigError(f"{where}: fitting to a window needs at least 2 jobs")
+    size = job_size(jobs).to_numpy(dtype=float)
+    run = jobs["run_time"].to_numpy(dtype=float)
+    if (size <= 0).any() or (run <= 0).any():
+        raise ConfigError(f"{where}: every job needs a size and a runtime > 0 to fit a window")
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    if np.any(np.diff(submit) < 0):
+        raise ConfigError(f"{where}: jobs must be sorted by submit time")
+    # First job at 0, last at the span, relative spacing kept (whole seconds).
+    t0, t1 = submit[0], submit[-1]
+    new_submit = (np.floor((submit - t0) * (span / (t1 - t0))) if t1 > t0
+                  else np.zeros_like(submit))
+    new_submit[-1] = math.floor(span) if t1 > t0 else 0.0
+    return where, jobs, size, run, new_submit
+
+
+def _set_times(jobs: pd.DataFrame, new_submit, run, f: float) -> np.ndarray:
+    """Write the new submit times and the runtimes x ``f``; requests and CPU times follow."""
+    new_run = _scaled_runs(run, f)
+    jobs["submit_time"] = new_submit.astype(np.int64)
+    jobs["run_time"] = new_run
+    req = jobs["requested_time"].to_numpy(dtype=float)
+    jobs["requested_time"] = np.where(req > 0, np.maximum(new_run, np.rint(req * f)), -1).astype(np.int64)
+    # CPU utilization (field 6 / field 4) unchanged.
+    cpu = jobs["avg_cpu_time"].to_numpy(dtype=float)
+    jobs["avg_cpu_time"] = np.where(cpu >= 0, np.minimum(cpu / run, 1.0) * new_run, -1.0)
+    return new_run
+
+
+def fit_sizes_to_window(workload: Workload, *, span: float, machine_size: int, load: float,
+                        mean_runtime: float, tolerance: float = 0.01
+                        ) -> tuple[Workload, float, float]:
+    """Submit every job within ``span`` s with mean runtime ``mean_runtime``; load via sizes.
+
+    Submit times are mapped linearly onto ``[0, span]`` as in
+    :func:`fit_to_window`. Every runtime is multiplied by one factor ``f``
+    (whole seconds, at least 1 s) so that the mean runtime is
+    ``mean_runtime``: the same ``f`` at every load. Every size is then
+    multiplied by one factor ``g``, rounded and clipped to ``[1,
+    machine_size]``, with ``g`` chosen so that the offered load
+    ``sum(size * runtime) / (span * machine_size)`` is as close as possible
+    to ``load``. Requested and CPU times follow the runtimes as in
+    :func:`fit_to_window`; ``allocated_procs`` (when given) follows the
+    size. Nothing is drawn: the result depends on the inputs only.
+
+    A load sizes cannot reach is an error, not a silently different load:
+    all jobs serial offer ``sum(run) / (span * machine_size)``, all jobs
+    machine-wide ``sum(run) / span`` (1.08 for 150 jobs of 52 s in 2 h).
+
+    Parameters
+    ----------
+    workload : Workload
+        At least two jobs with runtimes > 0 and sizes > 0, sorted by submit.
+    span : float
+        Window length, seconds (paper U: 7200).
+    machine_size : int
+        CPUs of the machine: the load's denominator and the largest size.
+    load : float
+        Target offered load, > 0.
+    mean_runtime : float
+        Target mean runtime, seconds, >= 1 (no job is shorter than 1 s).
+    tolerance : float, default 0.01
+        Largest accepted relative error of the mean runtime and of the load
+        (whole seconds and whole processes make both inexact).
+
+    Returns
+    -------
+    workload : Workload
+    runtime_factor : float
+        ``f``.
+    size_factor : float
+        ``g``.
+
+    Raises
+    ------
+    ConfigError
+        Bad arguments, or a mean runtime or load not reached within
+        ``tolerance`` (the message gives the loads sizes can reach).
+
+    Examples
+    --------
+    >>> w0 = toy_workload([(0, 2, 100), (50, 4, 300), (100, 1, 200)])
+    >>> w, f, g = fit_sizes_to_window(w0, span=60, machine_size=8, load=0.52, mean_runtime=20)
+    >>> w.jobs[["submit_time", "requested_procs", "run_time"]].values.tolist()
+    [[0, 3, 10], [30, 6, 30], [60, 2, 20]]
+    >>> g, round(float((w.jobs.requested_procs * w.jobs.run_time).sum()) / (60 * 8), 3)
+    (1.5, 0.521)
+    """
+    where, jobs, size, run, new_submit = _window_arrays(workload, span, load)
+    if int(machine_size) != machine_size or machine_size < 1:
+        raise ConfigError(f"{where}: machine_size must be an integer >= 1, got {machine_size!r}")
+    if not (math.isfinite(mean_runtime) and mean_runtime >= 1):
+        raise ConfigError(f"{where}: mean_runtime must be >= 1 s (whole seconds), "
+                          f"got {mean_runtime!r}")
+    mean_of = lambda f: float(np.mean(_scaled_runs(run, f)))  # noqa: E731
+    f = _solve_step(mean_of, mean_runtime, mean_runtime / float(run.mean()))
+    if abs(mean_of(f) / mean_runtime - 1) > tolerance:
+        raise ConfigError(f"{where}: mean runtime {mean_runtime} s reached only "
+                          f"{mean_of(f):.6g} s (tolerance {tolerance})")
+    new_run = _set_times(jobs, new_submit, run, f).astype(float)
+
+    # The load is a non-decreasing step function of g, between all-serial
+    # (g -> 0) and all-machine-wide (g -> inf) jobs.
+    cap = machine_size * span
+    sizes_of = lambda g: np.clip(np.rint(size * g), 1, machine_size)  # noqa: E731
+    load_of = lambda g: float(np.sum(sizes_of(g) * new_run)) / cap  # noqa: E731
+    low, high = float(new_run.sum()) / cap, float(new_run.sum()) / span
+    if not low * (1 - tolerance) <= load <= high * (1 + tolerance):
+        raise ConfigError(
+            f"{where}: load {load} is unreachable through job sizes with mean runtime "
+            f"{mean_runtime} s in {span:g} s on {machine_size} CPUs: sizes in "
+            f"[1, {machine_size}] give loads {low:.4g} to {high:.4g}")
+    g = _solve_step(load_of, min(load, high), load / (float(np.sum(size * new_run)) / cap))
+    achieved = load_of(g)
+    if abs(achieved / load - 1) > tolerance:
+        raise ConfigError(f"{where}: fitting sizes to load {load} reached only {achieved:.6g} "
+                          f"(tolerance {tolerance}): too few jobs for whole processes")
+    new_size = sizes_of(g).astype(np.int64)
+    jobs["requested_procs"] = new_size
+    jobs["allocated_procs"] = np.where(jobs["allocated_procs"] > 0, new_size, -1).astype(np.int64)
+    header = [*workload.header,
+              f"; simlib: fit_sizes_to_window: submit times mapped onto [0, {span:g}] s, "
+              f"runtimes (and requests) x {f!r} rounded to whole seconds >= 1 (mean "
+              f"{float(new_run.mean())!r} s, target {mean_runtime}), sizes x {g!r} rounded and clipped "
+              f"to [1, {machine_size}]: offered load {achieved!r} on {machine_size} CPUs "
+              f"(target {load})"]
+    return Workload(jobs=jobs, header=header, path=workload.path), float(f), float(g)
+
+
 def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: float,
                   tolerance: float = 0.01) -> tuple[Workload, float]:
     """Submit every job within ``span`` seconds at offered load ``load``.
@@ -133,58 +303,19 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
     >>> round(float((j.requested_procs * j.run_time).sum() / (7200 * 128)), 2)
     0.5
     """
-    where = workload.path or "<workload>"
-    if not (math.isfinite(span) and span > 0):
-        raise ConfigError(f"{where}: span must be > 0 seconds, got {span!r}")
-    if not (math.isfinite(load) and load > 0):
-        raise ConfigError(f"{where}: load must be > 0, got {load!r}")
-    jobs = workload.jobs.copy().reset_index(drop=True)
-    if len(jobs) < 2:
-        raise ConfigError(f"{where}: fitting to a window needs at least 2 jobs")
-    size = job_size(jobs).to_numpy(dtype=float)
-    run = jobs["run_time"].to_numpy(dtype=float)
-    if (size <= 0).any() or (run <= 0).any():
-        raise ConfigError(f"{where}: every job needs a size and a runtime > 0 to fit a window")
-    submit = jobs["submit_time"].to_numpy(dtype=float)
-    if np.any(np.diff(submit) < 0):
-        raise ConfigError(f"{where}: jobs must be sorted by submit time")
-    t0, t1 = submit[0], submit[-1]
-    new_submit = (np.floor((submit - t0) * (span / (t1 - t0))) if t1 > t0
-                  else np.zeros_like(submit))
-    new_submit[-1] = math.floor(span) if t1 > t0 else 0.0
-
+    where, jobs, size, run, new_submit = _window_arrays(workload, span, load)
     target = load * machine_size * span
     work = lambda f: float(np.sum(size * _scaled_runs(run, f)))  # noqa: E731
     if work(0.0) > target * (1 + tolerance):
         raise ConfigError(
             f"{where}: load {load} is unreachable in {span} s on {machine_size} CPUs: even "
             f"1-second jobs offer {work(0.0) / (machine_size * span):.4g}")
-    # work(f) is a non-decreasing step function: bisect for the smallest f
-    # reaching the target, then keep whichever neighbour is closer.
-    lo, hi = 0.0, target / float(np.sum(size * run))
-    while work(hi) < target:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if work(mid) >= target:
-            hi = mid
-        else:
-            lo = mid
-    f = min((lo, hi), key=lambda x: (abs(work(x) - target), x)) if lo > 0 else hi
+    f = _solve_step(work, target, target / float(np.sum(size * run)))
     achieved = work(f) / (machine_size * span)
     if abs(achieved / load - 1) > tolerance:
         raise ConfigError(f"{where}: fitting to load {load} reached only {achieved:.6g} "
                           f"(tolerance {tolerance}): too few jobs for whole-second runtimes")
-
-    new_run = _scaled_runs(run, f)
-    jobs["submit_time"] = new_submit.astype(np.int64)
-    jobs["run_time"] = new_run
-    req = jobs["requested_time"].to_numpy(dtype=float)
-    jobs["requested_time"] = np.where(req > 0, np.maximum(new_run, np.rint(req * f)), -1).astype(np.int64)
-    cpu = jobs["avg_cpu_time"].to_numpy(dtype=float)
-    jobs["avg_cpu_time"] = np.where(cpu >= 0, np.minimum(cpu / run, 1.0) * new_run, -1.0)
+    _set_times(jobs, new_submit, run, f)
     header = [*workload.header,
               f"; simlib: fit_to_window: submit times mapped onto [0, {span:g}] s, runtimes "
               f"(and requests) x {f!r} rounded to whole seconds >= 1: offered load "

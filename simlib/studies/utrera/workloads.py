@@ -10,20 +10,24 @@ Two steps of the study:
   :mod:`simlib.studies.utrera.metrics`), for the portion and the whole
   cleaned trace.
 * :func:`table1_workloads` (``utrera_table1_workloads``, ``table1.fit:
-  runtimes``) -- one Lublin seed made into one workload per load:
-  :func:`simlib.studies.utrera.transforms.fit_to_window` maps the submit times onto
-  [0, span] and scales every runtime by one factor so that the offered
-  load over the span is the target.
+  sizes`` or ``runtimes``) -- one Lublin seed made into one workload per
+  load, submit times mapped onto [0, span]; ``sizes``
+  (:func:`~simlib.studies.utrera.transforms.fit_sizes_to_window`) scales
+  the runtimes to one mean at every load and reaches the load through the
+  job sizes, ``runtimes``
+  (:func:`~simlib.studies.utrera.transforms.fit_to_window`) reaches it by
+  one runtime factor per load.
 """
 from __future__ import annotations
 
 from simlib.io import write_json, write_text
-from simlib.studies.utrera.transforms import fit_to_window
+from simlib.studies.utrera.transforms import fit_sizes_to_window, fit_to_window
 from simlib.workload.prepare import (
     CleaningPolicy,
     characterize,
     clean,
     format_cleaning_log,
+    job_size,
     offered_load,
     subset,
 )
@@ -104,26 +108,38 @@ def prepare_trace(ctx) -> None:
 
 
 def table1_workloads(ctx) -> None:
-    """Step ``utrera_table1_workloads``: Table 1's workloads of one Lublin seed.
+    """Step ``utrera_table1_workloads``: Table 1's workloads of one Lublin seed and one fit.
 
     Input ``swf``: the model's workload at its own arrival rate. Parameters
-    ``loads``, ``span`` (s) and ``machine_size``. Outputs: ``swfs`` (one
-    per load, in ``loads`` order) and ``info`` (JSON: per load the runtime
-    factor, the offered load reached, the mean runtime and the number of
-    1-second jobs).
+    ``fit`` (``"sizes"`` or ``"runtimes"``), ``loads``, ``span`` (s),
+    ``machine_size`` and ``mean_runtime`` (s, ``sizes`` only). Outputs:
+    ``swfs`` (one per load, in ``loads`` order) and ``info`` (JSON: the fit,
+    and per load the runtime factor, the size factor (``sizes``), the
+    offered load reached, the mean and median runtime, the mean size, the number of
+    1-second and of machine-wide jobs).
     """
     p = ctx.params
+    fit, cpus = p.get("fit", "runtimes"), p["machine_size"]
     base = read_swf(ctx.input.swf)
     fits = []
     for load, out in zip(p["loads"], ctx.output.swfs, strict=True):
-        wl, factor = fit_to_window(base, span=p["span"], machine_size=p["machine_size"], load=load)
+        if fit == "sizes":
+            wl, factor, size_factor = fit_sizes_to_window(
+                base, span=p["span"], machine_size=cpus, load=load,
+                mean_runtime=p["mean_runtime"])
+        else:
+            wl, factor = fit_to_window(base, span=p["span"], machine_size=cpus, load=load)
+            size_factor = 1.0  # sizes as the model drew them
         write_swf(wl, out)
-        reached = offered_load(wl, p["machine_size"])
-        run = wl.jobs["run_time"]
-        fits.append({"load": load, "runtime_factor": factor, "offered_load": reached,
-                     "mean_runtime": float(run.mean()), "one_second_jobs": int((run == 1).sum())})
-        ctx.log.info("load %s: runtime factor %.6g, reached %.6f, mean runtime %.1f s",
-                     load, factor, reached, run.mean())
-    write_json({"seed": int(ctx.wildcards["seed"]), "span": p["span"],
-                "machine_size": p["machine_size"], "jobs": len(base.jobs), "fits": fits},
-               ctx.output.info)
+        reached = offered_load(wl, cpus)
+        run, size = wl.jobs["run_time"], job_size(wl.jobs)
+        fits.append({"load": load, "runtime_factor": factor, "size_factor": size_factor,
+                     "offered_load": reached, "mean_runtime": float(run.mean()),
+                     "median_runtime": float(run.median()),
+                     "mean_size": float(size.mean()), "one_second_jobs": int((run == 1).sum()),
+                     "machine_wide_jobs": int((size >= cpus).sum())})
+        ctx.log.info("%s, load %s: runtime x %.6g, sizes x %.6g, reached %.6f, mean runtime "
+                     "%.1f s, mean size %.1f", fit, load, factor, size_factor, reached,
+                     run.mean(), size.mean())
+    write_json({"fit": fit, "seed": int(ctx.wildcards["seed"]), "span": p["span"],
+                "machine_size": cpus, "jobs": len(base.jobs), "fits": fits}, ctx.output.info)
