@@ -1,10 +1,18 @@
 """Tests of simlib.studies.utrera.transforms: paper U's workload transformations."""
+import json
+import logging
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
 from simlib.errors import ConfigError
+from simlib.studies import Files, StepContext
+from simlib.studies.utrera.workloads import table1_workloads
 from simlib.workload.estimates import exact_estimates
-from simlib.workload.lublin import LublinParams, generate_lublin
+from simlib.workload.lublin import LublinParams, generate_lublin, workload_from_params
+from simlib.workload.swf import read_swf, write_swf
 from simlib.studies.utrera.transforms import (
     fit_sizes_to_window,
     fit_to_window,
@@ -128,6 +136,71 @@ def test_fit_sizes_same_runtimes_at_every_load_and_deterministic(lublin150):
     assert a[0].jobs["run_time"].tolist() == b[0].jobs["run_time"].tolist()
     assert a[1] == b[1] and b[2] > a[2]  # one runtime factor; the sizes carry the load
     assert b[0].jobs.equals(again[0].jobs) and b[1:] == again[1:]
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_fit_sizes_reaches_every_pipeline_load_on_every_full_scale_seed(tmp_path):
+    """Every Table 1 workload of the full pipeline (Lublin seeds 0-49) fits its load.
+
+    Same path as the pipeline: the ``lublin_workload`` rule's
+    :func:`~simlib.workload.lublin.workload_from_params` on the config's
+    parameter set, written to SWF, then step ``utrera_table1_workloads``
+    (read back, fit, written). Seed 7 at load 0.3 used to stop at 0.296947:
+    equal sizes round together, so no single ``g`` is within 1 %.
+    """
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    t1 = yaml.safe_load((REPO / "config/grids/utrera.yaml").read_text())["studies"]["utrera"]["table1"]
+    lub = config["lublin"]["param_sets"][t1["lublin_params"]]
+    cpus, loads = lub.get("machine_size", 128), [float(x) for x in t1["loads"]]
+    params = {"fit": "sizes", "loads": loads, "span": float(t1["span"]), "machine_size": cpus,
+              "mean_runtime": float(t1["mean_runtime"])}
+    seeds = range(t1["seeds"]["full"])
+    assert 7 in seeds
+    for seed in seeds:
+        # The lublin_workload rule's params: the set's entry, native load, the seed.
+        model, _ = workload_from_params({**lub, "load": None, "seed": seed})
+        base = tmp_path / f"seed{seed}.swf.gz"
+        write_swf(model, base)
+        outputs = {"swfs": [str(tmp_path / f"s{seed}_load{x}.swf.gz") for x in loads],
+                   "info": str(tmp_path / f"s{seed}_fit.json")}
+        table1_workloads(StepContext(
+            input=Files({"swf": str(base)}), output=Files(outputs), params=params,
+            wildcards={"scale": "full", "seed": str(seed), "fit": "sizes"},
+            log=logging.getLogger("test"), config={}))
+        info = json.loads(Path(outputs["info"]).read_text())
+        for load, swf, fit in zip(loads, outputs["swfs"], info["fits"], strict=True):
+            j = read_swf(swf).jobs
+            assert abs(fit["offered_load"] / load - 1) <= 0.01, (seed, load, fit["offered_load"])
+            assert abs(_load(read_swf(swf), cpus, t1["span"]) / load - 1) <= 0.01, (seed, load)
+            assert j["requested_procs"].between(1, cpus).all(), (seed, load)
+            assert (j["allocated_procs"] == j["requested_procs"]).all(), (seed, load)
+            assert j["run_time"].mean() == pytest.approx(t1["mean_runtime"], rel=0.01)
+
+
+def test_fit_sizes_moves_single_jobs_when_no_size_factor_fits():
+    # Three size-1 jobs of 100, 100 and 10 s on 10 CPUs in 100 s (runtimes
+    # kept: mean 70 s) round together: every g gives work 210 or 420, none
+    # load 0.31 (work 310) within 1 %; one process more on the first
+    # largest-work job does, exactly.
+    w = toy_workload([(0, 1, 100), (50, 1, 100), (100, 1, 10)])
+    out, _, _ = fit_sizes_to_window(w, span=100, machine_size=10, load=0.31, mean_runtime=70)
+    assert out.jobs["run_time"].tolist() == [100, 100, 10]
+    assert out.jobs["requested_procs"].tolist() == out.jobs["allocated_procs"].tolist() == [2, 1, 1]
+    assert _load(out, 10, 100) == pytest.approx(0.31)
+    assert "1 job(s) moved by one process" in out.header[-1]
+    # Load 0.3: the 10 s job grows by one process per pass, up to 10 (the machine).
+    out, _, _ = fit_sizes_to_window(w, span=100, machine_size=10, load=0.3, mean_runtime=70)
+    assert out.jobs["requested_procs"].tolist() == [1, 1, 10] and _load(out, 10, 100) == 0.3
+    # Three 100 s jobs: loads 0.3, 0.4, ... only; 0.39 is out of reach (the
+    # closest, 0.4, in the error).
+    with pytest.raises(ConfigError, match=r"load 0.39 reached only 0.4 \(tolerance 0.01\): too few"):
+        fit_sizes_to_window(toy_workload([(0, 1, 100), (50, 1, 100), (100, 1, 100)]), span=100,
+                            machine_size=10, load=0.39, mean_runtime=100)
+    # A load the factor reaches within tolerance is not touched.
+    ok, _, _ = fit_sizes_to_window(w, span=100, machine_size=10, load=0.21, mean_runtime=70)
+    assert "moved" not in ok.header[-1] and ok.jobs["requested_procs"].tolist() == [1, 1, 1]
 
 
 @pytest.mark.parametrize("kw, message", [
