@@ -101,11 +101,20 @@ def test_simulate_segment_runs_every_variant_on_the_same_jobs(tmp_path):
     # Segments in log order, variants in run order.
     assert list(cube["segment"].values) == ["20-99", "100-299"]
     assert list(cube["policy"].values) == list(S.variants(SPEC))
-    imp = S.improvements(cube)
-    easy = cube["mean_wait"].sel(policy="easy")
-    np.testing.assert_allclose(
-        imp.sel(policy="los_50_latest"),
-        100 * (easy - cube["mean_wait"].sel(policy="los_50_latest")) / easy)
+
+
+def test_improvement_when_easy_does_not_wait():
+    waits = {("0-9", 0.5, "easy"): 0.0, ("0-9", 0.5, "los_50_earliest"): 0.0,
+             ("0-9", 0.5, "los_50_latest"): 30.0}
+    imp = S.improvements(cube_of(waits)).sel(segment="0-9", load=0.5)
+    assert imp.sel(policy="los_50_earliest") == 0.0
+    assert imp.sel(policy="los_50_latest") == -np.inf
+    # The -inf stays in the band: LOS worse under one reading, no difference
+    # under the other.
+    table = S.band_table(cube_of(waits), 5.0)
+    assert table["status"].tolist() == [S.DEPENDS] and table["runs_in_band"].tolist() == [2]
+    only_worse = {**waits, ("0-9", 0.5, "los_50_earliest"): 10.0}
+    assert fig1_band_claim(cube_of(only_worse), 5.0).verdict.value == "contradicted"
 
 
 def test_tables_show_the_bands_and_every_variant(tmp_path):

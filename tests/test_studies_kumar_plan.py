@@ -74,6 +74,32 @@ def test_subtree_depends_only_on_its_sweep():
     assert plan.subtree("cs") != other.subtree("cs")
 
 
+LONG = {"workloads": {"ps02": ["easy", "delayed_los"]}, "n_jobs": {"smoke": 100, "default": 10000,
+                                                                    "full": 10000},
+        "seeds": {"smoke": 1, "default": 4, "full": 20}}
+
+
+def test_long_runs_are_a_third_sweep_with_their_own_jobs_and_seeds():
+    plain = P.KumarPlan.from_config(config())
+    assert plain.purposes == ["cs", "load"] and "long" not in {p for p, _, _ in plain.jobs()}
+    plan = P.KumarPlan.from_config(config("default", long_runs=LONG))
+    assert plan.purposes == ["cs", "load", "long"]
+    assert [j for j in plan.jobs() if j[0] == "long"] == [("long", "ps02", "easy"),
+                                                          ("long", "ps02", "delayed_los")]
+    gen = plan.generation_spec("long", "ps02")
+    assert gen["n_jobs"] == 10000 and gen["seeds"] == 4 and gen["loads"] == list(plan.loads)
+    assert gen["entropy_prefix"] == [7, 2]              # not the 500-job runs' jobs
+    assert plan.generation_spec("load", "ps02")["n_jobs"] == 40
+    # Delayed-LOS takes the pipeline's C_s pick, as in the load sweep.
+    assert plan.simulation_spec("long", "ps02", "delayed_los")["cs"] == "pick"
+    assert plan.subtree("long")["long_runs"]["n_jobs"] == 10000
+    # Adding long runs leaves the other sweeps' provenance alone.
+    assert plan.subtree("load") == P.KumarPlan.from_config(config("default")).subtree("load")
+    files = [a["file"] for a in P.artifact_list(plan)]
+    assert "long_runs.md" in files and "long_runs.md" not in [
+        a["file"] for a in P.artifact_list(plain)]
+
+
 def test_check_config_accepts_the_repository_grid():
     import yaml
     grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())
@@ -102,6 +128,10 @@ def test_check_config_accepts_the_repository_grid():
      "Table IV compares los"),
     ({"cs_sweep": {**STUDY["cs_sweep"], "pick": {"rule": "median"}}},
      "cs_sweep.pick.rule: 'median'"),
+    ({"long_runs": {**LONG, "workloads": {"ps03": ["easy"]}}},
+     "config studies.kumar.long_runs.workloads.ps03: unknown workload 'ps03'"),
+    ({"long_runs": {**LONG, "workloads": {"ps02": ["easy", "hybrid_los"]}}},
+     "long_runs.workloads.ps02[1]: hybrid_los does not run in config studies.kumar.load_sweeps.ps02"),
 ])
 def test_check_config_names_the_offending_key(changes, message):
     with pytest.raises(ConfigError, match=None) as err:

@@ -60,11 +60,11 @@ def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message
 def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
     stats = job_counts(out)
-    # 3 C_s-sweep + 7 load-sweep workload sets; one simulation chunk per
-    # (sweep, workload, policy): 3 x 3 + 7 x 3.
-    assert stats["kumar_workloads"] == 10
-    assert stats["kumar_simulate"] == 30
-    assert stats["kumar_aggregate"] == 2
+    # 3 C_s-sweep + 7 load-sweep + 2 long-run workload sets; one simulation
+    # chunk per (sweep, workload, policy): 3 x 3 + 7 x 3 + 2 x 3.
+    assert stats["kumar_workloads"] == 12
+    assert stats["kumar_simulate"] == 36
+    assert stats["kumar_aggregate"] == 3
     for rule in ("kumar_pick_cs", "kumar_fig1", "kumar_examples", "kumar_figures",
                  "kumar_tables", "kumar_report", "kumar_fig1_sensitivity"):
         assert stats[rule] == 1, rule
@@ -73,7 +73,7 @@ def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     # The default scale keeps the same number of K jobs (seeds, loads and
     # C_s values live inside the chunks): the DAG stays small.
     _, out = snakemake(tmp_path, "-n", "--config", "scale=full")
-    assert job_counts(out)["kumar_simulate"] == 30
+    assert job_counts(out)["kumar_simulate"] == 36
 
 
 # ------------------------------------------------------------- a K run
@@ -86,6 +86,8 @@ REDUCED = """\
       kumar_fig1: {loads: {smoke: [0.7, 0.9]}}
       kumar:
         fig1_sensitivity: {segments: {smoke: [[0, 200], [200, 200]]}, loads: {smoke: [0.8]}}
+        long_runs: {workloads: {ps02: [easy, delayed_los]}, n_jobs: {smoke: 150},
+                    seeds: {smoke: 2}}
         n_jobs: 60
         seeds: {smoke: 2}
         loads: {smoke: [0.6, 0.9]}
@@ -120,6 +122,31 @@ def test_cubes_have_the_sweeps_dims(run):
         assert load[m].attrs["units"] in ("s", "1")
     # Batch policies do not run on heterogeneous workloads.
     assert np.isnan(load["mean_wait"].sel(workload="het_pd05_ps02", policy="easy")).all()
+
+
+def test_long_runs_have_their_own_jobs_and_are_compared(run):
+    wd, _ = run
+    long = read_cube(wd / "results/kumar_long.smoke.nc")
+    # The override's ps02 list replaces the grid's; ps05 keeps the grid's.
+    assert dict(long.sizes) == {"workload": 2, "policy": 3, "load": 2, "seed": 2}
+    assert np.isnan(long["mean_wait"].sel(workload="ps02", policy="los")).all()
+    assert (long["jobs"].sel(workload="ps02", policy="easy").values == 150).all()
+    load = read_cube(wd / "results/kumar_load.smoke.nc")
+    picks = json.loads((wd / "results/kumar_cs_pick.smoke.json").read_text())
+    for w, ps in (("ps02", "0.2"), ("ps05", "0.5")):
+        assert (long["cs_used"].sel(workload=w, policy="delayed_los").values
+                == picks["by_p_s"][ps]).all()
+    assert (load["jobs"].sel(workload="ps02", policy="easy").values == 60).all()
+    with open(wd / K / "long_runs.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["new"], r["base"]) for r in rows if r["workload"] == "ps02"] == [
+        ("delayed_los", "easy")] * 2
+    with open(wd / K / "claims.csv") as fh:
+        claim = [c for c in csv.DictReader(fh) if c["figure"] == "long_runs"]
+    # 150-job runs drain for long after the last arrival: every point reads
+    # as saturated (the rule is meant for 10,000 jobs) and the claim says so.
+    assert len(claim) == 1 and claim[0]["criterion"].startswith("per workload, policy pair")
+    assert "no unsaturated point" in claim[0]["ours"] or "saturated points left out" in claim[0]["ours"]
 
 
 def test_fig1_sensitivity_runs_every_variant_on_each_segment(run):
@@ -203,6 +230,6 @@ def test_changing_the_pick_rule_reruns_only_cs_dependent_chunks(run):
     todo = pending(wd, "--configfile", cfg, changed)
     assert "kumar_pick_cs" in todo.values()
     sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
-    assert sims and all(p.split("/")[4] == "load" and p.split("/")[6] in CS_DEPENDENT
+    assert sims and all(p.split("/")[4] in ("load", "long") and p.split("/")[6] in CS_DEPENDENT
                         for p in sims)
     assert "kumar_workloads" not in todo.values()

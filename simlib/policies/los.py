@@ -30,9 +30,12 @@ number of processors. ``earliest`` (the default) picks the one that is
 *lexicographically first in queue order*: it contains the earliest-queued
 job that any optimal subset contains, then, given that, the next earliest,
 and so on -- it favours older jobs, in the FCFS spirit of the queue.
-``latest`` picks the lexicographically first in *reverse* queue order,
-which is what Shmueli & Feitelson's table back-tracking does (it takes the
-last job whenever an optimal subset holds it). Both are deterministic. The
+``latest`` picks the lexicographically first in *reverse* queue order:
+the latest-queued job any optimal subset holds, and so on -- what a
+back-tracking over the DP table from the last job yields when it takes a
+job on ties (the reading of "prefers later jobs" for Shmueli &
+Feitelson's LOS; their table code is not in our copy of the papers).
+Both are deterministic. The
 papers do not say which they used, and the rule is not neutral: on the
 SDSC log it can flip the sign of LOS - EASY below saturation (paper K's
 Fig. 1 sensitivity, ``paper_figures/kumar/fig1_sensitivity.md``).
@@ -66,6 +69,10 @@ from .base import QueuePolicy, shadow_time
 #: Largest DP table (cells per job) before freeze points are left to the
 #: greedy feasibility check instead (memory is ``lookahead`` tables).
 MAX_DP_CELLS = 1 << 17
+#: Largest whole DP table (cells over all candidates, 8 bytes each): with
+#: lookahead "all" a saturated queue holds thousands of candidates, so
+#: freeze points go to the feasibility check before memory runs out.
+MAX_TABLE_CELLS = 1 << 24
 
 
 def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int], int]] = (),
@@ -351,7 +358,7 @@ class LOS(QueuePolicy):
         free = cons.free
         unit = self.unit
         while points and ((free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points)
-                          > MAX_DP_CELLS):
+                          > min(MAX_DP_CELLS, MAX_TABLE_CELLS // (len(cands) + 1))):
             points.pop()
         picks = los_dp([j.procs for j in cands], free, points, unit, self.tie)
         return [cands[i] for i in picks]

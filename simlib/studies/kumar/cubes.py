@@ -121,7 +121,8 @@ def aggregate_sweep(summaries: Sequence, purpose: str, *, scale: str, subtree: M
     attrs = provenance(subtree, repo_dir=repo)
     attrs.update({
         "study": "kumar", "sweep": purpose, "scale": scale,
-        "title": f"paper K, {'C_s' if purpose == 'cs' else 'load'} sweep, {scale} scale",
+        "title": (f"paper K, {({'cs': 'C_s sweep', 'long': 'long runs'}).get(purpose, 'load sweep')}"
+                  f", {scale} scale"),
         "config_subtree": json.dumps(subtree, sort_keys=True),
         "tau_s": float(subtree["simulation"]["tau"]),
         "note": ("EASY and LOS do not depend on C_s: their one run per seed is repeated "

@@ -179,11 +179,20 @@ def improvements(cube: xr.Dataset) -> xr.DataArray:
     ...                ["mean_wait"])
     >>> float(improvements(c).sel(segment="a", load=0.5, policy="los_50_earliest"))
     10.0
+    >>> c0 = build_cube([{"segment": "a", "load": 0.5, "policy": p, "mean_wait": w}
+    ...                  for p, w in (("easy", 0.0), ("los_50_earliest", 5.0))], DIMS,
+    ...                 ["mean_wait"])
+    >>> float(improvements(c0).sel(segment="a", load=0.5, policy="los_50_earliest"))
+    -inf
     """
     w = cube["mean_wait"]
     easy = w.sel(policy="easy")
     los = w.sel(policy=[p for p in w["policy"].values if p != "easy"])
-    return 100.0 * (easy - los) / easy
+    with np.errstate(divide="ignore", invalid="ignore"):
+        imp = 100.0 * (easy - los) / easy
+    # Nobody waits under EASY: 0 % when LOS does not wait either, and
+    # -inf (LOS worse, whatever the tolerance) when it does.
+    return imp.where(~((easy == 0) & (los == 0)), 0.0)
 
 
 def _paper_variants(policies, lookahead=PAPER_LOOKAHEAD) -> list[str]:
@@ -208,7 +217,7 @@ def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
     rows = []
     for load in imp["load"].values:
         band = paper.sel(load=load).values.ravel()
-        band = band[np.isfinite(band)]
+        band = band[~np.isnan(band)]      # -inf (EASY waits 0, LOS not) stays: LOS worse
         lo, hi = (float(band.min()), float(band.max())) if band.size else (np.nan, np.nan)
         if not band.size:
             status = "n/a"

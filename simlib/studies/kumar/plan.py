@@ -69,9 +69,10 @@ HIGHER_IS_BETTER: dict[str, bool] = {"utilization": True, "mean_wait": False,
                                      "kumar_slowdown": False, "mean_response": False,
                                      "mean_bounded_slowdown": False}
 
-#: The two sweeps and their seed-stream keys.
-PURPOSES: tuple[str, ...] = ("cs", "load")
-_PURPOSE_KEY = {"cs": 0, "load": 1}
+#: The sweeps and their seed-stream keys: C_s, load, and the load sweep's
+#: long runs (Sect. V's "scenarios with 10,000 jobs", ``long_runs``).
+PURPOSES: tuple[str, ...] = ("cs", "load", "long")
+_PURPOSE_KEY = {"cs": 0, "load": 1, "long": 2}
 
 #: C_s = infinity in the C_s coordinate (grid token ``"inf"``): larger than
 #: any skip count a run can reach, and mapped to the policy's ``cs=None``
@@ -137,6 +138,10 @@ class KumarPlan:
     cs_sweep: dict
     load_sweeps: dict
     generator: dict = field(default_factory=dict)
+    #: ``{"workloads": {workload: [policy, ...]}, "n_jobs": int, "seeds": int}``
+    #: of this scale (no workloads: no long runs).
+    long_runs: dict = field(default_factory=lambda: {"workloads": {}, "n_jobs": 0, "seeds": 0,
+                                                     "margin": 10.0})
     machine_procs: int = kgen.MACHINE_SIZE
     n_jobs: int = kgen.N_JOBS
     base_seed: int = 2011
@@ -152,6 +157,11 @@ class KumarPlan:
         cs.setdefault("policies", [])
         cs.setdefault("pick", {})
         cs["pick"] = {"metric": "mean_wait", "rule": "argmin", **(cs["pick"] or {})}
+        lr = st.get("long_runs") or {}
+        long_runs = {"workloads": {k: list(v) for k, v in (lr.get("workloads") or {}).items()},
+                     "n_jobs": int((lr.get("n_jobs") or {}).get(scale, 0)),
+                     "seeds": int((lr.get("seeds") or {}).get(scale, 0)),
+                     "margin": float(lr.get("margin", 10.0))}
         return cls(
             scale=scale,
             seeds=int(st["seeds"][scale]),
@@ -162,6 +172,7 @@ class KumarPlan:
             cs_sweep=cs,
             load_sweeps={k: list(v) for k, v in st["load_sweeps"].items()},
             generator=dict(st.get("generator") or {}),
+            long_runs=long_runs,
             machine_procs=int(st.get("machine_procs", kgen.MACHINE_SIZE)),
             n_jobs=int(st.get("n_jobs", kgen.N_JOBS)),
             base_seed=int(st.get("base_seed", 2011)),
@@ -185,16 +196,31 @@ class KumarPlan:
         return [float(self.cs_sweep["load"])] if purpose == "cs" else list(self.loads)
 
     def purpose_workloads(self, purpose: str) -> list[str]:
+        if purpose == "long":
+            return list(self.long_runs["workloads"])
         return list(self.cs_sweep["workloads"]) if purpose == "cs" else list(self.load_sweeps)
 
     def purpose_policies(self, purpose: str, workload: str) -> list[str]:
         if purpose == "cs":
             return list(self.cs_sweep["policies"]) + [self.cs_sweep["swept"]]
+        if purpose == "long":
+            return list(self.long_runs["workloads"][workload])
         return list(self.load_sweeps[workload])
+
+    def purpose_seeds(self, purpose: str) -> int:
+        return self.long_runs["seeds"] if purpose == "long" else self.seeds
+
+    def purpose_n_jobs(self, purpose: str) -> int:
+        return self.long_runs["n_jobs"] if purpose == "long" else self.n_jobs
+
+    @property
+    def purposes(self) -> list[str]:
+        """The sweeps this scale runs (``long`` only with long-run workloads)."""
+        return [p for p in PURPOSES if self.purpose_workloads(p)]
 
     def jobs(self):
         """Every (purpose, workload, policy) simulation chunk of this scale."""
-        return [(p, w, pol) for p in PURPOSES for w in self.purpose_workloads(p)
+        return [(p, w, pol) for p in self.purposes for w in self.purpose_workloads(p)
                 for pol in self.purpose_policies(p, w)]
 
     # ----------------------------------------------------------- policies
@@ -211,8 +237,8 @@ class KumarPlan:
     def generation_spec(self, purpose: str, workload: str) -> dict:
         """Everything one workload set depends on (the workloads rule's params)."""
         return {"workload": workload, "purpose": purpose, "params": self.params(workload).to_dict(),
-                "loads": self.purpose_loads(purpose), "seeds": self.seeds, "n_jobs": self.n_jobs,
-                "tolerance": self.tolerance,
+                "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
+                "n_jobs": self.purpose_n_jobs(purpose), "tolerance": self.tolerance,
                 "entropy_prefix": [self.base_seed, _PURPOSE_KEY[purpose]]}
 
     def simulation_spec(self, purpose: str, workload: str, policy: str) -> dict:
@@ -223,13 +249,14 @@ class KumarPlan:
         """
         if purpose == "cs" and policy == self.cs_sweep["swept"]:
             cs = list(self.cs_values)
-        elif purpose == "load" and self.cs_dependent(policy):
+        elif purpose in ("load", "long") and self.cs_dependent(policy):
             cs = "pick"
         else:
             cs = None
         return {"workload": workload, "purpose": purpose, "policy": policy,
                 "policy_params": dict(self.policies.get(policy) or {}),
-                "loads": self.purpose_loads(purpose), "seeds": self.seeds, "cs": cs,
+                "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
+                "cs": cs,
                 "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
 
     def runs(self, purpose: str, workload: str, policy: str, pick: int | None = None) -> list[dict]:
@@ -247,9 +274,14 @@ class KumarPlan:
         if purpose in (None, "load"):
             out["loads"] = list(self.loads)
             out["load_sweeps"] = self.load_sweeps
+        if purpose == "long" or (purpose is None and self.long_runs["workloads"]):
+            out["loads"] = list(self.loads)
+            out["long_runs"] = self.long_runs
         used = {pol for p, _, pol in self.jobs() if purpose in (None, p)}
-        out["workloads"] = {w: self.workloads[w] for w in sorted(
-            set(self.purpose_workloads("cs")) | set(self.purpose_workloads("load")))}
+        used_w = set(self.purpose_workloads("cs")) | set(self.purpose_workloads("load"))
+        if purpose == "long":
+            used_w |= set(self.purpose_workloads("long"))
+        out["workloads"] = {w: self.workloads[w] for w in sorted(used_w)}
         out["policies"] = {p: self.policies.get(p, {}) for p in sorted(used)}
         return out
 
@@ -358,6 +390,15 @@ def check_config(config: Mapping, published: Mapping | None = None) -> None:
                 if p not in sweeps.get(w, []):
                     raise ConfigError(f"{where}.load_sweeps.{w}: Table {table} compares {p}, "
                                       "which this workload does not run")
+    # Checked last: the load sweeps' own errors say more.
+    for w, pols in ((st.get("long_runs") or {}).get("workloads") or {}).items():
+        need_workload(w, f"{where}.long_runs.workloads.{w}")
+        for i, p in enumerate(pols):
+            need_policy(p, f"{where}.long_runs.workloads.{w}[{i}]")
+            if p not in (st.get("load_sweeps") or {}).get(w, []):
+                raise ConfigError(f"{where}.long_runs.workloads.{w}[{i}]: {p} does not run in "
+                                  f"{where}.load_sweeps.{w}: the long runs are compared with "
+                                  "the 500-job ones")
 
 
 # --------------------------------------------------------------------------
@@ -436,6 +477,10 @@ def artifact_list(plan: KumarPlan, fig1: bool = True, sensitivity: bool = False)
         "n_bar")
     add("cs_pick", ("csv",), "C_s picked per P_S by the pipeline from the C_s sweep", "pick",
         "cs")
+    if "long" in plan.purposes:
+        add("long_runs", ("md", "csv"), f"{plan.long_runs['n_jobs']}-job runs vs the 500-job load "
+            "sweep: improvement per point with a Welch interval, offered vs achieved load, "
+            "saturated points marked", "tables", "long_runs")
     add("cs_forced_starts", ("md", "csv"), "C_s sweep: forced head starts per run, the largest "
         "skip count and the mean wait per C_s (∞ included)", "tables", "fig5")
     add("claims", ("csv",), "Every tested claim with published and reproduced numbers and a "

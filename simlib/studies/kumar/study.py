@@ -43,7 +43,8 @@ SET_DIR = "data/workloads/kumar/{scale}/{purpose}/{workload}"
 RUN_DIR = "results/runs/kumar/{scale}/{purpose}/{workload}/{policy}"
 #: The sweeps' cubes and their index titles.
 CUBES = (("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)"),
-         ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)"))
+         ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)"),
+         ("long", "Cube (netCDF): the 10,000-job runs, dims (workload, policy, load, seed)"))
 #: Config key of the Fig. 1 sweep (:class:`.fig1.KumarFig1`), reached through
 #: the study registry: importing its module here would make every step of
 #: this study depend on the trace sweep's simulation code.
@@ -136,6 +137,10 @@ class Kumar(Study):
             from .fig1_sensitivity import check_spec
             check_spec(self.spec["fig1_sensitivity"], "config studies.kumar.fig1_sensitivity")
 
+    def cubes(self) -> list[tuple[str, str]]:
+        """(purpose, index title) of the sweeps this scale runs."""
+        return [(p, t) for p, t in CUBES if p in self.plan.purposes]
+
     def cube_path(self, purpose: str, scale: str | None = None) -> str:
         """The cube of a sweep (``purpose``: ``cs`` or ``load``)."""
         return f"results/kumar_{purpose}.{scale or self.scale}.nc"
@@ -152,7 +157,7 @@ class Kumar(Study):
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         plan, scale = self.plan, self.scale
-        sweeps = {"purpose": "cs|load", "workload": "|".join(plan.workloads)}
+        sweeps = {"purpose": "|".join(plan.purposes), "workload": "|".join(plan.workloads)}
         files = {a["file"]: a for a in artifact_list(plan, fig1=self.fig1 is not None,
                                                      sensitivity=self.sensitivity is not None)}
 
@@ -171,6 +176,8 @@ class Kumar(Study):
                   "forced_md": f"{OUT}/cs_forced_starts.md",
                   "forced_csv": f"{OUT}/cs_forced_starts.csv",
                   "claims_csv": self.claims_file()}
+        if "long" in plan.purposes:
+            tables.update(long_runs_md=f"{OUT}/long_runs.md", long_runs_csv=f"{OUT}/long_runs.csv")
         examples = {"fig2_png": f"{OUT}/fig2_delayed_los_example.png",
                     "fig2_svg": f"{OUT}/fig2_delayed_los_example.svg",
                     "fig2_csv": f"{OUT}/fig2_delayed_los_example.csv",
@@ -300,7 +307,7 @@ class Kumar(Study):
                  message=f"Writing {OUT}/README.md ({scale} scale)",
                  input=self._report_inputs(), output={"readme": f"{OUT}/README.md"},
                  params={"study": self.spec, "scale": scale, "fig1_scale": self._fig1_scale(),
-                         "cubes": [self.cube_path(p) for p, _ in CUBES]},
+                         "cubes": [self.cube_path(p) for p, _ in self.cubes()]},
                  policies=self._paper_policies,
                  code=["simlib.studies.kumar.report", "simlib.studies.kumar.tables",
                        "simlib.studies.kumar.runs", "simlib.studies.kumar.published",
@@ -315,7 +322,7 @@ class Kumar(Study):
                 for a in artifact_list(self.plan, fig1=self.fig1 is not None,
                                        sensitivity=self.sensitivity is not None)]
         arts.append(Artifact("kumar", f"{OUT}/README.md", README_TITLE))
-        arts += [Artifact("kumar", self.cube_path(p), title) for p, title in CUBES]
+        arts += [Artifact("kumar", self.cube_path(p), title) for p, title in self.cubes()]
         if self.sensitivity is not None:
             arts.append(Artifact("kumar", self.sensitivity_cube(), "Cube (netCDF): Fig. 1 "
                                  "sensitivity, dims (segment, load, policy)"))
@@ -344,6 +351,8 @@ class Kumar(Study):
             out["fig1_cube"] = self.fig1.cube_path()
         if self.sensitivity is not None:
             out["sensitivity_cube"] = self.sensitivity_cube()
+        if "long" in self.plan.purposes:
+            out["long_cube"] = self.cube_path("long")
         return out
 
     def _report_inputs(self) -> dict:
@@ -479,6 +488,14 @@ class Kumar(Study):
                             swept=self.plan.cs_sweep["swept"])
         fig1 = ctx.input.get("fig1_cube")
         sens = ctx.input.get("sensitivity_cube")
+        long_table = None
+        if ctx.input.get("long_cube"):
+            from .long_runs import write_long_tables
+            long_table = write_long_tables(
+                load_cube, read_cube(ctx.input.long_cube),
+                policies=self.plan.long_runs["workloads"], md=ctx.output.long_runs_md,
+                csv=ctx.output.long_runs_csv, n_jobs=self.plan.long_runs["n_jobs"], scale=scale,
+                margin=self.plan.long_runs["margin"])
         verdicts = write_claims(ctx.output.claims_csv, scale=scale, picks_path=ctx.input.picks,
                                 published=published, load_cube=load_cube,
                                 cs_cube=cs_cube,
@@ -486,6 +503,9 @@ class Kumar(Study):
                                 sensitivity_cube=None if sens is None else read_cube(sens),
                                 sensitivity_tolerance=float(
                                     (self.sensitivity or {}).get("tolerance", 0.0)),
+                                long_table=long_table,
+                                long_n_jobs=self.plan.long_runs["n_jobs"],
+                                long_margin=self.plan.long_runs["margin"],
                                 n_bar=nbar, tables=tables, plan=self.plan)
         ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
 

@@ -1,0 +1,207 @@
+"""Paper K's 10,000-job scenarios against the 500-job load sweep (config ``long_runs``).
+
+Sect. V: "We also ran simulations for a couple of scenarios with 10,000
+jobs and found no significant difference in performance metrics from the
+500 job runs." The long runs (cube ``results/kumar_long.<scale>.nc``) use
+the load sweep's generator, loads, policies and C_s picks with
+``long_runs.n_jobs`` jobs per run.
+
+**Saturation.** A point is *saturated* when the achieved load (the run's
+utilization, busy processors over the makespan) falls short of the offered
+load by more than :data:`SATURATION_GAP`: the queue then grows for the
+whole run, a 500-job run only sees the start of that growth, and the two
+job counts are not comparable. Saturated points are marked, and left out of
+the verdict.
+
+Saturation is judged on the long runs, where months of arrivals make the
+drain after the last arrival negligible unless the backlog grows; one
+saturated policy marks the whole (workload, load) point. (With a few
+hundred jobs the drain alone can exceed the gap: the rule is meant for
+10,000-job runs.)
+
+**Verdict rule** (:data:`LONG_RULE`). For every workload, policy pair of the
+long runs (each policy against each other; the one listed later in the
+config is the new one) and unsaturated load, the paired improvement in
+mean wait of the new policy over the base is computed per seed in both
+sweeps, and the two means compared with a Welch 95 % interval. "No
+significant difference" is only credited when the runs could have shown
+one: a point is *equivalent* when the whole interval lies within
+``± margin`` points (two one-sided tests at 2.5 % each), *different* when it
+excludes 0, else *inconclusive* (too few seeds). Reproduced: every point
+equivalent; partly: some; not reproduced: none. No interval anywhere: not
+testable.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ...metrics import percent_improvement
+
+__all__ = ["SATURATION_GAP", "LONG_RULE", "saturation_table", "comparison_table", "long_claim",
+           "write_long_tables"]
+
+#: Offered minus achieved load above which a point counts as saturated.
+SATURATION_GAP = 0.02
+
+LONG_RULE = ("per workload, policy pair and unsaturated load: paired improvement in mean wait "
+             "per seed in the long and the 500-job runs, Welch 95 % interval of the "
+             "difference of the means; a point is equivalent when the interval lies within "
+             "± margin points, different when it excludes 0, else inconclusive; reproduced: "
+             "every point equivalent, partly: some, else not reproduced; saturated (offered - "
+             f"achieved load > {SATURATION_GAP:g} in the long runs) points are left out")
+
+
+def saturation_table(cube, label: str) -> pd.DataFrame:
+    """Offered vs achieved load per (workload, policy, load), seed means, with the saturation mark.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> from simlib.studies.kumar.cubes import RUN_INFO
+    >>> c = build_cube([{"workload": "w", "policy": "easy", "load": 0.9, "seed": 0,
+    ...                  "offered_load": 0.9, "utilization": 0.8}],
+    ...                ["workload", "policy", "load", "seed"], ["offered_load", "utilization"],
+    ...                metric_info=RUN_INFO)
+    >>> saturation_table(c, "10000 jobs")[["achieved_load", "saturated"]].values.tolist()
+    [[0.8, True]]
+    """
+    rows = []
+    for w in cube["workload"].values:
+        for p in cube["policy"].values:
+            off = cube["offered_load"].sel(workload=w, policy=p).mean("seed", skipna=True)
+            ach = cube["utilization"].sel(workload=w, policy=p).mean("seed", skipna=True)
+            for x in cube["load"].values:
+                o, a = float(off.sel(load=x)), float(ach.sel(load=x))
+                if not np.isfinite(o):
+                    continue
+                rows.append({"runs": label, "workload": str(w), "policy": str(p),
+                             "load": float(x), "offered_load": o, "achieved_load": a,
+                             "saturated": bool(o - a > SATURATION_GAP)})
+    return pd.DataFrame(rows)
+
+
+def _per_seed_improvement(cube, workload, new, base, load) -> np.ndarray:
+    a = cube["mean_wait"].sel(workload=workload, policy=new, load=load).values
+    b = cube["mean_wait"].sel(workload=workload, policy=base, load=load).values
+    ok = ~(np.isnan(a) | np.isnan(b))
+    a, b = a[ok], b[ok]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        imp = percent_improvement(a, b)
+    # Neither waits: no improvement; only the base does not: unbounded,
+    # which no interval can hold (kept as NaN, so the point has no interval).
+    return np.where((a == 0) & (b == 0), 0.0, imp)
+
+
+def comparison_table(short, long, policies: Mapping[str, Sequence[str]],
+                     margin: float = 10.0) -> pd.DataFrame:
+    """Improvement in mean wait per (workload, pair, load): 500-job vs long runs, Welch interval.
+
+    ``policies`` maps each long-run workload to its policies in config
+    order; every pair is compared, the later policy as the new one (EASY,
+    LOS, Delayed-LOS: LOS vs EASY, Delayed-LOS vs EASY, Delayed-LOS vs LOS).
+    """
+    sat = saturation_table(long, "long")
+    saturated = {(r.workload, r.load) for r in sat.itertuples() if r.saturated}
+    rows = []
+    for w, run in policies.items():
+        todo = [(run[j], run[i]) for i in range(len(run)) for j in range(i + 1, len(run))]
+        for new, base in todo:
+            for x in long["load"].values:
+                if float(x) not in short["load"].values:
+                    continue
+                s = _per_seed_improvement(short, w, new, base, x)
+                g = _per_seed_improvement(long, w, new, base, x)
+                finite = np.isfinite(s).all() and np.isfinite(g).all()
+                diff = float(g.mean() - s.mean()) if s.size and g.size and finite else np.nan
+                lo = hi = np.nan
+                if s.size > 1 and g.size > 1 and finite:
+                    va, vb = s.var(ddof=1) / s.size, g.var(ddof=1) / g.size
+                    se = np.sqrt(va + vb)
+                    dof = (va + vb) ** 2 / (va ** 2 / (s.size - 1) + vb ** 2 / (g.size - 1)) \
+                        if va + vb > 0 else np.inf
+                    half = stats.t.ppf(0.975, dof) * se if np.isfinite(dof) else 0.0
+                    lo, hi = diff - half, diff + half
+                rows.append({"workload": w, "new": new, "base": base, "load": float(x),
+                             "improvement_500": float(s.mean()) if s.size else np.nan,
+                             "improvement_long": float(g.mean()) if g.size else np.nan,
+                             "difference": diff, "ci_low": lo, "ci_high": hi,
+                             "seeds_500": int(s.size), "seeds_long": int(g.size),
+                             "saturated": (w, float(x)) in saturated})
+    df = pd.DataFrame(rows)
+    if len(df):
+        # Float noise of two zero-variance samples is not a difference.
+        eps = 1e-9
+        df["point"] = np.select(
+            [df["ci_low"].isna(), (df["ci_low"] >= -margin - eps) & (df["ci_high"] <= margin + eps),
+             (df["ci_low"] > eps) | (df["ci_high"] < -eps)],
+            ["no interval", "equivalent", "different"], "inconclusive")
+    return df
+
+
+def long_claim(table: pd.DataFrame, n_jobs: int, margin: float = 10.0):
+    """Sect. V's claim from :func:`comparison_table` (rule :data:`LONG_RULE`)."""
+    from ...claims import Claim, Verdict, verdict_from_hits
+    ok = table[~table["saturated"] & (table["point"] != "no interval")] if len(table) else table
+    sat = table[table["saturated"]] if len(table) else table
+    if not len(ok):
+        verdict, ours = Verdict.NOT_TESTABLE, "no unsaturated point with an interval"
+    else:
+        counts = ok["point"].value_counts()
+        hits = int(counts.get("equivalent", 0))
+        verdict = verdict_from_hits(hits, len(ok))
+        worst = ok.loc[(ok["difference"].abs()).idxmax()]
+        width = float((ok["ci_high"] - ok["ci_low"]).median()) / 2
+        ours = (f"{n_jobs}-job vs 500-job improvement in mean wait over {len(ok)} unsaturated "
+                f"points: equivalent within ± {margin:g} points at {hits}, inconclusive at "
+                f"{int(counts.get('inconclusive', 0))}, different at "
+                f"{int(counts.get('different', 0))} (median interval half-width "
+                f"{width:.1f} points; seeds {int(ok['seeds_long'].min())} long, "
+                f"{int(ok['seeds_500'].min())} short); largest difference "
+                f"{worst['difference']:+.1f} points ({worst['new']} vs {worst['base']}, "
+                f"{worst['workload']}, load {worst['load']:g}); saturated points left out: "
+                + (", ".join(sorted({f"{r.workload}@{r.load:g}" for r in sat.itertuples()}))
+                   or "none"))
+    return Claim(paper="kumar", claim="10,000-job runs give no significant difference from "
+                 "500-job runs", source="Sect. V", published="no significant difference",
+                 ours=ours, criterion=LONG_RULE.replace("margin", f"{margin:g}"),
+                 verdict=verdict, figure="long_runs")
+
+
+def write_long_tables(short, long, *, policies: Mapping[str, Sequence[str]], md, csv,
+                      n_jobs: int, scale: str, margin: float = 10.0) -> pd.DataFrame:
+    """``long_runs.md`` / ``.csv``: the comparison and offered vs achieved load of both sweeps."""
+    from ...io import write_csv, write_text
+    table = comparison_table(short, long, policies, margin)
+    write_csv(table, csv, index=False, lineterminator="\n", float_format="%.6g")
+    sat = pd.concat([saturation_table(short.sel(workload=list(long["workload"].values),
+                                                policy=list(long["policy"].values)), "500 jobs"),
+                     saturation_table(long, f"{n_jobs} jobs")], ignore_index=True)
+    wide = sat.pivot_table(index=["workload", "policy", "load"], columns="runs",
+                           values="achieved_load").reset_index()
+    marks = sat[sat["runs"] != "500 jobs"].set_index(["workload", "policy", "load"])["saturated"]
+    wide["saturated (long)"] = [bool(marks.get((r.workload, r.policy, r.load), False))
+                                for r in wide.itertuples()]
+    text = "\n".join([
+        f"# Paper K: {n_jobs}-job runs vs the 500-job load sweep ({scale} scale)",
+        "",
+        "Sect. V: \"We also ran simulations for a couple of scenarios with 10,000 jobs and found "
+        "no significant difference in performance metrics from the 500 job runs.\" Same "
+        "generator, loads, policies and C_s picks; different jobs (seed stream `long`).",
+        "",
+        "Rule: " + LONG_RULE.replace("margin", f"{margin:g}") + ".",
+        "",
+        "## Improvement in mean wait (%), 500 jobs vs long runs",
+        "",
+        table.to_markdown(index=False, floatfmt=".2f") if len(table) else "(no runs)",
+        "",
+        "## Achieved load (utilization, seed mean) at each offered load",
+        "",
+        wide.to_markdown(index=False, floatfmt=".3f"),
+        "",
+    ])
+    write_text(md, text)
+    return table
