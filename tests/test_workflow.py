@@ -93,7 +93,9 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert stats["baseline_simulate"] == 36
     assert stats["kumar_fig1_simulate"] == 12
     assert stats["scale_load"] == 12
-    assert stats["prepare_trace"] == 2
+    # The two traces' smoke subsets, and the whole cleaned SDSC-SP2 log that
+    # paper K's Fig. 1 sensitivity cuts its segments from.
+    assert stats["prepare_trace"] == 2 + 1
     assert stats["baseline_aggregate"] == stats["kumar_fig1_aggregate"] == 1
     assert stats["baseline_figures"] == stats["report"] == 1
     # Paper U adds SDSC-BLUE; its trace runs are one job per (trace, policy
@@ -102,8 +104,10 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     # the reading factors).
     assert stats["fetch_trace"] == stats["utrera_prepare_trace"] == 3
     assert stats["utrera_simulate_traces"] == 3 * (2 + 3 + 3 + 11)
-    assert stats["utrera_simulate_table1"] == 2 * 4  # policy x load, seeds inside
-    assert stats["utrera_table1_workloads"] == 3      # one per Lublin seed at smoke
+    # policy x load x fit (the main 'sizes' and the alternative 'runtimes'),
+    # seeds inside.
+    assert stats["utrera_simulate_table1"] == 2 * 4 * 2
+    assert stats["utrera_table1_workloads"] == 3 * 2  # one per Lublin seed and fit at smoke
     assert stats["lublin_workload"] == 3 + 1          # + the validation workload
     assert stats["utrera_simulate_long_util"] == 2 * 3
     assert stats["utrera_aggregate"] == 4
@@ -278,10 +282,11 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
     assert np.allclose(fig2["utrera_fragmentation"].sel(policy=["fcfs", "easy", "fcfs_malleable"]),
                        [0.3, 0.3, 0.0])
     t1 = read_cube(smoke / "results/utrera_table1.smoke.nc")
-    assert dict(t1.sizes) == {"policy": 2, "load": 4, "seed": 3}
-    # 150 jobs submitted within 2 hours at each target load.
+    assert dict(t1.sizes) == {"fit": 2, "policy": 2, "load": 4, "seed": 3}
+    # 150 jobs submitted within 2 hours at each target load, under both fits.
     assert (t1["jobs"].values == 150).all()
-    assert np.allclose(t1["offered_load"].values, t1["load"].values[None, :, None], rtol=0.01)
+    assert np.allclose(t1["offered_load"].transpose("fit", "policy", "load", "seed").values,
+                       t1["load"].values[None, None, :, None], rtol=0.01)
     tr = read_cube(smoke / "results/utrera_traces.smoke.nc")
     assert dict(tr.sizes) == {"trace": 3, "policy": 2 + 3 + 3 + 11, "seed": 2}
     assert tr.attrs["seed_independent_policies"] == "easy"

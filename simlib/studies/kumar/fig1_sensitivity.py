@@ -260,7 +260,9 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
     full = pd.DataFrame(rows)
     write_csv(full, csv, index=False, lineterminator="\n", float_format="%.6g")
     bands = band_table(cube, tolerance)
-    show = full.copy()
+    # Loads as typed (0.85 must not print as 0.8 under the 1-decimal format).
+    bands_md = bands.assign(load=[f"{x:g}" for x in bands["load"]])
+    show = full.assign(load=[f"{x:g}" for x in full["load"]])
     show.columns = [c.replace("_improvement_pct", " %").replace("_", " ") for c in show.columns]
     text = "\n".join([
         f"# Paper K, Fig. 1 sensitivity ({scale} scale)",
@@ -275,7 +277,7 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
         "",
         "Rule: " + BAND_RULE + f". Tolerance ± {tolerance:g} %.",
         "",
-        bands.to_markdown(index=False, floatfmt=".1f"),
+        bands_md.to_markdown(index=False, floatfmt=".1f"),
         "",
         "## Every variant",
         "",

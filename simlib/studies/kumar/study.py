@@ -326,6 +326,11 @@ class Kumar(Study):
         if self.sensitivity is not None:
             arts.append(Artifact("kumar", self.sensitivity_cube(), "Cube (netCDF): Fig. 1 "
                                  "sensitivity, dims (segment, load, policy)"))
+            if self.scale != "full":  # at full scale the traces section indexes it
+                trace = self.fig1.traces()[0]
+                arts.append(Artifact("kumar", f"logs/traces/{trace}.full.cleaning.txt",
+                                     f"Cleaning log of the whole {trace} log, whose segments "
+                                     "the Fig. 1 sensitivity simulates"))
         return arts
 
     def subtree(self, purpose: str, scale: str | None = None) -> dict:
