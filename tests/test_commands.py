@@ -186,7 +186,7 @@ _STARVING = ("from simlib.policies import register\n"
     (["--policy", "easy", "--param", "cs=7"],
      "--param cs: policy 'easy' has no parameter 'cs'; it accepts none"),
     (["--policy", "delayed_los", "--param", "c=7"],
-     "policy 'delayed_los' has no parameter 'c'; it accepts lookahead, unit, max_freezes, cs"),
+     "policy 'delayed_los' has no parameter 'c'; it accepts lookahead, unit, max_freezes, tie, cs"),
     (["--policy", "delayed_los", "--param", "cs"], "--param 'cs': expected NAME=VALUE"),
     (["--policy", "delayed_los", "--param", "cs=[1, 2]"], "the value must be a number"),
     (["--policy", "delayed_los", "--param", "cs=-1"], "cs (C_s) must be an integer >= 0"),
@@ -279,7 +279,7 @@ def test_policies_json(tmp_path):
     assert [d["name"] for d in data] == list(POLICIES)
     by_name = {d["name"]: d for d in data}
     assert by_name["delayed_los"]["parameters"] == {"lookahead": 50, "unit": 1,
-                                                    "max_freezes": 2, "cs": 7}
+                                                    "max_freezes": 2, "tie": "earliest", "cs": 7}
     assert by_name["fcfs_malleable"]["paper"].startswith("utrera:")
 
 
