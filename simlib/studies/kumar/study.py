@@ -275,7 +275,7 @@ class Kumar(Study):
                                          "simulation": self.simulation(), "scale": scale}},
                      code=["simlib.studies.kumar.fig1_sensitivity", "simlib.studies.kumar.plots",
                            "simlib.cube"],
-                     report={**marked(sens), "cube": "cube"}, run=self.write_sensitivity),
+                     report={**marked(sens), "cube": "kumar"}, run=self.write_sensitivity),
             ]
         steps += [
             Step("kumar_examples", stage="figures",
@@ -328,7 +328,7 @@ class Kumar(Study):
                                  "sensitivity, dims (segment, load, policy)"))
             if self.scale != "full":  # at full scale the traces section indexes it
                 trace = self.fig1.traces()[0]
-                arts.append(Artifact("kumar", f"logs/traces/{trace}.full.cleaning.txt",
+                arts.append(Artifact("traces", f"logs/traces/{trace}.full.cleaning.txt",
                                      f"Cleaning log of the whole {trace} log, whose segments "
                                      "the Fig. 1 sensitivity simulates"))
         return arts
