@@ -260,9 +260,10 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
     full = pd.DataFrame(rows)
     write_csv(full, csv, index=False, lineterminator="\n", float_format="%.6g")
     bands = band_table(cube, tolerance)
-    # Loads as typed (0.85 must not print as 0.8 under the 1-decimal format).
-    bands_md = bands.assign(load=[f"{x:g}" for x in bands["load"]])
-    show = full.assign(load=[f"{x:g}" for x in full["load"]])
+    # Loads as typed (0.85 must not print as 0.8 under the 1-decimal format):
+    # one format per column, since tabulate reparses numeric strings.
+    bands_md = bands
+    show = full.copy()
     show.columns = [c.replace("_improvement_pct", " %").replace("_", " ") for c in show.columns]
     text = "\n".join([
         f"# Paper K, Fig. 1 sensitivity ({scale} scale)",
@@ -277,11 +278,12 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
         "",
         "Rule: " + BAND_RULE + f". Tolerance ± {tolerance:g} %.",
         "",
-        bands_md.to_markdown(index=False, floatfmt=".1f"),
+        bands_md.to_markdown(index=False, floatfmt=["g", ".1f", ".1f", "", "g"]),
         "",
         "## Every variant",
         "",
-        show.to_markdown(index=False, floatfmt=".1f"),
+        show.to_markdown(index=False,
+                         floatfmt=["", "g", ".3f", ".2f"] + [".1f"] * (show.shape[1] - 4)),
         "",
     ])
     write_text(md, text)
