@@ -32,3 +32,32 @@ def mean_ci(values, level: float = 0.95) -> tuple[float, float, int]:
         return float(x[0]), 0.0, n
     sd = float(x.std(ddof=1))
     return m, float(student_t.ppf(0.5 + level / 2, n - 1) * sd / math.sqrt(n)), n
+
+
+def welch_diff_ci(a, b, level: float = 0.95) -> tuple[float, float, float]:
+    """Difference of means ``mean(b) - mean(a)`` and its Welch interval (unequal variances).
+
+    For two independent samples (e.g. runs on different jobs). With fewer
+    than two values in either sample the bounds are NaN; with two
+    zero-variance samples the interval is the difference itself.
+
+    Examples
+    --------
+    >>> d, lo, hi = welch_diff_ci([10, 5, 15, 8], [20, 1, 9])
+    >>> round(d, 4), round(lo, 2), round(hi, 2)
+    (0.5, -20.07, 21.07)
+    """
+    from scipy.stats import t as student_t
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if not (a.size and b.size):
+        return math.nan, math.nan, math.nan
+    diff = float(b.mean() - a.mean())
+    if a.size < 2 or b.size < 2:
+        return diff, math.nan, math.nan
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    if va + vb == 0:
+        return diff, diff, diff
+    dof = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
+    half = float(student_t.ppf(0.5 + level / 2, dof) * math.sqrt(va + vb))
+    return diff, diff - half, diff + half

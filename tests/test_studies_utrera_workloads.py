@@ -61,14 +61,20 @@ def test_prepare_trace_refuses_a_short_portion(tmp_path, raw):
         prepare(tmp_path, raw, first_job=500, n_jobs=200)
 
 
-def test_table1_workloads_reach_each_load_within_the_span(tmp_path):
+def run_table1(tmp_path, loads, **params):
+    """The Table 1 workload step on one Lublin workload: (output SWF paths, fit info)."""
     base = tmp_path / "lublin.swf.gz"
     write_swf(exact_estimates(generate_lublin(LublinParams.typed(), n_jobs=150, seed=3)), base)
-    loads = [0.3, 0.9]
     swfs = [str(tmp_path / f"load{x}.swf.gz") for x in loads]
     table1_workloads(ctx({"swf": str(base)}, {"swfs": swfs, "info": str(tmp_path / "fit.json")},
-                         {"loads": loads, "span": 7200.0, "machine_size": 128}, seed="4"))
-    info = json.loads((tmp_path / "fit.json").read_text())
+                         {"loads": loads, "span": 7200.0, "machine_size": 128, **params},
+                         seed="4"))
+    return swfs, json.loads((tmp_path / "fit.json").read_text())
+
+
+def test_table1_workloads_reach_each_load_within_the_span(tmp_path):
+    loads = [0.3, 0.9]
+    swfs, info = run_table1(tmp_path, loads)
     assert (info["seed"], info["jobs"], info["span"]) == (4, 150, 7200.0)
     assert [f["load"] for f in info["fits"]] == loads
     for path, fit in zip(swfs, info["fits"]):
@@ -81,14 +87,8 @@ def test_table1_workloads_reach_each_load_within_the_span(tmp_path):
 
 
 def test_table1_workloads_fit_sizes_keeps_the_mean_runtime(tmp_path):
-    base = tmp_path / "lublin.swf.gz"
-    write_swf(exact_estimates(generate_lublin(LublinParams.typed(), n_jobs=150, seed=3)), base)
     loads = [0.3, 0.9]
-    swfs = [str(tmp_path / f"load{x}.swf.gz") for x in loads]
-    table1_workloads(ctx({"swf": str(base)}, {"swfs": swfs, "info": str(tmp_path / "fit.json")},
-                         {"fit": "sizes", "loads": loads, "span": 7200.0, "machine_size": 128,
-                          "mean_runtime": 52.0}, seed="4"))
-    info = json.loads((tmp_path / "fit.json").read_text())
+    swfs, info = run_table1(tmp_path, loads, fit="sizes", mean_runtime=52.0)
     assert info["fit"] == "sizes"
     for path, fit in zip(swfs, info["fits"]):
         wl = read_swf(path)

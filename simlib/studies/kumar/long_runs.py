@@ -37,9 +37,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from ...metrics import percent_improvement
+from ...stats import welch_diff_ci
 
 __all__ = ["SATURATION_GAP", "LONG_RULE", "saturation_table", "comparison_table", "long_claim",
            "write_long_tables"]
@@ -116,15 +116,7 @@ def comparison_table(short, long, policies: Mapping[str, Sequence[str]],
                 s = _per_seed_improvement(short, w, new, base, x)
                 g = _per_seed_improvement(long, w, new, base, x)
                 finite = np.isfinite(s).all() and np.isfinite(g).all()
-                diff = float(g.mean() - s.mean()) if s.size and g.size and finite else np.nan
-                lo = hi = np.nan
-                if s.size > 1 and g.size > 1 and finite:
-                    va, vb = s.var(ddof=1) / s.size, g.var(ddof=1) / g.size
-                    se = np.sqrt(va + vb)
-                    dof = (va + vb) ** 2 / (va ** 2 / (s.size - 1) + vb ** 2 / (g.size - 1)) \
-                        if va + vb > 0 else np.inf
-                    half = stats.t.ppf(0.975, dof) * se if np.isfinite(dof) else 0.0
-                    lo, hi = diff - half, diff + half
+                diff, lo, hi = welch_diff_ci(s, g) if finite else (np.nan,) * 3
                 rows.append({"workload": w, "new": new, "base": base, "load": float(x),
                              "improvement_500": float(s.mean()) if s.size else np.nan,
                              "improvement_long": float(g.mean()) if g.size else np.nan,
