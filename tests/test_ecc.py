@@ -98,6 +98,57 @@ def test_ignored_commands_are_counted():
     assert schedule(jobs)[2] == (0, 12)
 
 
+@pytest.mark.parametrize("policy", ELASTIC)
+def test_deferred_command_meets_the_job_running(policy):
+    # J2 (submitted at 1) waits until 50; a +10 s command at 5 comes 4 s
+    # after its submit, so under "defer" it is applied at 50 + 4 = 54, while
+    # J2 runs: its planned end moves from 80 to 90, as "apply" also gives.
+    jobs, _, pol = run_k(policy, QUEUED, 4, commands=[(5, 2, "ET", 10)], ecc_queued="defer")
+    assert schedule(jobs)[2] == (50, 90)
+    assert pol.ecc.hits == {"queued": 0, "running": 1}
+    jobs, _, pol = run_k(policy, QUEUED, 4, commands=[(5, 2, "ET", 10)])
+    assert pol.ecc.hits == {"queued": 1, "running": 0}
+
+
+def test_deferred_reduction_ends_a_job_that_ran_past_it():
+    # -28 s at 5 (4 s after J2's submit). Applied while queued (the paper),
+    # J2's 30 s become 2 s: 50..52. Deferred, it comes at 54, when J2 has
+    # done 4 s, more than the reduced 2: J2 ends at once, at 54.
+    jobs, _, _ = run_k("easy_e", QUEUED, 4, commands=[(5, 2, "RT", 28)])
+    assert schedule(jobs)[2] == (50, 52)
+    jobs, _, pol = run_k("easy_e", QUEUED, 4, commands=[(5, 2, "RT", 28)], ecc_queued="defer")
+    assert schedule(jobs)[2] == (50, 54)
+    assert pol.ecc.hits["running"] == 1 and not pol.ecc.held
+
+
+def test_deferred_command_of_a_dedicated_job_counts_from_its_requested_start():
+    # Dedicated J2 asks for 60; it starts at 60 and the command came 5 s
+    # after 60, so it is applied at 65 + 0 -> J2 at 60 + 5 = 65, extended.
+    rows = [(0, 6, 50), (0, 6, 10)]
+    jobs, _, pol = run_k("easy_de", rows, 10, dedicated={1: 60}, commands=[(65, 2, "ET", 30)],
+                         ecc_queued="defer")
+    assert schedule(jobs)[2] == (60, 100)
+    assert pol.ecc.hits == {"queued": 0, "running": 1}
+
+
+def test_deferred_command_of_a_late_job_keeps_its_delay():
+    # Dedicated J2 (submitted at 1) asks for 10 but J1 holds the machine
+    # until 50: its command, issued at 12 (2 s after the requested start), is
+    # applied at 50 + 2 = 52: -9 s leaves 1 s of work, less than the 2 s
+    # done, so J2 ends at 52 (applied while queued: 50..51).
+    rows = [(0, 10, 50), (1, 6, 10)]
+    jobs, _, _ = run_k("easy_de", rows, 10, dedicated={1: 10}, commands=[(12, 2, "RT", 9)],
+                       ecc_queued="defer")
+    assert schedule(jobs)[2] == (50, 52)
+    jobs, _, _ = run_k("easy_de", rows, 10, dedicated={1: 10}, commands=[(12, 2, "RT", 9)])
+    assert schedule(jobs)[2] == (50, 51)
+
+
+def test_bad_queued_mode_is_an_error():
+    with pytest.raises(ConfigError, match="ecc_queued must be one of apply, defer; not 'later'"):
+        make_policy("easy_e", ecc_queued="later")
+
+
 def test_unknown_job_is_an_error():
     with pytest.raises(ConfigError, match="no job 9"):
         run_k("easy_e", [(0, 1, 10)], 2, commands=[(1, 9, "ET", 5)])
@@ -116,11 +167,15 @@ def test_is_command():
 @pytest.mark.parametrize("policy", ["easy_e", "los_e", "delayed_los_e"])
 @settings(max_examples=80, deadline=None, derandomize=True)
 @given(case=heterogeneous_workloads(dedicated=False))
-def test_random_elastic_workloads_are_valid(policy, case):
+@pytest.mark.parametrize("queued", ["apply", "defer"])
+def test_random_elastic_workloads_are_valid(policy, queued, case):
     cpus, rows, _, cmds = case
-    jobs, _, pol = run_k(policy, rows, cpus, commands=cmds)
+    jobs, _, pol = run_k(policy, rows, cpus, commands=cmds, ecc_queued=queued)
     assert_valid_schedule(jobs, cpus)
     for j in jobs:
         assert j.finish - j.start == pytest.approx(j.work)
         assert j.work <= j.requested_time + 1e-9  # overrun="kill" still holds
     assert pol.ecc.applied + sum(pol.ecc.ignored.values()) == len(cmds)
+    assert sum(pol.ecc.hits.values()) == pol.ecc.applied and not pol.ecc.held
+    if queued == "defer":
+        assert pol.ecc.hits["queued"] == 0

@@ -100,6 +100,38 @@ def test_long_runs_are_a_third_sweep_with_their_own_jobs_and_seeds():
         a["file"] for a in P.artifact_list(plain)]
 
 
+READINGS = {"linear": {"description": "text's sizes", "generator": {"size_scale": "linear"},
+                       "workloads": ["ps02", "elastic_batch"]},
+            "running": {"description": "commands meet running jobs",
+                        "policy_params": {"ecc_queued": "defer"}, "workloads": ["elastic_batch"]}}
+
+
+def test_readings_re_run_load_sweeps_paired_with_them():
+    plain = P.KumarPlan.from_config(config())
+    assert "readings" not in plain.purposes
+    plan = P.KumarPlan.from_config(config("default", readings=READINGS))
+    assert plan.purposes == ["cs", "load", "readings"]
+    assert plan.purpose_workloads("readings") == ["linear@ps02", "linear@elastic_batch",
+                                                  "running@elastic_batch"]
+    assert [pol for p, w, pol in plan.jobs() if w == "linear@ps02"] == plan.load_sweeps["ps02"]
+    # Same seed streams, loads, seeds and jobs as the load sweep: paired.
+    gen, base = plan.generation_spec("readings", "linear@ps02"), plan.generation_spec("load", "ps02")
+    assert gen["entropy_prefix"] == base["entropy_prefix"]
+    assert (gen["loads"], gen["seeds"], gen["n_jobs"]) == (base["loads"], base["seeds"], base["n_jobs"])
+    assert gen["params"] == {**base["params"], "size_scale": "linear"}
+    assert plan.generation_spec("readings", "running@elastic_batch")["params"] == \
+        plan.generation_spec("load", "elastic_batch")["params"]
+    # A reading's policy parameter goes to the policies that have it only.
+    spec = plan.simulation_spec("readings", "running@elastic_batch", "delayed_los_e")
+    assert spec["policy_params"]["ecc_queued"] == "defer" and spec["cs"] == "pick"
+    assert "ecc_queued" not in plan.simulation_spec("readings", "linear@ps02", "easy")["policy_params"]
+    assert plan.subtree("readings")["readings"]["linear"]["generator"] == {"size_scale": "linear"}
+    # Adding readings leaves the other sweeps' provenance alone.
+    assert plan.subtree("load") == P.KumarPlan.from_config(config("default")).subtree("load")
+    assert "readings.md" in [a["file"] for a in P.artifact_list(plan)]
+    assert "readings.md" not in [a["file"] for a in P.artifact_list(plain)]
+
+
 def test_check_config_accepts_the_repository_grid():
     import yaml
     grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())
@@ -132,6 +164,21 @@ def test_check_config_accepts_the_repository_grid():
      "config studies.kumar.long_runs.workloads.ps03: unknown workload 'ps03'"),
     ({"long_runs": {**LONG, "workloads": {"ps02": ["easy", "hybrid_los"]}}},
      "long_runs.workloads.ps02[1]: hybrid_los does not run in config studies.kumar.load_sweeps.ps02"),
+    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "linear"},
+                         "workloads": ["ps03"]}}},
+     "config studies.kumar.readings.r.workloads[0]: 'ps03' is not a workload of"),
+    ({"readings": {"r": {"description": "x", "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r: give generator fields or policy_params"),
+    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "cubic"},
+                         "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r on ps02: Kumar parameter 'size_scale'"),
+    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "defer"},
+                         "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r.policy_params.ecc_queued: no policy of the reading's"),
+    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "later"},
+                         "workloads": ["elastic_batch"]}}},
+     "config studies.kumar.readings.r.policy_params.ecc_queued: delayed_los_e: parameter ecc_queued "
+     "must be one of apply, defer; not 'later'"),
 ])
 def test_check_config_names_the_offending_key(changes, message):
     with pytest.raises(ConfigError, match=None) as err:

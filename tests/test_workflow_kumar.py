@@ -13,7 +13,8 @@ import json
 import numpy as np
 import pytest
 
-from helpers_pipeline import assert_config_rejected, job_counts, pending as all_pending, snakemake, write_yaml
+from helpers_pipeline import REPO, assert_config_rejected, job_counts, snakemake, write_yaml
+from helpers_pipeline import pending as all_pending
 from simlib.cube import read_cube
 from simlib.studies.kumar.plan import FIGURES
 
@@ -60,11 +61,15 @@ def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message
 def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
     stats = job_counts(out)
-    # 3 C_s-sweep + 7 load-sweep + 2 long-run workload sets; one simulation
-    # chunk per (sweep, workload, policy): 3 x 3 + 7 x 3 + 2 x 3.
-    assert stats["kumar_workloads"] == 12
-    assert stats["kumar_simulate"] == 36
-    assert stats["kumar_aggregate"] == 3
+    # 3 C_s-sweep + 7 load-sweep + 2 long-run workload sets + one set per
+    # (reading, workload) of the grid's readings; one simulation chunk per
+    # (sweep, workload, policy): 3 x 3 + 7 x 3 + 2 x 3 + 3 per reading set.
+    import yaml
+    grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())["studies"]["kumar"]
+    reading_sets = sum(len(r["workloads"]) for r in grid["readings"].values())
+    assert stats["kumar_workloads"] == 12 + reading_sets
+    assert stats["kumar_simulate"] == 36 + 3 * reading_sets
+    assert stats["kumar_aggregate"] == 4
     for rule in ("kumar_pick_cs", "kumar_fig1", "kumar_examples", "kumar_figures",
                  "kumar_tables", "kumar_report", "kumar_fig1_sensitivity"):
         assert stats[rule] == 1, rule
@@ -73,7 +78,7 @@ def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     # The default scale keeps the same number of K jobs (seeds, loads and
     # C_s values live inside the chunks): the DAG stays small.
     _, out = snakemake(tmp_path, "-n", "--config", "scale=full")
-    assert job_counts(out)["kumar_simulate"] == 36
+    assert job_counts(out)["kumar_simulate"] == 36 + 3 * reading_sets
 
 
 # ------------------------------------------------------------- a K run
@@ -147,6 +152,32 @@ def test_long_runs_have_their_own_jobs_and_are_compared(run):
     # as saturated (the rule is meant for 10,000 jobs) and the claim says so.
     assert len(claim) == 1 and claim[0]["criterion"].startswith("per workload, policy pair")
     assert "no unsaturated point" in claim[0]["ours"] or "saturated points left out" in claim[0]["ours"]
+
+
+def test_readings_re_run_the_load_sweeps_paired(run):
+    wd, _ = run
+    rc = read_cube(wd / "results/kumar_readings.smoke.nc")
+    load = read_cube(wd / "results/kumar_load.smoke.nc")
+    assert list(rc.dims)[:2] == ["reading", "workload"] and rc.attrs["sweep"] == "readings"
+    # The linear size model draws larger jobs from the same seed streams.
+    assert (rc["n_bar"].sel(reading="size_linear", workload="ps02", policy="easy").values
+            > load["n_bar"].sel(workload="ps02", policy="easy").values).all()
+    # A longer lead time changes only the requested starts: same arrivals.
+    np.testing.assert_array_equal(
+        rc["beta_arr"].sel(reading="lead_day", workload="het_pd05_ps02", policy="easy_d").values,
+        load["beta_arr"].sel(workload="het_pd05_ps02", policy="easy_d").values)
+    # Deferred commands all meet running jobs; the paper's reading does not.
+    run_share = rc["commands_on_running"].sel(reading="commands_running", workload="elastic_batch")
+    assert (run_share.sel(policy="easy_e").values == 1.0).all()
+    assert (load["commands_on_running"].sel(workload="elastic_batch", policy="easy_e").values
+            < 1.0).all()
+    text = (wd / K / "readings.md").read_text()
+    for part in ("## Claims under each reading", "## Tables I–II", "β_arr solved",
+                 "| commands_running |"):
+        assert part in text, part
+    with open(wd / K / "readings.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {"main", "size_linear", "lead_day", "commands_running"} <= set(rows[0])
 
 
 def test_fig1_sensitivity_runs_every_variant_on_each_segment(run):

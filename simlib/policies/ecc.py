@@ -32,6 +32,17 @@ Effect of a command of ``amount`` seconds:
   number of ECCs can be imposed for a given job"). Ignored commands are
   counted in :attr:`ECCProcessor.ignored`.
 
+**Queued jobs** (``queued``): ``"apply"`` (default, the paper) updates a
+queued job directly, as above. ``"defer"`` is a sensitivity reading, not
+the paper's: a command that finds its job queued is held and issued again
+when the job has run for as long as the command came after the job's
+earliest start (submit time, or the requested start of a dedicated job),
+so every command meets a running job at the same point of its life. It
+answers "what if commands came while jobs run": with long batch waits most
+commands of paper K's generator reach queued jobs, where they only change
+a job the scheduler has not planned yet. :attr:`ECCProcessor.hits` counts
+the applied commands by the state they found (``queued`` / ``running``).
+
 The twelve algorithms of paper K's Table III are EASY, LOS, Delayed-LOS
 (batch), EASY-D, LOS-D, Hybrid-LOS (heterogeneous), and each of them with
 the ECC processor: EASY-E, LOS-E, Delayed-LOS-E, EASY-DE, LOS-DE,
@@ -42,7 +53,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..engine.job import DONE, RUNNING, SUSPENDED
+from ..engine.job import DONE, PENDING, RUNNING, SUSPENDED, WAITING
 from ..errors import ConfigError
 from .dedicated import EASYD, LOSD
 from .delayed_los import DelayedLOS
@@ -93,10 +104,17 @@ class ECCProcessor:
     (70.0, 50.0)
     """
 
-    def __init__(self, sim, *, min_runtime: float = 1.0, max_per_job: int | None = None) -> None:
+    def __init__(self, sim, *, min_runtime: float = 1.0, max_per_job: int | None = None,
+                 queued: str = "apply") -> None:
+        if queued not in QUEUED_MODES:
+            raise ConfigError(f"ECC processor: queued must be one of {', '.join(QUEUED_MODES)}; "
+                              f"not {queued!r}")
         self.sim = sim
         self.min_runtime = float(min_runtime)
         self.max_per_job = max_per_job
+        self.queued = queued
+        #: Commands held for a queued job (``queued="defer"``): job idx -> commands.
+        self.held: dict[int, list] = {}
         self.by_id = {}
         for job in sim.jobs:
             if job.job_id in self.by_id:
@@ -105,6 +123,8 @@ class ECCProcessor:
         self.applied = 0
         self.ignored = {"finished": 0, "processors": 0, "limit": 0}
         self.count: Counter = Counter()
+        #: Applied commands by the job state they found.
+        self.hits = {"queued": 0, "running": 0}
 
     def process(self, payloads) -> list:
         """Apply every command among ``payloads`` (FCFS); return the jobs changed."""
@@ -130,19 +150,41 @@ class ECCProcessor:
         if job.state == DONE:
             self.ignored["finished"] += 1
             return None
+        running = job.state == RUNNING or job.state == SUSPENDED
+        if not running and self.queued == "defer":
+            self.held.setdefault(job.idx, []).append(cmd)
+            return None
         if self.max_per_job is not None and self.count[job.idx] >= self.max_per_job:
             self.ignored["limit"] += 1
             return None
         self.count[job.idx] += 1
         self.applied += 1
         delta = amount if cmd.kind == "ET" else -amount
-        if job.state == RUNNING or job.state == SUSPENDED:
+        if running:
+            self.hits["running"] += 1
             self._running(job, delta)
         else:
+            self.hits["queued"] += 1
             req, work = self._changed(job.requested_time, job.work, delta, 0.0, 0.0)
             job.requested_time = req
             job.work = work
         return job
+
+    def release_started(self) -> None:
+        """Re-issue the held commands of jobs that have started (``queued="defer"``).
+
+        A held command comes back (a timer) at the job's start plus the
+        command's delay after the job's earliest start. Only the held jobs
+        are looked at: a handful, never the whole workload.
+        """
+        if not self.held:
+            return
+        sim = self.sim
+        for idx in [i for i, cmds in self.held.items() if sim.jobs[i].state not in (PENDING, WAITING)]:
+            job = sim.jobs[idx]
+            earliest = job.requested_start if job.requested_start >= 0 else job.submit
+            for cmd in self.held.pop(idx):
+                sim.set_timer(max(sim.now, job.start + max(0.0, float(cmd.time) - earliest)), cmd)
 
     def _changed(self, req, work, delta, elapsed, done):
         """New (requested time, work) after a change of ``delta`` seconds."""
@@ -166,8 +208,10 @@ class ECCProcessor:
         sim.set_work(job, work)
 
 
+#: Values of ``ecc_queued``: what a command that finds its job queued does.
+QUEUED_MODES = ("apply", "defer")
 #: Parameters of the ECC processor, added to every -E / -DE policy.
-ECC_DEFAULTS = {"ecc_min_runtime": 1.0, "ecc_max_per_job": None}
+ECC_DEFAULTS = {"ecc_min_runtime": 1.0, "ecc_max_per_job": None, "ecc_queued": "apply"}
 
 
 class ElasticMixin:
@@ -176,17 +220,25 @@ class ElasticMixin:
     #: The policy processes elastic control commands.
     elastic = True
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        if self.params["ecc_queued"] not in QUEUED_MODES:
+            raise ConfigError(f"{self.name}: parameter ecc_queued must be one of "
+                              f"{', '.join(QUEUED_MODES)}; not {self.params['ecc_queued']!r}")
+
     def attach(self, sim):
         super().attach(sim)
         limit = self.params["ecc_max_per_job"]
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ConfigError(f"{self.name}: ecc_max_per_job must be None or an integer >= 0")
-        self.ecc = ECCProcessor(sim, min_runtime=self.params["ecc_min_runtime"], max_per_job=limit)
+        self.ecc = ECCProcessor(sim, min_runtime=self.params["ecc_min_runtime"], max_per_job=limit,
+                                queued=self.params["ecc_queued"])
 
     def on_round(self, now, finished, submitted, timers, changed):
         if timers:
             self.ecc.process(timers)
         super().on_round(now, finished, submitted, timers, changed)
+        self.ecc.release_started()
 
 
 def elastic_variant(base: type, label: str) -> type:

@@ -21,7 +21,11 @@ from ...errors import ConfigError
 from ...io import write_csv, write_json
 from ...stats import mean_ci
 from ..base import load_tag
-from .plan import HIGHER_IS_BETTER
+from .plan import HIGHER_IS_BETTER, reading_workload
+
+#: Sweep -> the cube's title.
+SWEEP_TITLES = {"cs": "C_s sweep", "load": "load sweep", "long": "long runs",
+                "readings": "load sweeps under other readings"}
 
 __all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
            "write_picks"]
@@ -40,6 +44,8 @@ RUN_INFO: dict[str, tuple[str, str, str]] = {
     "commands": ("1", "elastic control commands in the workload", "ET + RT lines"),
     "commands_applied": ("1", "elastic control commands applied",
                          "commands the ECC processor applied (NaN: policy without ECC processor)"),
+    "commands_on_running": ("1", "share of applied commands that found their job running",
+                            "the rest found it queued (NaN: no ECC processor or no command)"),
     "dedicated_mean_delay": ("s", "mean start delay of dedicated jobs",
                              "mean over dedicated jobs of start - requested start"),
     "dedicated_on_time": ("1", "fraction of dedicated jobs started on time",
@@ -80,6 +86,13 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
             for c in values:
                 rows.append({**r, "cs": int(c)})
         metrics = [m for m in metrics if m != "cs_used"]
+    elif purpose == "readings":
+        # A set named reading@workload: the reading is a dimension of its own.
+        dims = ["reading", "workload", "policy", "load", "seed"]
+        rows = []
+        for r in records:
+            reading, workload = reading_workload(r["workload"])
+            rows.append({**r, "reading": reading, "workload": workload})
     else:
         dims = ["workload", "policy", "load", "seed"]
         rows = list(records)
@@ -88,6 +101,10 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
     cube["seed"].attrs.update({"long_name": "random seed index",
                                "description": "run index; workload seed = "
                                               "SeedSequence([base_seed, purpose, seed])"})
+    if purpose == "readings":
+        cube["reading"].attrs.update({"long_name": "reading of the paper",
+                                      "description": "a named re-run of load sweeps (grid "
+                                                     "studies.kumar.readings)"})
     if purpose == "cs":
         cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1",
                                  "infinity": "2147483647 stands for C_s = infinity (no forced "
@@ -121,7 +138,7 @@ def aggregate_sweep(summaries: Sequence, purpose: str, *, scale: str, subtree: M
     attrs = provenance(subtree, repo_dir=repo)
     attrs.update({
         "study": "kumar", "sweep": purpose, "scale": scale,
-        "title": (f"paper K, {({'cs': 'C_s sweep', 'long': 'long runs'}).get(purpose, 'load sweep')}"
+        "title": (f"paper K, {SWEEP_TITLES.get(purpose, 'load sweep')}"
                   f", {scale} scale"),
         "config_subtree": json.dumps(subtree, sort_keys=True),
         "tau_s": float(subtree["simulation"]["tau"]),

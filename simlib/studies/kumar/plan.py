@@ -17,7 +17,7 @@ from ..base import load_tag
 from . import generator as kgen
 
 __all__ = ["CS_INF", "cs_value", "cs_label", "cs_param", "PAPER_NAMES", "FIGURES",
-           "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES",
+           "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES", "READING_SEP", "reading_workload",
            "KumarPlan", "spec_runs", "check_config", "workload_file", "artifact_list"]
 
 #: Registry name -> name printed in paper K.
@@ -69,10 +69,30 @@ HIGHER_IS_BETTER: dict[str, bool] = {"utilization": True, "mean_wait": False,
                                      "kumar_slowdown": False, "mean_response": False,
                                      "mean_bounded_slowdown": False}
 
-#: The sweeps and their seed-stream keys: C_s, load, and the load sweep's
-#: long runs (Sect. V's "scenarios with 10,000 jobs", ``long_runs``).
-PURPOSES: tuple[str, ...] = ("cs", "load", "long")
-_PURPOSE_KEY = {"cs": 0, "load": 1, "long": 2}
+#: The sweeps and their seed-stream keys: C_s, load, the load sweep's long
+#: runs (Sect. V's "scenarios with 10,000 jobs", ``long_runs``) and the load
+#: sweeps re-run under other readings (``readings``). The readings share the
+#: load sweep's key: the same seed draws the same numbers, so a reading that
+#: only changes, e.g., the lead time of dedicated jobs runs the same jobs,
+#: and its comparison with the load sweep is paired.
+PURPOSES: tuple[str, ...] = ("cs", "load", "long", "readings")
+_PURPOSE_KEY = {"cs": 0, "load": 1, "long": 2, "readings": 1}
+#: Joins a reading and a workload in a ``readings`` set's name (``size_linear@ps02``).
+READING_SEP = "@"
+
+
+def reading_workload(name: str) -> tuple[str | None, str]:
+    """``(reading, workload)`` of a set name (reading None for the other sweeps).
+
+    Examples
+    --------
+    >>> reading_workload("size_linear@ps02"), reading_workload("ps02")
+    (('size_linear', 'ps02'), (None, 'ps02'))
+    """
+    if READING_SEP in name:
+        reading, workload = name.split(READING_SEP, 1)
+        return reading, workload
+    return None, name
 
 #: C_s = infinity in the C_s coordinate (grid token ``"inf"``): larger than
 #: any skip count a run can reach, and mapped to the policy's ``cs=None``
@@ -142,6 +162,10 @@ class KumarPlan:
     #: of this scale (no workloads: no long runs).
     long_runs: dict = field(default_factory=lambda: {"workloads": {}, "n_jobs": 0, "seeds": 0,
                                                      "margin": 10.0})
+    #: Reading name -> ``{"description", "generator", "policy_params",
+    #: "workloads"}``: load sweeps re-run with generator fields and/or policy
+    #: parameters changed (``readings`` in the grid).
+    readings: dict = field(default_factory=dict)
     machine_procs: int = kgen.MACHINE_SIZE
     n_jobs: int = kgen.N_JOBS
     base_seed: int = 2011
@@ -173,6 +197,11 @@ class KumarPlan:
             load_sweeps={k: list(v) for k, v in st["load_sweeps"].items()},
             generator=dict(st.get("generator") or {}),
             long_runs=long_runs,
+            readings={name: {"description": str(r.get("description", "")),
+                             "generator": dict(r.get("generator") or {}),
+                             "policy_params": dict(r.get("policy_params") or {}),
+                             "workloads": list(r.get("workloads") or [])}
+                      for name, r in (st.get("readings") or {}).items()},
             machine_procs=int(st.get("machine_procs", kgen.MACHINE_SIZE)),
             n_jobs=int(st.get("n_jobs", kgen.N_JOBS)),
             base_seed=int(st.get("base_seed", 2011)),
@@ -181,9 +210,18 @@ class KumarPlan:
 
     # ---------------------------------------------------------- workloads
     def params(self, workload: str) -> kgen.KumarParams:
-        """Generator parameters of a workload variant (generator defaults + its fields)."""
+        """Generator parameters of a workload variant (generator defaults + its fields).
+
+        A ``readings`` set (``reading@workload``) adds the reading's
+        generator fields last.
+        """
+        reading, workload = reading_workload(workload)
         fields = {"machine_size": self.machine_procs, **self.generator, **self.workloads[workload]}
-        return kgen.KumarParams.from_config(fields, where=f"config studies.kumar.workloads.{workload}")
+        where = f"config studies.kumar.workloads.{workload}"
+        if reading is not None:
+            fields.update(self.readings[reading]["generator"])
+            where = f"config studies.kumar.readings.{reading} on {workload}"
+        return kgen.KumarParams.from_config(fields, where=where)
 
     def p_s(self, workload: str) -> float:
         return self.params(workload).p_s
@@ -198,6 +236,9 @@ class KumarPlan:
     def purpose_workloads(self, purpose: str) -> list[str]:
         if purpose == "long":
             return list(self.long_runs["workloads"])
+        if purpose == "readings":
+            return [f"{r}{READING_SEP}{w}" for r, spec in self.readings.items()
+                    for w in spec["workloads"]]
         return list(self.cs_sweep["workloads"]) if purpose == "cs" else list(self.load_sweeps)
 
     def purpose_policies(self, purpose: str, workload: str) -> list[str]:
@@ -205,7 +246,7 @@ class KumarPlan:
             return list(self.cs_sweep["policies"]) + [self.cs_sweep["swept"]]
         if purpose == "long":
             return list(self.long_runs["workloads"][workload])
-        return list(self.load_sweeps[workload])
+        return list(self.load_sweeps[reading_workload(workload)[1]])
 
     def purpose_seeds(self, purpose: str) -> int:
         return self.long_runs["seeds"] if purpose == "long" else self.seeds
@@ -249,15 +290,29 @@ class KumarPlan:
         """
         if purpose == "cs" and policy == self.cs_sweep["swept"]:
             cs = list(self.cs_values)
-        elif purpose in ("load", "long") and self.cs_dependent(policy):
+        elif purpose in ("load", "long", "readings") and self.cs_dependent(policy):
             cs = "pick"
         else:
             cs = None
         return {"workload": workload, "purpose": purpose, "policy": policy,
-                "policy_params": dict(self.policies.get(policy) or {}),
+                "policy_params": self.reading_policy_params(workload, policy),
                 "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
                 "cs": cs,
                 "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
+
+    def reading_policy_params(self, workload: str, policy: str) -> dict:
+        """The grid's parameters of ``policy``, plus those of the set's reading it takes.
+
+        A reading's ``policy_params`` apply to every policy that has such a
+        parameter (e.g. ``ecc_queued`` to the -E / -DE policies only).
+        """
+        params = dict(self.policies.get(policy) or {})
+        reading = reading_workload(workload)[0]
+        if reading is not None:
+            takes = POLICIES[policy].defaults
+            params.update({k: v for k, v in self.readings[reading]["policy_params"].items()
+                           if k in takes})
+        return params
 
     def runs(self, purpose: str, workload: str, policy: str, pick: int | None = None) -> list[dict]:
         """The (load, seed, cs) runs of one chunk, in a fixed order."""
@@ -277,6 +332,10 @@ class KumarPlan:
         if purpose == "long" or (purpose is None and self.long_runs["workloads"]):
             out["loads"] = list(self.loads)
             out["long_runs"] = self.long_runs
+        if purpose == "readings" or (purpose is None and self.readings):
+            out["loads"] = list(self.loads)
+            out["load_sweeps"] = self.load_sweeps
+            out["readings"] = self.readings
         used = {pol for p, _, pol in self.jobs() if purpose in (None, p)}
         used_w = set(self.purpose_workloads("cs")) | set(self.purpose_workloads("load"))
         if purpose == "long":
@@ -399,6 +458,44 @@ def check_config(config: Mapping, published: Mapping | None = None) -> None:
                 raise ConfigError(f"{where}.long_runs.workloads.{w}[{i}]: {p} does not run in "
                                   f"{where}.load_sweeps.{w}: the long runs are compared with "
                                   "the 500-job ones")
+    _check_readings(st, where, gen, workloads, policies)
+
+
+def _check_readings(st: Mapping, where: str, gen: Mapping, workloads: Mapping,
+                    policies: Mapping) -> None:
+    """``readings``: known load-sweep workloads, generator fields, parameters some policy takes."""
+    sweeps = st.get("load_sweeps") or {}
+    for name, spec in (st.get("readings") or {}).items():
+        key = f"{where}.readings.{name}"
+        if READING_SEP in name:
+            raise ConfigError(f"{key}: a reading's name may not contain {READING_SEP!r}")
+        spec = spec or {}
+        if not spec.get("workloads"):
+            raise ConfigError(f"{key}.workloads: name at least one workload of {where}.load_sweeps")
+        if not spec.get("generator") and not spec.get("policy_params"):
+            raise ConfigError(f"{key}: give generator fields or policy_params, or the reading "
+                              "is the load sweep itself")
+        used = set()
+        for i, w in enumerate(spec["workloads"]):
+            if w not in sweeps:
+                raise ConfigError(f"{key}.workloads[{i}]: {w!r} is not a workload of "
+                                  f"{where}.load_sweeps ({', '.join(sweeps) or 'none'}): a "
+                                  "reading re-runs a load sweep")
+            kgen.KumarParams.from_config({"machine_size": st.get("machine_procs", kgen.MACHINE_SIZE),
+                                          **gen, **(workloads[w] or {}),
+                                          **(spec.get("generator") or {})},
+                                         where=f"{key} on {w}")
+            used |= set(sweeps[w])
+        for param, value in (spec.get("policy_params") or {}).items():
+            takers = sorted(p for p in used if param in POLICIES[p].defaults)
+            if not takers:
+                raise ConfigError(f"{key}.policy_params.{param}: no policy of the reading's "
+                                  f"workloads ({', '.join(sorted(used))}) has this parameter")
+            for p in takers:  # the value is checked as the policy itself checks it
+                try:
+                    POLICIES[p](**{**(policies.get(p) or {}), param: value})
+                except ConfigError as err:
+                    raise ConfigError(f"{key}.policy_params.{param}: {err}") from None
 
 
 # --------------------------------------------------------------------------
@@ -481,6 +578,11 @@ def artifact_list(plan: KumarPlan, fig1: bool = True, sensitivity: bool = False)
         add("long_runs", ("md", "csv"), f"{plan.long_runs['n_jobs']}-job runs vs the 500-job load "
             "sweep: improvement per point with a Welch interval, offered vs achieved load, "
             "saturated points marked", "tables", "long_runs")
+    if "readings" in plan.purposes:
+        add("readings", ("md", "csv"), "Other readings (" + ", ".join(plan.readings) + "): the "
+            "claims' verdicts under each (reading x claim matrix), Tables IV–VII side by side, "
+            "Tables I–II with the solved β_arr against the paper's range, n̄, dedicated jobs' "
+            "timeliness, commands on running jobs", "tables", "readings")
     add("cs_forced_starts", ("md", "csv"), "C_s sweep: forced head starts per run, the largest "
         "skip count and the mean wait per C_s (∞ included)", "tables", "fig5")
     add("claims", ("csv",), "Every tested claim with published and reproduced numbers and a "

@@ -66,6 +66,10 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
     out["dedicated_jobs"] = int(ded.sum())
     ecc = getattr(policy, "ecc", None)
     out["commands_applied"] = float(ecc.applied) if ecc is not None else math.nan
+    # Whether a command found its job running (the estimate of a planned job
+    # moves) or queued (only a job not yet planned changes).
+    out["commands_on_running"] = (ecc.hits["running"] / ecc.applied
+                                  if ecc is not None and ecc.applied else math.nan)
     # Delayed-LOS's skip limit at work: heads started because they reached C_s.
     out["forced_starts"] = float(getattr(policy, "forced_starts", math.nan))
     out["max_skip_count"] = float(getattr(policy, "max_skips", math.nan))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 
 from ...errors import ConfigError
@@ -44,7 +45,9 @@ RUN_DIR = "results/runs/kumar/{scale}/{purpose}/{workload}/{policy}"
 #: The sweeps' cubes and their index titles.
 CUBES = (("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)"),
          ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)"),
-         ("long", "Cube (netCDF): the 10,000-job runs, dims (workload, policy, load, seed)"))
+         ("long", "Cube (netCDF): the 10,000-job runs, dims (workload, policy, load, seed)"),
+         ("readings", "Cube (netCDF): load sweeps under other readings, dims (reading, "
+                      "workload, policy, load, seed)"))
 #: Config key of the Fig. 1 sweep (:class:`.fig1.KumarFig1`), reached through
 #: the study registry: importing its module here would make every step of
 #: this study depend on the trace sweep's simulation code.
@@ -157,7 +160,8 @@ class Kumar(Study):
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         plan, scale = self.plan, self.scale
-        sweeps = {"purpose": "|".join(plan.purposes), "workload": "|".join(plan.workloads)}
+        sets = [*plan.workloads, *plan.purpose_workloads("readings")]
+        sweeps = {"purpose": "|".join(plan.purposes), "workload": "|".join(map(re.escape, sets))}
         files = {a["file"]: a for a in artifact_list(plan, fig1=self.fig1 is not None,
                                                      sensitivity=self.sensitivity is not None)}
 
@@ -178,6 +182,8 @@ class Kumar(Study):
                   "claims_csv": self.claims_file()}
         if "long" in plan.purposes:
             tables.update(long_runs_md=f"{OUT}/long_runs.md", long_runs_csv=f"{OUT}/long_runs.csv")
+        if "readings" in plan.purposes:
+            tables.update(readings_md=f"{OUT}/readings.md", readings_csv=f"{OUT}/readings.csv")
         examples = {"fig2_png": f"{OUT}/fig2_delayed_los_example.png",
                     "fig2_svg": f"{OUT}/fig2_delayed_los_example.svg",
                     "fig2_csv": f"{OUT}/fig2_delayed_los_example.csv",
@@ -299,7 +305,8 @@ class Kumar(Study):
                  params={"study": self.spec, "scale": scale,
                          "workloads": plan.purpose_workloads("load")},
                  code=["simlib.studies.kumar.tables", "simlib.studies.kumar.report",
-                       "simlib.studies.kumar.published", "simlib.cube"],
+                       "simlib.studies.kumar.published", "simlib.studies.kumar.readings",
+                       "simlib.cube"],
                  report=marked(tables), run=self.write_tables),
             # The README of paper K: every artifact, published vs reproduced,
             # a verdict per claim (rules in simlib.studies.kumar.report).
@@ -358,6 +365,8 @@ class Kumar(Study):
             out["sensitivity_cube"] = self.sensitivity_cube()
         if "long" in self.plan.purposes:
             out["long_cube"] = self.cube_path("long")
+        if "readings" in self.plan.purposes:
+            out["readings_cube"] = self.cube_path("readings")
         return out
 
     def _report_inputs(self) -> dict:
@@ -501,6 +510,12 @@ class Kumar(Study):
                 policies=self.plan.long_runs["workloads"], md=ctx.output.long_runs_md,
                 csv=ctx.output.long_runs_csv, n_jobs=self.plan.long_runs["n_jobs"], scale=scale,
                 margin=self.plan.long_runs["margin"])
+        if ctx.input.get("readings_cube"):
+            from .readings import write_readings
+            matrix = write_readings(load_cube, read_cube(ctx.input.readings_cube), published,
+                                    self.plan, md=ctx.output.readings_md,
+                                    csv=ctx.output.readings_csv, scale=scale)
+            ctx.log.info("readings: %d claims x %d readings", len(matrix), len(self.plan.readings))
         verdicts = write_claims(ctx.output.claims_csv, scale=scale, picks_path=ctx.input.picks,
                                 published=published, load_cube=load_cube,
                                 cs_cube=cs_cube,
