@@ -19,10 +19,12 @@ SIMLIB = REPO / "simlib"
 
 #: The rules paper U had before it was a study: names are kept (profiles,
 #: tests and users' --until targets name them).
-RULES = ["utrera_prepare_trace", "utrera_table1_workloads", "utrera_fig2",
-         "utrera_simulate_table1", "utrera_simulate_traces", "utrera_simulate_long_util",
-         "utrera_aggregate", "utrera_figures_fig2", "utrera_figures_table1",
-         "utrera_figures_traces", "utrera_figures_long_util", "utrera_claims", "utrera_readme"]
+RULES = ["utrera_prepare_trace", "utrera_prepare_portion", "utrera_table1_workloads",
+         "utrera_fig2", "utrera_simulate_table1", "utrera_simulate_traces",
+         "utrera_simulate_long_util", "utrera_simulate_whole_workloads", "utrera_aggregate",
+         "utrera_figures_fig2", "utrera_figures_table1", "utrera_figures_traces",
+         "utrera_figures_long_util", "utrera_figures_whole_workloads", "utrera_claims",
+         "utrera_readme"]
 
 
 def repo_config(scale="smoke"):
@@ -128,8 +130,9 @@ def test_steps_keep_the_rule_names_and_stages():
     steps = {s.name: s for s in study().steps()}
     assert list(steps) == RULES
     assert steps["utrera_prepare_trace"].group == "traces"  # as the Slurm profiles had it
-    assert {steps[n].group for n in RULES[1:6]} == {"sweep"}
-    assert {steps[n].group for n in RULES[6:]} == {"summary"}
+    assert steps["utrera_prepare_portion"].group == "traces"
+    assert {steps[n].group for n in RULES[2:8]} == {"sweep"}
+    assert {steps[n].group for n in RULES[8:]} == {"summary"}
     assert steps["utrera_readme"].stage == "report"
 
 
@@ -159,6 +162,9 @@ def test_each_cube_depends_on_its_own_scale_and_part():
     assert set(sub["traces"]["variants"]) == set(u.trace_variants())
     assert sub["long_util"]["trace"]["machine_procs"] == 128
     assert len(sub["long_util"]["trace"]["sha256"]) == 64
+    # Sect. 5.1's own portion, not Fig. 3's.
+    assert (sub["long_util"]["trace"]["first_job"], sub["long_util"]["trace"]["n_jobs"]) == (
+        "densest", 1000)
     assert "table1" not in sub["traces"] and "variants" not in sub["table1"]
     # Another scale's grid is not part of this scale's cubes.
     other = study(edit=lambda s: s.update(ov_seeds={**s["ov_seeds"], "full": 99}))
@@ -191,8 +197,10 @@ def test_simulation_inputs_and_params():
     assert tr["cpus"] == 430 and tr["coords"] == {"trace": "CTC-SP2", "policy": "fcfs_malleable:ov0"}
     assert u.step("utrera_simulate_traces").policies(wildcards(variant="easy")) == ["easy"]
     lu = u.step("utrera_simulate_long_util")
-    assert lu.input(wildcards(policy="easy", util="0.9")) == {
-        "swf": "data/traces/utrera/SDSC-SP2.smoke.swf.gz"}
+    # EASY and FCFS-malleable on Sect. 5.1's own portion.
+    for pol in ("easy", "fcfs_malleable"):
+        assert lu.input(wildcards(policy=pol, util="0.9")) == {
+            "swf": "data/traces/utrera/long_util/SDSC-SP2.smoke.swf.gz"}
     agg = u.step("utrera_aggregate")
     assert agg.input(wildcards(part="long_util"))["summaries"][0] == \
         "results/runs/utrera/smoke/long_util/easy/util0.6/summary.json"
@@ -286,3 +294,107 @@ def test_reading_factors_give_every_combination_but_the_main_one():
         "fcfs_malleable:ov_zero__expand_blocked"
     assert variants["reading-ov_zero__expand_blocked"]["params"]["expand_when_blocked"] is True
     assert set(u.single_readings()) < set(u.readings())
+
+
+# ------------------------------------------------- Sect. 5.1's own portion
+def test_long_util_portion_per_scale_and_its_step():
+    u = study()
+    assert u.long_util_portion() == {"machine_procs": 128, "first_job": "densest", "n_jobs": 1000,
+                                     "config_key": "studies.utrera.long_util.portion"}
+    assert u.long_util_portion("default")["n_jobs"] == 10000
+    assert u.min_long_jobs() == 20
+    prep = u.step("utrera_prepare_portion")
+    w = wildcards(use="long_util", trace="SDSC-SP2")
+    assert prep.input(w) == {"raw": "data/traces/raw/SDSC-SP2.swf.gz"}
+    assert prep.params(w)["portion"] == u.long_util_portion()
+    assert prep.output["swf"] == "data/traces/utrera/{use}/{trace}.{scale}.swf.gz"
+    fig = u.step("utrera_figures_long_util")
+    assert fig.input["info"] == "data/traces/utrera/long_util/SDSC-SP2.smoke.json"
+    assert fig.params["min_long_jobs"] == 20
+    # Explicit positions; without a portion, Fig. 3's (the former behaviour).
+    explicit = study(edit=lambda s: s["long_util"].update(portion={
+        "first_job": {"smoke": 100, "default": 0, "full": 0},
+        "jobs": {"smoke": 50, "default": 10, "full": 10}}))
+    assert explicit.long_util_portion()["first_job"] == 100
+    fig3 = study(edit=lambda s: s["long_util"].pop("portion"))
+    assert fig3.long_util_portion() == {
+        **fig3.portion("SDSC-SP2"), "config_key": "studies.utrera.trace_portions.SDSC-SP2"}
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda s: s["long_util"]["portion"]["first_job"].update(smoke="sparsest"),
+     "'sparsest' does not match '\\^densest\\$'"),
+    (lambda s: s["long_util"]["portion"]["first_job"].update(default=-1),
+     "-1 is less than the minimum of 0"),
+    (lambda s: s["long_util"]["portion"]["jobs"].update(smoke=0),
+     "0 is less than the minimum of 1"),
+    (lambda s: s["long_util"].update(min_long_jobs=-1), "-1 is less than the minimum of 0"),
+    (lambda s: s["whole_workloads"].update(scales=["huge"]), "'huge' is not one of"),
+    (lambda s: s["whole_workloads"]["traces"].update(KTH={"first_job": 0}),
+     "'jobs' is a required property"),
+])
+def test_schema_rejects_bad_portions(edit, message):
+    spec = copy.deepcopy(repo_config()["studies"]["utrera"])
+    edit(spec)
+    schema = yaml.safe_load(Utrera.schema_path().read_text())
+    with pytest.raises(jsonschema.ValidationError, match=message):
+        jsonschema.validate(spec, schema)
+
+
+@pytest.mark.parametrize("scale, edit, message", [
+    ("smoke", lambda s: s["whole_workloads"]["traces"].update(
+        {"KTH-SP2": {"first_job": 0, "jobs": 10}}),
+     "config studies.utrera.whole_workloads.traces.KTH-SP2: 'KTH-SP2' is not in "
+     "studies.utrera.trace_portions"),
+])
+def test_check_names_the_portion_key(scale, edit, message):
+    with pytest.raises(ConfigError, match=message):
+        helpers_pipeline.repo_study("utrera", scale, edit).check()
+
+
+# ------------------------------------------------------- whole workloads
+def test_whole_workloads_run_only_at_their_scales():
+    assert study().whole_workloads() == {}
+    assert study(scale="default").whole_workloads() == {}
+    full = study(scale="full")
+    assert {t: (v["first_job"], v["n_jobs"]) for t, v in full.whole_workloads().items()} == {
+        "CTC-SP2": (0, 25000), "SDSC-BLUE": (0, 25000), "SDSC-SP2": (0, 45000)}
+    assert full.whole_workloads()["CTC-SP2"]["machine_procs"] == 430
+    # One simulation job per (trace, policy), the OV seeds inside.
+    agg = full.step("utrera_aggregate")
+    summ = agg.input(SimpleNamespace(scale="full", part="whole_workloads"))["summaries"]
+    assert summ == [f"results/runs/utrera/full/whole_workloads/{t}/{p}/summary.json"
+                    for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")
+                    for p in ("easy", "fcfs_malleable")]
+    sim = full.step("utrera_simulate_whole_workloads")
+    w = SimpleNamespace(scale="full", trace="SDSC-BLUE", policy="fcfs_malleable")
+    assert sim.input(w) == {"swf": "data/traces/utrera/whole_workloads/SDSC-BLUE.full.swf.gz"}
+    p = sim.params(w)
+    assert (p["cpus"], p["seeded"], p["seeds"], p["coords"]) == (
+        1152, True, list(range(30)), {"trace": "SDSC-BLUE", "policy": "fcfs_malleable"})
+    assert full.step("utrera_prepare_portion").params(
+        SimpleNamespace(scale="full", use="whole_workloads", trace="SDSC-SP2"))["portion"] == {
+        "machine_procs": 128, "first_job": 0, "n_jobs": 45000,
+        "config_key": "studies.utrera.whole_workloads.traces.SDSC-SP2"}
+    # Its table and cube are artifacts at full scale only (before claims.csv and the README).
+    arts = [a.path for a in full.artifacts()]
+    assert arts[16:19] == ["paper_figures/utrera/whole_workloads.md",
+                           "paper_figures/utrera/claims.csv", "paper_figures/utrera/README.md"]
+    assert arts[-1] == "results/utrera_whole_workloads.full.nc"
+    assert "paper_figures/utrera/whole_workloads.md" in full.step("utrera_readme").input["others"]
+    assert not any("whole" in a.path for a in study().artifacts())
+    assert full.step("utrera_figures_whole_workloads").report == {"md": "utrera"}
+    assert study().step("utrera_figures_whole_workloads").report == {}
+    # A switch: at smoke scale too.
+    smoke = study(edit=lambda s: s["whole_workloads"].update(scales=["smoke", "full"]))
+    assert list(smoke.whole_workloads()) == ["CTC-SP2", "SDSC-BLUE", "SDSC-SP2"]
+    assert smoke.subtree("whole_workloads")["traces"]["SDSC-SP2"]["n_jobs"] == 45000
+
+
+def test_scale_plan_says_what_each_scale_runs():
+    plan = study().scale_plan()
+    assert list(plan) == ["smoke", "default", "full"]
+    assert plan["smoke"]["whole_workloads"] == {} and plan["default"]["whole_workloads"] == {}
+    assert set(plan["full"]["whole_workloads"]) == {"CTC-SP2", "SDSC-BLUE", "SDSC-SP2"}
+    assert plan["default"]["long_util"]["n_jobs"] == 10000
+    assert study().step("utrera_readme").params["scale_plan"] == plan

@@ -140,19 +140,78 @@ def test_long_util_step_states_the_long_jobs(tmp_path):
                 "utrera_slowdown": 2.0 if rec["policy"] == "easy" else 1.0 + rec["long_util"]}
     cube = _cube(tmp_path, ["policy", "long_util", "seed"],
                  {"policy": ["easy", "fcfs_malleable"], "long_util": [0.6, 1.0]}, value)
-    info = {"jobs": 1000, "portion": {"long_jobs": 4, "long_cpu_util_mean": None}}
+    info = {"trace": "SDSC-SP2", "jobs": 1000, "first_job": 27298, "selection": "densest",
+            "long_jobs": 4, "long_jobs_cleaned": 81,
+            "portion": {"long_jobs": 4, "long_cpu_util_mean": None}}
     (tmp_path / "info.json").write_text(json.dumps(info))
     out = outputs(tmp_path, "png", "csv", "md")
     long_util(ctx({"cube": cube, "info": str(tmp_path / "info.json"), "published": PUBLISHED},
-                  out, {"scale": "smoke", "trace": "SDSC-SP2", "mode": "set"}))
+                  out, {"scale": "smoke", "trace": "SDSC-SP2", "mode": "set",
+                        "min_long_jobs": 20}))
     md = Path(out["md"]).read_text()
     assert md.startswith("# Sect. 5.1: SDSC-SP2 with long jobs' CPU utilization varied (smoke")
-    assert "4 long jobs among the 1000 of the portion" in md
+    assert ("portion: jobs 27,298-28,297 of the cleaned log (1,000 jobs, the window of that many "
+            "consecutive jobs holding the most long jobs), 4 long jobs of the cleaned log's 81") in md
+    assert "Fewer than min_long_jobs = 20 long jobs" in md
     assert "n/a: none with CPU time in the trace" in md
     assert "| 60 % | 2.00 | 11.0 ± 2.5 | 1.60 | 11.0 ± 2.5 |" in md
-    assert set(pd.read_csv(out["csv"])["long_util"]) == {0.6, 1.0}
+    csv = pd.read_csv(out["csv"])
+    assert set(csv["long_util"]) == {0.6, 1.0}
+    # The portion's columns, read by the claim: too few long jobs, not testable here.
+    assert (csv[["first_job", "last_job", "long_jobs", "min_long_jobs"]].drop_duplicates()
+            .values.tolist()) == [[27298, 28297, 4, 20]]
+    from simlib.studies.utrera.report import load_published, long_util_threshold
+    claim = long_util_threshold(load_published(PUBLISHED), csv)
+    assert claim.verdict.value == "not testable here"
+    assert claim.ours.startswith("portion: SDSC-SP2 jobs 27298-28297, 4 long jobs (minimum 20); ")
+    enough = long_util_threshold(load_published(PUBLISHED), csv.assign(long_jobs=20))
+    assert enough.verdict.value != "not testable here"
 
 
 @pytest.mark.parametrize("x, text", [(float("inf"), "–"), (0.0, "0")])
 def test_pm_edge_values(x, text):
     assert pm(x, 0.0) == text
+
+
+def test_whole_workloads_step_compares_whole_workloads_portions_and_paper(tmp_path):
+    from simlib.studies.utrera.figures import WHOLE_METRICS, whole_workloads
+    metrics = list(WHOLE_METRICS)
+
+    def cube(path, factor):
+        recs = [{"trace": t, "policy": p, "seed": s,
+                 **{m: factor * (2.0 if p == "easy" else 1.0) * (1 + 0.1 * s) for m in metrics}}
+                for t in ("CTC-SP2", "SDSC-SP2") for p in ("easy", "fcfs_malleable")
+                for s in (0, 1)]
+        write_cube(build_cube(recs, ["trace", "policy", "seed"], metrics,
+                              metric_info=METRIC_INFO), path)
+        return str(path)
+
+    infos = []
+    for t, n in (("CTC-SP2", 25000), ("SDSC-SP2", 45000)):
+        infos.append(str(tmp_path / f"{t}.json"))
+        Path(infos[-1]).write_text(json.dumps({"trace": t, "first_job": 0, "jobs": n}))
+    out = outputs(tmp_path, "csv", "md")
+    whole_workloads(ctx({"cube": cube(tmp_path / "w.nc", 3.0),
+                         "portions_cube": cube(tmp_path / "p.nc", 1.0),
+                         "infos": infos, "published": PUBLISHED}, out,
+                        {"scale": "smoke", "traces": ["CTC-SP2", "SDSC-SP2"],
+                         "portions": {"CTC-SP2": {"first_job": 20000, "n_jobs": 5000},
+                                      "SDSC-SP2": {"first_job": 40000, "n_jobs": 5000}}}))
+    csv = pd.read_csv(out["csv"])
+    assert len(csv) == 2 * len(metrics) * 2
+    r = csv[(csv.trace == "SDSC-SP2") & (csv.metric == "utrera_mean_mpl")
+            & (csv.policy == "fcfs_malleable")].iloc[0]
+    assert (r.whole_mean, r.portion_mean, r.paper) == (pytest.approx(3.15), pytest.approx(1.05),
+                                                       1.47)
+    assert (r.whole_first_job, r.whole_jobs, r.portion_first_job, r.portion_jobs) == (
+        0, 45000, 40000, 5000)
+    assert csv[csv.metric == "mean_wait"]["paper"].isna().all()  # Fig. 3 prints no numbers
+    md = Path(out["md"]).read_text()
+    assert md.startswith("# Table 2's 'Jobs' column read as whole workloads (smoke scale)")
+    assert "SDSC-SP2: whole workload = jobs 0-44,999, portion = jobs 40,000-44,999 (paper: " \
+           "40K-45K)" in md
+    assert "## The claims on the traces under each reading" in md
+    assert "| verdict on the portions | verdict on the whole workloads |" in md
+    # FCFS-malleable halves every metric on both readings: the response claim holds on both.
+    row = next(line for line in md.splitlines() if line.startswith("| Fig. 3(c)"))
+    assert row.split(" | ")[1:3] == ["reproduced", "reproduced"]

@@ -20,8 +20,8 @@ def test_links_inside_and_outside_paper_figures():
 
 
 def test_every_section_names_artifacts_of_the_study():
-    from simlib.studies.utrera import _ARTIFACTS
-    names = {name for name, _ in _ARTIFACTS}
+    from simlib.studies.utrera import _ARTIFACTS, _WHOLE_ARTIFACT
+    names = {name for name, _ in [*_ARTIFACTS, _WHOLE_ARTIFACT]}
     for title, pngs, md in SECTIONS:
         assert set(pngs) <= names, title
         assert md is None or md in names, title
@@ -68,3 +68,16 @@ def test_reading_claim_matrix_rows_show_levels_verdicts_and_gains(tmp_path):
     assert table[3] == "| ov_zero | zero | reproduced | +21.0 | – |"
     assert table[4] == "| ov0 | – | reproduced | – | – |"   # a named reading: no factor levels
     assert "Most claims reproduced under one reading: 1 of 1 (ov_zero, ov0)" in " ".join(lines)
+
+
+def test_scale_lines_say_what_each_scale_runs():
+    from helpers_pipeline import repo_study
+    u = repo_study("utrera", "smoke")
+    lines = readme.scale_lines(u.scale_plan(), "SDSC-SP2")
+    assert [line.split(":")[0] for line in lines] == ["- **smoke**", "- **default**", "- **full**"]
+    assert "Sect. 5.1: SDSC-SP2 the 10,000 jobs with the most long jobs" in lines[1]
+    assert lines[0].endswith("whole workloads not run.")
+    assert lines[1].endswith("whole workloads not run.")
+    assert lines[2].endswith("whole workloads (Table 2's 'Jobs' as workload sizes): CTC-SP2 "
+                             "jobs 0-24,999, SDSC-BLUE jobs 0-24,999, SDSC-SP2 jobs 0-44,999.")
+    assert "CTC-SP2 jobs 20,000-24,999" in lines[2]

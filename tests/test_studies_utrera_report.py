@@ -176,6 +176,30 @@ def test_claims_long_util_threshold(pub):
     assert _verdicts(R.claims(published=pub, long_util=lu([11, 11, 12, 15])))["Sect. 5.1"] == "not reproduced"
 
 
+@pytest.mark.parametrize("n_long, minimum, expected", [
+    (19, 20, "not testable here"),   # below the minimum: no verdict from noise
+    (20, 20, "reproduced"),          # at the minimum: the criterion decides
+    (0, 0, "reproduced"),            # minimum 0: always decides
+    (5, 20, "not testable here"),
+])
+def test_claims_long_util_needs_enough_long_jobs(pub, n_long, minimum, expected):
+    rows = pd.DataFrame([dict(long_util=u, policy=p, metric="utrera_slowdown", mean=v, ci95=0.0,
+                              n=1, trace="SDSC-SP2", selection="densest", first_job=18802,
+                              last_job=28801, jobs=10000, long_jobs=n_long,
+                              long_jobs_cleaned=81, min_long_jobs=minimum)
+                         for u, f in zip((0.6, 0.8, 0.9, 1.0), (5, 8, 12, 15))
+                         for p, v in (("easy", 10.0), ("fcfs_malleable", f))])
+    claim = next(c for c in R.claims(published=pub, long_util=rows)
+                 if c.claim.startswith("Sect. 5.1: on SDSC, FCFS"))
+    assert claim.verdict.value == expected
+    assert claim.ours.startswith(f"portion: SDSC-SP2 jobs 18802-28801, {n_long} long jobs "
+                                 f"(minimum {minimum}); FCFS-malleable vs EASY slowdown: 60%")
+    assert f"fewer than {minimum} long jobs (long_util.min_long_jobs)" in claim.criterion
+    # The same numbers with no portion's columns (an older long_util.csv): the criterion alone.
+    old = rows.drop(columns=["long_jobs", "min_long_jobs"])
+    assert R.long_util_threshold(pub, old).verdict.value == "reproduced"
+
+
 def test_claims_are_claims_of_paper_u_in_readme_order(pub):
     resp = {t: (100.0, 60.0) for t in ("CTC-SP2", "SDSC-BLUE", "SDSC-SP2")}
     out = R.claims(published=pub, traces=_traces_frame(resp, resp))

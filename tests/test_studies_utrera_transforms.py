@@ -14,6 +14,7 @@ from simlib.workload.estimates import exact_estimates
 from simlib.workload.lublin import LublinParams, generate_lublin, workload_from_params
 from simlib.workload.swf import read_swf, write_swf
 from simlib.studies.utrera.transforms import (
+    densest_window,
     fit_sizes_to_window,
     fit_to_window,
     long_jobs,
@@ -235,3 +236,31 @@ def test_set_long_job_cpu_util_set_and_scale():
         set_long_job_cpu_util(w, 1.5)
     with pytest.raises(ConfigError):
         set_long_job_cpu_util(w, 0.5, mode="shift")
+
+
+@pytest.mark.parametrize("flags, n, expected", [
+    ([0, 0, 1, 1, 1, 0, 1], 3, (2, 3)),
+    ([1, 0, 0, 1], 2, (0, 1)),             # tie: the earliest window
+    ([0, 1, 1, 0, 1, 1], 2, (1, 2)),       # two maxima: the first
+    ([0, 0, 0], 3, (0, 0)),                # no flagged position at all: the first window
+    ([0, 0, 0, 1], 1, (3, 1)),
+    ([True, False, True], 3, (0, 2)),      # the whole sequence
+])
+def test_densest_window(flags, n, expected):
+    assert densest_window(flags, n) == expected
+
+
+@pytest.mark.parametrize("n", [0, 4])
+def test_densest_window_rejects_bad_lengths(n):
+    with pytest.raises(ValueError, match=f"window of {n} positions in a sequence of 3"):
+        densest_window([1, 0, 1], n)
+
+
+def test_densest_window_of_long_jobs_matches_a_brute_force_count():
+    rng = np.random.default_rng(3)
+    rows = [(0, int(rng.choice([1, 65, 128])), int(rng.choice([60, 30000]))) for _ in range(200)]
+    flags = long_jobs(toy_workload(rows))
+    for n in (1, 7, 50, 200):
+        counts = [int(flags[i:i + n].sum()) for i in range(len(flags) - n + 1)]
+        best = max(counts)
+        assert densest_window(flags, n) == (counts.index(best), best)

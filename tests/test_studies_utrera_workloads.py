@@ -57,8 +57,50 @@ def test_prepare_trace_keeps_the_portion_on_the_papers_machine(tmp_path, raw):
 
 
 def test_prepare_trace_refuses_a_short_portion(tmp_path, raw):
-    with pytest.raises(ValueError, match="only .* jobs from position 500 .asked 200."):
+    with pytest.raises(ValueError, match=r"T: config studies.utrera.trace_portions.T: only .* "
+                                         r"jobs from position 500 of the .* \(asked 200\)"):
         prepare(tmp_path, raw, first_job=500, n_jobs=200)
+
+
+def test_prepare_portion_picks_the_densest_window_and_records_it(tmp_path, raw):
+    """Sect. 5.1's portion: the window with the most long jobs, its facts in the record."""
+    from simlib.studies.utrera.transforms import densest_window, long_jobs
+    from simlib.workload.prepare import CleaningPolicy, clean
+    outputs = {k: str(tmp_path / f"lu.{k}") for k in ("swf", "info", "cleaning_log")}
+    portion = {"machine_procs": 128, "first_job": "densest", "n_jobs": 100,
+               "config_key": "studies.utrera.long_util.portion"}
+    prepare_trace(ctx({"raw": raw}, outputs, {"portion": portion, "cleaning": {},
+                                              "unsorted": "sort"}, trace="T"))
+    info = json.loads(open(outputs["info"]).read())
+    cleaned, _ = clean(read_swf(raw), 128, policy=CleaningPolicy.from_mapping({}))
+    first, n_long = densest_window(long_jobs(cleaned), 100)
+    assert n_long > 0  # the fixture has long wide jobs
+    assert (info["first_job"], info["jobs"], info["long_jobs"], info["selection"]) == (
+        first, 100, n_long, "densest")
+    assert info["long_jobs"] == info["portion"]["long_jobs"]
+    assert info["long_jobs_cleaned"] == int(long_jobs(cleaned).sum())
+    assert info["config_key"] == "studies.utrera.long_util.portion"
+    part = read_swf(outputs["swf"])
+    assert int(long_jobs(part).sum()) == n_long
+    # Too many jobs: the error names the key.
+    with pytest.raises(ValueError, match="T: config studies.utrera.long_util.portion: the densest "
+                                         "window of 9000 jobs asks more than the"):
+        prepare_trace(ctx({"raw": raw}, outputs, {"portion": {**portion, "n_jobs": 9000},
+                                                  "cleaning": {}, "unsorted": "sort"}, trace="T"))
+
+
+def test_select_portion_by_position_and_densest():
+    from simlib.studies.utrera.transforms import toy_workload
+    from simlib.studies.utrera.workloads import select_portion
+    long, short = (0, 128, 30000), (0, 1, 10)
+    w = toy_workload([short, long, short, short, long, long, short, long])
+    part, facts = select_portion(w, {"first_job": "densest", "n_jobs": 3})
+    assert (facts["first_job"], facts["long_jobs"], facts["long_jobs_cleaned"]) == (3, 2, 4)
+    assert part.jobs["job_id"].tolist() == [4, 5, 6]
+    part, facts = select_portion(w, {"first_job": 0, "n_jobs": 8})
+    assert (facts["selection"], facts["jobs"], facts["long_jobs"]) == ("positions", 8, 4)
+    with pytest.raises(ValueError, match="^k: only 0 jobs from position 9 of the 8"):
+        select_portion(w, {"first_job": 9, "n_jobs": 1}, where="k")
 
 
 def run_table1(tmp_path, loads, **params):

@@ -59,6 +59,13 @@ def smoke(tmp_path_factory):
      "config studies.utrera.readings.bad: fcfs_malleable: ov_scope must be"),
     ("studies: {utrera: {table1: {fit: sideways}}}",
      "config studies.utrera.table1.fit: 'sideways' is not one of ['sizes', 'runtimes', 'arrivals']"),
+    ("studies: {utrera: {long_util: {portion: {first_job: {smoke: sparsest, default: densest, "
+     "full: densest}, jobs: {smoke: 10, default: 10, full: 10}}}}}",
+     "config studies.utrera.long_util.portion.first_job.smoke: 'sparsest' does not match '^densest$'"),
+    ("studies: {utrera: {whole_workloads: {scales: [smoke], traces: {NOPE: {first_job: 0, "
+     "jobs: 10}}}}}",
+     "config studies.utrera.whole_workloads.traces.NOPE: 'NOPE' is not in "
+     "studies.utrera.trace_portions"),
     ("lublin: {validation: {param_set: nope, seed: 1}}",
      "config lublin.validation.param_set: unknown parameter set 'nope'"),
     ("simulation: {overrun: bogus}",
@@ -103,6 +110,9 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     # 3 other orders, 3 named readings, 3 x 2 x 2 - 1 = 11 combinations of
     # the reading factors).
     assert stats["fetch_trace"] == stats["utrera_prepare_trace"] == 3
+    # Sect. 5.1's own portion of SDSC-SP2; the whole workloads run at full scale only.
+    assert stats["utrera_prepare_portion"] == 1
+    assert "utrera_simulate_whole_workloads" not in stats
     assert stats["utrera_simulate_traces"] == 3 * (2 + 3 + 3 + 11)
     # policy x load x fit (the main 'sizes' and the alternative 'runtimes'),
     # seeds inside.

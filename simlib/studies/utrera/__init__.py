@@ -13,6 +13,11 @@ table1    Lublin workloads of 150 jobs in 2 h per load   fit, policy, load, seed
 traces    three PWA trace portions, EASY vs FCFS-mall.,  trace, policy, seed
           other candidate orders and time-model readings
 long_util Sect. 5.1: SDSC, long jobs' CPU utilization    policy, long_util, seed
+          (on its own portion, by default the 10,000
+          jobs holding the most long jobs)
+whole_    Table 2's "Jobs" read as whole workloads       trace, policy, seed
+workloads (EASY, FCFS-malleable; ``whole_workloads``,
+          by default at full scale only)
 ========= ============================================== ===========================
 
 The class below reads and checks the config and declares the steps; the
@@ -32,7 +37,8 @@ that use it (so editing a figure reruns no simulation):
 
 Seeds: inner sweeps (the seeds) run inside one job per point, so the DAG
 stays small: one simulation job per (policy, load) for Table 1, per (trace,
-policy variant) on the traces, per (policy, utilization) for Sect. 5.1.
+policy variant) on the traces, per (policy, utilization) for Sect. 5.1, per
+(trace, policy) for the whole workloads.
 fcfs_malleable's OV overhead is drawn from the seed index; EASY on a fixed
 workload draws nothing and is simulated once.
 """
@@ -41,7 +47,7 @@ from __future__ import annotations
 from ...errors import ConfigError
 from ..base import Artifact, Step, Study, deferred, load_tag, lublin_path, register_study
 
-__all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "OUT"]
+__all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "WHOLE", "OUT"]
 
 #: The study's figures and tables.
 OUT = "paper_figures/utrera"
@@ -51,6 +57,14 @@ T1_DIR = "data/workloads/utrera/table1"
 T1_OWN_FITS = ("sizes", "runtimes")
 #: The paper's parts, one cube each, in index order.
 PARTS = ("fig2", "table1", "traces", "long_util")
+#: The optional part: Table 2's "Jobs" column read as whole workloads (its cube
+#: and ``whole_workloads.md`` only at the scales of ``whole_workloads.scales``).
+WHOLE = "whole_workloads"
+#: Portions of the traces other than Fig. 3's, one directory each (step
+#: ``utrera_prepare_portion``): Sect. 5.1's and the whole workloads.
+PORTION_USES = ("long_util", WHOLE)
+#: Default of ``long_util.min_long_jobs``.
+MIN_LONG_JOBS = 20
 #: The two policies compared everywhere.
 EASY, MALLEABLE = "easy", "fcfs_malleable"
 _COMPARED = (EASY, MALLEABLE)
@@ -87,7 +101,7 @@ _ARTIFACTS = [
      "the time model (OV = 0, OV on all work, expanding jobs started shrunk)"),
     ("long_util.png", "Sect. 5.1: SDSC re-simulated with the long jobs' CPU utilization from "
      "60 % to 100 %"),
-    ("long_util.md", "Sect. 5.1 values as a table"),
+    ("long_util.md", "Sect. 5.1 values as a table, with the portion simulated and its long jobs"),
     ("slowdown_by_class.md", "Sect. 5.1: average slowdown per job class (runtime under / over "
      "3 min x under / over 16 processes), per trace and policy"),
     ("fig1_substitute.png", "Fig. 1 SUBSTITUTE: one week of utilization and wait queue of a "
@@ -104,7 +118,14 @@ _CUBE_TITLES = {
     "traces": "Cube (netCDF): trace runs (Fig. 3, Tables 2-3, orders, readings), dims "
               "(trace, policy, seed)",
     "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)",
+    WHOLE: "Cube (netCDF): whole-workload runs (Table 2's 'Jobs' as workload sizes), dims "
+           "(trace, policy, seed)",
 }
+#: Index entry of the whole workloads' table (at the scales that run them).
+_WHOLE_ARTIFACT = ("whole_workloads.md", "Table 2's 'Jobs' column read as whole workloads: "
+                   "Fig. 3's four metrics, Table 3's MPL and fragmentation on them, beside "
+                   "the portions' and the paper's, and the claims on the traces under this "
+                   "reading")
 
 
 @register_study
@@ -196,6 +217,81 @@ class Utrera(Study):
         return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
                 "n_jobs": int(tp["jobs"][scale])}
 
+    def long_util_portion(self, scale: str | None = None) -> dict:
+        """Sect. 5.1's portion at a scale: machine_procs, first_job, n_jobs, config_key.
+
+        ``first_job`` is a position in the cleaned trace or ``"densest"``
+        (the window of ``n_jobs`` jobs holding the most long jobs, chosen by
+        step ``utrera_prepare_portion``). Without ``long_util.portion``, the
+        trace's Fig. 3 portion.
+
+        Examples
+        --------
+        >>> from simlib.studies.utrera import Utrera
+        >>> u = Utrera({"scale": "smoke", "studies": {"utrera": {
+        ...     "trace_portions": {"T": {"machine_procs": 8, "first_job": {"smoke": 5},
+        ...                              "jobs": {"smoke": 10}}},
+        ...     "long_util": {"trace": "T", "portion": {"first_job": {"smoke": "densest"},
+        ...                                             "jobs": {"smoke": 4}}}}}})
+        >>> p = u.long_util_portion()
+        >>> p["machine_procs"], p["first_job"], p["n_jobs"], p["config_key"]
+        (8, 'densest', 4, 'studies.utrera.long_util.portion')
+        """
+        scale = scale or self.scale
+        lu = self.spec["long_util"]
+        own = lu.get("portion")
+        if not own:
+            return {**self.portion(lu["trace"], scale),
+                    "config_key": f"studies.{self.key}.trace_portions.{lu['trace']}"}
+        first = own["first_job"][scale]
+        return {"machine_procs": int(self.spec["trace_portions"][lu["trace"]]["machine_procs"]),
+                "first_job": first if first == "densest" else int(first),
+                "n_jobs": int(own["jobs"][scale]),
+                "config_key": f"studies.{self.key}.long_util.portion"}
+
+    def min_long_jobs(self) -> int:
+        """Sect. 5.1: fewer long jobs in its portion and the claim is not testable here."""
+        return int(self.spec["long_util"].get("min_long_jobs", MIN_LONG_JOBS))
+
+    def whole_workloads(self, scale: str | None = None) -> dict[str, dict]:
+        """Whole workloads run at a scale: trace -> machine_procs, first_job, n_jobs, config_key.
+
+        Empty at a scale not in ``whole_workloads.scales`` (default: full only).
+        """
+        ww = self.spec.get(WHOLE) or {}
+        if (scale or self.scale) not in ww.get("scales", ["full"]):
+            return {}
+        return {t: {"machine_procs": int(self.spec["trace_portions"][t]["machine_procs"]),
+                    "first_job": int(v["first_job"]), "n_jobs": int(v["jobs"]),
+                    "config_key": f"studies.{self.key}.{WHOLE}.traces.{t}"}
+                for t, v in (ww.get("traces") or {}).items()}
+
+    def other_portion(self, use: str, trace: str, scale: str | None = None) -> dict:
+        """The portion of step ``utrera_prepare_portion``: ``use`` is one of :data:`PORTION_USES`."""
+        if use == "long_util":
+            return self.long_util_portion(scale)
+        ww = self.spec.get(WHOLE) or {}
+        v = (ww.get("traces") or {})[trace]
+        return {"machine_procs": int(self.spec["trace_portions"][trace]["machine_procs"]),
+                "first_job": int(v["first_job"]), "n_jobs": int(v["jobs"]),
+                "config_key": f"studies.{self.key}.{WHOLE}.traces.{trace}"}
+
+    def scale_plan(self) -> dict[str, dict]:
+        """What paper U runs at each scale (the README's scale line).
+
+        Per scale: ``portions`` (Fig. 3's, as :meth:`portion`),
+        ``long_util`` (:meth:`long_util_portion`), ``long_util_values``,
+        ``ov_seeds``, ``table1_seeds`` and ``whole_workloads``
+        (:meth:`whole_workloads`, empty when not run).
+        """
+        return {sc: {"portions": {t: self.portion(t, sc) for t in self.spec["trace_portions"]},
+                     "long_util": self.long_util_portion(sc),
+                     "long_util_values": self.long_util_values(sc),
+                     "ov_seeds": len(self.seeds("ov", sc)),
+                     "table1_seeds": len(self.seeds("table1", sc)),
+                     "whole_workloads": self.whole_workloads(sc)}
+                for sc in ("smoke", "default", "full")}
+
     def lublin_set(self) -> dict:
         """The Lublin parameter set of Table 1 (``lublin.param_sets``)."""
         sets = (self.config.get("lublin") or {}).get("param_sets") or {}
@@ -256,8 +352,15 @@ class Utrera(Study):
                                  for k, v in self.trace_variants().items()})
         elif part == "long_util":
             lu = spec["long_util"]
-            sub.update(trace=traces[lu["trace"]], ov_seeds=self.seeds("ov", scale),
-                       long_util={"values": self.long_util_values(scale), "mode": lu["mode"]})
+            sub.update(trace={**traces[lu["trace"]], **self.long_util_portion(scale)},
+                       ov_seeds=self.seeds("ov", scale),
+                       long_util={"values": self.long_util_values(scale),
+                                  "mode": lu.get("mode", "set")})
+        elif part == WHOLE:
+            sub.update(traces={t: {**traces[t], **v}
+                               for t, v in self.whole_workloads(scale).items()},
+                       ov_seeds=self.seeds("ov", scale),
+                       policies={p: self.policy(p) for p in _COMPARED})
         return sub
 
     def traces(self) -> list[str]:
@@ -289,6 +392,10 @@ class Utrera(Study):
             if t not in spec["trace_portions"]:
                 raise ConfigError(f"{where}.{key}.trace: {t!r} is not in "
                                   f"studies.{self.key}.trace_portions")
+        for t in ((spec.get(WHOLE) or {}).get("traces") or {}):
+            if t not in spec["trace_portions"]:
+                raise ConfigError(f"{where}.{WHOLE}.traces.{t}: {t!r} is not in "
+                                  f"studies.{self.key}.trace_portions (its CPUs come from there)")
         for factor, levels in (spec.get("reading_factors") or {}).items():
             first = next(iter(levels))
             if levels[first]:
@@ -358,6 +465,25 @@ class Utrera(Study):
                                   "cleaning": traces.get("cleaning") or {},
                                   "unsorted": traces.get("unsorted", "sort")},
                 wildcard_constraints={"trace": "|".join(self.spec["trace_portions"])},
+                code=[_WORKLOADS],
+                run=deferred(_WORKLOADS, "prepare_trace")),
+            # Sect. 5.1's own portion and the whole workloads: the same
+            # cleaning, another portion (a position or the densest window).
+            Step(
+                "utrera_prepare_portion",
+                stage="workloads",
+                group="traces",
+                message=("Cleaning {wildcards.trace} and keeping paper U's {wildcards.use} "
+                         "portion ({wildcards.scale} scale)"),
+                input=lambda w: {"raw": f"data/traces/raw/{w.trace}.swf.gz"},
+                output={"swf": "data/traces/utrera/{use}/{trace}.{scale}.swf.gz",
+                        "info": "data/traces/utrera/{use}/{trace}.{scale}.json",
+                        "cleaning_log": "logs/traces/utrera/{use}/{trace}.{scale}.cleaning.txt"},
+                params=lambda w: {"portion": self.other_portion(w.use, w.trace, w.scale),
+                                  "cleaning": traces.get("cleaning") or {},
+                                  "unsorted": traces.get("unsorted", "sort")},
+                wildcard_constraints={"trace": "|".join(self.spec["trace_portions"]),
+                                      "use": "|".join(PORTION_USES)},
                 code=[_WORKLOADS],
                 run=deferred(_WORKLOADS, "prepare_trace")),
             # One Lublin seed made into one workload per load, all jobs
@@ -449,13 +575,13 @@ class Utrera(Study):
                 message=("Simulating {wildcards.policy} on {params.spec[trace]} with long jobs' "
                          "CPU utilization {wildcards.util} (paper U, Sect. 5.1, "
                          "{wildcards.scale})"),
-                input=lambda w: {"swf": f"data/traces/utrera/{lu_trace}.{w.scale}.swf.gz"},
+                input=lambda w: {"swf": self.long_util_file(w.scale)},
                 output=self._chunk_outputs("long_util/{policy}/util{util}"),
                 params=lambda w: {
                     "kind": "long_util", "trace": lu_trace, "policy": w.policy,
                     "policy_params": self.policy(w.policy), "seeded": w.policy == "fcfs_malleable",
                     "seeds": self.seeds("ov", w.scale),
-                    "cpus": self.portion(lu_trace, w.scale)["machine_procs"],
+                    "cpus": self.long_util_portion(w.scale)["machine_procs"],
                     "long_util": float(w.util),
                     "long_util_mode": self.spec["long_util"].get("mode", "set"),
                     "coords": {"long_util": float(w.util), "policy": w.policy},
@@ -464,7 +590,29 @@ class Utrera(Study):
                 wildcard_constraints={"policy": compared, "util": "[0-9]+(\\.[0-9]+)?"},
                 code=[_RUNS],
                 run=deferred(_RUNS, "simulate_chunk")),
+            Step(
+                "utrera_simulate_whole_workloads",
+                message=("Simulating {wildcards.policy} on the whole {wildcards.trace} workload "
+                         "(paper U, Table 2's 'Jobs' as workload sizes, {wildcards.scale})"),
+                input=lambda w: {"swf": f"data/traces/utrera/{WHOLE}/{w.trace}.{w.scale}.swf.gz"},
+                output=self._chunk_outputs(f"{WHOLE}/{{trace}}/{{policy}}"),
+                params=lambda w: {
+                    "kind": WHOLE, "policy": w.policy, "policy_params": self.policy(w.policy),
+                    "seeded": w.policy == MALLEABLE, "seeds": self.seeds("ov", w.scale),
+                    "cpus": int(self.spec["trace_portions"][w.trace]["machine_procs"]),
+                    "coords": {"trace": w.trace, "policy": w.policy},
+                    "simulation": self.simulation()},
+                policies=lambda w: [w.policy],
+                wildcard_constraints={"policy": compared,
+                                      "trace": "|".join(self.spec["trace_portions"])},
+                code=[_RUNS],
+                run=deferred(_RUNS, "simulate_chunk")),
         ]
+
+    def long_util_file(self, scale: str | None = None, ext: str = "swf.gz") -> str:
+        """Sect. 5.1's portion (``ext`` "json": its record), made by ``utrera_prepare_portion``."""
+        trace = self.spec["long_util"]["trace"]
+        return f"data/traces/utrera/long_util/{trace}.{scale or self.scale}.{ext}"
 
     def summaries(self, part: str, scale: str) -> list[str]:
         """Run summaries (chunks) that make one part's cube."""
@@ -478,6 +626,9 @@ class Utrera(Study):
         if part == "traces":
             return [f"{root}/traces/{t}/{v}/summary.json"
                     for t in self.spec["trace_portions"] for v in self.trace_variants()]
+        if part == WHOLE:
+            return [f"{root}/{WHOLE}/{t}/{p}/summary.json"
+                    for t in self.whole_workloads(scale) for p in _COMPARED]
         return [f"{root}/long_util/{p}/util{load_tag(u)}/summary.json"
                 for p in _COMPARED for u in self.long_util_values(scale)]
 
@@ -492,7 +643,7 @@ class Utrera(Study):
             params=lambda w: {"subtree": self.subtree(w.part, w.scale),
                               "seeds": self.seeds("table1" if w.part == "table1" else "ov",
                                                   w.scale)},
-            wildcard_constraints={"part": "|".join(PARTS)},
+            wildcard_constraints={"part": "|".join((*PARTS, WHOLE))},
             report={"cube": "cube"},
             code=[_CUBES],
             run=deferred(_CUBES, "aggregate", study=self.key, repo=self.repo))
@@ -504,6 +655,7 @@ class Utrera(Study):
         fig1, lu = spec["fig1"], spec["long_util"]
         fig1_run = f"results/runs/utrera/{scale}/traces/{fig1['trace']}/easy"
         readings = self.readings()
+        whole = self.whole_workloads()
 
         def outputs(**files):
             return {name: f"{OUT}/{f}" for name, f in files.items()}
@@ -578,13 +730,31 @@ class Utrera(Study):
                 message=("Plotting paper U's Sect. 5.1 long-job CPU utilization sweep "
                          "({params.spec[scale]} scale)"),
                 input={"cube": f"results/utrera_long_util.{scale}.nc",
-                       "info": f"data/traces/utrera/{lu['trace']}.{scale}.json",
+                       "info": self.long_util_file(scale, "json"),
                        "published": published},
                 output=outputs(png="long_util.png", csv="long_util.csv", md="long_util.md"),
-                params={"scale": scale, "trace": lu["trace"], "mode": lu.get("mode", "set")},
+                params={"scale": scale, "trace": lu["trace"], "mode": lu.get("mode", "set"),
+                        "min_long_jobs": self.min_long_jobs(),
+                        "portion": self.long_util_portion(scale)},
                 report=mark("png", "md"),
                 code=[_FIGURES],
                 run=deferred(_FIGURES, "long_util")),
+            # Only targeted (artifact) at the scales of whole_workloads.scales.
+            Step(
+                "utrera_figures_whole_workloads",
+                stage="figures",
+                message=("Comparing paper U's whole workloads with the trace portions "
+                         "({params.spec[scale]} scale)"),
+                input={"cube": f"results/utrera_{WHOLE}.{scale}.nc",
+                       "portions_cube": f"results/utrera_traces.{scale}.nc",
+                       "infos": [f"data/traces/utrera/{WHOLE}/{t}.{scale}.json" for t in whole],
+                       "published": published},
+                output=outputs(csv=f"{WHOLE}.csv", md=f"{WHOLE}.md"),
+                params={"scale": scale, "traces": list(whole),
+                        "portions": {t: self.portion(t) for t in whole}},
+                report=mark("md") if whole else {},
+                code=[_FIGURES],
+                run=deferred(_FIGURES, "whole_workloads")),
         ]
 
     def claims_file(self) -> str:
@@ -627,6 +797,8 @@ class Utrera(Study):
                     "portions": {t: self.portion(t) for t in self.spec["trace_portions"]},
                     "table1_seeds": len(self.seeds("table1")), "ov_seeds": len(self.seeds("ov")),
                     "long_util_values": self.long_util_values(),
+                    "scale_plan": self.scale_plan(),
+                    "long_util_trace": self.spec["long_util"]["trace"],
                     "readings": {n: f"fcfs_malleable:{n}" for n in self.readings()},
                     "single_readings": list(self.single_readings()),
                     "reading_factors": self.spec.get("reading_factors") or {},
@@ -637,6 +809,11 @@ class Utrera(Study):
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:
-        return ([Artifact(self.section, f"{OUT}/{name}", title) for name, title in _ARTIFACTS]
+        """The figures, tables and cubes; the whole workloads' only where they run."""
+        entries, parts = list(_ARTIFACTS), list(PARTS)
+        if self.whole_workloads():
+            entries.insert(len(entries) - 2, _WHOLE_ARTIFACT)  # before claims.csv, README.md
+            parts.append(WHOLE)
+        return ([Artifact(self.section, f"{OUT}/{name}", title) for name, title in entries]
                 + [Artifact(self.section, f"results/utrera_{part}.{self.scale}.nc",
-                            _CUBE_TITLES[part]) for part in PARTS])
+                            _CUBE_TITLES[part]) for part in parts])

@@ -1,7 +1,9 @@
 """Paper U's netCDF cubes, one per part of the paper (step ``utrera_aggregate``).
 
 ``fig2``: dims (policy); ``table1``: (fit, policy, load, seed); ``traces``:
-(trace, policy, seed); ``long_util``: (policy, long_util, seed). One
+(trace, policy, seed); ``long_util``: (policy, long_util, seed);
+``whole_workloads`` (Table 2's "Jobs" read as workload sizes, at the scales
+that run them): (trace, policy, seed). One
 variable per metric of :func:`simlib.studies.utrera.metrics.run_metrics`,
 units on each, provenance in the attributes. Runs of a policy that draws
 nothing (EASY on a fixed workload) were simulated once; their values stand
@@ -20,9 +22,10 @@ __all__ = ["DIMS", "PARTS", "metrics_of", "records", "aggregate"]
 
 #: Dimensions of each part's cube.
 DIMS = {"table1": ["fit", "policy", "load", "seed"], "traces": ["trace", "policy", "seed"],
-        "long_util": ["policy", "long_util", "seed"], "fig2": ["policy"]}
-#: The parts, in the order of the paper (and of the index).
-PARTS = ("fig2", "table1", "traces", "long_util")
+        "long_util": ["policy", "long_util", "seed"], "fig2": ["policy"],
+        "whole_workloads": ["trace", "policy", "seed"]}
+#: The parts, in the order of the paper (and of the index); then the optional one.
+PARTS = ("fig2", "table1", "traces", "long_util", "whole_workloads")
 
 _INFO = {**METRIC_INFO, "long_util": ("1", "long jobs' CPU utilization", "")}
 

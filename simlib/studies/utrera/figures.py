@@ -9,7 +9,9 @@ One function per step, each given a :class:`~simlib.studies.StepContext`:
 * :func:`traces` (``utrera_figures_traces``) -- Fig. 3, Tables 2-3,
   fragmentation, the headline gains, the candidate orders, the time-model
   readings and the Fig. 1 substitute;
-* :func:`long_util` (``utrera_figures_long_util``) -- Sect. 5.1.
+* :func:`long_util` (``utrera_figures_long_util``) -- Sect. 5.1;
+* :func:`whole_workloads` (``utrera_figures_whole_workloads``) -- Table 2's
+  "Jobs" column read as whole workloads, beside the portions.
 
 Tables are written as CSV (long format, read back by the README step) and
 Markdown (for people). The numbers come from
@@ -33,7 +35,8 @@ from . import EASY, MALLEABLE
 from . import report as R
 from .metrics import busiest_window, waiting_cpus
 
-__all__ = ["ACK", "num", "pm", "or_na", "fig2", "table1", "traces", "long_util"]
+__all__ = ["ACK", "num", "pm", "or_na", "fig2", "table1", "traces", "long_util",
+           "long_util_portion", "whole_workloads"]
 
 #: The traces' source, cited under every artifact built from them.
 ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), "
@@ -434,26 +437,56 @@ def traces(ctx) -> None:
     ctx.log.info("traces: %d rows; fig1 window starts at %.0f s", len(tf), t0)
 
 
+def long_util_portion(info: dict, min_long_jobs: int) -> dict:
+    """Sect. 5.1's portion as ``long_util.csv`` columns, from its record (``info``).
+
+    Examples
+    --------
+    >>> info = {"trace": "SDSC-SP2", "first_job": 18802, "jobs": 10000, "selection": "densest",
+    ...         "long_jobs": 42, "long_jobs_cleaned": 81, "portion": {"long_jobs": 42}}
+    >>> long_util_portion(info, 20)["last_job"]
+    28801
+    """
+    first, n = int(info["first_job"]), int(info["jobs"])
+    return {"trace": info["trace"], "selection": info.get("selection", "positions"),
+            "first_job": first, "last_job": first + n - 1, "jobs": n,
+            "long_jobs": int(info.get("long_jobs", info["portion"]["long_jobs"])),
+            "long_jobs_cleaned": info.get("long_jobs_cleaned"),
+            "min_long_jobs": int(min_long_jobs)}
+
+
 def long_util(ctx) -> None:
     """Step ``utrera_figures_long_util``: Sect. 5.1, long jobs' CPU utilization varied.
 
-    Inputs ``cube`` (long_util), ``info`` (the trace's portion) and
-    ``published``; parameters ``scale``, ``trace`` and ``mode``; outputs
-    ``png``, ``csv``, ``md``.
+    Inputs ``cube`` (long_util), ``info`` (the record of Sect. 5.1's
+    portion) and ``published``; parameters ``scale``, ``trace``, ``mode``
+    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`R.long_util_frame
+    <simlib.studies.utrera.report.long_util_frame>` with the portion's
+    columns, :func:`long_util_portion`, read by the claim), ``md``.
     """
     p = ctx.params
     pub = R.load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
-    lu = R.long_util_frame(cube)
-    _write_csv(lu, ctx.output.csv)
     info = json.loads(Path(ctx.input.info).read_text())
-    n_long = int(info["portion"]["long_jobs"])
+    where = long_util_portion(info, p["min_long_jobs"])
+    lu = R.long_util_frame(cube).assign(**where)
+    _write_csv(lu, ctx.output.csv)
+    n_long = where["long_jobs"]
     own = info["portion"].get("long_cpu_util_mean")
     # A small (smoke) portion may hold no long job with CPU-time data at all.
-    own_text = f"{own:.2f}" if own is not None else "n/a: none with CPU time in the trace"
-    long_note = (f"{n_long} long jobs among the {info['jobs']} of the portion "
-                 f"(their own mean CPU utilization: {own_text})")
+    own_text = f"{own:.2f}" if own is not None and own == own else \
+        "n/a: none with CPU time in the trace"
+    how = ("the window of that many consecutive jobs holding the most long jobs"
+           if where["selection"] == "densest" else "configured positions")
+    of_all = (f" of the cleaned log's {where['long_jobs_cleaned']}"
+              if where["long_jobs_cleaned"] is not None else "")
+    long_note = (f"portion: jobs {where['first_job']:,}-{where['last_job']:,} of the cleaned "
+                 f"log ({info['jobs']:,} jobs, {how}), {n_long} long jobs{of_all} (their own "
+                 f"mean CPU utilization: {own_text})")
+    enough = ("" if n_long >= where["min_long_jobs"] else
+              f" **Fewer than min_long_jobs = {where['min_long_jobs']} long jobs: the "
+              "comparison cannot decide the claim (verdict: not testable here).**")
     F.plot_long_util(lu, ctx.output.png, trace=p["trace"], scale_label=p["scale"],
                      n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]),
                      note=long_note)
@@ -468,6 +501,110 @@ def long_util(ctx) -> None:
     _write_md(ctx.output.md, f"Sect. 5.1: {p['trace']} with long jobs' CPU utilization varied "
               f"({p['scale']} scale)",
               f"Long jobs (> 64 processes, > 8 h) get CPU utilization u (mode '{p['mode']}'); "
-              f"fcfs_malleable: mean ± 95 % CI over {n_seeds} OV seeds; {long_note}. Paper: "
+              f"EASY and FCFS-malleable run on the same portion; fcfs_malleable: mean ± 95 % CI "
+              f"over {n_seeds} OV seeds; {long_note}.{enough} Paper: "
               f"\"{pub['long_util']['claim']}\".", F.to_markdown(pd.DataFrame(rows)))
-    ctx.log.info("long_util: %d rows", len(lu))
+    ctx.log.info("long_util: %d rows, %d long jobs in the portion", len(lu), n_long)
+
+
+#: What whole_workloads.md compares: Fig. 3's four metrics, Table 3's MPL, fragmentation.
+WHOLE_METRICS = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
+                 "utrera_mean_mpl", "utrera_fragmentation")
+
+
+def _paper_value(pub, trace: str, policy: str, metric: str) -> float:
+    """The printed number of a trace, policy and metric (NaN: Fig. 3 prints none)."""
+    if metric == "utrera_mean_mpl":
+        return float(pub["table3"]["values"].get(trace, {}).get(policy, np.nan))
+    if metric == "utrera_fragmentation":
+        return float(pub["fragmentation"]["values"].get(policy, {}).get(trace, np.nan))
+    return np.nan
+
+
+def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
+                portion_specs: dict) -> pd.DataFrame:
+    """One row per (trace, metric, policy): whole workload, portion and paper.
+
+    ``whole`` and ``portions`` are :func:`R.traces_frame
+    <simlib.studies.utrera.report.traces_frame>` of the two cubes;
+    ``infos`` the whole workloads' records, ``portion_specs`` Fig. 3's
+    portions (``first_job``, ``n_jobs``), by trace.
+    """
+    rows = []
+    for t, info in infos.items():
+        ps = portion_specs[t]
+        for m in WHOLE_METRICS:
+            for pol in POLICIES:
+                w = whole[(whole["trace"] == t) & (whole["policy"] == pol)
+                          & (whole["metric"] == m)].iloc[0]
+                q = portions[(portions["trace"] == t) & (portions["policy"] == pol)
+                             & (portions["metric"] == m)].iloc[0]
+                rows.append({
+                    "trace": t, "metric": m, "policy": pol,
+                    "whole_first_job": int(info["first_job"]), "whole_jobs": int(info["jobs"]),
+                    "whole_mean": float(w["mean"]), "whole_ci95": float(w["ci95"]),
+                    "portion_first_job": int(ps["first_job"]), "portion_jobs": int(ps["n_jobs"]),
+                    "portion_mean": float(q["mean"]), "portion_ci95": float(q["ci95"]),
+                    "paper": _paper_value(pub, t, pol, m)})
+    return pd.DataFrame(rows)
+
+
+def whole_workloads(ctx) -> None:
+    """Step ``utrera_figures_whole_workloads``: Table 2's "Jobs" read as whole workloads.
+
+    Inputs ``cube`` (whole_workloads), ``portions_cube`` (traces),
+    ``infos`` (the whole workloads' records, in ``params.traces`` order)
+    and ``published``; parameters ``scale``, ``traces`` and ``portions``
+    (Fig. 3's, by trace). Outputs ``csv`` (:func:`whole_frame`) and ``md``:
+    the numbers side by side, and the verdicts of the claims on the traces
+    (:func:`simlib.studies.utrera.report.claims`) on the portions and on the
+    whole workloads.
+    """
+    p = ctx.params
+    pub = R.load_published(ctx.input.published)
+    cube = read_cube(ctx.input.cube)
+    n_seeds = int(cube.sizes["seed"])
+    whole = R.traces_frame(cube)
+    traces = list(p["traces"])
+    portions = R.traces_frame(read_cube(ctx.input.portions_cube))
+    portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
+    infos = {t: json.loads(Path(f).read_text()) for t, f in zip(traces, ctx.input.infos)}
+    wf = whole_frame(whole, portions, pub, infos, p["portions"])
+    _write_csv(wf, ctx.output.csv)
+    pct = {"utrera_fragmentation"}
+    rows = []
+    for r in wf.itertuples():
+        k = 100 if r.metric in pct else 1
+        rows.append({"trace": r.trace, "metric": F.METRIC_LABELS[r.metric]
+                     + (" (%)" if r.metric in pct else ""), "policy": F.policy_label(r.policy),
+                     "portion": pm(k * r.portion_mean, k * r.portion_ci95),
+                     "whole workload": pm(k * r.whole_mean, k * r.whole_ci95),
+                     "paper": "–" if np.isnan(r.paper) else f"{k * r.paper:g}"})
+    where = "; ".join(
+        f"{t}: whole workload = jobs {i['first_job']:,}-{i['first_job'] + i['jobs'] - 1:,}, "
+        f"portion = jobs {p['portions'][t]['first_job']:,}-"
+        f"{p['portions'][t]['first_job'] + p['portions'][t]['n_jobs'] - 1:,} "
+        f"(paper: {pub['table2']['values'].get(t, {}).get('jobs', '?')})"
+        for t, i in infos.items())
+    # The claims on the traces under both readings of the "Jobs" column.
+    on = {"portions": R.claims(published=pub, traces=portions),
+          "whole workloads": R.claims(published=pub, traces=whole)}
+    verdicts = pd.DataFrame({
+        "claim": [c.claim for c in on["portions"]],
+        **{f"verdict on the {k}": [c.verdict.value for c in v] for k, v in on.items()},
+        "ours on the whole workloads": [c.ours for c in on["whole workloads"]]})
+    _write_md(ctx.output.md, f"Table 2's 'Jobs' column read as whole workloads ({p['scale']} "
+              "scale)",
+              "Table 2 prints Jobs '20K-25K' (CTC, SDSC Blue) and '40K-45K' (SDSC). Main reading: "
+              "job positions (portions of 5,000 jobs, `trace_portions`); the alternative read "
+              "here: whole workloads of that many jobs, i.e. the cleaned log's first jobs up to "
+              f"the upper bound (`whole_workloads`). {where}. EASY and FCFS-malleable (main "
+              f"reading of the time model); fcfs_malleable: mean ± 95 % CI over {n_seeds} OV "
+              "seeds (the same seeds as the portions). Times in seconds; slowdown by formula 1; "
+              "the paper prints no numbers on Fig. 3's bars, only Table 3's MPL and the "
+              f"fragmentation in the text. {ACK}.",
+              F.to_markdown(pd.DataFrame(rows))
+              + "\n## The claims on the traces under each reading\n\n"
+              "Same criteria as the README's verdicts (the portions' column is the README's "
+              "verdict restricted to these traces).\n\n" + F.to_markdown(verdicts))
+    ctx.log.info("whole workloads: %d rows", len(wf))

@@ -665,7 +665,24 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
                         malleable: str = MALLEABLE) -> Claim:
     """Sect. 5.1: FCFS-malleable's slowdown below EASY's exactly below the threshold.
 
-    The numbers come from :func:`long_util_frame`.
+    The numbers come from :func:`long_util_frame`, with the portion's
+    columns (``long_util.csv``: ``trace``, ``first_job``, ``last_job``,
+    ``long_jobs``, ``min_long_jobs``, ...). A portion holding fewer long
+    jobs than ``min_long_jobs`` cannot decide the claim (the long jobs'
+    utilization barely moves the averages): the verdict is then "not
+    testable here", whatever the numbers.
+
+    Examples
+    --------
+    >>> pub = {"long_util": {"threshold": 0.9, "source": "Sect. 5.1"}}
+    >>> lu = pd.DataFrame({"long_util": [0.6, 0.6, 1.0, 1.0], "policy": ["easy",
+    ...                    "fcfs_malleable"] * 2, "metric": "utrera_slowdown",
+    ...                    "mean": [5.0, 4.0, 5.0, 6.0], "trace": "SDSC-SP2", "first_job": 0,
+    ...                    "last_job": 999, "long_jobs": 25, "min_long_jobs": 20})
+    >>> long_util_threshold(pub, lu).verdict.value
+    'reproduced'
+    >>> long_util_threshold(pub, lu.assign(long_jobs=5)).verdict.value
+    'not testable here'
     """
     thr = float(published["long_util"]["threshold"])
     sld = long_util[long_util["metric"] == "utrera_slowdown"]
@@ -681,13 +698,24 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
             n_above += 1
             above_ok += f >= e
     full = below_ok == n_below and above_ok == n_above
+    verdict = _graded(full, below_ok > 0, n_below)
+    where, rule = "", ""
+    if "long_jobs" in long_util.columns:
+        r = long_util.iloc[0]
+        n_long, least = int(r["long_jobs"]), int(r.get("min_long_jobs", 0))
+        where = (f"portion: {r['trace']} jobs {int(r['first_job'])}-{int(r['last_job'])}, "
+                 f"{n_long} long jobs (minimum {least}); ")
+        rule = (f"; not testable here when the portion holds fewer than {least} long jobs "
+                "(long_util.min_long_jobs)")
+        if n_long < least:
+            verdict = Verdict.NOT_TESTABLE
     return _claim(
         "Sect. 5.1: on SDSC, FCFS-malleable's average slowdown is below EASY's when long "
         "jobs' CPU utilization is under 90 %", published["long_util"]["source"],
-        "wins below 90 %, not at or above", "FCFS-malleable vs EASY slowdown: "
-        + "; ".join(parts), _graded(full, below_ok > 0, n_below),
+        "wins below 90 %, not at or above", where + "FCFS-malleable vs EASY slowdown: "
+        + "; ".join(parts), verdict,
         "reproduced: FCFS-malleable wins at every point below the threshold and at none at "
-        "or above; partly: it wins at some point below; not reproduced: at none below",
+        "or above; partly: it wins at some point below; not reproduced: at none below" + rule,
         "long_util.png")
 
 

@@ -22,7 +22,8 @@ workload code:
   span grow.)
 * :func:`set_long_job_cpu_util` -- Sect. 5.1's re-simulation of SDSC with
   the CPU utilization of long jobs (more than 64 processes and more than
-  8 hours, Table 2's definition) varied from 60 % to 100 %.
+  8 hours, Table 2's definition) varied from 60 % to 100 %, on the portion
+  :func:`densest_window` picks (the window holding the most long jobs).
 
 Every function returns a new :class:`~simlib.workload.swf.Workload` (input
 untouched) with one ``; simlib:`` header line saying what was done.
@@ -39,7 +40,8 @@ from simlib.errors import ConfigError
 from simlib.workload.prepare import LONG_JOB_MIN_PROCS, LONG_JOB_MIN_RUNTIME, job_size
 from simlib.workload.swf import SWF_FIELDS, Workload
 
-__all__ = ["toy_workload", "fit_sizes_to_window", "fit_to_window", "long_jobs", "set_long_job_cpu_util"]
+__all__ = ["toy_workload", "fit_sizes_to_window", "fit_to_window", "long_jobs",
+           "set_long_job_cpu_util", "densest_window"]
 
 
 def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workload:
@@ -466,3 +468,47 @@ def set_long_job_cpu_util(workload: Workload, util: float, *, mode: str = "set",
               f"; simlib: CPU utilization of the {int(mask.sum())} long jobs (size > {min_procs}, "
               f"runtime > {min_runtime:g} s) {mode} to {util!r}"]
     return Workload(jobs=jobs, header=header, path=workload.path)
+
+
+def densest_window(flags, n: int) -> tuple[int, int]:
+    """The window of ``n`` consecutive positions holding the most flagged ones.
+
+    Sect. 5.1's portion when ``long_util.portion.first_job`` is
+    ``densest``: ``flags`` is :func:`long_jobs` of the cleaned trace, in file
+    order. Deterministic: the earliest window wins a tie.
+
+    Parameters
+    ----------
+    flags : sequence of bool
+        One flag per position.
+    n : int
+        Window length, 1 <= n <= len(flags).
+
+    Returns
+    -------
+    (first, count)
+        0-based first position of the window and the number of flagged
+        positions in it.
+
+    Raises
+    ------
+    ValueError
+        ``n`` out of range.
+
+    Examples
+    --------
+    >>> densest_window([0, 0, 1, 1, 1, 0, 1], 3)
+    (2, 3)
+    >>> densest_window([1, 0, 0, 1], 2)  # tie: the earliest
+    (0, 1)
+    >>> densest_window([0, 0, 0], 3)
+    (0, 0)
+    """
+    f = np.asarray(flags, dtype=bool)
+    n = int(n)
+    if not 1 <= n <= len(f):
+        raise ValueError(f"window of {n} positions in a sequence of {len(f)}")
+    cum = np.concatenate([[0], np.cumsum(f, dtype=np.int64)])
+    counts = cum[n:] - cum[:-n]
+    first = int(np.argmax(counts))  # the first maximum
+    return first, int(counts[first])

@@ -9,6 +9,11 @@ Two steps of the study:
   schedule (our reading of Req.Cpus/Cpus, see
   :mod:`simlib.studies.utrera.metrics`), for the portion and the whole
   cleaned trace.
+* :func:`prepare_trace` also makes the portions of step
+  ``utrera_prepare_portion``: Sect. 5.1's own portion (``long_util.portion``,
+  possibly the ``densest`` window: the most long jobs, :func:`select_portion`)
+  and the whole workloads of ``whole_workloads`` (Table 2's "Jobs" column
+  read as workload sizes).
 * :func:`table1_workloads` (``utrera_table1_workloads``, ``table1.fit:
   sizes`` or ``runtimes``) -- one Lublin seed made into one workload per
   load, submit times mapped onto [0, span]; ``sizes``
@@ -21,7 +26,12 @@ Two steps of the study:
 from __future__ import annotations
 
 from simlib.io import write_json, write_text
-from simlib.studies.utrera.transforms import fit_sizes_to_window, fit_to_window
+from simlib.studies.utrera.transforms import (
+    densest_window,
+    fit_sizes_to_window,
+    fit_to_window,
+    long_jobs,
+)
 from simlib.workload.prepare import (
     CleaningPolicy,
     characterize,
@@ -35,7 +45,7 @@ from simlib.workload.swf import max_procs, read_swf, write_swf
 
 from .metrics import log_demand_ratios
 
-__all__ = ["describe", "prepare_trace", "table1_workloads"]
+__all__ = ["describe", "select_portion", "prepare_trace", "table1_workloads"]
 
 
 def describe(workload, cpus: int) -> dict:
@@ -60,15 +70,78 @@ def describe(workload, cpus: int) -> dict:
     return out
 
 
+def select_portion(cleaned, portion: dict, *, where: str = "portion"):
+    """The jobs of a portion of a cleaned trace, and where they are.
+
+    Parameters
+    ----------
+    cleaned : Workload
+        The cleaned trace.
+    portion : dict
+        ``first_job`` (a 0-based position, or ``"densest"``: the window of
+        ``n_jobs`` consecutive positions holding the most long jobs,
+        :func:`~simlib.studies.utrera.transforms.densest_window`, earliest
+        on ties) and ``n_jobs``.
+    where : str
+        The config key of the portion, named by the errors.
+
+    Returns
+    -------
+    (Workload, dict)
+        The portion (:func:`simlib.workload.prepare.subset`) and its facts:
+        ``selection`` ("densest" or "positions"), ``first_job``, ``jobs``,
+        ``long_jobs`` (in the portion) and ``long_jobs_cleaned`` (in the
+        whole cleaned trace).
+
+    Raises
+    ------
+    ValueError
+        The cleaned trace holds fewer jobs than the portion asks for.
+
+    Examples
+    --------
+    >>> from simlib.studies.utrera.transforms import toy_workload
+    >>> w = toy_workload([(0, 1, 10), (1, 65, 30000), (2, 1, 10), (3, 65, 30000),
+    ...                   (4, 65, 30000)])
+    >>> part, facts = select_portion(w, {"first_job": "densest", "n_jobs": 2})
+    >>> facts["first_job"], facts["long_jobs"], part.jobs["job_id"].tolist()
+    (3, 2, [4, 5])
+    >>> select_portion(w, {"first_job": 4, "n_jobs": 2}, where="long_util.portion")
+    Traceback (most recent call last):
+    ...
+    ValueError: long_util.portion: only 1 jobs from position 4 of the 5 of the cleaned trace (asked 2)
+    """
+    n_jobs, first = int(portion["n_jobs"]), portion["first_job"]
+    flags = long_jobs(cleaned)
+    total = len(cleaned.jobs)
+    if first == "densest":
+        if n_jobs > total:
+            raise ValueError(f"{where}: the densest window of {n_jobs} jobs asks more than the "
+                             f"{total} of the cleaned trace")
+        first, _ = densest_window(flags, n_jobs)
+    first = int(first)
+    if first + n_jobs > total:
+        raise ValueError(f"{where}: only {max(0, total - first)} jobs from position {first} of "
+                         f"the {total} of the cleaned trace (asked {n_jobs})")
+    part = subset(cleaned, first_job=first, n_jobs=n_jobs)
+    return part, {"selection": "densest" if portion["first_job"] == "densest" else "positions",
+                  "first_job": first, "jobs": len(part.jobs),
+                  "long_jobs": int(flags[first:first + n_jobs].sum()),
+                  "long_jobs_cleaned": int(flags.sum())}
+
+
 def prepare_trace(ctx) -> None:
-    """Step ``utrera_prepare_trace``: paper U's portion of one trace.
+    """Steps ``utrera_prepare_trace`` and ``utrera_prepare_portion``: a portion of one trace.
 
     Inputs: ``raw`` (the verified trace). Parameters: ``portion``
-    (``machine_procs``, ``first_job``, ``n_jobs``), ``cleaning`` and
+    (``machine_procs``, ``first_job`` -- a position or ``"densest"``, see
+    :func:`select_portion` -- ``n_jobs``, and ``config_key``, the key that
+    configures it, for the other portions than Fig. 3's), ``cleaning`` and
     ``unsorted`` (``config.traces``). Outputs: ``swf`` (the portion),
     ``cleaning_log`` and ``info`` (JSON: the portion's place in the trace,
     the cleaning counts and :func:`describe` of the portion and of the
-    whole cleaned trace).
+    whole cleaned trace; with ``config_key``, also the facts of
+    :func:`select_portion`).
 
     Raises
     ------
@@ -78,33 +151,36 @@ def prepare_trace(ctx) -> None:
     p, trace = ctx.params, ctx.wildcards["trace"]
     portion = p["portion"]
     cpus = portion["machine_procs"]
+    where = portion.get("config_key", f"studies.utrera.trace_portions.{trace}")
     raw = read_swf(ctx.input.raw, unsorted=p["unsorted"])
     policy = CleaningPolicy.from_mapping(p["cleaning"])
     cleaned, counts = clean(raw, cpus, policy=policy)
     write_text(ctx.output.cleaning_log, format_cleaning_log(trace, counts, policy),
                encoding="utf-8")
-    part = subset(cleaned, first_job=portion["first_job"], n_jobs=portion["n_jobs"])
-    if len(part.jobs) < portion["n_jobs"]:
-        raise ValueError(f"{trace}: only {len(part.jobs)} jobs from position "
-                         f"{portion['first_job']} (asked {portion['n_jobs']})")
+    part, facts = select_portion(cleaned, portion, where=f"{trace}: config {where}")
     part.header.append(f"; simlib: paper U portion on {cpus} CPUs (header MaxProcs "
                        f"{max_procs(raw)})")
     write_swf(part, ctx.output.swf)
-    ctx.log.info("%s: %d jobs from position %d on %d CPUs", trace, len(part.jobs),
-                 portion["first_job"], cpus)
-    write_json({
+    ctx.log.info("%s: %d jobs from position %d (%s) on %d CPUs, %d long jobs", trace,
+                 len(part.jobs), facts["first_job"], facts["selection"], cpus,
+                 facts["long_jobs"])
+    info = {
         "trace": trace,
         "scale": ctx.wildcards["scale"],
         "machine_procs": cpus,
         "header_max_procs": max_procs(raw),
-        "first_job": portion["first_job"],
+        "first_job": facts["first_job"],
         "jobs": len(part.jobs),
         "first_job_id": int(part.jobs["job_id"].iloc[0]),
         "last_job_id": int(part.jobs["job_id"].iloc[-1]),
-        "cleaning_counts": counts,
-        "portion": describe(part, cpus),
-        "cleaned": describe(cleaned, cpus),
-    }, ctx.output.info)
+    }
+    if "config_key" in portion:  # (Fig. 3's portions keep their record as it was)
+        info.update(config_key=where, selection=facts["selection"],
+                    cleaned_jobs=len(cleaned.jobs), long_jobs=facts["long_jobs"],
+                    long_jobs_cleaned=facts["long_jobs_cleaned"])
+    info.update(cleaning_counts=counts, portion=describe(part, cpus),
+                cleaned=describe(cleaned, cpus))
+    write_json(info, ctx.output.info)
 
 
 def table1_workloads(ctx) -> None:
