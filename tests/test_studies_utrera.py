@@ -21,7 +21,10 @@ SIMLIB = REPO / "simlib"
 #: tests and users' --until targets name them).
 RULES = ["utrera_prepare_trace", "utrera_prepare_portion", "utrera_table1_workloads",
          "utrera_fig2", "utrera_simulate_table1", "utrera_simulate_traces",
-         "utrera_simulate_long_util", "utrera_simulate_whole_workloads", "utrera_aggregate",
+         "utrera_simulate_long_util", "utrera_simulate_whole_workloads",
+         # The other readings of the time model off the traces (reading x claim matrix).
+         "utrera_fig2_readings", "utrera_simulate_table1_readings",
+         "utrera_simulate_long_util_readings", "utrera_aggregate",
          "utrera_figures_fig2", "utrera_figures_table1", "utrera_figures_traces",
          "utrera_figures_long_util", "utrera_figures_whole_workloads", "utrera_claims",
          "utrera_readme"]
@@ -131,8 +134,8 @@ def test_steps_keep_the_rule_names_and_stages():
     assert list(steps) == RULES
     assert steps["utrera_prepare_trace"].group == "traces"  # as the Slurm profiles had it
     assert steps["utrera_prepare_portion"].group == "traces"
-    assert {steps[n].group for n in RULES[2:8]} == {"sweep"}
-    assert {steps[n].group for n in RULES[8:]} == {"summary"}
+    assert {steps[n].group for n in RULES[2:11]} == {"sweep"}
+    assert {steps[n].group for n in RULES[11:]} == {"summary"}
     assert steps["utrera_readme"].stage == "report"
 
 
@@ -166,6 +169,10 @@ def test_each_cube_depends_on_its_own_scale_and_part():
     assert (sub["long_util"]["trace"]["first_job"], sub["long_util"]["trace"]["n_jobs"]) == (
         "densest", 1000)
     assert "table1" not in sub["traces"] and "variants" not in sub["table1"]
+    # The readings run off the traces too: their parameters are in those cubes.
+    assert sub["table1"]["readings"] == sub["long_util"]["readings"] == u.reading_labels()
+    assert set(sub["fig2"]["readings"]) == set(u.reading_labels())
+    assert "readings" not in sub["traces"]
     # Another scale's grid is not part of this scale's cubes.
     other = study(edit=lambda s: s.update(ov_seeds={**s["ov_seeds"], "full": 99}))
     assert other.subtree("traces") == sub["traces"]
@@ -207,8 +214,11 @@ def test_simulation_inputs_and_params():
     assert len(agg.input(wildcards(part="traces"))["summaries"]) == 3 * (8 + 11)
     assert agg.params(wildcards(part="table1"))["seeds"] == [0, 1, 2]
     summ = agg.input(wildcards(part="table1"))["summaries"]
-    assert len(summ) == 2 * 2 * 4  # fits x policies x loads
+    assert len(summ) == 2 * 2 * 4 + 4  # fits x policies x loads, readings x loads
     assert summ[0] == "results/runs/utrera/smoke/table1/sizes/easy/load0.3/summary.json"
+    # Then every reading of the main fit, one chunk per load.
+    assert summ[16:] == [f"results/runs/utrera/smoke/table1/sizes/readings/load{x}/summary.json"
+                         for x in ("0.3", "0.5", "0.7", "0.9")]
     assert agg.params(wildcards(part="traces"))["seeds"] == [0, 1]
 
 
@@ -398,3 +408,68 @@ def test_scale_plan_says_what_each_scale_runs():
     assert set(plan["full"]["whole_workloads"]) == {"CTC-SP2", "SDSC-BLUE", "SDSC-SP2"}
     assert plan["default"]["long_util"]["n_jobs"] == 10000
     assert study().step("utrera_readme").params["scale_plan"] == plan
+
+
+# ------------------------------------- the readings off the traces (reading x claim matrix)
+def test_table1_long_util_and_fig2_plan_a_run_per_reading():
+    u = study()
+    labels = u.reading_labels()
+    assert list(labels) == [f"fcfs_malleable:{n}" for n in u.readings()] and len(labels) == 14
+    assert labels["fcfs_malleable:ov_comm__util_mean"] == {
+        **u.policy("fcfs_malleable"), "ov_fraction": "communication",
+        "impute_cpu_util": "trace_mean"}
+    # The same labels and parameters as on the traces.
+    v = u.trace_variants()
+    assert {x["label"]: x["params"] for k, x in v.items() if k.startswith("reading-")} == labels
+    agg = u.step("utrera_aggregate")
+    # Table 1: one chunk per load runs every reading on the main fit's workloads.
+    t1 = u.step("utrera_simulate_table1_readings")
+    w = wildcards(fit="sizes", load="0.5")
+    assert t1.output["summary"] == \
+        "results/runs/utrera/{scale}/table1/{fit}/readings/load{load}/summary.json"
+    assert t1.wildcard_constraints["fit"] == "sizes"
+    assert t1.input(w) == u.step("utrera_simulate_table1").input(
+        wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))  # the same workloads
+    p = t1.params(w)
+    main = u.step("utrera_simulate_table1").params(
+        wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))
+    assert p["variants"] == labels and p["seeded"] and p["policy"] == "fcfs_malleable"
+    assert (p["seeds"], p["coords"], p["cpus"]) == (main["seeds"], main["coords"], main["cpus"])
+    # Sect. 5.1: one chunk per point, every reading, the main runs' portion and seeds.
+    lu = u.step("utrera_simulate_long_util_readings")
+    w = wildcards(util="0.9")
+    assert lu.input(w) == u.step("utrera_simulate_long_util").input(
+        wildcards(util="0.9", policy="fcfs_malleable"))
+    p = lu.params(w)
+    assert p["variants"] == labels and p["coords"] == {"long_util": 0.9}
+    assert p["seeds"] == u.seeds("ov") and p["kind"] == "long_util"
+    summ = agg.input(wildcards(part="long_util"))["summaries"]
+    assert summ[-3:] == [f"results/runs/utrera/smoke/long_util/readings/util{x}/summary.json"
+                         for x in ("0.6", "0.9", "1.0")]
+    # Fig. 2: one job runs the example under every reading, its footnote (OV = 0) on top.
+    f2 = u.step("utrera_fig2_readings")
+    assert f2.output["schedules"] == "results/runs/utrera/{scale}/fig2/readings.json"
+    assert set(f2.params["variants"]) == set(labels)
+    assert {x["ov_max"] for x in f2.params["variants"].values()} == {0.0}
+    assert f2.params["variants"]["fcfs_malleable:expand_blocked"]["expand_when_blocked"] is True
+    assert agg.input(wildcards(part="fig2"))["summaries"] == [
+        "results/runs/utrera/smoke/fig2/schedules.json",
+        "results/runs/utrera/smoke/fig2/readings.json"]
+    # The figure steps write every reading's rows for the matrix, the README reads them.
+    readme = u.step("utrera_readme")
+    for step, name in (("utrera_figures_fig2", "fig2_readings"),
+                       ("utrera_figures_table1", "table1_readings"),
+                       ("utrera_figures_long_util", "long_util_readings")):
+        out = u.step(step).output["readings_csv"]
+        assert out == f"paper_figures/utrera/{name}.csv" and readme.input[name] == out
+
+
+def test_no_readings_plan_no_reading_runs():
+    u = study(edit=lambda s: (s.update(readings={}), s.pop("reading_factors")))
+    assert u.reading_labels() == {}
+    agg = u.step("utrera_aggregate")
+    assert agg.input(wildcards(part="fig2"))["summaries"] == [
+        "results/runs/utrera/smoke/fig2/schedules.json"]
+    assert not any("readings" in f for part in ("table1", "long_util")
+                   for f in agg.input(wildcards(part=part))["summaries"])
+    assert "readings" not in u.step("utrera_figures_fig2").input

@@ -29,7 +29,7 @@ def ctx(inputs, outputs, params):
 
 def outputs(tmp_path, *names):
     ext = {"png": "png", "csv": "csv", "md": "md"}
-    return {n: str(tmp_path / f"out.{ext[n]}") for n in names}
+    return {n: str(tmp_path / (f"out.{ext[n]}" if n in ext else f"{n}.csv")) for n in names}
 
 
 def test_doctests():
@@ -50,9 +50,17 @@ def test_fig2_step_writes_the_nine_numbers(tmp_path):
         sched["policies"][pol] = {"metrics": run_metrics(res), "segments": [
             {**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")]}
     write_json(sched, tmp_path / "schedules.json")
-    out = outputs(tmp_path, "png", "csv", "md")
-    fig2(ctx({"schedules": str(tmp_path / "schedules.json"), "published": PUBLISHED}, out,
+    # One other reading of the time model (step utrera_fig2_readings).
+    write_json({"policies": {"fcfs_malleable:ov_zero": sched["policies"]["fcfs_malleable"]}},
+               tmp_path / "readings.json")
+    out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
+    fig2(ctx({"schedules": str(tmp_path / "schedules.json"), "published": PUBLISHED,
+              "readings": str(tmp_path / "readings.json")}, out,
              {"scale": "smoke", "policies": ["fcfs", "easy", "fcfs_malleable"]}))
+    # The main table, then the reading's FCFS-malleable rows under its label.
+    readings = pd.read_csv(out["readings_csv"])
+    assert readings["policy"].tolist()[9:] == ["fcfs_malleable:ov_zero"] * 3
+    assert readings[readings["policy"] == "fcfs_malleable:ov_zero"]["match"].all()
     assert Path(out["png"]).read_bytes().startswith(PNG)
     table = pd.read_csv(out["csv"])
     assert len(table) == 9 and table["match"].all()
@@ -82,7 +90,7 @@ def test_table1_step_compares_gains_with_the_paper(tmp_path):
                  {"policy": ["easy", "fcfs_malleable"], "load": [0.3, 0.5, 0.7, 0.9]}, value)
     fit = {"fits": [{"load": x, "mean_runtime": 40.0 + 10 * x} for x in (0.3, 0.9)]}
     (tmp_path / "fit.json").write_text(json.dumps(fit))
-    out = outputs(tmp_path, "png", "csv", "md")
+    out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
     table1(ctx({"cube": cube, "fits": [str(tmp_path / "fit.json")], "published": PUBLISHED}, out,
                {"scale": "smoke", "fit": "runtimes",
                 "lublin": {"n_jobs": 150, "machine_size": 128}}))
@@ -102,6 +110,9 @@ def test_table1_step_main_fit_alternatives_and_bounded_slowdown(tmp_path):
              "mean_bounded_slowdown": (2.0 if pol == "easy" else 1.5) + (fit == "runtimes")}
             for fit in ("sizes", "runtimes") for pol in ("easy", "fcfs_malleable")
             for x in (0.3, 0.9) for s in (0, 1, 2)]
+    # Another reading of the time model, run on the main fit only.
+    recs += [{**r, "policy": "fcfs_malleable:ov_zero", "mean_response": 50.0}
+             for r in recs if r["fit"] == "sizes" and r["policy"] == "fcfs_malleable"]
     cube = tmp_path / "cube.nc"
     write_cube(build_cube(recs, ["fit", "policy", "load", "seed"], metrics,
                           metric_info=METRIC_INFO), cube)
@@ -112,7 +123,7 @@ def test_table1_step_main_fit_alternatives_and_bounded_slowdown(tmp_path):
             {"load": x, "mean_runtime": run, "mean_size": 20.0 + 80 * x,
              "machine_wide_jobs": int(100 * x)} for x in (0.3, 0.9)]}))
         fits.append(str(path))
-    out = outputs(tmp_path, "png", "csv", "md")
+    out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
     table1(ctx({"cube": str(cube), "fits": fits, "published": PUBLISHED}, out,
                {"scale": "smoke", "fit": "sizes", "fits": ["sizes", "runtimes"], "tau": 10.0,
                 "lublin": {"n_jobs": 150, "machine_size": 128}}))
@@ -131,6 +142,14 @@ def test_table1_step_main_fit_alternatives_and_bounded_slowdown(tmp_path):
     assert "mean runtime per load 0.3: 150 s" in alt and "| 30 % | EASY backfilling |" in alt
     assert "| mean_bounded_slowdown | 30 % | 25 | – | – |" in main
     assert "| mean_bounded_slowdown | 30 % | 16.7 | – | – |" in alt
+    # The main reading's table holds no other reading; readings_csv: every reading, main fit.
+    assert set(t1["policy"]) == {"easy", "fcfs_malleable"} and "ov_zero" not in md
+    rd = pd.read_csv(out["readings_csv"])
+    assert set(rd["fit"]) == {"sizes"} and rd["main"].all() and len(rd) == 3 * 2 * 4
+    assert set(rd.loc[(rd["policy"] == "fcfs_malleable:ov_zero")
+                      & (rd["metric"] == "mean_response"), "mean"]) == {50.0}
+    pd.testing.assert_frame_equal(rd[rd["policy"] != "fcfs_malleable:ov_zero"].reset_index(
+        drop=True), t1[t1["main"]].reset_index(drop=True))
     assert Path(out["png"]).read_bytes().startswith(PNG)
 
 
@@ -139,12 +158,13 @@ def test_long_util_step_states_the_long_jobs(tmp_path):
         return {"mean_wait": 1.0, "mean_response": 10.0 + s,
                 "utrera_slowdown": 2.0 if rec["policy"] == "easy" else 1.0 + rec["long_util"]}
     cube = _cube(tmp_path, ["policy", "long_util", "seed"],
-                 {"policy": ["easy", "fcfs_malleable"], "long_util": [0.6, 1.0]}, value)
+                 {"policy": ["easy", "fcfs_malleable", "fcfs_malleable:ov_zero"],
+                  "long_util": [0.6, 1.0]}, value)
     info = {"trace": "SDSC-SP2", "jobs": 1000, "first_job": 27298, "selection": "densest",
             "long_jobs": 4, "long_jobs_cleaned": 81,
             "portion": {"long_jobs": 4, "long_cpu_util_mean": None}}
     (tmp_path / "info.json").write_text(json.dumps(info))
-    out = outputs(tmp_path, "png", "csv", "md")
+    out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
     long_util(ctx({"cube": cube, "info": str(tmp_path / "info.json"), "published": PUBLISHED},
                   out, {"scale": "smoke", "trace": "SDSC-SP2", "mode": "set",
                         "min_long_jobs": 20}))
@@ -166,6 +186,13 @@ def test_long_util_step_states_the_long_jobs(tmp_path):
     assert claim.ours.startswith("portion: SDSC-SP2 jobs 27298-28297, 4 long jobs (minimum 20); ")
     enough = long_util_threshold(load_published(PUBLISHED), csv.assign(long_jobs=20))
     assert enough.verdict.value != "not testable here"
+    # Every reading's rows, with the portion's columns: the same rule per reading.
+    assert set(csv["policy"]) == {"easy", "fcfs_malleable"}
+    rd = pd.read_csv(out["readings_csv"])
+    assert set(rd["policy"]) == {"easy", "fcfs_malleable", "fcfs_malleable:ov_zero"}
+    assert long_util_threshold(load_published(PUBLISHED), rd,
+                               malleable="fcfs_malleable:ov_zero").verdict.value == \
+        "not testable here"
 
 
 @pytest.mark.parametrize("x, text", [(float("inf"), "–"), (0.0, "0")])

@@ -320,3 +320,68 @@ def test_order_ablation_is_paired_by_seed(pub):
     cube = build_cube(recs, ["trace", "policy", "seed"], ["mean_response", "utrera_slowdown"])
     orders = R.orders_frame(cube, {"oldest": "a", "shortest": "b", "longest": "c", "largest": "d"})
     assert R.oldest_first(pub, orders).verdict in (Verdict.PARTLY, Verdict.REPRODUCED)
+
+
+# ------------------------------------------------------ the reading x claim matrix
+def _relabel(df, label, **change):
+    """FCFS-malleable's rows of a table again under ``label`` (``change``: column edits)."""
+    rows = df[df["policy"] == "fcfs_malleable"].assign(policy=label, **change)
+    return pd.concat([df, rows], ignore_index=True)
+
+
+def test_reading_verdicts_judge_every_claim_under_every_reading(pub):
+    from simlib.claims import claims_frame
+    tables = _failing_inputs(pub)
+    given = {k: v for d in tables.values() for k, v in d.items()}
+    # Fig. 3's rows and the job classes' in one table, as time_model_readings.csv.
+    given["traces"] = pd.concat([tables[R.fig3_response]["traces"],
+                                 tables[R.easy_better_only_short_narrow]["traces"]])
+    given["gains"] = given["gains"].assign(policy="fcfs_malleable")
+    main = claims_frame(R.claims(published=pub, **given))
+    assert len(main) == len(R.CRITERIA)
+    # Two readings: "same" repeats the main numbers, "fig2ok" matches Fig. 2 exactly.
+    exact = pd.DataFrame([{"policy": "fcfs_malleable:fig2ok", "metric": m, "ours": v}
+                          for m, v in pub["fig2"]["values"]["fcfs_malleable"].items()])
+    per_reading = {
+        "fig2": pd.concat([_relabel(given["fig2"], "fcfs_malleable:same"), exact]),
+        **{k: _relabel(_relabel(given[k], "fcfs_malleable:same"), "fcfs_malleable:fig2ok")
+           for k in ("table1", "traces", "gains", "long_util")}}
+    readings = {"same": "fcfs_malleable:same", "fig2ok": "fcfs_malleable:fig2ok"}
+    rv = R.reading_verdicts(main, pub, readings, **per_reading)
+    # A verdict for every (claim, reading), none "not run".
+    assert len(rv) == len(main) * 2 and "not run" not in set(rv["verdict"])
+    assert set(zip(rv["reading"], rv["claim"])) == {(r, c) for r in readings for c in main["claim"]}
+    same = rv[rv["reading"] == "same"]
+    main_v = dict(zip(main["claim"], main["verdict"]))
+    for c, v, how in zip(same["claim"], same["verdict"], same["how"]):
+        if how == "simulated":
+            assert v == main_v[c], c  # the same numbers, the same rule
+    # Table 2 involves no policy: the main verdict everywhere; the orders: main reading only.
+    t2 = rv[rv["figure"] == "table2.md"]
+    assert set(t2["verdict"]) == {main_v[t2["claim"].iloc[0]]} and set(t2["how"]) == {"policy-free"}
+    orders = rv[rv["figure"] == "orders_ablation.png"]
+    assert set(orders["verdict"]) == {R.MAIN_ONLY}
+    # Fig. 2, Table 1 and Sect. 5.1 are judged on each reading's own rows.
+    fig2 = rv[(rv["figure"] == "fig2_numbers.md")].set_index("reading")["verdict"]
+    # (FCFS and EASY are off in these inputs: FCFS-malleable's three numbers alone hold.)
+    assert fig2["same"] == "not reproduced" and fig2["fig2ok"] == "partly reproduced"
+    assert set(rv[rv["figure"].isin(["table1.md", "long_util.png"])]["how"]) == {"simulated"}
+
+
+def test_reading_verdicts_say_not_run_without_a_readings_rows(pub):
+    main = pd.DataFrame({"claim": ["Fig. 2: x"], "figure": ["fig2_numbers.md"],
+                         "verdict": ["reproduced"]})
+    fig2 = pd.DataFrame({"policy": ["easy"], "metric": ["mean_response"], "ours": [1.0]})
+    rv = R.reading_verdicts(main, pub, {"r": "fcfs_malleable:r"}, fig2=fig2)
+    assert rv[["verdict", "how"]].values.tolist() == [["not run", "not run"]]
+
+
+def test_fig2_numbers_read_the_readings_rows(pub):
+    fig2 = pd.DataFrame([{"policy": p, "metric": m, "ours": v}
+                         for p, vals in pub["fig2"]["values"].items() for m, v in vals.items()])
+    fig2.loc[0, "ours"] = 14 / 3
+    wrong = fig2[fig2["policy"] == "fcfs_malleable"].assign(policy="fcfs_malleable:x", ours=9.0)
+    both = pd.concat([fig2, wrong], ignore_index=True)
+    assert R.fig2_numbers(pub, both).verdict.value == "reproduced"
+    assert R.fig2_numbers(pub, both, malleable="fcfs_malleable:x").verdict.value == \
+        "partly reproduced"

@@ -147,3 +147,44 @@ def test_chunk_long_util_sets_the_long_jobs_utilization(tmp_path):
     assert out[0.6]["long_util"] == 0.6
     # Shrunk long jobs compute faster at a lower utilization (formula 3-4).
     assert out[0.6]["metrics"]["mean_response"] < out[1.0]["metrics"]["mean_response"]
+
+
+# ------------------------------------------- the other readings of the time model
+def test_chunk_runs_every_reading_under_its_label_paired_by_seed(tmp_path, portion):
+    variants = {"fcfs_malleable:ov0": {**STUDY_MALLEABLE, "ov_max": 0.0},
+                "fcfs_malleable:ov_zero": {**STUDY_MALLEABLE, "ov_max": 0.0},
+                "fcfs_malleable:blocked": {**STUDY_MALLEABLE, "expand_when_blocked": True}}
+    params = {**chunk_params("fcfs_malleable", True), "variants": variants,
+              "coords": {"trace": "T"}}
+    simulate_chunk(ctx(tmp_path, params, {"swf": portion}))
+    runs_ = json.loads((tmp_path / "summary.json").read_text())["runs"]
+    # One run per (seed, reading), each under its label, with its seed.
+    assert [(r["seed"], r["policy"]) for r in runs_] == [
+        (s, label) for s in (0, 1, 2) for label in variants]
+    assert all(r["policy_params"]["seed"] == r["seed"] for r in runs_)
+    by = {(r["seed"], r["policy"]): r for r in runs_}
+    # Two names of one reading give the same numbers (simulated once).
+    for s in (0, 1, 2):
+        assert by[s, "fcfs_malleable:ov0"]["metrics"] == by[s, "fcfs_malleable:ov_zero"]["metrics"]
+    # The main chunk's outputs are as without variants: no policy label of its own.
+    simulate_chunk(ctx(tmp_path, {**chunk_params("fcfs_malleable", True),
+                                  "coords": {"trace": "T"}}, {"swf": portion}))
+    assert "policy" not in json.loads((tmp_path / "summary.json").read_text())["runs"][0]
+
+
+def test_fig2_readings_step_keeps_the_examples_own_parameters(tmp_path):
+    fig2 = {"cpus": 10, "jobs": [list(j) for j in FIG2], "malleable_params": MALLEABLE}
+    variants = {"fcfs_malleable:ov_comm": {**STUDY_MALLEABLE, "ov_fraction": "communication",
+                                           "ov_max": 0.0},
+                "fcfs_malleable:expand_started_shrunk": {**STUDY_MALLEABLE, "ov_max": 0.0,
+                                                         "expand_started_shrunk": True}}
+    c = ctx(tmp_path, {"fig2": fig2, "variants": variants, "simulation": SIMULATION},
+            outputs=("schedules",))
+    runs.simulate_fig2_readings(c)
+    out = json.loads((tmp_path / "schedules.json").read_text())
+    assert set(out["policies"]) == set(variants)
+    # OV = 0 under every reading: the OV factor leaves the paper's numbers.
+    assert round(out["policies"]["fcfs_malleable:ov_comm"]["metrics"]["mean_response"], 9) == \
+        round(11 / 3, 9)
+    assert out["policies"]["fcfs_malleable:ov_comm"]["params"]["ov_max"] == 0.0
+    assert out["policies"]["fcfs_malleable:expand_started_shrunk"]["segments"]

@@ -120,6 +120,12 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert stats["utrera_table1_workloads"] == 3 * 2  # one per Lublin seed and fit at smoke
     assert stats["lublin_workload"] == 3 + 1          # + the validation workload
     assert stats["utrera_simulate_long_util"] == 2 * 3
+    # Every other reading (3 named + 11 combinations) also runs on Table 1's
+    # main fit, Sect. 5.1's points and Fig. 2's example: one job per point,
+    # the readings inside.
+    assert stats["utrera_simulate_table1_readings"] == 4
+    assert stats["utrera_simulate_long_util_readings"] == 3
+    assert stats["utrera_fig2_readings"] == 1
     assert stats["utrera_aggregate"] == 4
     assert stats["utrera_readme"] == stats["lublin_validation"] == 1
 
@@ -292,11 +298,16 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
     assert np.allclose(fig2["utrera_fragmentation"].sel(policy=["fcfs", "easy", "fcfs_malleable"]),
                        [0.3, 0.3, 0.0])
     t1 = read_cube(smoke / "results/utrera_table1.smoke.nc")
-    assert dict(t1.sizes) == {"fit": 2, "policy": 2, "load": 4, "seed": 3}
+    # EASY, FCFS-malleable and FCFS-malleable under the 3 named readings and
+    # the 11 other combinations of the reading factors (main fit only).
+    assert dict(t1.sizes) == {"fit": 2, "policy": 2 + 3 + 11, "load": 4, "seed": 3}
+    main = t1.sel(policy=["easy", "fcfs_malleable"])
     # 150 jobs submitted within 2 hours at each target load, under both fits.
-    assert (t1["jobs"].values == 150).all()
-    assert np.allclose(t1["offered_load"].transpose("fit", "policy", "load", "seed").values,
+    assert (main["jobs"].values == 150).all()
+    assert np.allclose(main["offered_load"].transpose("fit", "policy", "load", "seed").values,
                        t1["load"].values[None, None, :, None], rtol=0.01)
+    readings = t1["jobs"].sel(policy=[p for p in t1["policy"].values if ":" in str(p)])
+    assert (readings.sel(fit="sizes").values == 150).all()  # the main fit (grid table1.fit)
     tr = read_cube(smoke / "results/utrera_traces.smoke.nc")
     assert dict(tr.sizes) == {"trace": 3, "policy": 2 + 3 + 3 + 11, "seed": 2}
     assert tr.attrs["seed_independent_policies"] == "easy"
@@ -308,7 +319,7 @@ def test_smoke_run_builds_the_utrera_cubes(smoke):
     assert (tr["utrera_mean_mpl"] <= 2).all()
     assert (tr["jobs"].values == FIXTURE_U_PORTION["jobs"]).all()
     lu = read_cube(smoke / "results/utrera_long_util.smoke.nc")
-    assert dict(lu.sizes) == {"policy": 2, "long_util": 3, "seed": 2}
+    assert dict(lu.sizes) == {"policy": 2 + 3 + 11, "long_util": 3, "seed": 2}
     for cube in (fig2, t1, tr, lu):
         assert cube.attrs["study"] == "utrera" and len(cube.attrs["config_sha256"]) == 64
         assert cube["utrera_slowdown"].attrs["units"] == "1"

@@ -35,6 +35,12 @@ that use it (so editing a figure reruns no simulation):
 * :mod:`~simlib.studies.utrera.figures` -- the figure and table steps;
 * :mod:`~simlib.studies.utrera.readme` -- ``paper_figures/utrera/README.md``.
 
+Every other reading of the time model (named ``readings`` and every
+combination of ``reading_factors``) runs as policy ``fcfs_malleable:<name>``
+on the traces, on Table 1's main-fit workloads, on Sect. 5.1's points and on
+Fig. 2's example, with the main runs' workloads and seeds: the README's
+reading x claim matrix (every reading of a point in one job).
+
 Seeds: inner sweeps (the seeds) run inside one job per point, so the DAG
 stays small: one simulation job per (policy, load) for Table 1, per (trace,
 policy variant) on the traces, per (policy, utilization) for Sect. 5.1, per
@@ -113,11 +119,14 @@ _ARTIFACTS = [
 ]
 #: Index titles of the cubes.
 _CUBE_TITLES = {
-    "fig2": "Cube (netCDF): Fig. 2 metrics, dims (policy)",
-    "table1": "Cube (netCDF): Table 1 runs, dims (fit, policy, load, seed)",
+    "fig2": "Cube (netCDF): Fig. 2 metrics, dims (policy; FCFS-malleable also under each "
+            "time-model reading)",
+    "table1": "Cube (netCDF): Table 1 runs, dims (fit, policy, load, seed; the main fit also "
+              "under each time-model reading)",
     "traces": "Cube (netCDF): trace runs (Fig. 3, Tables 2-3, orders, readings), dims "
               "(trace, policy, seed)",
-    "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed)",
+    "long_util": "Cube (netCDF): Sect. 5.1 runs, dims (policy, long_util, seed; FCFS-malleable "
+                 "also under each time-model reading)",
     WHOLE: "Cube (netCDF): whole-workload runs (Table 2's 'Jobs' as workload sizes), dims "
            "(trace, policy, seed)",
 }
@@ -170,10 +179,42 @@ class Utrera(Study):
                 out[f"order-{order}"] = dict(policy="fcfs_malleable",
                                              params={**base, "order": order},
                                              label=f"fcfs_malleable:order={order}", seeded=True)
-        for name, over in self.readings().items():
-            out[f"reading-{name}"] = dict(policy="fcfs_malleable", params={**base, **over},
-                                          label=f"fcfs_malleable:{name}", seeded=True)
+        for name, v in self.reading_variants().items():
+            out[f"reading-{name}"] = dict(policy="fcfs_malleable", params=v["params"],
+                                          label=v["label"], seeded=True)
         return out
+
+    def reading_variants(self) -> dict[str, dict]:
+        """Every other reading of the time model: name -> label, params.
+
+        ``label`` is its policy coordinate in every cube
+        (``fcfs_malleable:<name>``), ``params`` the main fcfs_malleable
+        parameters with the reading's overrides (:meth:`readings`). They run
+        on the traces (:meth:`trace_variants`), on Table 1's main-fit
+        workloads, on Sect. 5.1's points and on Fig. 2's example (there under
+        ``fig2.malleable_params``, see :meth:`fig2_reading_params`).
+        """
+        base = self.policy(MALLEABLE)
+        return {name: {"label": f"{MALLEABLE}:{name}", "params": {**base, **over}}
+                for name, over in self.readings().items()}
+
+    def reading_labels(self) -> dict[str, dict]:
+        """The readings as a chunk's ``variants``: policy label -> fcfs_malleable parameters."""
+        return {v["label"]: v["params"] for v in self.reading_variants().values()}
+
+    def fig2_reading_params(self) -> dict[str, dict]:
+        """Fig. 2's fcfs_malleable under each reading: policy label -> parameters.
+
+        The example's own parameters (``fig2.malleable_params``: the paper's
+        footnote, no overhead) apply on top of the reading's overrides: the
+        footnote defines the example, so every reading runs it with OV = 0
+        and the OV factor cannot change it; the expansion factor (and
+        ``expand_started_shrunk``) can. The example's jobs carry no CPU
+        utilization, so the util factor cannot either (trace_mean of none
+        falls back to ``missing_cpu_util``).
+        """
+        own = dict(self.spec["fig2"].get("malleable_params") or {})
+        return {v["label"]: {**v["params"], **own} for v in self.reading_variants().values()}
 
     def order_labels(self) -> dict[str, str]:
         """Candidate order -> its policy label in the traces cube."""
@@ -343,9 +384,11 @@ class Utrera(Study):
                "policy_modules": list(self.config.get("policy_modules") or [])}
         if part == "fig2":
             sub["fig2"] = spec["fig2"]
+            sub["readings"] = self.fig2_reading_params()
         elif part == "table1":
             sub["table1"] = {**spec["table1"], "seeds": self.seeds("table1", scale),
                              "lublin": self.lublin_set()}
+            sub["readings"] = self.reading_labels()
         elif part == "traces":
             sub.update(traces=traces, ov_seeds=self.seeds("ov", scale),
                        variants={k: {"policy": v["policy"], "params": v["params"]}
@@ -355,7 +398,8 @@ class Utrera(Study):
             sub.update(trace={**traces[lu["trace"]], **self.long_util_portion(scale)},
                        ov_seeds=self.seeds("ov", scale),
                        long_util={"values": self.long_util_values(scale),
-                                  "mode": lu.get("mode", "set")})
+                                  "mode": lu.get("mode", "set")},
+                       readings=self.reading_labels())
         elif part == WHOLE:
             sub.update(traces={t: {**traces[t], **v}
                                for t, v in self.whole_workloads(scale).items()},
@@ -607,6 +651,60 @@ class Utrera(Study):
                                       "trace": "|".join(self.spec["trace_portions"])},
                 code=[_RUNS],
                 run=deferred(_RUNS, "simulate_chunk")),
+            # The other readings of the time model on the parts off the traces
+            # (the reading x claim matrix): every reading of a point in one
+            # job, paired with the main runs (same workloads and seeds).
+            Step(
+                "utrera_fig2_readings",
+                message=("Simulating paper U's Fig. 2 toy example under every reading of the "
+                         "time model ({wildcards.scale})"),
+                output={"schedules": "results/runs/utrera/{scale}/fig2/readings.json"},
+                params={"fig2": fig2, "variants": self.fig2_reading_params(),
+                        "simulation": self.simulation()},
+                policies=[MALLEABLE],
+                code=[_RUNS],
+                run=deferred(_RUNS, "simulate_fig2_readings")),
+            Step(
+                "utrera_simulate_table1_readings",
+                message=("Simulating fcfs_malleable under {params.spec[n_readings]} readings on "
+                         "paper U's Table 1 workloads (fit {wildcards.fit}) at load "
+                         "{wildcards.load}, {params.spec[n_seeds]} seeds ({wildcards.scale})"),
+                input=lambda w: {"swfs": [self.table1_workload(s, float(w.load), w.fit)
+                                          for s in self.seeds("table1", w.scale)]},
+                output=self._chunk_outputs("table1/{fit}/readings/load{load}"),
+                params=lambda w: {
+                    "kind": "table1", "policy": MALLEABLE, "variants": self.reading_labels(),
+                    "n_readings": len(self.reading_labels()), "seeded": True,
+                    "seeds": self.seeds("table1", w.scale),
+                    "n_seeds": len(self.seeds("table1", w.scale)),
+                    "cpus": self.lublin_set().get("machine_size", 128),
+                    "coords": {"fit": w.fit, "load": float(w.load)},
+                    "simulation": self.simulation()},
+                policies=[MALLEABLE],
+                # The verdict reads the main fit only.
+                wildcard_constraints={"fit": self.spec["table1"]["fit"]},
+                code=[_RUNS],
+                run=deferred(_RUNS, "simulate_chunk")),
+            Step(
+                "utrera_simulate_long_util_readings",
+                message=("Simulating fcfs_malleable under {params.spec[n_readings]} readings on "
+                         "{params.spec[trace]} with long jobs' CPU utilization {wildcards.util} "
+                         "(paper U, Sect. 5.1, {wildcards.scale})"),
+                input=lambda w: {"swf": self.long_util_file(w.scale)},
+                output=self._chunk_outputs("long_util/readings/util{util}"),
+                params=lambda w: {
+                    "kind": "long_util", "trace": lu_trace, "policy": MALLEABLE,
+                    "variants": self.reading_labels(), "n_readings": len(self.reading_labels()),
+                    "seeded": True, "seeds": self.seeds("ov", w.scale),
+                    "cpus": self.long_util_portion(w.scale)["machine_procs"],
+                    "long_util": float(w.util),
+                    "long_util_mode": self.spec["long_util"].get("mode", "set"),
+                    "coords": {"long_util": float(w.util)},
+                    "simulation": self.simulation()},
+                policies=[MALLEABLE],
+                wildcard_constraints={"util": "[0-9]+(\\.[0-9]+)?"},
+                code=[_RUNS],
+                run=deferred(_RUNS, "simulate_chunk")),
         ]
 
     def long_util_file(self, scale: str | None = None, ext: str = "swf.gz") -> str:
@@ -617,12 +715,18 @@ class Utrera(Study):
     def summaries(self, part: str, scale: str) -> list[str]:
         """Run summaries (chunks) that make one part's cube."""
         root = f"results/runs/utrera/{scale}"
+        # The other readings of the time model (one chunk per point, all readings).
+        readings = ["readings"] if self.readings() else []
         if part == "fig2":
-            return [f"{root}/fig2/schedules.json"]
+            return [f"{root}/fig2/schedules.json",
+                    *(f"{root}/fig2/readings.json" for _ in readings)]
         if part == "table1":
+            main = self.spec["table1"]["fit"]
             return [f"{root}/table1/{f}/{p}/load{load_tag(x)}/summary.json"
                     for f in self.table1_fits() for p in _COMPARED
-                    for x in self.spec["table1"]["loads"]]
+                    for x in self.spec["table1"]["loads"]] + [
+                f"{root}/table1/{main}/{r}/load{load_tag(x)}/summary.json"
+                for r in readings for x in self.spec["table1"]["loads"]]
         if part == "traces":
             return [f"{root}/traces/{t}/{v}/summary.json"
                     for t in self.spec["trace_portions"] for v in self.trace_variants()]
@@ -630,7 +734,7 @@ class Utrera(Study):
             return [f"{root}/{WHOLE}/{t}/{p}/summary.json"
                     for t in self.whole_workloads(scale) for p in _COMPARED]
         return [f"{root}/long_util/{p}/util{load_tag(u)}/summary.json"
-                for p in _COMPARED for u in self.long_util_values(scale)]
+                for p in (*_COMPARED, *readings) for u in self.long_util_values(scale)]
 
     def aggregate_step(self) -> Step:
         """One cube per part (:mod:`simlib.studies.utrera.cubes`)."""
@@ -669,8 +773,11 @@ class Utrera(Study):
                 stage="figures",
                 message="Drawing paper U's Fig. 2 Gantt charts and its nine numbers",
                 input={"schedules": f"results/runs/utrera/{scale}/fig2/schedules.json",
+                       **({"readings": f"results/runs/utrera/{scale}/fig2/readings.json"}
+                          if readings else {}),
                        "published": published},
-                output=outputs(png="fig2_gantt.png", csv="fig2_numbers.csv", md="fig2_numbers.md"),
+                output=outputs(png="fig2_gantt.png", csv="fig2_numbers.csv", md="fig2_numbers.md",
+                               readings_csv="fig2_readings.csv"),
                 params={"scale": scale, "policies": spec["fig2"]["policies"]},
                 report=mark("png", "md"),
                 code=[_FIGURES],
@@ -683,7 +790,8 @@ class Utrera(Study):
                        "fits": [f"{T1_DIR}/{f}/seed{s}/fit.json" for f in self.table1_fits()
                                 if f in T1_OWN_FITS for s in self.seeds("table1")],
                        "published": published},
-                output=outputs(png="table1.png", csv="table1.csv", md="table1.md"),
+                output=outputs(png="table1.png", csv="table1.csv", md="table1.md",
+                               readings_csv="table1_readings.csv"),
                 params={"scale": scale, "fit": spec["table1"]["fit"], "fits": self.table1_fits(),
                         "tau": self.simulation()["tau"], "lublin": self.lublin_set()},
                 report=mark("png", "md"),
@@ -732,7 +840,8 @@ class Utrera(Study):
                 input={"cube": f"results/utrera_long_util.{scale}.nc",
                        "info": self.long_util_file(scale, "json"),
                        "published": published},
-                output=outputs(png="long_util.png", csv="long_util.csv", md="long_util.md"),
+                output=outputs(png="long_util.png", csv="long_util.csv", md="long_util.md",
+                               readings_csv="long_util_readings.csv"),
                 params={"scale": scale, "trace": lu["trace"], "mode": lu.get("mode", "set"),
                         "min_long_jobs": self.min_long_jobs(),
                         "portion": self.long_util_portion(scale)},
@@ -782,7 +891,10 @@ class Utrera(Study):
         scale = self.scale
         mine = self.artifacts()
         tables = {"claims": "claims.csv", "gains": "headline_gains.csv",
-                  "orders": "orders_ablation.csv", "readings": "time_model_readings.csv"}
+                  "orders": "orders_ablation.csv", "readings": "time_model_readings.csv",
+                  # Every reading's rows off the traces (the reading x claim matrix).
+                  "fig2_readings": "fig2_readings.csv", "table1_readings": "table1_readings.csv",
+                  "long_util_readings": "long_util_readings.csv"}
         return Step(
             "utrera_readme",
             stage="report",

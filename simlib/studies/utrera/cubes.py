@@ -7,7 +7,9 @@ that run them): (trace, policy, seed). One
 variable per metric of :func:`simlib.studies.utrera.metrics.run_metrics`,
 units on each, provenance in the attributes. Runs of a policy that draws
 nothing (EASY on a fixed workload) were simulated once; their values stand
-for every seed (attribute ``seed_independent_policies``).
+for every seed (attribute ``seed_independent_policies``). The other readings
+of the time model are policies ``fcfs_malleable:<reading>`` (traces, Table 1's
+main fit, Sect. 5.1, Fig. 2): each run's own ``policy`` label.
 """
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from . import EASY, MALLEABLE
 from . import report as R
 from .metrics import busiest_window, waiting_cpus
 
-__all__ = ["ACK", "num", "pm", "or_na", "fig2", "table1", "traces", "long_util",
+__all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces", "long_util",
            "long_util_portion", "whole_workloads"]
 
 #: The traces' source, cited under every artifact built from them.
@@ -101,12 +101,34 @@ def _write_csv(df: pd.DataFrame, path, index: bool = False) -> None:
 # --------------------------------------------------------------------------
 # steps
 # --------------------------------------------------------------------------
+def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
+    """Fig. 2's nine numbers under every reading: the main table, then each reading's
+    FCFS-malleable rows under its label (``readings``: the JSON of step
+    ``utrera_fig2_readings``). Read by the reading x claim matrix.
+
+    Examples
+    --------
+    >>> main = {"policies": {"easy": {"metrics": {"mean_response": 4.34}},
+    ...                      "fcfs_malleable": {"metrics": {"mean_response": 3.67}}}}
+    >>> r = {"policies": {"fcfs_malleable:x": {"metrics": {"mean_response": 4.0}}}}
+    >>> pub = {"values": {"easy": {"mean_response": 4.33}, "fcfs_malleable": {"mean_response": 3.66}}}
+    >>> fig2_readings_table(main, r, pub)[["policy", "ours"]].values.tolist()
+    [['easy', 4.34], ['fcfs_malleable', 3.67], ['fcfs_malleable:x', 4.0]]
+    """
+    frames = [F.fig2_table(schedules, published)]
+    for label, d in readings["policies"].items():
+        t = F.fig2_table({"policies": {**schedules["policies"], MALLEABLE: d}}, published)
+        frames.append(t[t["policy"] == MALLEABLE].assign(policy=label))
+    return pd.concat(frames, ignore_index=True)
+
+
 def fig2(ctx) -> None:
     """Step ``utrera_figures_fig2``: Fig. 2's Gantt charts and its nine numbers.
 
-    Inputs ``schedules`` (step ``utrera_fig2``) and ``published``;
-    parameters ``scale`` and ``policies`` (panel order); outputs ``png``,
-    ``csv`` and ``md``.
+    Inputs ``schedules`` (step ``utrera_fig2``), ``readings`` (step
+    ``utrera_fig2_readings``, optional) and ``published``; parameters
+    ``scale`` and ``policies`` (panel order); outputs ``png``, ``csv`` and
+    ``md`` (the main reading), ``readings_csv`` (:func:`fig2_readings_table`).
     """
     pub = R.load_published(ctx.input.published)
     sched = json.loads(Path(ctx.input.schedules).read_text())
@@ -114,6 +136,9 @@ def fig2(ctx) -> None:
                 policies=ctx.params["policies"])
     table = F.fig2_table(sched, pub["fig2"])
     _write_csv(table, ctx.output.csv)
+    readings = (json.loads(Path(ctx.input.readings).read_text())
+                if ctx.input.get("readings") else {"policies": {}})
+    _write_csv(fig2_readings_table(sched, readings, pub["fig2"]), ctx.output.readings_csv)
     md = table.assign(policy=table["policy"].map(F.policy_label))
     _write_md(ctx.output.md, "Fig. 2: the nine numbers, ours vs published",
               f"Toy example on {sched['cpus']} CPUs, simulated ({pub['fig2']['source']}). "
@@ -189,6 +214,16 @@ def _table1_md(t1: pd.DataFrame) -> str:
             + F.to_markdown(pd.DataFrame(gains), digits=3))
 
 
+def _table1_rows(cube, pub, fit: str) -> pd.DataFrame:
+    """:func:`R.table1_frame <simlib.studies.utrera.report.table1_frame>` with columns
+    ``fit`` and ``main`` (the main fit's rows first)."""
+    t1 = R.table1_frame(cube, pub)
+    if "fit" not in t1:  # a cube of one fit
+        t1.insert(0, "fit", fit)
+    t1.insert(1, "main", t1["fit"] == fit)
+    return t1.sort_values("main", ascending=False, kind="mergesort").reset_index(drop=True)
+
+
 def table1(ctx) -> None:
     """Step ``utrera_figures_table1``: Table 1, ours vs the paper's S and R, and the gains.
 
@@ -197,18 +232,24 @@ def table1(ctx) -> None:
     (the main one), ``fits`` (main first, then the alternatives), ``tau``
     (s, of the bounded slowdown) and ``lublin`` (the parameter set);
     outputs ``png`` and ``csv`` (the main fit; the CSV has every fit, column
-    ``main``) and ``md`` (every fit, the main one first).
+    ``main``) and ``md`` (every fit, the main one first), all of the main
+    reading of the time model, and ``readings_csv``: the main fit's rows of
+    every reading (policy labels ``fcfs_malleable:<reading>``, beside EASY
+    and the main reading), read by the reading x claim matrix.
     """
     p = ctx.params
     pub = R.load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
-    t1 = R.table1_frame(cube, pub)
-    if "fit" not in t1:  # a cube of one fit
-        t1.insert(0, "fit", p["fit"])
-    t1.insert(1, "main", t1["fit"] == p["fit"])
-    t1 = t1.sort_values("main", ascending=False, kind="mergesort").reset_index(drop=True)
+    # The main reading's table; the other readings (main fit only) go to readings_csv.
+    t1 = _table1_rows(cube.sel(policy=list(POLICIES)), pub, p["fit"])
     _write_csv(t1, ctx.output.csv)
+    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    if others and "fit" in cube.dims:
+        cube = cube.sel(fit=[p["fit"]])
+    readings = _table1_rows(cube.sel(policy=[*POLICIES, *others]), pub, p["fit"])
+    _write_csv(readings[readings["main"]] if others else readings.iloc[0:0],
+               ctx.output.readings_csv)
     records = [json.loads(Path(f).read_text()) for f in ctx.input.fits]
     lublin = p["lublin"]
     notes = {f: _fit_note(f, [r for r in records if r.get("fit", p["fit"]) == f], lublin)
@@ -462,7 +503,9 @@ def long_util(ctx) -> None:
     portion) and ``published``; parameters ``scale``, ``trace``, ``mode``
     and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`R.long_util_frame
     <simlib.studies.utrera.report.long_util_frame>` with the portion's
-    columns, :func:`long_util_portion`, read by the claim), ``md``.
+    columns, :func:`long_util_portion`, read by the claim), ``md``, all of
+    the main reading, and ``readings_csv`` (the same table with every
+    reading's rows, read by the reading x claim matrix).
     """
     p = ctx.params
     pub = R.load_published(ctx.input.published)
@@ -470,8 +513,12 @@ def long_util(ctx) -> None:
     n_seeds = int(cube.sizes["seed"])
     info = json.loads(Path(ctx.input.info).read_text())
     where = long_util_portion(info, p["min_long_jobs"])
-    lu = R.long_util_frame(cube).assign(**where)
+    # The main reading; every reading (labels fcfs_malleable:<reading>) in readings_csv.
+    lu = R.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
     _write_csv(lu, ctx.output.csv)
+    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    every = R.long_util_frame(cube.sel(policy=[*POLICIES, *others])).assign(**where)
+    _write_csv(every if others else every.iloc[0:0], ctx.output.readings_csv)
     n_long = where["long_jobs"]
     own = info["portion"].get("long_cpu_util_mean")
     # A small (smoke) portion may hold no long job with CPU-time data at all.

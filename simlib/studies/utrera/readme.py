@@ -60,7 +60,14 @@ INTERPRETATION = """\
    (`missing_cpu_util`: no overlap of communication and computation
    assumed). The alternatives (OV = 0, OV on all work, expanding jobs that
    started shrunk) are config switches and are all simulated:
-   `time_model_readings.png`.
+   `time_model_readings.png`. Every reading and every combination of the
+   reading factors also runs on Table 1's main-fit workloads, Sect. 5.1's
+   points and Fig. 2's example, paired with the main runs (same workloads and
+   seeds): the reading x claim matrix. Fig. 2 keeps its own
+   `fig2.malleable_params` (the footnote: OV = 0) on top of each reading, as
+   the footnote defines the example: the OV factor cannot change it, the
+   expansion factor can; its jobs carry no CPU utilization, so the util
+   factor cannot either.
 4. **Metrics.** Response = finish - submit. Slowdown = formula 1,
    (wait + execution) / expanded execution time, where the expanded
    execution time is the job's trace runtime (its request when it is killed
@@ -312,8 +319,9 @@ def _header(p, counts) -> list[str]:
         "follows the stated rule mechanically from this run's numbers; the discussion below "
         "says why.",
         "",
-        "The last columns give the verdict of the claims on the traces under the other "
-        "readings of the time model (interpretation 3), all simulated with the same seeds.",
+        "The last columns give the verdict of each claim under the other named readings of "
+        "the time model (interpretation 3), simulated with the same seeds and workloads; "
+        "every combination of the reading factors is in the reading x claim matrix below.",
         "",
     ]
 
@@ -335,11 +343,36 @@ def _short(claim: str) -> str:
     return claim.split(":")[0]
 
 
+def _labels(claims) -> dict[str, str]:
+    """Each claim's column in the matrix: its short label, with its number when two share one.
+
+    Examples
+    --------
+    >>> _labels(["Fig. 2: a", "Sect. 5.1: b", "Sect. 5.1: c"])
+    {'Fig. 2: a': 'Fig. 2', 'Sect. 5.1: b': 'Sect. 5.1 (#2)', 'Sect. 5.1: c': 'Sect. 5.1 (#3)'}
+    """
+    claims = list(claims)
+    shorts = [_short(c) for c in claims]
+    return {c: (f"{sh} (#{i + 1})" if shorts.count(sh) > 1 else sh)
+            for i, (c, sh) in enumerate(zip(claims, shorts))}
+
+
 def _matrix(claims: pd.DataFrame, alt: dict[str, dict[str, str]], gains: pd.DataFrame,
-            p: dict) -> list[str]:
-    """The reading x claim matrix: per reading (main first), the verdict of each claim on the
-    traces and the headline gains; the levels of the reading factors it combines."""
-    traced = [c for c in claims["claim"] if any(c in v for v in alt.values())]
+            p: dict, how: dict[str, str] | None = None) -> list[str]:
+    """The reading x claim matrix: per reading (main first), the verdict of each claim and
+    the headline gains; the levels of the reading factors it combines.
+
+    ``alt``: reading -> claim -> verdict (:func:`R.reading_verdicts
+    <simlib.studies.utrera.report.reading_verdicts>`); ``how``: claim ->
+    "policy-free" or "main reading only" for the claims not simulated under
+    each reading (the others: simulated). The headline sentence counts the
+    claims judged per reading (all but the main-reading-only ones).
+    """
+    how = how or {}
+    numbers = _labels(claims["claim"])
+    shown = [c for c in claims["claim"] if any(c in v for v in alt.values())]
+    labels = {c: numbers[c] + ("*" if how.get(c) == "policy-free" else "") for c in shown}
+    judged = {labels[c] for c in shown if how.get(c) != R.MAIN_ONLY}
     factors = p.get("reading_factors") or {}
     rows = []
     main = dict(zip(claims["claim"], claims["verdict"]))
@@ -352,28 +385,39 @@ def _matrix(claims: pd.DataFrame, alt: dict[str, dict[str, str]], gains: pd.Data
                      for part in name.split("__")) if name != "main" else {}
         for f, levels in factors.items():
             row[f] = parts.get(f, next(iter(levels))) if parts.keys() <= set(factors) else "–"
-        for c in traced:
-            row[_short(c)] = verdicts.get(c, "–")
+        for c in shown:
+            row[labels[c]] = verdicts.get(c, "–")
         g = mean[mean["policy"] == label] if len(mean) else mean
         for metric, col in (("utrera_slowdown", "slowdown gain %"),
                             ("mean_response", "response gain %")):
             r = g[g["metric"] == metric] if len(g) else g
             row[col] = f"{float(r['mean'].iloc[0]):+.1f}" if len(r) else "–"
         rows.append(row)
-    labels = {_short(c) for c in traced}
-    held = {r["reading"]: sum(v == "reproduced" for k, v in r.items() if k in labels)
+    held = {r["reading"]: sum(v == "reproduced" for k, v in r.items() if k in judged)
             for r in rows}
     best = max(held.values()) if held else 0
+    free = [labels[c] for c in shown if how.get(c) == "policy-free"]
+    only = [labels[c] for c in shown if how.get(c) == R.MAIN_ONLY]
+    notes = []
+    if free:
+        notes.append(f"{', '.join(free)}: {R.POLICY_FREE['table2.md']}, shown as the main "
+                     "verdict (not re-run).")
+    if only:
+        notes.append(f"{', '.join(only)} (the candidate orders): "
+                     f"{R.MAIN_READING_ONLY['orders_ablation.png']}.")
     return ["", "## Reading x claim matrix", "",
             "Every combination of the reading factors (grid `reading_factors`; the first level "
-            "of each is the main reading's) and every named reading, simulated on the three "
-            "traces with the same OV seeds; each cell is the verdict of that claim under that "
-            "reading, by the same rule as the main table. The headline gains are the mean over "
-            "the traces (positive: FCFS-malleable better than EASY; the paper: +28 % slowdown, "
-            "+31 % response). The claims not on the traces (Fig. 2, Table 1, Table 2, Sect. 5.1, "
-            "the candidate orders) are judged under the main reading only. Most claims "
-            f"reproduced under one reading: {best} of {len(traced)} "
-            f"({', '.join(n for n, h in held.items() if h == best)}).", "",
+            "of each is the main reading's) and every named reading, simulated with the same "
+            "seeds and workloads as the main reading: on the three traces (Fig. 3, Table 3, "
+            "fragmentation, headline, job classes), on Table 1's workloads (main fit), on "
+            "Sect. 5.1's points and on Fig. 2's example (there with the example's own "
+            "`fig2.malleable_params` on top: OV = 0 under every reading, so only the expansion "
+            "factor and `expand_started_shrunk` can change it). Each cell is the verdict of "
+            "that claim under that reading, by the same rule as the main table. The headline "
+            "gains are the mean over the traces (positive: FCFS-malleable better than EASY; the "
+            "paper: +28 % slowdown, +31 % response). " + " ".join(notes)
+            + f" Most claims reproduced under one reading: {best} of {len(judged)} judged per "
+            f"reading ({', '.join(n for n, h in held.items() if h == best)}).", "",
             *markdown_table(pd.DataFrame(rows)).splitlines()]
 
 
@@ -392,11 +436,22 @@ def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> list[str]:
             ""]
 
 
+def _read_optional(path) -> pd.DataFrame | None:
+    """A CSV table, or None when not given or empty (no rows: no reading ran there)."""
+    if not path:
+        return None
+    df = pd.read_csv(path)
+    return df if len(df) else None
+
+
 def readme(ctx) -> None:
     """Step ``utrera_readme``: write ``paper_figures/utrera/README.md``.
 
     Inputs: ``claims`` (step ``utrera_claims``), the CSV tables ``gains``,
-    ``orders`` and ``readings`` of the figure steps, ``published``, and
+    ``orders`` and ``readings`` of the figure steps, the other readings'
+    rows off the traces (``fig2_readings``, ``table1_readings``,
+    ``long_util_readings``: the reading x claim matrix,
+    :func:`R.reading_verdicts <simlib.studies.utrera.report.reading_verdicts>`), ``published``, and
     ``others`` (every other artifact, so the README is rebuilt after them). Parameters: ``published`` (its
     path as configured), ``scale``, ``scale_description``, ``portions``,
     ``table1_seeds``, ``ov_seeds``, ``long_util_values``, ``scale_plan``
@@ -411,15 +466,19 @@ def readme(ctx) -> None:
     readings = pd.read_csv(inp.readings)
     orders = pd.read_csv(inp.orders)
     claims = read_claims(inp.claims)
-    # The claims on the traces again, under each other reading of the time model.
-    alt = {name: {c.claim: c.verdict.value for c in R.claims(
-               published=pub, traces=readings, gains=gains, malleable=label)}
-           for name, label in p["readings"].items()}
+    # Every claim again under each other reading of the time model.
+    rv = R.reading_verdicts(
+        claims, pub, p["readings"], traces=readings, gains=gains,
+        fig2=_read_optional(inp.get("fig2_readings")),
+        table1=_read_optional(inp.get("table1_readings")),
+        long_util=_read_optional(inp.get("long_util_readings")))
+    alt = {name: dict(zip(g["claim"], g["verdict"])) for name, g in rv.groupby("reading", sort=False)}
+    how = {c: h for c, h in zip(rv["claim"], rv["how"]) if h in ("policy-free", R.MAIN_ONLY)}
     counts = verdict_counts(claims["verdict"])
     single = p.get("single_readings", list(alt))
     lines = _header(p, counts) + _verdict_table(claims, {k: v for k, v in alt.items()
                                                          if k in single})
-    lines += _matrix(claims, alt, gains, p)
+    lines += _matrix(claims, alt, gains, p, how)
     lines += ["", "## Published vs reproduced, artifact by artifact", ""]
     made = {os.path.basename(a["path"]) for a in p["artifacts"]}
     for title, pngs, md in SECTIONS:

@@ -3,13 +3,15 @@
 * :func:`simulate_with_allocations` -- a simulation that also records which
   CPUs every job held over time (Fig. 2's Gantt charts);
 * the simulation steps of the study: :func:`simulate_fig2` (the toy
-  example) and :func:`simulate_chunk` (one point of Table 1, the traces or
-  Sect. 5.1, every seed).
+  example), :func:`simulate_fig2_readings` (the example under every other
+  reading of the time model) and :func:`simulate_chunk` (one point of
+  Table 1, the traces or Sect. 5.1, every seed, optionally every reading).
 
 What a run measures is in :mod:`simlib.studies.utrera.metrics`.
 """
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping
 
@@ -27,7 +29,8 @@ from simlib.workload.swf import read_swf
 from . import MALLEABLE
 from .metrics import run_metrics
 
-__all__ = ["simulate_with_allocations", "simulate_fig2", "simulate_chunk"]
+__all__ = ["simulate_with_allocations", "simulate_fig2", "simulate_fig2_readings",
+           "simulate_chunk"]
 
 
 class _AllocationLog:
@@ -147,6 +150,40 @@ def simulate_fig2(ctx) -> None:
     write_json(out, ctx.output.schedules)
 
 
+def simulate_fig2_readings(ctx) -> None:
+    """Step ``utrera_fig2_readings``: the toy example's fcfs_malleable under every reading.
+
+    ``params.variants``: policy label (``fcfs_malleable:<reading>``) ->
+    parameters (the reading's, then ``fig2.malleable_params``: see
+    :meth:`Utrera.fig2_reading_params
+    <simlib.studies.utrera.Utrera.fig2_reading_params>`). Output
+    ``schedules``: the JSON of :func:`simulate_fig2` (``policies`` keyed by
+    label, each with its parameters, metrics and segments).
+
+    Parameters
+    ----------
+    ctx : simlib.studies.StepContext
+    """
+    p = ctx.params
+    fig2 = p["fig2"]
+    wl = toy_workload(fig2["jobs"], name="paper U Fig. 2")
+    out = {"cpus": fig2["cpus"], "jobs": fig2["jobs"], "policies": {}}
+    for label, params in p["variants"].items():
+        res, seg = simulate_with_allocations(wl, MALLEABLE, cpus=fig2["cpus"],
+                                             policy_params=params,
+                                             overrun=p["simulation"]["overrun"],
+                                             workload_name="fig2")
+        metrics = run_metrics(res, tau=p["simulation"]["tau"])
+        ctx.log.info("%s: %s", label, {k: metrics[k] for k in
+                                       ("mean_response", "utrera_slowdown",
+                                        "utrera_fragmentation")})
+        out["policies"][label] = {
+            "params": dict(params), "metrics": metrics,
+            "segments": [{**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")],
+        }
+    write_json(out, ctx.output.schedules)
+
+
 def simulate_chunk(ctx) -> None:
     """Steps ``utrera_simulate_{table1,traces,long_util}``: one point, every seed.
 
@@ -161,9 +198,13 @@ def simulate_chunk(ctx) -> None:
 
     A policy that draws nothing (``params.seeded`` false, i.e. EASY on a
     fixed workload) is simulated once; the cube uses that run for every
-    seed. Outputs: ``summary`` (one record per run: coordinates, seed,
-    metrics of :func:`run_metrics` and the offered load), and ``jobs``
-    (Batsim columns) / ``timeline`` of the first run.
+    seed. With ``params.variants`` (policy label -> parameters: the other
+    readings of the time model), each workload and seed runs under every
+    variant, and each run records its label as coordinate ``policy``;
+    variants with equal parameters are simulated once. Outputs:
+    ``summary`` (one record per run: coordinates, seed, metrics of
+    :func:`run_metrics` and the offered load), and ``jobs`` (Batsim
+    columns) / ``timeline`` of the first run.
 
     Parameters
     ----------
@@ -176,9 +217,11 @@ def simulate_chunk(ctx) -> None:
     else:
         plan = [(s, ctx.input.swf) for s in (seeds if p["seeded"] else [None])]
     debug = bool((ctx.config.get("simulation") or {}).get("debug", False))
-    cache, runs = {}, []
+    # None: the chunk's one policy, coordinates as given (no label of its own).
+    variants = p.get("variants") or {None: p["policy_params"]}
+    cache, runs, first = {}, [], True
     t0 = time.perf_counter()
-    for i, (seed, path) in enumerate(plan):
+    for seed, path in plan:
         if path not in cache:
             wl = read_swf(path)
             if p["kind"] == "long_util":
@@ -188,24 +231,33 @@ def simulate_chunk(ctx) -> None:
                              p["long_util"], p["long_util_mode"])
             cache = {path: wl}  # one workload in memory at a time
         wl = cache[path]
-        params = dict(p["policy_params"])
-        if p["seeded"] and seed is not None:
-            params["seed"] = int(seed)
-        res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
-                       overrun=p["simulation"]["overrun"], debug=debug,
-                       workload_name=f"{path}#seed{seed}", record_timeline=True)
-        metrics = run_metrics(res, tau=p["simulation"]["tau"])
-        metrics["offered_load"] = offered_load(wl, p["cpus"])
-        runs.append({**p["coords"], "seed": seed, "workload": path, "policy_params": params,
-                     "metrics": metrics})
-        if i == 0:
-            write_csv(res.jobs, ctx.output.jobs, index=False, lineterminator="\n")
-            # mtime 0: equal runs give equal bytes.
-            write_csv(res.timeline, ctx.output.timeline, index=False, lineterminator="\n",
-                      compression={"method": "gzip", "mtime": 0})
-        ctx.log.info("seed %s: response %.1f slowdown %.3f frag %.4f mpl %.3f", seed,
-                     metrics["mean_response"], metrics["utrera_slowdown"],
-                     metrics["utrera_fragmentation"], metrics["utrera_mean_mpl"])
+        done = {}  # equal parameters (two names of one reading): one run
+        for label, vparams in variants.items():
+            params = dict(vparams)
+            if p["seeded"] and seed is not None:
+                params["seed"] = int(seed)
+            key = json.dumps(params, sort_keys=True, default=str)
+            if key not in done:
+                res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
+                               overrun=p["simulation"]["overrun"], debug=debug,
+                               workload_name=f"{path}#seed{seed}", record_timeline=True)
+                metrics = run_metrics(res, tau=p["simulation"]["tau"])
+                metrics["offered_load"] = offered_load(wl, p["cpus"])
+                done[key] = metrics
+                if first:
+                    write_csv(res.jobs, ctx.output.jobs, index=False, lineterminator="\n")
+                    # mtime 0: equal runs give equal bytes.
+                    write_csv(res.timeline, ctx.output.timeline, index=False,
+                              lineterminator="\n", compression={"method": "gzip", "mtime": 0})
+                    first = False
+            metrics = dict(done[key])
+            coords = {**p["coords"], **({"policy": label} if label is not None else {})}
+            runs.append({**coords, "seed": seed, "workload": path, "policy_params": params,
+                         "metrics": metrics})
+            ctx.log.info("%sseed %s: response %.1f slowdown %.3f frag %.4f mpl %.3f",
+                         f"{label} " if label else "", seed, metrics["mean_response"],
+                         metrics["utrera_slowdown"], metrics["utrera_fragmentation"],
+                         metrics["utrera_mean_mpl"])
     ctx.log.info("%d runs in %.2f s", len(runs), time.perf_counter() - t0)
     write_json({"kind": p["kind"], "policy": p["policy"], "seeded": bool(p["seeded"]),
                 "cpus": p["cpus"], "coords": p["coords"], "runs": runs}, ctx.output.summary)
