@@ -41,6 +41,7 @@ ALLOCATIONS = ("count", *RULES)
 #: Values of the ``recompute`` parameter: what happens to the queued jobs'
 #: reservations when a job ends before its estimate.
 RECOMPUTE = ("compress", "rebuild")
+INF = float("inf")
 
 
 class Conservative(QueuePolicy):
@@ -129,6 +130,12 @@ class Conservative(QueuePolicy):
         self._held: dict[int, Allocation] | None = None
         if self.strategy is None:
             self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
+            n = len(sim.jobs)
+            #: Dirty range of each job (by idx): starts ``t`` in ``[lo, hi)``
+            #: may have become feasible since it was last placed; clean when
+            #: ``lo >= hi`` (see :meth:`_compress_counts`).
+            self._lo = [INF] * n
+            self._hi = [-INF] * n
             return
         self.profile = PlacementProfile(0.0, sim.platform)
         self._held = {}
@@ -156,6 +163,8 @@ class Conservative(QueuePolicy):
         start, held = self._find(job, now)
         self.profile.reserve(start, start + job.requested_time, held)
         job.data = start
+        if self._held is None:  # placed at its earliest start: clean
+            self._lo[job.idx], self._hi[job.idx] = INF, -INF
 
     def _rebuild(self, now):
         sim = self.sim
@@ -191,6 +200,58 @@ class Conservative(QueuePolicy):
             prof.reserve(start, start + req, amount)
             job.data = start
 
+    def _gained(self, a, b, gain):
+        """``gain`` processors were given back on ``[a, b)``: widen the dirty
+        range of the queued jobs this may let move."""
+        prof = self.profile
+        times = prof.times
+        region = prof.free[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+        most = max(region)
+        least = min(region) - gain
+        lo, hi = self._lo, self._hi
+        for job in self.queue:
+            procs = job.procs
+            if least < procs <= most:
+                old = job.data
+                if old is not None and old > a:
+                    k = job.idx
+                    req = job.requested_time
+                    t = a - req - 1e-9 * (abs(a) + req + 1.0)
+                    if t < lo[k]:
+                        lo[k] = t
+                    if b > hi[k]:
+                        hi[k] = b
+
+    def _compress_counts(self, now):
+        prof = self.profile
+        times = prof.times
+        lo, hi = self._lo, self._hi
+        for job in self.queue:
+            old = job.data
+            if old <= now:
+                continue
+            k = job.idx
+            limit = hi[k] if hi[k] < old else old
+            first = lo[k]
+            if first >= limit:
+                continue
+            lo[k], hi[k] = INF, -INF
+            if first <= now:
+                first = now
+            else:
+                first = max(now, times[max(bisect.bisect_right(times, first) - 1, 0)])
+            req = job.requested_time
+            procs = job.procs
+            start = prof.earliest_move(procs, req, old, first, limit)
+            if start < limit:
+                end = start + req
+                prof.release(old, old + req, procs)
+                prof.reserve(start, end, procs)
+                job.data = start
+                if end < old + req:
+                    self._gained(max(old, end), old + req, procs)
+                    lo[k], hi[k] = INF, -INF  # its own move changes nothing for it
+
     def on_round(self, now, finished, submitted, timers, changed):
         prof = self.profile
         prof.advance(now)
@@ -201,10 +262,15 @@ class Conservative(QueuePolicy):
             if job.finish < job.estimated_end:
                 prof.release(now, job.estimated_end, amount)
                 early = True
+                if held is None and self.queue:
+                    self._gained(now, job.estimated_end, amount)
         if changed or (early and self._from_scratch and self.queue):
             self._rebuild(now)
         elif early and self.queue:
-            self._compress(now)
+            if held is None:
+                self._compress_counts(now)
+            else:
+                self._compress(now)
         for job in submitted:
             job.data = None
             self._place(job, now)

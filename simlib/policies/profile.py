@@ -129,6 +129,47 @@ class AvailabilityProfile(_Steps):
             start = times[i]
         return limit
 
+    def earliest_move(self, procs: int, duration: float, held_from: float,
+                      not_before: float, limit: float) -> float:
+        """Earliest start before ``limit`` of a job that holds ``procs`` from ``held_from``.
+
+        The job is reserved on ``[held_from, held_from + duration)``, with
+        ``limit <= held_from``. This is :meth:`earliest_start` on the profile
+        without that reservation, computed without releasing it: a start
+        ``t < held_from`` needs ``procs`` free on ``[t, t + duration)`` once
+        the job's own processors are given back, i.e. on
+        ``[t, min(t + duration, held_from))`` in this profile (from
+        ``held_from`` on the job's own processors suffice, as no step is ever
+        negative). Returns ``limit`` when no start before it fits.
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.reserve(0.0, 4.0, 6)      # 4 free until 4
+        >>> prof.reserve(6.0, 16.0, 8)     # a job of 8 reserved at 6, for 10
+        >>> prof.earliest_move(8, 10.0, 6.0, 0.0, 6.0)   # 8 free from 4 only
+        4.0
+        >>> prof.earliest_move(8, 10.0, 6.0, 0.0, 4.0)
+        4.0
+        """
+        times, free = self.times, self.free
+        n = len(times)
+        i = max(bisect.bisect_right(times, not_before) - 1, 0)
+        start = max(not_before, times[i])
+        while start < limit:
+            end = start + duration
+            if end > held_from:
+                end = held_from
+            j = i
+            while free[j] >= procs:
+                j += 1
+                if j == n or times[j] >= end:
+                    return start
+            i = j + 1
+            if i >= n:  # pragma: no cover - last step always holds `total`
+                raise RuntimeError("profile never frees enough processors")
+            start = times[i]
+        return limit
 
 
 class PlacementProfile(_Steps):
