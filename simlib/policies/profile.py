@@ -134,13 +134,21 @@ class AvailabilityProfile(_Steps):
         """Earliest start before ``limit`` of a job that holds ``procs`` from ``held_from``.
 
         The job is reserved on ``[held_from, held_from + duration)``, with
-        ``limit <= held_from``. This is :meth:`earliest_start` on the profile
-        without that reservation, computed without releasing it: a start
-        ``t < held_from`` needs ``procs`` free on ``[t, t + duration)`` once
-        the job's own processors are given back, i.e. on
-        ``[t, min(t + duration, held_from))`` in this profile (from
-        ``held_from`` on the job's own processors suffice, as no step is ever
+        ``limit <= held_from``. The result is :meth:`earliest_start`'s on
+        the profile without that reservation, computed without releasing
+        it: a start ``t < held_from`` needs ``procs`` free on
+        ``[t, t + duration)`` once the job's own processors are given back,
+        i.e. on ``[t, min(t + duration, held_from))`` in this profile (from
+        ``held_from`` on, the job's own processors suffice: no step is ever
         negative). Returns ``limit`` when no start before it fits.
+
+        Candidate starts are visited as in :meth:`earliest_start` until a
+        window reaches past ``limit``. From then on every later candidate's
+        window covers ``limit`` too, so a fitting start lies in the run of
+        steps with room that contains ``limit``: only the earliest candidate
+        of that run is checked. Likewise, when the first candidate's window
+        already reaches past ``limit``, every window covers the steps from
+        ``limit`` to its end: one of them without room rules out every start.
 
         Examples
         --------
@@ -151,15 +159,48 @@ class AvailabilityProfile(_Steps):
         4.0
         >>> prof.earliest_move(8, 10.0, 6.0, 0.0, 4.0)
         4.0
+        >>> prof.earliest_move(2, 1.0, 6.0, 0.0, 6.0)
+        0.0
         """
         times, free = self.times, self.free
         n = len(times)
         i = max(bisect.bisect_right(times, not_before) - 1, 0)
         start = max(not_before, times[i])
+        if start >= limit:
+            return limit
+        reach = start + duration
+        if reach > held_from:
+            reach = held_from
+        if reach > limit and min(free[bisect.bisect_right(times, limit) - 1:
+                                      bisect.bisect_left(times, reach)]) < procs:
+            return limit  # every window would cover a step without room
         while start < limit:
             end = start + duration
             if end > held_from:
                 end = held_from
+            if end > limit:
+                # Every window from here on covers `limit`: look in the run of
+                # steps with room around the step holding `limit`, from its
+                # first step (or the current candidate), for a window that fits.
+                m = bisect.bisect_right(times, limit) - 1
+                if free[m] < procs:
+                    return limit
+                u = m
+                while u > i and free[u - 1] >= procs:
+                    u -= 1
+                if u > i:
+                    start = times[u]
+                    if start >= limit:
+                        return limit
+                    end = start + duration
+                    if end > held_from:
+                        end = held_from
+                j = m + 1
+                while j < n and times[j] < end:
+                    if free[j] < procs:
+                        return limit
+                    j += 1
+                return start
             j = i
             while free[j] >= procs:
                 j += 1
