@@ -136,6 +136,9 @@ class Conservative(QueuePolicy):
             #: ``lo >= hi`` (see :meth:`_compress_counts`).
             self._lo = [INF] * n
             self._hi = [-INF] * n
+            #: The queued jobs as ``(procs, idx, job)``, sorted: the jobs a
+            #: given amount of returned processors can help are a slice.
+            self._by_procs: list[tuple[int, int, object]] = []
             return
         self.profile = PlacementProfile(0.0, sim.platform)
         self._held = {}
@@ -209,18 +212,15 @@ class Conservative(QueuePolicy):
         most = max(region)
         least = min(region) - gain
         lo, hi = self._lo, self._hi
-        for job in self.queue:
-            procs = job.procs
-            if least < procs <= most:
-                old = job.data
-                if old is not None and old > a:
-                    k = job.idx
-                    req = job.requested_time
-                    t = a - req - 1e-9 * (abs(a) + req + 1.0)
-                    if t < lo[k]:
-                        lo[k] = t
-                    if b > hi[k]:
-                        hi[k] = b
+        by = self._by_procs
+        for _, k, job in by[bisect.bisect_right(by, (least, INF)):bisect.bisect_right(by, (most, INF))]:
+            if job.data > a:
+                req = job.requested_time
+                t = a - req - 1e-9 * (abs(a) + req + 1.0)
+                if t < lo[k]:
+                    lo[k] = t
+                if b > hi[k]:
+                    hi[k] = b
 
     def _compress_counts(self, now):
         prof = self.profile
@@ -274,6 +274,8 @@ class Conservative(QueuePolicy):
         for job in submitted:
             job.data = None
             self._place(job, now)
+            if held is None:
+                bisect.insort(self._by_procs, (job.procs, job.idx, job))
         self.queue.extend(submitted)
         started = False
         sim = self.sim
@@ -282,6 +284,8 @@ class Conservative(QueuePolicy):
             if job.data <= now:
                 if held is None:
                     sim.start(job)
+                    by = self._by_procs
+                    del by[bisect.bisect_left(by, (job.procs, job.idx))]
                 else:  # exactly the planned cores: they are free, the profile says so
                     sim.start(job, ids=held[job.idx])
                 started = True
