@@ -131,11 +131,11 @@ class Conservative(QueuePolicy):
         if self.strategy is None:
             self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
             n = len(sim.jobs)
-            #: Dirty range of each job (by idx): starts ``t`` in ``[lo, hi)``
-            #: may have become feasible since it was last placed; clean when
-            #: ``lo >= hi`` (see :meth:`_compress_counts`).
-            self._lo = [INF] * n
-            self._hi = [-INF] * n
+            #: Gain hull of each job (by idx): processors given back since it
+            #: was last placed all lie in ``[ga, gb)``; ``ga = inf`` when none
+            #: (see :meth:`_compress_counts`).
+            self._ga = [INF] * n
+            self._gb = [-INF] * n
             #: The queued jobs as ``(procs, idx, job)``, sorted: the jobs a
             #: given amount of returned processors can help are a slice.
             self._by_procs: list[tuple[int, int, object]] = []
@@ -166,8 +166,8 @@ class Conservative(QueuePolicy):
         start, held = self._find(job, now)
         self.profile.reserve(start, start + job.requested_time, held)
         job.data = start
-        if self._held is None:  # placed at its earliest start: clean
-            self._lo[job.idx], self._hi[job.idx] = INF, -INF
+        if self._held is None:  # placed at its earliest start: nothing gained yet
+            self._ga[job.idx], self._gb[job.idx] = INF, -INF
 
     def _rebuild(self, now):
         sim = self.sim
@@ -204,53 +204,58 @@ class Conservative(QueuePolicy):
             job.data = start
 
     def _gained(self, a, b, gain):
-        """``gain`` processors were given back on ``[a, b)``: widen the dirty
-        range of the queued jobs this may let move."""
+        """``gain`` processors were given back on ``[a, b)``: add it to the
+        gain hull of the queued jobs it may let move."""
         prof = self.profile
         times = prof.times
         region = prof.free[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+        # Only a job of `procs` in (least, most] may find a step here that
+        # had no room for it and has now.
         most = max(region)
         least = min(region) - gain
-        lo, hi = self._lo, self._hi
+        ga, gb = self._ga, self._gb
         by = self._by_procs
         for _, k, job in by[bisect.bisect_right(by, (least, INF)):bisect.bisect_right(by, (most, INF))]:
             if job.data > a:
-                req = job.requested_time
-                t = a - req - 1e-9 * (abs(a) + req + 1.0)
-                if t < lo[k]:
-                    lo[k] = t
-                if b > hi[k]:
-                    hi[k] = b
+                if a < ga[k]:
+                    ga[k] = a
+                if b > gb[k]:
+                    gb[k] = b
 
     def _compress_counts(self, now):
         prof = self.profile
-        times = prof.times
-        lo, hi = self._lo, self._hi
+        times, free = prof.times, prof.free
+        ga, gb = self._ga, self._gb
         for job in self.queue:
             old = job.data
             if old <= now:
                 continue
             k = job.idx
-            limit = hi[k] if hi[k] < old else old
-            first = lo[k]
-            if first >= limit:
+            a = ga[k]
+            if a == INF:
                 continue
-            lo[k], hi[k] = INF, -INF
-            if first <= now:
+            limit = gb[k] if gb[k] < old else old
+            ga[k], gb[k] = INF, -INF
+            if a < now:
+                a = now
+            procs = job.procs
+            if a >= limit or max(free[bisect.bisect_right(times, a) - 1:
+                                      bisect.bisect_left(times, limit)]) < procs:
+                continue  # no gained step before its start has room for it now
+            req = job.requested_time
+            first = ga_first = a - req - 1e-9 * (abs(a) + req + 1.0)
+            if ga_first <= now:
                 first = now
             else:
-                first = max(now, times[max(bisect.bisect_right(times, first) - 1, 0)])
-            req = job.requested_time
-            procs = job.procs
+                first = times[bisect.bisect_right(times, ga_first) - 1]
             start = prof.earliest_move(procs, req, old, first, limit)
             if start < limit:
                 end = start + req
-                prof.release(old, old + req, procs)
-                prof.reserve(start, end, procs)
+                prof.move(old, start, req, procs)
                 job.data = start
                 if end < old + req:
                     self._gained(max(old, end), old + req, procs)
-                    lo[k], hi[k] = INF, -INF  # its own move changes nothing for it
+                    ga[k], gb[k] = INF, -INF  # its own move changes nothing for it
 
     def on_round(self, now, finished, submitted, timers, changed):
         prof = self.profile

@@ -95,12 +95,35 @@ class AvailabilityProfile(_Steps):
         i = self._split(start)
         j = self._split(end)
         free = self.free
-        for k in range(i, j):
-            free[k] -= procs
+        free[i:j] = [f - procs for f in free[i:j]]
 
     def release(self, start: float, end: float, procs: int) -> None:
         """Give back ``procs`` processors on ``[start, end)``."""
         self.reserve(start, end, -procs)
+
+    def move(self, old: float, start: float, duration: float, procs: int) -> None:
+        """Move a reservation of ``procs`` from ``old`` to ``start < old``.
+
+        The same profile as ``release(old, old + duration, procs)`` then
+        ``reserve(start, start + duration, procs)``, touching only the steps
+        whose value changes.
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.reserve(5.0, 15.0, 4)
+        >>> prof.move(5.0, 2.0, 10.0, 4)
+        >>> list(zip(prof.times, prof.free))
+        [(0.0, 10), (2.0, 6), (5.0, 6), (12.0, 10), (15.0, 10)]
+        """
+        end = start + duration
+        i = self._split(start)
+        j = self._split(min(end, old))
+        free = self.free
+        free[i:j] = [f - procs for f in free[i:j]]
+        i = self._split(max(end, old))
+        j = self._split(old + duration)
+        free[i:j] = [f + procs for f in free[i:j]]
 
     def earliest_start(self, procs: int, duration: float, not_before: float,
                        limit: float = float("inf")) -> float:
