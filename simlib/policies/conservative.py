@@ -29,6 +29,7 @@ set of core ids chosen by an allocation strategy
 from __future__ import annotations
 
 import bisect
+import heapq
 
 from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
 from ..errors import ConfigError
@@ -136,6 +137,10 @@ class Conservative(QueuePolicy):
             #: (see :meth:`_compress_counts`).
             self._ga = [INF] * n
             self._gb = [-INF] * n
+            #: Heap of the idx of jobs whose hull is not empty (queue order
+            #: is idx order); entries of jobs since cleaned or started are
+            #: dropped when popped.
+            self._dirty: list[int] = []
             #: The queued jobs as ``(procs, idx, job)``, sorted: the jobs a
             #: given amount of returned processors can help are a slice.
             self._by_procs: list[tuple[int, int, object]] = []
@@ -174,6 +179,7 @@ class Conservative(QueuePolicy):
         held = self._held
         if held is None:
             prof = self.profile = AvailabilityProfile(now, sim.platform.cpus)
+            self._dirty.clear()
         else:
             prof = self.profile = PlacementProfile(now, sim.platform)
         for job in sim.running.values():
@@ -217,7 +223,10 @@ class Conservative(QueuePolicy):
         by = self._by_procs
         for _, k, job in by[bisect.bisect_right(by, (least, INF)):bisect.bisect_right(by, (most, INF))]:
             if job.data > a:
-                if a < ga[k]:
+                if ga[k] == INF:
+                    heapq.heappush(self._dirty, k)
+                    ga[k] = a
+                elif a < ga[k]:
                     ga[k] = a
                 if b > gb[k]:
                     gb[k] = b
@@ -226,14 +235,23 @@ class Conservative(QueuePolicy):
         prof = self.profile
         times, free = prof.times, prof.free
         ga, gb = self._ga, self._gb
-        for job in self.queue:
-            old = job.data
-            if old <= now:
+        jobs = self.sim.jobs
+        dirty = self._dirty
+        later = []  # flagged again behind the pass: seen at the next one
+        last = -1
+        while dirty:
+            k = heapq.heappop(dirty)
+            if k <= last:
+                later.append(k)
                 continue
-            k = job.idx
+            last = k
             a = ga[k]
             if a == INF:
-                continue
+                continue  # cleaned since flagged
+            job = jobs[k]
+            old = job.data
+            if old <= now:
+                continue  # started, or starts this round
             limit = gb[k] if gb[k] < old else old
             ga[k], gb[k] = INF, -INF
             if a < now:
@@ -256,6 +274,8 @@ class Conservative(QueuePolicy):
                 if end < old + req:
                     self._gained(max(old, end), old + req, procs)
                     ga[k], gb[k] = INF, -INF  # its own move changes nothing for it
+        for k in later:
+            heapq.heappush(dirty, k)
 
     def on_round(self, now, finished, submitted, timers, changed):
         prof = self.profile
