@@ -141,6 +141,8 @@ class Conservative(QueuePolicy):
             #: is idx order); entries of jobs since cleaned or started are
             #: dropped when popped.
             self._dirty: list[int] = []
+            #: Failed moves of the current compression (see there).
+            self._fails: list[tuple] = []
             #: The queued jobs as ``(procs, idx, job)``, sorted: the jobs a
             #: given amount of returned processors can help are a slice.
             self._by_procs: list[tuple[int, int, object]] = []
@@ -219,6 +221,9 @@ class Conservative(QueuePolicy):
         # had no room for it and has now.
         most = max(region)
         least = min(region) - gain
+        fails = self._fails
+        if fails:  # drop the failures whose windows may gain a fitting start
+            fails[:] = [f for f in fails if not (least < f[0] <= most and a < f[4] + f[1] and b > f[3])]
         ga, gb = self._ga, self._gb
         by = self._by_procs
         for _, k, job in by[bisect.bisect_right(by, (least, INF)):bisect.bisect_right(by, (most, INF))]:
@@ -239,6 +244,9 @@ class Conservative(QueuePolicy):
         dirty = self._dirty
         later = []  # flagged again behind the pass: seen at the next one
         last = -1
+        # Failed searches still valid for the current profile: (procs, req,
+        # old, first, limit), none of them implied by another.
+        fails = self._fails = []
         while dirty:
             k = heapq.heappop(dirty)
             if k <= last:
@@ -266,8 +274,16 @@ class Conservative(QueuePolicy):
                 first = now
             else:
                 first = times[bisect.bisect_right(times, ga_first) - 1]
-            start = prof.earliest_move(procs, req, old, first, limit)
-            if start < limit:
+            for f in fails:
+                if f[0] <= procs and f[1] <= req and f[2] <= old and f[3] <= first and f[4] >= limit:
+                    break  # a start of this job would be one for that job too
+            else:
+                start = prof.earliest_move(procs, req, old, first, limit)
+                if start >= limit:
+                    fails[:] = [f for f in fails if not (procs <= f[0] and req <= f[1] and old <= f[2]
+                                                         and first <= f[3] and limit >= f[4])]
+                    fails.append((procs, req, old, first, limit))
+                    continue
                 end = start + req
                 prof.move(old, start, req, procs)
                 job.data = start
