@@ -17,6 +17,11 @@ when a running job's estimate grows (``overrun="extend"`` or
 runtime-extension commands), and at every early end with
 ``recompute="rebuild"`` (paper D's reading of the algorithm).
 
+The count-based compression gives exactly the schedule of that rule while
+searching only for the jobs whose reservation the returned processors could
+move (see :meth:`Conservative._compress_counts`); placement mode applies
+the rule as stated.
+
 **Allocation rules.** By default (``allocation="count"``) reservations count
 processors and the ledger picks the cores when a job starts, as
 count-based conservative backfilling does. Any other value names one of
@@ -213,7 +218,13 @@ class Conservative(QueuePolicy):
 
     def _gained(self, a, b, gain):
         """``gain`` processors were given back on ``[a, b)``: add it to the
-        gain hull of the queued jobs it may let move."""
+        hull of the queued jobs it may let move, and forget the failed
+        searches it may invalidate (see :meth:`_compress_counts`).
+
+        Every step of ``[a, b)`` rose by ``gain``, so only a job whose size
+        lies in ``(least, most]`` (lowest value before, highest after) can
+        find one that rose from below its size to at least it; and only a
+        job reserved after ``a`` can use it."""
         prof = self.profile
         times = prof.times
         region = prof.free[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
@@ -237,6 +248,31 @@ class Conservative(QueuePolicy):
                     gb[k] = b
 
     def _compress_counts(self, now):
+        """Compress the count-based schedule, visiting only jobs that could move.
+
+        The rule is the module's; this only skips work it would not use. A
+        job reserved at ``o`` moves iff some start ``t < o`` has its size free
+        on ``[t, min(t + req, o))`` (:meth:`AvailabilityProfile.earliest_move`).
+        Right after the job is placed there is no such start; reservations
+        (which only take processors) cannot create one, only processors given
+        back can, and :meth:`_gained` records where they came back in the
+        job's hull ``[ga, gb)``. Hence, exactly:
+
+        * A job with an empty hull, or no step of its hull before ``o`` with
+          room for it now, cannot move: a window that fits now but did not
+          covers a point whose free count rose past the job's size.
+        * Otherwise only starts whose window meets the hull can be new:
+          those in ``[ga - req, min(gb, o))`` are searched, nothing else.
+        * A failed search of ``(procs, req, o)`` over ``[first, limit)``
+          fails for a later job with no fewer processors, no shorter request,
+          no earlier reservation and a range inside that one (each of its
+          windows contains the failed job's), until processors come back
+          where those windows lie (:meth:`_gained` drops the record).
+
+        Jobs are visited in queue order; one flagged by a move behind it in
+        the pass waits for the next compression, as the rule would not
+        revisit it either.
+        """
         prof = self.profile
         times, free = prof.times, prof.free
         ga, gb = self._ga, self._gb
@@ -303,7 +339,7 @@ class Conservative(QueuePolicy):
             if job.finish < job.estimated_end:
                 prof.release(now, job.estimated_end, amount)
                 early = True
-                if held is None and self.queue:
+                if held is None and self.queue and not self._from_scratch:
                     self._gained(now, job.estimated_end, amount)
         if changed or (early and self._from_scratch and self.queue):
             self._rebuild(now)

@@ -68,6 +68,15 @@ class _Steps:
 class AvailabilityProfile(_Steps):
     """Free processors over time.
 
+    Invariants: ``times`` is strictly increasing, ``free[i]`` holds on
+    ``[times[i], times[i+1])`` and the last value forever, and
+    ``0 <= free[i] <= total`` as long as every release gives back what a
+    reservation took; after :meth:`advance`, ``times[0]`` is the current
+    time. Neighbouring steps may hold equal values (:meth:`compact` merges
+    them): no answer depends on where the breakpoints are, only on the step
+    function, since the earliest fitting start is always ``not_before`` or a
+    time where the free count rises.
+
     Examples
     --------
     >>> prof = AvailabilityProfile(0.0, 10)
