@@ -143,3 +143,27 @@ def regenerate(traces: Path | None) -> None:
 
 if __name__ == "__main__":
     regenerate(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/work/shared/traces"))
+
+
+def _reference_policy():
+    """The slow reference copy kept in ``benchmarks/`` (the algorithm before the speed-up)."""
+    import importlib.util
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "reference_conservative.py"
+    spec = importlib.util.spec_from_file_location("reference_conservative", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ReferenceConservative()
+
+
+@pytest.mark.parametrize("seed", range(20, 32))
+def test_count_schedule_equals_the_reference(seed):
+    # Differential check on more workloads than the golden files hold: odd
+    # machine sizes, ties (integer times) on even seeds.
+    cpus = (17, 64, 100, 338)[seed % 4]
+    rows = synthetic_rows(seed, 400, cpus, integer=seed % 2 == 0, overrun=0.05)
+    starts = []
+    for policy in (make_policy("conservative"), _reference_policy()):
+        jobs = make_jobs(rows)
+        Simulator(Platform.homogeneous(cpus), jobs, policy).run()
+        starts.append([j.start for j in jobs])
+    assert starts[0] == starts[1]
