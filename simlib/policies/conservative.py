@@ -320,11 +320,11 @@ class Conservative(QueuePolicy):
                                                          and first <= f[3] and limit >= f[4])]
                     fails.append((procs, req, old, first, limit))
                     continue
-                end = start + req
                 prof.move(old, start, req, procs)
                 job.data = start
-                if end < old + req:
-                    self._gained(max(old, end), old + req, procs)
+                vacated = max(old, start + req)
+                if vacated < old + req:
+                    self._gained(vacated, old + req, procs)
                     ga[k], gb[k] = INF, -INF  # its own move changes nothing for it
         for k in later:
             heapq.heappush(dirty, k)
