@@ -206,7 +206,15 @@ class AvailabilityProfile(_Steps):
         if reach > limit and min(free[bisect.bisect_right(times, limit) - 1:
                                       bisect.bisect_left(times, reach)]) < procs:
             return limit  # every window would cover a step without room
-        while start < limit:
+        stop = bisect.bisect_left(times, limit)  # candidates: steps before it
+        while True:
+            if free[i] < procs:  # no window from a step without room fits
+                i += 1
+                while i < stop and free[i] < procs:
+                    i += 1
+                if i >= stop:
+                    return limit
+                start = times[i]
             end = start + duration
             if end > held_from:
                 end = held_from
@@ -233,16 +241,18 @@ class AvailabilityProfile(_Steps):
                         return limit
                     j += 1
                 return start
-            j = i
-            while free[j] >= procs:
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < procs:
+                    break
                 j += 1
-                if j == n or times[j] >= end:
-                    return start
+            else:
+                return start
+            # Blocked at step j: so is every start up to it.
             i = j + 1
-            if i >= n:  # pragma: no cover - last step always holds `total`
-                raise RuntimeError("profile never frees enough processors")
+            if i >= stop:
+                return limit
             start = times[i]
-        return limit
 
 
 class PlacementProfile(_Steps):
