@@ -197,6 +197,7 @@ class Conservative(QueuePolicy):
                 self._place(job, now)
 
     def _compress(self, now):
+        """Compress the schedule (placement mode): the rule as stated."""
         prof = self.profile
         times, free = prof.times, prof.free
         held = self._held
@@ -228,8 +229,6 @@ class Conservative(QueuePolicy):
         prof = self.profile
         times = prof.times
         region = prof.free[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
-        # Only a job of `procs` in (least, most] may find a step here that
-        # had no room for it and has now.
         most = max(region)
         least = min(region) - gain
         fails = self._fails
@@ -305,11 +304,10 @@ class Conservative(QueuePolicy):
                                       bisect.bisect_left(times, limit)]) < procs:
                 continue  # no gained step before its start has room for it now
             req = job.requested_time
-            first = ga_first = a - req - 1e-9 * (abs(a) + req + 1.0)
-            if ga_first <= now:
-                first = now
-            else:
-                first = times[bisect.bisect_right(times, ga_first) - 1]
+            # Windows of earlier starts end before `a` (the margin covers the
+            # rounding of start + req); search from the step holding it.
+            first = a - req - 1e-9 * (abs(a) + req + 1.0)
+            first = now if first <= now else times[bisect.bisect_right(times, first) - 1]
             for f in fails:
                 if f[0] <= procs and f[1] <= req and f[2] <= old and f[3] <= first and f[4] >= limit:
                     break  # a start of this job would be one for that job too
@@ -323,9 +321,8 @@ class Conservative(QueuePolicy):
                 prof.move(old, start, req, procs)
                 job.data = start
                 vacated = max(old, start + req)
-                if vacated < old + req:
+                if vacated < old + req:  # (the job itself now starts before it)
                     self._gained(vacated, old + req, procs)
-                    ga[k], gb[k] = INF, -INF  # its own move changes nothing for it
         for k in later:
             heapq.heappush(dirty, k)
 
