@@ -299,10 +299,9 @@ class Conservative(QueuePolicy):
             ga[k], gb[k] = INF, -INF
             if a < now:
                 a = now
+            if a >= limit:
+                continue
             procs = job.procs
-            if a >= limit or max(free[bisect.bisect_right(times, a) - 1:
-                                      bisect.bisect_left(times, limit)]) < procs:
-                continue  # no gained step before its start has room for it now
             req = job.requested_time
             # Windows of earlier starts end before `a` (the margin covers the
             # rounding of start + req); search from the step holding it.
@@ -312,6 +311,8 @@ class Conservative(QueuePolicy):
                 if f[0] <= procs and f[1] <= req and f[2] <= old and f[3] <= first and f[4] >= limit:
                     break  # a start of this job would be one for that job too
             else:
+                if max(free[bisect.bisect_right(times, a) - 1:bisect.bisect_left(times, limit)]) < procs:
+                    continue  # no gained step before its start has room for it now
                 start = prof.earliest_move(procs, req, old, first, limit)
                 if start >= limit:
                     fails[:] = [f for f in fails if not (procs <= f[0] and req <= f[1] and old <= f[2]
