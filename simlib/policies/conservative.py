@@ -17,6 +17,11 @@ when a running job's estimate grows (``overrun="extend"`` or
 runtime-extension commands), and at every early end with
 ``recompute="rebuild"`` (paper D's reading of the algorithm).
 
+The count-based compression gives exactly the schedule of that rule while
+searching only for the jobs whose reservation the returned processors could
+move (see :meth:`Conservative._compress_counts`); placement mode applies
+the rule as stated.
+
 **Allocation rules.** By default (``allocation="count"``) reservations count
 processors and the ledger picks the cores when a job starts, as
 count-based conservative backfilling does. Any other value names one of
@@ -29,6 +34,7 @@ set of core ids chosen by an allocation strategy
 from __future__ import annotations
 
 import bisect
+import heapq
 
 from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
 from ..errors import ConfigError
@@ -41,6 +47,7 @@ ALLOCATIONS = ("count", *RULES)
 #: Values of the ``recompute`` parameter: what happens to the queued jobs'
 #: reservations when a job ends before its estimate.
 RECOMPUTE = ("compress", "rebuild")
+INF = float("inf")
 
 
 class Conservative(QueuePolicy):
@@ -129,6 +136,21 @@ class Conservative(QueuePolicy):
         self._held: dict[int, Allocation] | None = None
         if self.strategy is None:
             self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
+            n = len(sim.jobs)
+            #: Gain hull of each job (by idx): processors given back since it
+            #: was last placed all lie in ``[ga, gb)``; ``ga = inf`` when none
+            #: (see :meth:`_compress_counts`).
+            self._ga = [INF] * n
+            self._gb = [-INF] * n
+            #: Heap of the idx of jobs whose hull is not empty (queue order
+            #: is idx order); entries of jobs since cleaned or started are
+            #: dropped when popped.
+            self._dirty: list[int] = []
+            #: Failed moves of the current compression (see there).
+            self._fails: list[tuple] = []
+            #: The queued jobs as ``(procs, idx, job)``, sorted: the jobs a
+            #: given amount of returned processors can help are a slice.
+            self._by_procs: list[tuple[int, int, object]] = []
             return
         self.profile = PlacementProfile(0.0, sim.platform)
         self._held = {}
@@ -156,12 +178,15 @@ class Conservative(QueuePolicy):
         start, held = self._find(job, now)
         self.profile.reserve(start, start + job.requested_time, held)
         job.data = start
+        if self._held is None:  # placed at its earliest start: nothing gained yet
+            self._ga[job.idx], self._gb[job.idx] = INF, -INF
 
     def _rebuild(self, now):
         sim = self.sim
         held = self._held
         if held is None:
             prof = self.profile = AvailabilityProfile(now, sim.platform.cpus)
+            self._dirty.clear()
         else:
             prof = self.profile = PlacementProfile(now, sim.platform)
         for job in sim.running.values():
@@ -172,6 +197,7 @@ class Conservative(QueuePolicy):
                 self._place(job, now)
 
     def _compress(self, now):
+        """Compress the schedule (placement mode): the rule as stated."""
         prof = self.profile
         times, free = prof.times, prof.free
         held = self._held
@@ -191,6 +217,116 @@ class Conservative(QueuePolicy):
             prof.reserve(start, start + req, amount)
             job.data = start
 
+    def _gained(self, a, b, gain):
+        """``gain`` processors were given back on ``[a, b)``: add it to the
+        hull of the queued jobs it may let move, and forget the failed
+        searches it may invalidate (see :meth:`_compress_counts`).
+
+        Every step of ``[a, b)`` rose by ``gain``, so only a job whose size
+        lies in ``(least, most]`` (lowest value before, highest after) can
+        find one that rose from below its size to at least it; and only a
+        job reserved after ``a`` can use it."""
+        prof = self.profile
+        times = prof.times
+        region = prof.free[bisect.bisect_left(times, a):bisect.bisect_left(times, b)]
+        most = max(region)
+        least = min(region) - gain
+        fails = self._fails
+        if fails:  # drop the failures whose windows may gain a fitting start
+            fails[:] = [f for f in fails if not (least < f[0] <= most and a < f[4] + f[1] and b > f[3])]
+        ga, gb = self._ga, self._gb
+        by = self._by_procs
+        for _, k, job in by[bisect.bisect_right(by, (least, INF)):bisect.bisect_right(by, (most, INF))]:
+            if job.data > a:
+                if ga[k] == INF:
+                    heapq.heappush(self._dirty, k)
+                    ga[k] = a
+                elif a < ga[k]:
+                    ga[k] = a
+                if b > gb[k]:
+                    gb[k] = b
+
+    def _compress_counts(self, now):
+        """Compress the count-based schedule, visiting only jobs that could move.
+
+        The rule is the module's; this only skips work it would not use. A
+        job reserved at ``o`` moves iff some start ``t < o`` has its size free
+        on ``[t, min(t + req, o))`` (:meth:`AvailabilityProfile.earliest_move`).
+        Right after the job is placed there is no such start; reservations
+        (which only take processors) cannot create one, only processors given
+        back can, and :meth:`_gained` records where they came back in the
+        job's hull ``[ga, gb)``. Hence, exactly:
+
+        * A job with an empty hull, or no step of its hull before ``o`` with
+          room for it now, cannot move: a window that fits now but did not
+          covers a point whose free count rose past the job's size.
+        * Otherwise only starts whose window meets the hull can be new:
+          those in ``[ga - req, min(gb, o))`` are searched, nothing else.
+        * A failed search of ``(procs, req, o)`` over ``[first, limit)``
+          fails for a later job with no fewer processors, no shorter request,
+          no earlier reservation and a range inside that one (each of its
+          windows contains the failed job's), until processors come back
+          where those windows lie (:meth:`_gained` drops the record).
+
+        Jobs are visited in queue order; one flagged by a move behind it in
+        the pass waits for the next compression, as the rule would not
+        revisit it either.
+        """
+        prof = self.profile
+        times, free = prof.times, prof.free
+        ga, gb = self._ga, self._gb
+        jobs = self.sim.jobs
+        dirty = self._dirty
+        later = []  # flagged again behind the pass: seen at the next one
+        last = -1
+        # Failed searches still valid for the current profile: (procs, req,
+        # old, first, limit), none of them implied by another.
+        fails = self._fails = []
+        while dirty:
+            k = heapq.heappop(dirty)
+            if k <= last:
+                later.append(k)
+                continue
+            last = k
+            a = ga[k]
+            if a == INF:
+                continue  # cleaned since flagged
+            job = jobs[k]
+            old = job.data
+            if old <= now:
+                continue  # started, or starts this round
+            limit = gb[k] if gb[k] < old else old
+            ga[k], gb[k] = INF, -INF
+            if a < now:
+                a = now
+            if a >= limit:
+                continue
+            procs = job.procs
+            req = job.requested_time
+            # Windows of earlier starts end before `a` (the margin covers the
+            # rounding of start + req); search from the step holding it.
+            first = a - req - 1e-9 * (abs(a) + req + 1.0)
+            first = now if first <= now else times[bisect.bisect_right(times, first) - 1]
+            for f in fails:
+                if f[0] <= procs and f[1] <= req and f[2] <= old and f[3] <= first and f[4] >= limit:
+                    break  # a start of this job would be one for that job too
+            else:
+                if max(free[bisect.bisect_right(times, a) - 1:bisect.bisect_left(times, limit)]) < procs:
+                    continue  # no gained step before its start has room for it now
+                start = prof.earliest_move(procs, req, old, first, limit)
+                if start >= limit:
+                    fails[:] = [f for f in fails if not (procs <= f[0] and req <= f[1] and old <= f[2]
+                                                         and first <= f[3] and limit >= f[4])]
+                    fails.append((procs, req, old, first, limit))
+                    continue
+                prof.move(old, start, req, procs)
+                job.data = start
+                vacated = max(old, start + req)
+                if vacated < old + req:  # (the job itself now starts before it)
+                    self._gained(vacated, old + req, procs)
+        for k in later:
+            heapq.heappush(dirty, k)
+
     def on_round(self, now, finished, submitted, timers, changed):
         prof = self.profile
         prof.advance(now)
@@ -201,13 +337,20 @@ class Conservative(QueuePolicy):
             if job.finish < job.estimated_end:
                 prof.release(now, job.estimated_end, amount)
                 early = True
+                if held is None and self.queue and not self._from_scratch:
+                    self._gained(now, job.estimated_end, amount)
         if changed or (early and self._from_scratch and self.queue):
             self._rebuild(now)
         elif early and self.queue:
-            self._compress(now)
+            if held is None:
+                self._compress_counts(now)
+            else:
+                self._compress(now)
         for job in submitted:
             job.data = None
             self._place(job, now)
+            if held is None:
+                bisect.insort(self._by_procs, (job.procs, job.idx, job))
         self.queue.extend(submitted)
         started = False
         sim = self.sim
@@ -216,6 +359,8 @@ class Conservative(QueuePolicy):
             if job.data <= now:
                 if held is None:
                     sim.start(job)
+                    by = self._by_procs
+                    del by[bisect.bisect_left(by, (job.procs, job.idx))]
                 else:  # exactly the planned cores: they are free, the profile says so
                     sim.start(job, ids=held[job.idx])
                 started = True

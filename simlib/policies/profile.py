@@ -68,6 +68,15 @@ class _Steps:
 class AvailabilityProfile(_Steps):
     """Free processors over time.
 
+    Invariants: ``times`` is strictly increasing, ``free[i]`` holds on
+    ``[times[i], times[i+1])`` and the last value forever, and
+    ``0 <= free[i] <= total`` as long as every release gives back what a
+    reservation took; after :meth:`advance`, ``times[0]`` is the current
+    time. Neighbouring steps may hold equal values (:meth:`compact` merges
+    them): no answer depends on where the breakpoints are, only on the step
+    function, since the earliest fitting start is always ``not_before`` or a
+    time where the free count rises.
+
     Examples
     --------
     >>> prof = AvailabilityProfile(0.0, 10)
@@ -95,12 +104,35 @@ class AvailabilityProfile(_Steps):
         i = self._split(start)
         j = self._split(end)
         free = self.free
-        for k in range(i, j):
-            free[k] -= procs
+        free[i:j] = [f - procs for f in free[i:j]]
 
     def release(self, start: float, end: float, procs: int) -> None:
         """Give back ``procs`` processors on ``[start, end)``."""
         self.reserve(start, end, -procs)
+
+    def move(self, old: float, start: float, duration: float, procs: int) -> None:
+        """Move a reservation of ``procs`` from ``old`` to ``start < old``.
+
+        The same profile as ``release(old, old + duration, procs)`` then
+        ``reserve(start, start + duration, procs)``, touching only the steps
+        whose value changes.
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.reserve(5.0, 15.0, 4)
+        >>> prof.move(5.0, 2.0, 10.0, 4)
+        >>> list(zip(prof.times, prof.free))
+        [(0.0, 10), (2.0, 6), (5.0, 6), (12.0, 10), (15.0, 10)]
+        """
+        end = start + duration
+        i = self._split(start)
+        j = self._split(min(end, old))
+        free = self.free
+        free[i:j] = [f - procs for f in free[i:j]]
+        i = self._split(max(end, old))
+        j = self._split(old + duration)
+        free[i:j] = [f + procs for f in free[i:j]]
 
     def earliest_start(self, procs: int, duration: float, not_before: float,
                        limit: float = float("inf")) -> float:
@@ -129,6 +161,98 @@ class AvailabilityProfile(_Steps):
             start = times[i]
         return limit
 
+    def earliest_move(self, procs: int, duration: float, held_from: float,
+                      not_before: float, limit: float) -> float:
+        """Earliest start before ``limit`` of a job that holds ``procs`` from ``held_from``.
+
+        The job is reserved on ``[held_from, held_from + duration)``, with
+        ``limit <= held_from``. The result is :meth:`earliest_start`'s on
+        the profile without that reservation, computed without releasing
+        it: a start ``t < held_from`` needs ``procs`` free on
+        ``[t, t + duration)`` once the job's own processors are given back,
+        i.e. on ``[t, min(t + duration, held_from))`` in this profile (from
+        ``held_from`` on, the job's own processors suffice: no step is ever
+        negative). Returns ``limit`` when no start before it fits.
+
+        Candidate starts are visited as in :meth:`earliest_start` until a
+        window reaches past ``limit``. From then on every later candidate's
+        window covers ``limit`` too, so a fitting start lies in the run of
+        steps with room that contains ``limit``: only the earliest candidate
+        of that run is checked. Likewise, when the first candidate's window
+        already reaches past ``limit``, every window covers the steps from
+        ``limit`` to its end: one of them without room rules out every start.
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.reserve(0.0, 4.0, 6)      # 4 free until 4
+        >>> prof.reserve(6.0, 16.0, 8)     # a job of 8 reserved at 6, for 10
+        >>> prof.earliest_move(8, 10.0, 6.0, 0.0, 6.0)   # 8 free from 4 only
+        4.0
+        >>> prof.earliest_move(8, 10.0, 6.0, 0.0, 4.0)
+        4.0
+        >>> prof.earliest_move(2, 1.0, 6.0, 0.0, 6.0)
+        0.0
+        """
+        times, free = self.times, self.free
+        n = len(times)
+        i = max(bisect.bisect_right(times, not_before) - 1, 0)
+        start = max(not_before, times[i])
+        if start >= limit:
+            return limit
+        reach = start + duration
+        if reach > held_from:
+            reach = held_from
+        if reach > limit and min(free[bisect.bisect_right(times, limit) - 1:
+                                      bisect.bisect_left(times, reach)]) < procs:
+            return limit  # every window would cover a step without room
+        stop = bisect.bisect_left(times, limit)  # candidates: steps before it
+        while True:
+            if free[i] < procs:  # no window from a step without room fits
+                i += 1
+                while i < stop and free[i] < procs:
+                    i += 1
+                if i >= stop:
+                    return limit
+                start = times[i]
+            end = start + duration
+            if end > held_from:
+                end = held_from
+            if end > limit:
+                # Every window from here on covers `limit`: look in the run of
+                # steps with room around the step holding `limit`, from its
+                # first step (or the current candidate), for a window that fits.
+                m = bisect.bisect_right(times, limit) - 1
+                if free[m] < procs:
+                    return limit
+                u = m
+                while u > i and free[u - 1] >= procs:
+                    u -= 1
+                if u > i:
+                    start = times[u]
+                    if start >= limit:
+                        return limit
+                    end = start + duration
+                    if end > held_from:
+                        end = held_from
+                j = m + 1
+                while j < n and times[j] < end:
+                    if free[j] < procs:
+                        return limit
+                    j += 1
+                return start
+            j = i + 1
+            while j < n and times[j] < end:
+                if free[j] < procs:
+                    break
+                j += 1
+            else:
+                return start
+            # Blocked at step j: so is every start up to it.
+            i = j + 1
+            if i >= stop:
+                return limit
+            start = times[i]
 
 
 class PlacementProfile(_Steps):
