@@ -19,13 +19,14 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 import pandas as pd
 
 from .engine.job import Job
-from .engine.simulator import Simulator
+from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
 from .io import write_text
 from .platform import Platform
@@ -220,6 +221,53 @@ def intervals(ids) -> str:
     return " ".join(out)
 
 
+def _intervals_of(allocs: list[list[int]]) -> list[str]:
+    """``[intervals(a) for a in allocs]`` with numpy: sort, find the blocks, format once.
+
+    Examples
+    --------
+    >>> _intervals_of([[3], [], [5, 2, 0, 1], [9, 7, 8], [1, 4, 6, 3]])
+    ['3', '', '0-2 5', '7-9', '1 3-4 6']
+    """
+    lens = np.fromiter(map(len, allocs), np.int64, len(allocs))
+    total = int(lens.sum())
+    if total == 0:
+        return [""] * len(allocs)
+    cores = np.fromiter(chain.from_iterable(allocs), np.int64, total)
+    if cores.min() < 0:
+        return [intervals(a) for a in allocs]
+    span = int(cores.max()) + 1
+    key = np.repeat(np.arange(len(allocs), dtype=np.int64) * span, lens) + cores
+    key.sort()  # by allocation, then core
+    owner, cores = np.divmod(key, span)
+    first = np.ones(total, dtype=bool)  # first core of a block
+    first[1:] = (owner[1:] != owner[:-1]) | (cores[1:] != cores[:-1] + 1)
+    starts = np.flatnonzero(first)
+    lo = cores[starts]
+    hi = cores[np.append(starts[1:], total) - 1]
+    block_owner = owner[starts]
+    last = np.append(block_owner[1:] != block_owner[:-1], True)  # last block of its allocation
+    # One text for all: tokens "lo" or "lo" "-" "hi" per block, then " ", or
+    # "\\n" after the last block of an allocation; names of the numbers made once.
+    dash, space, newline = span, span + 1, span + 2
+    tokens = np.array([str(c) for c in range(span)] + ["-", " ", "\n"], dtype=object)
+    ranged = lo != hi
+    width = np.where(ranged, 4, 2)
+    at = np.cumsum(width) - width
+    index = np.empty(int(width.sum()), dtype=np.int64)
+    index[at] = lo
+    index[at[ranged] + 1] = dash
+    index[at[ranged] + 2] = hi[ranged]
+    index[at + width - 1] = np.where(last, newline, space)
+    texts = "".join(tokens[index].tolist()).split("\n")
+    if len(texts) - 1 == len(allocs):  # no empty allocation
+        return texts[:-1]
+    out = [""] * len(allocs)
+    for i, t in zip(np.flatnonzero(lens).tolist(), texts):
+        out[i] = t
+    return out
+
+
 def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
     """Per-job results in the Batsim jobs.csv schema."""
     n = len(jobs)
@@ -250,7 +298,7 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
         "waiting_time": start - submit,
         "turnaround_time": turnaround,
         "stretch": stretch,
-        "allocated_resources": list(map(intervals, map(attrgetter("alloc"), jobs))),
+        "allocated_resources": _intervals_of([j.alloc for j in jobs]),
         "consumed_energy": -1.0,
         "metadata": "",
     }, columns=list(BATSIM_COLUMNS))
@@ -307,13 +355,16 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         # same jobs without them (and without rounds at command times, which
         # would e.g. inflate Delayed-LOS skip counts).
         commands = ()
-    jobs = jobs_from_workload(workload, cpus=platform.cpus)
-    sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
-                    record_timeline=record_timeline, commands=commands, progress=progress,
-                    execution=execution)
-    sim.run()
-    timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
-    return SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, policy.name, jobs)
+    with gc_paused():  # many long-lived objects, no cycles: see gc_paused
+        jobs = jobs_from_workload(workload, cpus=platform.cpus)
+        sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
+                        record_timeline=record_timeline, commands=commands, progress=progress,
+                        execution=execution)
+        sim.run()
+        timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs",
+                                                       "processes"])
+        table = batsim_table(jobs, workload_name)
+    return SimResult(table, timeline, platform.cpus, policy.name, jobs)
 
 
 def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
