@@ -11,7 +11,7 @@ trace and policy both trees run ``python -m simlib.cli simulate TRACE
 --policy P -o jobs.csv`` in a subprocess (cleaning on, the machine size from
 the header); the jobs tables must be equal byte for byte (they hold every
 job's start and finish) and so must the printed summaries, but for the wall
-time line. ``--extend`` adds runs with ``--overrun extend --no-clean``.
+time line. ``--extend`` adds runs with ``--overrun extend``.
 Exit status 0 when everything is identical, 1 otherwise.
 """
 from __future__ import annotations
@@ -51,9 +51,9 @@ def main() -> int:
     ap.add_argument("--old", required=True, type=Path, help="directory of the reference tree")
     ap.add_argument("--traces", nargs="+", default=list(FILES), choices=list(FILES))
     ap.add_argument("--policies", nargs="+", default=["easy"])
-    ap.add_argument("--extend", action="store_true", help="also --overrun extend --no-clean")
+    ap.add_argument("--extend", action="store_true", help="also --overrun extend")
     a = ap.parse_args()
-    variants = [[]] + ([["--overrun", "extend", "--no-clean"]] if a.extend else [])
+    variants = [[]] + ([["--overrun", "extend"]] if a.extend else [])
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for trace in a.traces:
