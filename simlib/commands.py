@@ -468,7 +468,7 @@ def _duration(seconds: float) -> str:
     >>> _duration(2345.64), _duration(7.25), _duration(21836300.0)
     ('2345.6 s (39.1 min)', '7.2 s', '21836300.0 s (253 days)')
     """
-    from simlib.figures.common import time_unit
+    from simlib.units import time_unit
 
     if not math.isfinite(seconds):
         return "n/a"

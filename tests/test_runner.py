@@ -75,6 +75,7 @@ def test_write_jobs_csv_leaves_nothing_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(type(res.jobs), "to_csv", broken)
+    monkeypatch.setattr("simlib.runner._csv_text", broken)  # the fast path, before pandas
     with pytest.raises(OSError, match="disk full"):
         write_jobs_csv(res.jobs, tmp_path / "jobs.csv")
     assert list(tmp_path.iterdir()) == []
@@ -120,3 +121,16 @@ def test_evalys_reads_our_jobs_csv_and_draws_its_gantt_chart(tmp_path):
 def test_intervals():
     assert intervals([5, 0, 1, 2, 7, 8]) == "0-2 5 7-8"
     assert intervals([]) == ""
+
+
+def test_write_jobs_csv_fast_path_matches_pandas(tmp_path):
+    """The hand-made CSV text is the text pandas writes (floats, NaN stretch, killed jobs)."""
+    rows = [(1, 0, 30, 1, 20, -1), (2, 0, 0, 1, 5, -1), (3, 1, 7, 3, 30, -1)]
+    res = simulate(_workload(rows), "easy", cpus=4, workload_name="w 1")
+    path = tmp_path / "jobs.csv"
+    write_jobs_csv(res.jobs, path)
+    assert path.read_text() == res.jobs.to_csv(index=False, lineterminator="\n")
+    # Cells the csv module would quote: pandas writes the table.
+    res.jobs["workload_name"] = "a,b"
+    write_jobs_csv(res.jobs, path)
+    assert path.read_text() == res.jobs.to_csv(index=False, lineterminator="\n")

@@ -31,7 +31,7 @@ class ResourceLedger:
     1
     """
 
-    __slots__ = ("platform", "total", "cpus", "layers", "_free", "_owner")
+    __slots__ = ("platform", "total", "cpus", "layers", "_free")
 
     def __init__(self, platform: Platform, layers: int = 1) -> None:
         self.platform = platform
@@ -39,7 +39,6 @@ class ResourceLedger:
         self.layers = layers
         self.total = platform.cpus * layers
         self._free: list[int] = list(range(self.total - 1, -1, -1))
-        self._owner: list[int] = [-1] * self.total  # job idx holding each core
 
     @property
     def free(self) -> int:
@@ -81,34 +80,34 @@ class ResourceLedger:
         return list(alloc.cores)
 
     def take(self, count: int, owner: int = -2) -> list[int]:
-        """Allocate ``count`` free cores (any), return their ids."""
+        """Allocate ``count`` free cores (any), return their ids.
+
+        ``owner`` (the job's index) is accepted for symmetry with
+        :meth:`take_ids`; the ledger does not record it per core (that would
+        cost a Python loop over the cores of every start and end): who holds
+        what is in the jobs' ``alloc``, which :meth:`check` compares.
+        """
         free = self._free
-        if count > len(free):
+        keep = len(free) - count
+        if keep < 0:
             raise SimulationError(f"over-allocation: {count} cores asked, {len(free)} free")
-        ids = free[len(free) - count:]
-        del free[len(free) - count:]
+        ids = free[keep:]
+        del free[keep:]
         ids.reverse()
-        owners = self._owner
-        for c in ids:
-            owners[c] = owner
         return ids
 
     def take_ids(self, ids: list[int], owner: int = -2) -> list[int]:
         """Allocate exactly the cores ``ids`` (placement-aware policies)."""
-        owners = self._owner
+        free = set(self._free)
         for c in ids:
-            if owners[c] != -1:
-                raise SimulationError(f"core {c} is already held by job index {owners[c]}")
+            if c not in free:
+                what = "out of range" if not 0 <= c < self.total else "already held"
+                raise SimulationError(f"core {c} is {what} (not free)")
         wanted = set(ids)
         self._free = [c for c in self._free if c not in wanted]
-        for c in ids:
-            owners[c] = owner
         return list(ids)
 
     def give_back(self, ids: list[int]) -> None:
-        owners = self._owner
-        for c in ids:
-            owners[c] = -1
         # Reversed so a job's lowest id is on top again: keeps blocks contiguous
         # in the common LIFO pattern without paying for a sort.
         self._free.extend(reversed(ids))

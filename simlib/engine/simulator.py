@@ -33,7 +33,9 @@ what happened in that round, plus whatever the policy itself does.
 from __future__ import annotations
 
 import bisect
+import gc
 import math
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from ..errors import ConfigError, SimulationError
@@ -50,6 +52,35 @@ INF = math.inf
 
 #: Hooks an observer may define (see :meth:`Simulator.observe`).
 OBSERVER_HOOKS = ("job_started", "job_resized", "job_suspended", "job_resumed", "job_ended")
+
+
+@contextmanager
+def gc_paused():
+    """Pause Python's cyclic garbage collector inside the block (as :mod:`timeit` does).
+
+    A simulation allocates many small objects that live long (jobs, event
+    tuples, allocations) and creates no reference cycles of its own, so the
+    collector's passes, each traversing every live object, only cost time
+    (a quarter of a run of EASY on a 50,000-job trace). Reference counting
+    still frees everything else at once; cycles made by a policy are freed
+    at the first collection after the block. The collector's previous state
+    is restored, so blocks nest.
+
+    Examples
+    --------
+    >>> with gc_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class Observer:
@@ -213,6 +244,8 @@ class Simulator:
         self._on_ended: list[Callable[[Job, float], None]] = []
         self.execution = model = RateModel() if execution is None else execution
         model.attach(self)
+        self._model_started = model.started
+        self._extend = overrun == "extend"
         # The model's ended() is called once per job: skipped when it is the
         # base class's no-op (as in RateModel, which settles a job as it
         # reports its completion).
@@ -240,7 +273,11 @@ class Simulator:
 
     # ------------------------------------------------------------------ loop
     def run(self) -> None:
-        """Simulate until every job has finished."""
+        """Simulate until every job has finished (the garbage collector paused: :func:`gc_paused`)."""
+        with gc_paused():
+            self._run()
+
+    def _run(self) -> None:
         jobs = self.jobs
         n = len(jobs)
         nxt = 0
@@ -257,33 +294,39 @@ class Simulator:
         completions_at = self.execution.completions_at
         complete = self._complete
         ledger = self.ledger
+        debug = self.debug
+        # Submit times with an INF sentinel: no bounds test, no attribute lookup.
+        submits = [job.submit for job in jobs]
+        submits.append(INF)
         while True:
             t_heap = heap[0][0] if heap else INF
-            t_sub = jobs[nxt].submit if nxt < n else INF
+            t_sub = submits[nxt]
             horizon = t_heap if t_heap < t_sub else t_sub
             t_end = next_completion(horizon)
             now = t_end if t_end < horizon else horizon
             if now == INF:
                 break
             self.now = now
-            finished: list[Job] = []
             changed: list[Job] = []
             timers: list[Any] = []
             if t_end == now:
-                finished = completions_at(now)
+                finished: list[Job] = completions_at(now)
                 for job in finished:
                     complete(job)
+            else:
+                finished = []
             while heap and heap[0][0] == now and heap[0][1] < SUBMIT:
                 job = self._apply_change(events.pop()[3])
                 if job is not None:
                     changed.append(job)
             submitted = []
-            while nxt < n and jobs[nxt].submit == now:
-                job = jobs[nxt]
-                job.state = WAITING
-                submitted.append(job)
-                nxt += 1
-            self.waiting_count += len(submitted)
+            if t_sub == now:
+                while submits[nxt] == now:
+                    job = jobs[nxt]
+                    job.state = WAITING
+                    submitted.append(job)
+                    nxt += 1
+                self.waiting_count += len(submitted)
             while heap and heap[0][0] == now:
                 timers.append(events.pop()[3])
             if not (finished or submitted or timers or changed):
@@ -299,7 +342,7 @@ class Simulator:
                     timeline[-1] = row
                 else:
                     timeline.append(row)
-            if self.debug:
+            if debug:
                 self.check_invariants()
             if progress is not None:
                 done += len(finished)
@@ -334,25 +377,31 @@ class Simulator:
         """
         if job.state != WAITING:
             raise SimulationError(f"cannot start {job!r}: not waiting")
+        ledger = self.ledger
         if ids is None and strategy is not None:
-            ids = self.ledger.choose(strategy, job.procs if cpus is None else cpus)
+            ids = ledger.choose(strategy, job.procs if cpus is None else cpus)
         if ids is not None:
-            job.alloc = self.ledger.take_ids(ids, job.idx)
+            alloc = job.alloc = ledger.take_ids(ids, job.idx)
         else:
-            job.alloc = self.ledger.take(job.procs if cpus is None else cpus, job.idx)
+            alloc = job.alloc = ledger.take(job.procs if cpus is None else cpus, job.idx)
         now = self.now
-        job.cpus = len(job.alloc)
+        job.cpus = len(alloc)
         job.state = RUNNING
         job.start = now
         job.rate = rate
-        job.estimated_end = now + job.requested_time
-        self.running[job.idx] = job
-        bisect.insort(self.by_estimated_end, (job.estimated_end, job.idx))
+        end = job.estimated_end = now + job.requested_time
+        idx = job.idx
+        self.running[idx] = job
+        by_end = self.by_estimated_end
+        if not by_end or by_end[-1][0] < end:
+            by_end.append((end, idx))  # later than every running job: no search
+        else:
+            bisect.insort(by_end, (end, idx))
         self.waiting_count -= 1
         self.processes += job.procs
-        self.execution.started(job)
-        if self.overrun == "extend" and job.work > job.requested_time:
-            self.events.push(job.estimated_end, CHANGE, ("estimate_passed", job, job.estimated_end))
+        self._model_started(job)
+        if self._extend and job.work > job.requested_time:
+            self.events.push(end, CHANGE, ("estimate_passed", job, end))
         for hook in self._on_started:
             hook(job, now)
 
@@ -480,10 +529,14 @@ class Simulator:
         job.state = DONE
         job.finish = now
         self.ledger.give_back(job.alloc)
-        del self.running[job.idx]
-        idx = self.by_estimated_end
-        i = bisect.bisect_left(idx, (job.estimated_end, job.idx))
-        del idx[i]
+        idx = job.idx
+        del self.running[idx]
+        by_end = self.by_estimated_end
+        key = (job.estimated_end, idx)
+        if by_end[0] == key:
+            del by_end[0]  # the common case: the job that was due first
+        else:
+            del by_end[bisect.bisect_left(by_end, key)]
         self.processes -= job.procs
         if self._model_ended is not None:
             self._model_ended(job)

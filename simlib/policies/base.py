@@ -180,9 +180,15 @@ class QueuePolicy(Policy):
         """Start queue-head jobs, in order, while they fit (strict FCFS part)."""
         q = self.queue
         sim = self.sim
+        free = sim.free
+        n = len(q)
         k = 0
-        while k < len(q) and q[k].procs <= sim.free:
-            sim.start(q[k])
+        while k < n:
+            job = q[k]
+            if job.procs > free:
+                break
+            sim.start(job)  # takes job.procs cores
+            free -= job.procs
             k += 1
         if k:
             del q[:k]

@@ -25,6 +25,8 @@ rounds O(new jobs) instead of O(queue).
 """
 from __future__ import annotations
 
+from itertools import islice
+
 from ..engine.job import WAITING
 from .base import QueuePolicy, shadow_time
 
@@ -58,7 +60,7 @@ class EASY(QueuePolicy):
         head = q[0]
         if full or self.reservation is None or self.reservation[0] is not head:
             shadow, extra = self.shadow(head)
-            candidates = q[1:]
+            candidates = islice(q, 1, None)  # the queue does not change during the scan
         else:
             _, shadow, extra = self.reservation
             candidates = self.new_jobs

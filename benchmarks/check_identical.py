@@ -1,0 +1,77 @@
+"""Check that this tree's ``simlib simulate`` gives the same outputs as another tree's.
+
+Usage::
+
+    .venv/bin/python benchmarks/check_identical.py --old /tmp/simlib_main [--traces SDSC-SP2 ...]
+        [--policies easy conservative ...] [--extend]
+
+``--old`` is a directory holding another copy of the package (e.g. ``main``
+exported with ``git archive main | tar -x -C /tmp/simlib_main``). For each
+trace and policy both trees run ``python -m simlib.cli simulate TRACE
+--policy P -o jobs.csv`` in a subprocess (cleaning on, the machine size from
+the header); the jobs tables must be equal byte for byte (they hold every
+job's start and finish) and so must the printed summaries, but for the wall
+time line. ``--extend`` adds runs with ``--overrun extend``.
+Exit status 0 when everything is identical, 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NEW = HERE.parent
+TRACES = NEW.parent / "shared" / "traces"
+if not TRACES.is_dir():
+    TRACES = Path("/work/shared/traces")
+FILES = {
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
+}
+
+
+def run(tree: Path, args: list[str], out: Path) -> str:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    proc = subprocess.run([sys.executable, "-m", "simlib.cli", "simulate", *args, "-o", str(out)],
+                          env=env, capture_output=True, text=True, cwd=tempfile.gettempdir())
+    if proc.returncode != 0:
+        raise SystemExit(f"{tree}: simlib simulate {' '.join(args)} failed:\n{proc.stderr}")
+    return "\n".join(line for line in proc.stdout.splitlines()
+                     if not line.startswith(("wall time", "jobs table")))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", required=True, type=Path, help="directory of the reference tree")
+    ap.add_argument("--traces", nargs="+", default=list(FILES), choices=list(FILES))
+    ap.add_argument("--policies", nargs="+", default=["easy"])
+    ap.add_argument("--extend", action="store_true", help="also --overrun extend")
+    a = ap.parse_args()
+    variants = [[]] + ([["--overrun", "extend"]] if a.extend else [])
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for trace in a.traces:
+            for policy in a.policies:
+                for extra in variants:
+                    args = [str(TRACES / FILES[trace]), "--policy", policy, *extra]
+                    old_csv, new_csv = Path(tmp, "old.csv"), Path(tmp, "new.csv")
+                    old_out = run(a.old, args, old_csv)
+                    new_out = run(NEW, args, new_csv)
+                    same_csv = filecmp.cmp(old_csv, new_csv, shallow=False)
+                    same_out = old_out == new_out
+                    ok = same_csv and same_out
+                    bad += not ok
+                    print(f"{trace:10s} {policy:14s} {' '.join(extra):28s} "
+                          f"jobs.csv {'identical' if same_csv else 'DIFFERENT'}, "
+                          f"summary {'identical' if same_out else 'DIFFERENT'}", flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
