@@ -250,8 +250,13 @@ def test_changing_one_policy_reruns_only_its_chunks(run):
                          "studies: {kumar: {policies: {los_d: {unit: 32, lookahead: 40}}}}")
     todo = pending(wd, "--configfile", cfg, changed)
     sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
-    # los_d runs on the two heterogeneous workloads (summary + jobs each).
-    assert len(sims) == 4 and all("/los_d/" in p for p in sims)
+    # los_d runs on the two heterogeneous workloads, in the load sweep and in
+    # every reading that re-runs them (summary + jobs each).
+    import yaml
+    grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())["studies"]["kumar"]
+    het = {"het_pd05_ps02", "het_pd09_ps05"}
+    in_readings = sum(len(het & set(r["workloads"])) for r in grid["readings"].values())
+    assert len(sims) == 2 * (2 + in_readings) and all("/los_d/" in p for p in sims)
     assert "kumar_workloads" not in todo.values() and "kumar_pick_cs" not in todo.values()
 
 
@@ -261,6 +266,6 @@ def test_changing_the_pick_rule_reruns_only_cs_dependent_chunks(run):
     todo = pending(wd, "--configfile", cfg, changed)
     assert "kumar_pick_cs" in todo.values()
     sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
-    assert sims and all(p.split("/")[4] in ("load", "long") and p.split("/")[6] in CS_DEPENDENT
-                        for p in sims)
+    assert sims and all(p.split("/")[4] in ("load", "long", "readings")
+                        and p.split("/")[6] in CS_DEPENDENT for p in sims)
     assert "kumar_workloads" not in todo.values()
