@@ -44,9 +44,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-TRACES = Path(os.environ.get("SIMLIB_TRACES", REPO.parent / "shared" / "traces"))
-FILES = {"SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz", "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-         "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz"}
+sys.path.insert(0, str(HERE))
+from bench_policies import FILES, trace_path  # noqa: E402
+
 VENV = HERE / ".accasim-venv"
 ACCASIM = "accasim==1.1.3"
 BEGIN, END = "<!-- bench_accasim: begin -->", "<!-- bench_accasim: end -->"
@@ -80,7 +80,7 @@ def prepare(trace: str, workdir: Path) -> tuple[Path, Path, int, int]:
     """(swf, AccaSim system config, jobs, processors) of the cleaned trace."""
     from simlib.workload.prepare import clean
     from simlib.workload.swf import header_value, read_swf, write_swf
-    wl = read_swf(TRACES / FILES[trace])
+    wl = read_swf(trace_path(trace))
     procs = int(header_value(wl, "MaxProcs") or header_value(wl, "MaxNodes"))
     wl, _ = clean(wl, procs)
     swf = workdir / f"{trace}.swf"

@@ -35,14 +35,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TREE = HERE.parent
-TRACES = TREE.parent / "shared" / "traces"
-if not TRACES.is_dir():
-    TRACES = Path("/work/shared/traces")
-FILES = {
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
-}
+sys.path.insert(0, str(HERE))
+from bench_policies import FILES, trace_path  # noqa: E402
 
 
 def in_process(trace: str, repeats: int) -> dict:
@@ -54,7 +48,7 @@ def in_process(trace: str, repeats: int) -> dict:
     from simlib.workload.prepare import clean
     from simlib.workload.swf import max_procs, read_swf
 
-    wl = read_swf(TRACES / FILES[trace])
+    wl = read_swf(trace_path(trace))
     cpus = max_procs(wl)
     wl, _ = clean(wl, cpus)
     whole, loop = [], []
@@ -83,7 +77,7 @@ def measure(tree: Path, trace: str, repeats: int) -> dict:
 def process_time(tree: Path, trace: str, out: Path) -> float:
     env = dict(os.environ, PYTHONPATH=str(tree))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "simlib.cli", "simulate", str(TRACES / FILES[trace]),
+    subprocess.run([sys.executable, "-m", "simlib.cli", "simulate", str(trace_path(trace)),
                     "-o", str(out)], env=env, check=True, stdout=subprocess.DEVNULL,
                    cwd=tempfile.gettempdir())
     return time.perf_counter() - t0

@@ -24,12 +24,18 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-TRACES = HERE.parent.parent / "shared" / "traces"
+#: The cleaned PWA logs: $SIMLIB_TRACES, else ../shared/traces beside the repository.
+TRACES = Path(os.environ.get("SIMLIB_TRACES", HERE.parent.parent / "shared" / "traces"))
 FILES = {
     "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", 338),
     "SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", 128),
     "SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", 1152),
 }
+
+
+def trace_path(trace: str) -> Path:
+    """The cleaned log of one of :data:`FILES`' traces (shared by every benchmark script)."""
+    return TRACES / FILES[trace][0]
 
 
 def one_run(trace: str, policy: str, n_jobs: int | None) -> dict:

@@ -26,14 +26,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 NEW = HERE.parent
-TRACES = NEW.parent / "shared" / "traces"
-if not TRACES.is_dir():
-    TRACES = Path("/work/shared/traces")
-FILES = {
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
-}
+sys.path.insert(0, str(HERE))
+from bench_policies import FILES, trace_path  # noqa: E402
 
 
 def run(tree: Path, args: list[str], out: Path) -> str:
@@ -59,7 +53,7 @@ def main() -> int:
         for trace in a.traces:
             for policy in a.policies:
                 for extra in variants:
-                    args = [str(TRACES / FILES[trace]), "--policy", policy, *extra]
+                    args = [str(trace_path(trace)), "--policy", policy, *extra]
                     old_csv, new_csv = Path(tmp, "old.csv"), Path(tmp, "new.csv")
                     old_out = run(a.old, args, old_csv)
                     new_out = run(NEW, args, new_csv)
