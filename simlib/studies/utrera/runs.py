@@ -134,20 +134,21 @@ def simulate_fig2(ctx) -> None:
     for policy in p["policies"]:
         params = ({**p["malleable"], **(fig2.get("malleable_params") or {})}
                   if policy == MALLEABLE else {})
-        res, seg = simulate_with_allocations(wl, policy, cpus=fig2["cpus"], policy_params=params,
-                                             overrun=p["simulation"]["overrun"],
-                                             workload_name="fig2")
-        metrics = run_metrics(res, tau=p["simulation"]["tau"])
-        ctx.log.info("%s: %s", policy, {k: metrics[k] for k in
-                                        ("mean_response", "utrera_slowdown",
-                                         "utrera_fragmentation")})
-        out["policies"][policy] = {
-            "params": params,
-            "metrics": metrics,
-            # JSON has no tuples.
-            "segments": [{**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")],
-        }
+        out["policies"][policy] = _fig2_run(wl, fig2, policy, params, p["simulation"], ctx.log,
+                                            policy)
     write_json(out, ctx.output.schedules)
+
+
+def _fig2_run(wl, fig2, policy, params, simulation, log, label) -> dict:
+    """One policy on Fig. 2's example: its parameters, metrics and segments (Gantt)."""
+    res, seg = simulate_with_allocations(wl, policy, cpus=fig2["cpus"], policy_params=params,
+                                         overrun=simulation["overrun"], workload_name="fig2")
+    metrics = run_metrics(res, tau=simulation["tau"])
+    log.info("%s: %s", label, {k: metrics[k] for k in
+                               ("mean_response", "utrera_slowdown", "utrera_fragmentation")})
+    # JSON has no tuples.
+    return {"params": dict(params), "metrics": metrics,
+            "segments": [{**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")]}
 
 
 def simulate_fig2_readings(ctx) -> None:
@@ -169,18 +170,8 @@ def simulate_fig2_readings(ctx) -> None:
     wl = toy_workload(fig2["jobs"], name="paper U Fig. 2")
     out = {"cpus": fig2["cpus"], "jobs": fig2["jobs"], "policies": {}}
     for label, params in p["variants"].items():
-        res, seg = simulate_with_allocations(wl, MALLEABLE, cpus=fig2["cpus"],
-                                             policy_params=params,
-                                             overrun=p["simulation"]["overrun"],
-                                             workload_name="fig2")
-        metrics = run_metrics(res, tau=p["simulation"]["tau"])
-        ctx.log.info("%s: %s", label, {k: metrics[k] for k in
-                                       ("mean_response", "utrera_slowdown",
-                                        "utrera_fragmentation")})
-        out["policies"][label] = {
-            "params": dict(params), "metrics": metrics,
-            "segments": [{**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")],
-        }
+        out["policies"][label] = _fig2_run(wl, fig2, MALLEABLE, params, p["simulation"], ctx.log,
+                                           label)
     write_json(out, ctx.output.schedules)
 
 
