@@ -1,10 +1,12 @@
 """Tests of simlib.studies.base: the Study shape, steps, checks and registry."""
 import logging
+import subprocess
+import sys
 
 import pytest
 
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Files, Step, StepContext, Study, load_study
+from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, Files, Step, StepContext, Study, load_study
 from simlib.studies.base import check_policies, check_traces, load_tag
 
 
@@ -63,10 +65,11 @@ def test_base_check_names_the_key():
 
 
 def test_registry_and_loading():
-    assert {"baseline", "kumar", "kumar_fig1"} <= set(STUDY_CLASSES)
+    assert {"baseline", "kumar", "kumar_fig1"} <= set(BUILTIN_STUDIES)
     cfg = config(baseline={"traces": ["SDSC-SP2"], "policies": {"easy": {}},
                            "loads": {"smoke": [0.5], "default": [0.5], "full": [0.5]}})
-    study = load_study("baseline", cfg)
+    study = load_study("baseline", cfg)  # imported on first use
+    assert STUDY_CLASSES["baseline"] is type(study)
     assert study.key == "baseline" and study.scale == "smoke"
     assert [s.name for s in study.steps()] == ["baseline_simulate", "baseline_aggregate",
                                                "baseline_figures"]
@@ -78,3 +81,18 @@ def test_registry_and_loading():
 
 def test_load_tag_round_trips():
     assert float(load_tag(0.1)) == 0.1 and load_tag(1) == "1.0"
+
+
+def test_studies_import_lazily():
+    # A pipeline job loads one study: importing the package must not pull in
+    # every study, and no study module may import scipy, xarray or matplotlib
+    # at import time (each costs 0.4-1 s per job; the steps import them).
+    code = ("import importlib, sys\n"
+            "import simlib.studies as s\n"
+            "first = sorted(m for m in s.BUILTIN_STUDIES.values() if m in sys.modules)\n"
+            "for m in s.BUILTIN_STUDIES.values():\n"
+            "    importlib.import_module(m)\n"
+            "heavy = sorted(m for m in ('scipy', 'xarray', 'matplotlib') if m in sys.modules)\n"
+            "print(first, heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[] []"

@@ -2,7 +2,8 @@
 
 A study reads its config sub-tree, checks it, and declares the steps the
 pipeline runs (:mod:`simlib.studies.base`); the Snakemake rules are
-generated from them. Studies register themselves here by config key:
+generated from them. Studies register themselves by config key when imported; the
+built-in ones are imported when first loaded (``BUILTIN_STUDIES``):
 
 ========== ============================================ ==========================
 key        what                                         module
@@ -16,6 +17,7 @@ zeng       paper Z: Scojo-PECT on multi-core nodes      :mod:`.zeng`
 ========== ============================================ ==========================
 """
 from .base import (
+                   BUILTIN_STUDIES,
                    STUDY_CLASSES,
                    Artifact,
                    Files,
@@ -26,14 +28,21 @@ from .base import (
                    load_study,
                    register_study,
 )
-from .baseline import Baseline
-from .dutot import Dutot
-from .kumar.fig1 import KumarFig1
-from .kumar.study import Kumar
-from .trace_sweep import TraceSweep
-from .utrera import Utrera
-from .zeng import Zeng
 
-__all__ = ["STUDY_CLASSES", "Artifact", "Baseline", "Dutot", "Files", "Kumar", "KumarFig1", "Step",
-           "StepContext", "Study", "TraceSweep", "Utrera", "Zeng", "enabled_studies", "load_study",
-           "register_study"]
+#: The study classes by name, imported on first use (module ``__getattr__``):
+#: ``import simlib.studies`` stays cheap for a pipeline job, which loads one.
+_CLASSES = {"Baseline": ".baseline", "Dutot": ".dutot", "KumarFig1": ".kumar.fig1",
+            "Kumar": ".kumar.study", "TraceSweep": ".trace_sweep", "Utrera": ".utrera",
+            "Zeng": ".zeng"}
+
+
+def __getattr__(name):
+    if name in _CLASSES:
+        import importlib
+        return getattr(importlib.import_module(_CLASSES[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["BUILTIN_STUDIES", "STUDY_CLASSES", "Artifact", "Baseline", "Dutot", "Files", "Kumar",
+           "KumarFig1", "Step", "StepContext", "Study", "TraceSweep", "Utrera", "Zeng",
+           "enabled_studies", "load_study", "register_study"]

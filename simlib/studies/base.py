@@ -38,7 +38,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 from ..errors import ConfigError
 
 __all__ = ["deferred", "Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
-           "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
+           "BUILTIN_STUDIES", "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
            "check_traces", "check_policies", "lublin_path"]
 
 #: The repository (simlib lives in it; config paths are relative to it).
@@ -395,6 +395,18 @@ def check_policies(where: str, policies: Mapping[str, Mapping | None]) -> None:
 #: Registered study classes by config key.
 STUDY_CLASSES: dict[str, type[Study]] = {}
 
+#: The built-in studies' modules by config key. A study is imported when it
+#: is first loaded, so a pipeline job pays only for its own study's imports
+#: (paper K's generator alone pulls in scipy.stats).
+BUILTIN_STUDIES: dict[str, str] = {
+    "baseline": "simlib.studies.baseline",
+    "kumar": "simlib.studies.kumar.study",
+    "kumar_fig1": "simlib.studies.kumar.fig1",
+    "utrera": "simlib.studies.utrera",
+    "dutot": "simlib.studies.dutot",
+    "zeng": "simlib.studies.zeng",
+}
+
 
 def register_study(cls: type[Study]) -> type[Study]:
     """Register a study class under its :attr:`Study.key` (usable as a decorator)."""
@@ -408,6 +420,8 @@ def register_study(cls: type[Study]) -> type[Study]:
 
 def _study_class(key: str, spec: Mapping) -> type[Study]:
     module = (spec or {}).get("module")
+    if not module and key not in STUDY_CLASSES:
+        module = BUILTIN_STUDIES.get(key)
     if module:
         try:
             importlib.import_module(module)
@@ -416,8 +430,9 @@ def _study_class(key: str, spec: Mapping) -> type[Study]:
     try:
         return STUDY_CLASSES[key]
     except KeyError:
+        known = ", ".join(sorted(set(STUDY_CLASSES) | set(BUILTIN_STUDIES)))
         raise ConfigError(f"config studies.{key}: no study class registered under {key!r} "
-                          f"(known: {', '.join(sorted(STUDY_CLASSES))}; a study outside simlib "
+                          f"(known: {known}; a study outside simlib "
                           f"names its module in studies.{key}.module)") from None
 
 

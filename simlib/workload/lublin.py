@@ -122,7 +122,6 @@ from functools import lru_cache
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, special, stats
 
 from simlib.errors import ConfigError
 from simlib.workload.estimates import apply_estimates
@@ -526,9 +525,15 @@ def _as_lublin_params(p) -> LublinParams:
 
 @lru_cache(maxsize=64)
 def _bucket_weights(anum: float, bnum: float) -> np.ndarray:
+    # The Gamma(anum, bnum) CDF (x > 0 here) as scipy.stats computes it,
+    # without importing scipy.stats (~1 s): a config check calls this.
+    from scipy import special
+
     w = np.zeros(BUCKETS)
     i = np.arange(CYCLIC_DAY_START, CYCLIC_DAY_START + BUCKETS, dtype=float)
-    cdf = stats.gamma(anum, scale=bnum).cdf
+
+    def cdf(x):
+        return special.gammainc(anum, x / bnum)
     w[(i.astype(int) - 1) % BUCKETS] = cdf(i + 0.5) - cdf(i - 0.5)
     if not np.all(np.isfinite(w)) or w.sum() <= 0:
         raise ConfigError(f"daily cycle Gamma(anum={anum}, bnum={bnum}) puts no mass on "
@@ -570,6 +575,8 @@ def _cumulative_knots(w: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=64)
 def _gamma_exp_moment(shape: float, scale: float, k: int, limit: float) -> float:
     """E[exp(k g) | g <= limit] for g ~ Gamma(shape, scale)."""
+    from scipy import integrate, special, stats  # scipy's import is slow: only when needed
+
     logc = -special.gammaln(shape) - shape * math.log(scale)
 
     def f(x):
@@ -786,6 +793,8 @@ def _cum_points(knots: np.ndarray, t):
 
 def _points_cdf(p: JobTypeParams, dq, arrival_scale: float):
     """P(one inter-arrival pays <= dq points): ``scale * exp(g) / 1800 <= dq``."""
+    from scipy import special  # scipy's import is slow: only when needed
+
     shape = p.aarr * p.arar
     with np.errstate(divide="ignore"):
         y = np.log(np.maximum(dq, 0.0) * (SECONDS_PER_BUCKET / arrival_scale))
@@ -1044,6 +1053,8 @@ def log_runtime_cdf(params, size, x) -> np.ndarray:
     >>> float(log_runtime_cdf(BATCH, 1, 12.0)), float(log_runtime_cdf(BATCH, 1, 0.0))
     (1.0, 0.0)
     """
+    from scipy import stats  # scipy's import is slow: only when needed
+
     p = _as_stream_params(params)
     q = hyper_gamma_p(p, size)
     x = np.minimum(np.asarray(x, dtype=float), RUNTIME_LOG_LIMIT)
@@ -1074,6 +1085,8 @@ def runtime_cdf(params, size, r) -> np.ndarray:
 def _component_sums(shape: float, scale: float) -> tuple[float, float, float, float]:
     """Sums over integer runtimes r of one gamma component (g <= 12):
     (Z, sum r P, sum ln r P, sum (ln r)^2 P) with P = P(floor(exp g) = r, g <= 12)."""
+    from scipy import stats  # scipy's import is slow: only when needed
+
     r = np.arange(1, _R_MAX + 1, dtype=float)
     upper = np.minimum(np.log(r + 1.0), RUNTIME_LOG_LIMIT)
     cdf = stats.gamma(shape, scale=scale).cdf

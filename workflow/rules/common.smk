@@ -58,12 +58,18 @@ SCALE = config["scale"]
 
 #: Enabled studies with a Study class (simlib.studies): their rules come
 #: from their steps (workflow/rules/studies.smk).
-from simlib.studies import STUDY_CLASSES, load_study
+from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, load_study
+
+
+def is_study(key, spec):
+    """Whether config ``studies.<key>`` names a Study class (built in, registered or by module)."""
+    return key in BUILTIN_STUDIES or key in STUDY_CLASSES or bool((spec or {}).get("module"))
+
 
 def _studies():
     out = []
     for key, spec in config["studies"].items():
-        if key not in STUDY_CLASSES and not (spec or {}).get("module"):
+        if not is_study(key, spec):
             continue  # still wired by hand in the stage files
         cls = load_study(key, config, SCALE, repo=REPO).__class__
         if cls.schema:
@@ -178,7 +184,7 @@ def check_config():
     """Checks the JSON schema cannot express; raises ConfigError naming the key."""
     catalog = config["traces"]["catalog"]
     for study, st in config["studies"].items():
-        if study in STUDY_CLASSES or (st or {}).get("module"):
+        if is_study(study, st):
             continue  # a Study checks itself (Study.check)
         for i, trace in enumerate(st.get("traces", [])):
             if trace not in catalog:

@@ -123,7 +123,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from simlib.errors import ConfigError
 from simlib.workload import lublin
@@ -561,6 +560,8 @@ def _truncated_gamma(u, shape, scale, limit):
     family is ordered by likelihood ratio), which makes load calibration a
     1-D root search with common random numbers.
     """
+    from scipy import special  # here: a study job that draws no workload skips scipy's import
+
     top = special.gammainc(shape, limit / scale)
     return scale * special.gammaincinv(shape, u * top)
 
@@ -597,6 +598,8 @@ def _sizes(p: KumarParams, d: _Draws) -> np.ndarray:
 
 
 def _runtimes(p: KumarParams, d: _Draws, size: np.ndarray) -> np.ndarray:
+    from scipy import special
+
     q = hyper_gamma_p(p, size)
     # lublin99 redraws the whole mixture above the limit: the same as picking
     # the component with weights conditioned on g <= limit.
@@ -941,6 +944,8 @@ def published_n_bar_fit(n_jobs: int = N_JOBS, params=None) -> pd.DataFrame:
             rows.append({"p_s": ps, "p_d": pd_, "size_scale": scale, "published": value,
                          "expected": e, "se": se, "published_z": (value - e) / se})
     out = pd.DataFrame(rows)
+    from scipy import stats
+
     out.attrs["chi2_pvalue"] = {
         scale: float(stats.chi2.sf(float((g["published_z"] ** 2).sum()), len(g)))
         for scale, g in out.groupby("size_scale")}

@@ -59,6 +59,17 @@ _GLTS = f"{__name__}.glts"
 _SWEEPS = f"{__name__}.sweeps"
 _EXAMPLES = f"{__name__}.examples"
 
+#: Sweepable G-LOMARC-TS parameters -> (Table 6 name, type, label on the
+#: axis). Here rather than in :mod:`.sweeps` (which re-exports it) so that
+#: checking the config does not import the sweep's plotting modules.
+SWEEP_PARAMETERS = {
+    "block_size": ("BLOCK_SIZE", int, "block size (jobs per block, BLOCK_SIZE)"),
+    "f_slack": ("F_slack", float, "slack factor F_slack"),
+    "matched_larger": ("MATCHED_LARGER", float, "MATCHED_LARGER"),
+    "min_utilgain": ("MIN_UTILGAIN", float, "MIN_UTILGAIN"),
+    "running_prim_num": ("RUNNING_PRIM_NUM", int, "RUNNING_PRIM_NUM"),
+}
+
 
 @register_study
 class Zeng(Study):
@@ -147,8 +158,7 @@ class Zeng(Study):
 
     def sweep_values(self, parameter: str, scale: str | None = None) -> list:
         """The values run for a sweep at a scale, besides Table 6's (typed)."""
-        from .sweeps import PARAMETERS
-        cast = PARAMETERS[parameter][1]
+        cast = SWEEP_PARAMETERS[parameter][1]
         return [cast(v) for v in self.sweeps()[parameter]["values"][scale or self.scale]]
 
     def sweep_value(self, parameter: str, tag: str, scale: str):
@@ -160,8 +170,7 @@ class Zeng(Study):
         raise ValueError(f"{parameter} = {tag} is not a value of the {scale} sweep")
 
     def published_value(self, parameter: str):
-        from .sweeps import PARAMETERS
-        name, cast, _ = PARAMETERS[parameter]
+        name, cast, _ = SWEEP_PARAMETERS[parameter]
         return cast(self.published["table6"][name])
 
     def gantt_day(self, scale: str | None = None) -> int:
@@ -226,7 +235,6 @@ class Zeng(Study):
 
     def _check_sweeps(self, where: str) -> None:
         from ...policies import make_policy
-        from .sweeps import PARAMETERS
         for param, spec in self.sweeps().items():
             at = f"{where}.glts.sweeps.{param}"
             if spec["workload"] not in self.workloads():
@@ -236,7 +244,7 @@ class Zeng(Study):
                 if v not in self.glts_variants():
                     raise ConfigError(f"{at}.variants[{i}]: {v!r} is not run by glts.variants "
                                       "(the sweep's point at Table 6's value comes from those runs)")
-            cast, printed = PARAMETERS[param][1], self.published_value(param)
+            cast, printed = SWEEP_PARAMETERS[param][1], self.published_value(param)
             for scale, values in spec["values"].items():
                 for i, v in enumerate(values):
                     here = f"{at}.values.{scale}[{i}]"
@@ -597,10 +605,9 @@ class Zeng(Study):
         ] if self.glts_variants() else []) + self._sweep_artifacts() + self._example_artifacts()
 
     def _sweep_artifacts(self) -> list[Artifact]:
-        from .sweeps import PARAMETERS
         s, o, out = self.section, self.sweep_outputs(), []
         for param, spec in self.sweeps().items():
-            name, fig = PARAMETERS[param][0], spec.get("figure")
+            name, fig = SWEEP_PARAMETERS[param][0], spec.get("figure")
             what = (f"RR of {', '.join(spec['variants'])} against {name} under "
                     f"{spec['workload']} (mean and 95 % CI over seeds)")
             out += [Artifact(s, o[f"figure_{param}"], (f"Fig. {fig}: " if fig else "") + what),

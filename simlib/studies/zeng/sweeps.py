@@ -38,6 +38,7 @@ from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 from simlib.stats import mean_ci
 
+from . import SWEEP_PARAMETERS
 from .cubes import build, ci_text
 
 __all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
@@ -45,13 +46,7 @@ __all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
            "sweep_claims", "figures_step"]
 
 #: Sweepable G-LOMARC-TS parameters -> (Table 6 name, type, label on the axis).
-PARAMETERS = {
-    "block_size": ("BLOCK_SIZE", int, "block size (jobs per block, BLOCK_SIZE)"),
-    "f_slack": ("F_slack", float, "slack factor F_slack"),
-    "matched_larger": ("MATCHED_LARGER", float, "MATCHED_LARGER"),
-    "min_utilgain": ("MIN_UTILGAIN", float, "MIN_UTILGAIN"),
-    "running_prim_num": ("RUNNING_PRIM_NUM", int, "RUNNING_PRIM_NUM"),
-}
+PARAMETERS = SWEEP_PARAMETERS
 _CLASSES = ("medium", "long", "all")
 _ORDER = ("GLTS", "CST", "CSTWS", "FBO", "NS", "NH")
 

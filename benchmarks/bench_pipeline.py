@@ -1,0 +1,138 @@
+"""The pipeline's own time: a whole run from nothing, then a no-op re-run.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_pipeline.py [--scale smoke] [--cores 2]
+        [--dir DIR] [--keep] [--snakemake-args ...]
+
+Runs ``snakemake --workflow-profile profiles/local --cores N --config
+scale=S`` in a fresh directory (``DIR``, by default a temporary one, removed
+afterwards unless ``--keep``), the way ``make smoke`` / ``make reproduce``
+do, then runs it again with nothing to do. Reported, as a Markdown table:
+
+* wall time of the run and of the no-op re-run;
+* CPU time of Snakemake's own process (DAG, scheduling, bookkeeping) and of
+  its children (the jobs), from ``getrusage``: Snakemake runs in a small
+  wrapper process so that the two can be told apart;
+* per study (the top-level folder of ``logs/``): jobs, the summed wall time
+  of the steps' work, and the summed CPU time of their processes with
+  start-up and imports, from the ``done in ... s (CPU ..., ... with
+  start-up)`` line that ``workflow/scripts/_common.py`` writes at the end of
+  every step's log.
+
+The machine's load average before and after is printed too: figures taken
+while other work runs are upper bounds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# Runs Snakemake in this child process and prints its own CPU time and its
+# children's as one JSON line on stderr.
+_WRAPPER = """
+import atexit, json, resource, sys, time
+t0 = time.perf_counter()
+def report():
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    print("BENCH " + json.dumps({"wall": time.perf_counter() - t0,
+                                  "snakemake_cpu": me.ru_utime + me.ru_stime,
+                                  "jobs_cpu": kids.ru_utime + kids.ru_stime}), file=sys.stderr)
+atexit.register(report)
+from snakemake.cli import main
+sys.argv = ["snakemake", *sys.argv[1:]]
+main()
+"""
+
+_DONE = re.compile(r"done in ([0-9.]+) s(?: \(CPU ([0-9.]+) s, ([0-9.]+) s with start-up\))?")
+
+
+def run(workdir: Path, scale: str, cores: int, extra: list[str]) -> dict:
+    """One Snakemake run in ``workdir``; its wall and CPU times."""
+    snakemake_bin = Path(sys.executable).with_name("snakemake")
+    if not snakemake_bin.exists():
+        sys.exit(f"bench_pipeline: no snakemake beside {sys.executable}; run `make install` first")
+    cmd = [sys.executable, "-c", _WRAPPER, "--snakefile", str(REPO / "Snakefile"),
+           "--workflow-profile", str(REPO / "profiles" / "local"), "--cores", str(cores),
+           "--config", f"scale={scale}", "--directory", str(workdir), *extra]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    line = [x for x in out.stderr.splitlines() if x.startswith("BENCH ")]
+    if out.returncode != 0 or not line:
+        sys.stderr.write(out.stderr[-5000:])
+        sys.exit(f"bench_pipeline: snakemake failed (exit {out.returncode}) in {workdir}")
+    return json.loads(line[-1][len("BENCH "):])
+
+
+def per_study(workdir: Path) -> dict[str, dict]:
+    """Jobs, step wall time and process CPU time summed per top-level log folder."""
+    out: dict[str, dict] = {}
+    for log in sorted((workdir / "logs").rglob("*.log")):
+        rel = log.relative_to(workdir / "logs").parts
+        study = rel[0] if len(rel) > 1 else "(top level)"
+        lines = _DONE.findall(log.read_text(encoding="utf-8", errors="replace"))
+        if not lines:
+            continue  # not a step's log (e.g. a trace's cleaning report)
+        row = out.setdefault(study, {"jobs": 0, "wall": 0.0, "cpu": 0.0})
+        row["jobs"] += 1
+        wall, _, with_startup = lines[-1]  # the last run of the step
+        row["wall"] += float(wall)
+        row["cpu"] += float(with_startup or 0.0)
+    return out
+
+
+def loadavg() -> str:
+    try:
+        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not on Linux
+        return "n/a"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", default="smoke", choices=["smoke", "default", "full"])
+    ap.add_argument("--cores", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--dir", type=Path, help="run here (must be empty or absent)")
+    ap.add_argument("--keep", action="store_true", help="keep the run's directory")
+    ap.add_argument("--snakemake-args", nargs=argparse.REMAINDER, default=[],
+                    help="passed on to snakemake (last on the line)")
+    args = ap.parse_args(argv)
+    workdir = args.dir or Path(tempfile.mkdtemp(prefix=f"bench_pipeline_{args.scale}_"))
+    if workdir.exists() and any(workdir.iterdir()):
+        sys.exit(f"bench_pipeline: {workdir} is not empty")
+    workdir.mkdir(parents=True, exist_ok=True)
+    before = loadavg()
+    first = run(workdir, args.scale, args.cores, args.snakemake_args)
+    again = run(workdir, args.scale, args.cores, args.snakemake_args)
+    studies = per_study(workdir)
+    print(f"scale {args.scale}, --cores {args.cores}, load average (1/5/15 min) before "
+          f"{before}, after {loadavg()}\n")
+    print("| what | wall | Snakemake's own CPU | jobs' CPU |")
+    print("|---|---|---|---|")
+    print(f"| whole run | {first['wall']:.1f} s | {first['snakemake_cpu']:.1f} s | "
+          f"{first['jobs_cpu']:.1f} s |")
+    print(f"| no-op re-run | {again['wall']:.1f} s | {again['snakemake_cpu']:.1f} s | "
+          f"{again['jobs_cpu']:.1f} s |")
+    print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up |")
+    print("|---|---|---|---|")
+    for study, row in sorted(studies.items()):
+        print(f"| {study} | {row['jobs']} | {row['wall']:.1f} s | {row['cpu']:.1f} s |")
+    total = {k: sum(r[k] for r in studies.values()) for k in ("jobs", "wall", "cpu")}
+    print(f"| all | {total['jobs']} | {total['wall']:.1f} s | {total['cpu']:.1f} s |")
+    if not args.keep and not args.dir:
+        shutil.rmtree(workdir, ignore_errors=True)
+    elif args.keep:
+        print(f"\nkept {workdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
