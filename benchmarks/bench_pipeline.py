@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/bench_pipeline.py [--scale smoke] [--cores 2]
-        [--dir DIR] [--keep] [--snakemake-args ...]
+        [--dir DIR] [--keep] [--repo TREE] [--snakemake-args ...]
 
 Runs ``snakemake --workflow-profile profiles/local --cores N --config
 scale=S`` in a fresh directory (``DIR``, by default a temporary one, removed
@@ -19,6 +19,11 @@ do, then runs it again with nothing to do. Reported, as a Markdown table:
   start-up and imports, from the ``done in ... s (CPU ..., ... with
   start-up)`` line that ``workflow/scripts/_common.py`` writes at the end of
   every step's log.
+
+``--repo TREE`` runs another copy of the project instead of this one (its
+Snakefile, profile and package, put first on ``PYTHONPATH`` for Snakemake
+and its jobs), e.g. the code before a change exported with ``git archive
+COMMIT | tar -x -C TREE``: run both, one after the other, on a quiet machine.
 
 The machine's load average before and after is printed too: figures taken
 while other work runs are upper bounds.
@@ -56,15 +61,17 @@ main()
 _DONE = re.compile(r"done in ([0-9.]+) s(?: \(CPU ([0-9.]+) s, ([0-9.]+) s with start-up\))?")
 
 
-def run(workdir: Path, scale: str, cores: int, extra: list[str]) -> dict:
-    """One Snakemake run in ``workdir``; its wall and CPU times."""
+def run(repo: Path, workdir: Path, scale: str, cores: int, extra: list[str]) -> dict:
+    """One Snakemake run of ``repo``'s workflow in ``workdir``; its wall and CPU times."""
     snakemake_bin = Path(sys.executable).with_name("snakemake")
     if not snakemake_bin.exists():
         sys.exit(f"bench_pipeline: no snakemake beside {sys.executable}; run `make install` first")
-    cmd = [sys.executable, "-c", _WRAPPER, "--snakefile", str(REPO / "Snakefile"),
-           "--workflow-profile", str(REPO / "profiles" / "local"), "--cores", str(cores),
+    cmd = [sys.executable, "-c", _WRAPPER, "--snakefile", str(repo / "Snakefile"),
+           "--workflow-profile", str(repo / "profiles" / "local"), "--cores", str(cores),
            "--config", f"scale={scale}", "--directory", str(workdir), *extra]
-    out = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(repo), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=repo, env=env)
     line = [x for x in out.stderr.splitlines() if x.startswith("BENCH ")]
     if out.returncode != 0 or not line:
         sys.stderr.write(out.stderr[-5000:])
@@ -102,6 +109,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cores", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--dir", type=Path, help="run here (must be empty or absent)")
     ap.add_argument("--keep", action="store_true", help="keep the run's directory")
+    ap.add_argument("--repo", type=Path, default=REPO, help="the project copy to run (default: this one)")
     ap.add_argument("--snakemake-args", nargs=argparse.REMAINDER, default=[],
                     help="passed on to snakemake (last on the line)")
     args = ap.parse_args(argv)
@@ -110,10 +118,11 @@ def main(argv=None) -> int:
         sys.exit(f"bench_pipeline: {workdir} is not empty")
     workdir.mkdir(parents=True, exist_ok=True)
     before = loadavg()
-    first = run(workdir, args.scale, args.cores, args.snakemake_args)
-    again = run(workdir, args.scale, args.cores, args.snakemake_args)
+    repo = args.repo.resolve()
+    first = run(repo, workdir, args.scale, args.cores, args.snakemake_args)
+    again = run(repo, workdir, args.scale, args.cores, args.snakemake_args)
     studies = per_study(workdir)
-    print(f"scale {args.scale}, --cores {args.cores}, load average (1/5/15 min) before "
+    print(f"{repo}: scale {args.scale}, --cores {args.cores}, load average (1/5/15 min) before "
           f"{before}, after {loadavg()}\n")
     print("| what | wall | Snakemake's own CPU | jobs' CPU |")
     print("|---|---|---|---|")
