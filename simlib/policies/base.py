@@ -176,6 +176,22 @@ class QueuePolicy(Policy):
         """Drop started jobs from the queue (one pass, keeps order)."""
         self.queue = [j for j in self.queue if j.state == WAITING]
 
+    def drop(self, started: list[Job]) -> None:
+        """Remove ``started`` (jobs of the queue that were started) from the queue.
+
+        Equivalent to :meth:`prune` when ``started`` holds every started job
+        of the queue. A few jobs are removed one by one (``list.remove`` scans
+        in C, by identity first), many with one pass of :meth:`prune`: a
+        backfilling round usually starts one or two jobs of a queue of
+        hundreds.
+        """
+        if len(started) > 4:
+            self.prune()
+            return
+        q = self.queue
+        for job in started:
+            q.remove(job)
+
     def start_head_jobs(self) -> None:
         """Start queue-head jobs, in order, while they fit (strict FCFS part)."""
         q = self.queue

@@ -64,7 +64,7 @@ class EASY(QueuePolicy):
         else:
             _, shadow, extra = self.reservation
             candidates = self.new_jobs
-        started = False
+        started = []
         free = sim.free
         for job in candidates:
             if free == 0:
@@ -80,7 +80,7 @@ class EASY(QueuePolicy):
             else:
                 continue
             free -= p
-            started = True
+            started.append(job)
         if started:
-            self.prune()
+            self.drop(started)
         self.reservation = (head, shadow, extra)
