@@ -170,7 +170,8 @@ class QueuePolicy(Policy):
         self.queue.extend(submitted)
         self.new_jobs = submitted
         if self.queue or (finished and self.schedule_when_queue_empty):
-            self.schedule(now, full=bool(finished or timers or changed))
+            # Positional: a keyword argument costs a little on every round.
+            self.schedule(now, bool(finished or timers or changed))
 
     def prune(self) -> None:
         """Drop started jobs from the queue (one pass, keeps order)."""
@@ -192,8 +193,11 @@ class QueuePolicy(Policy):
         for job in started:
             q.remove(job)
 
-    def start_head_jobs(self) -> None:
-        """Start queue-head jobs, in order, while they fit (strict FCFS part)."""
+    def start_head_jobs(self) -> int:
+        """Start queue-head jobs, in order, while they fit (strict FCFS part).
+
+        Returns the processors left free (``sim.free``), which callers need next.
+        """
         q = self.queue
         sim = self.sim
         free = sim.free
@@ -208,6 +212,7 @@ class QueuePolicy(Policy):
             k += 1
         if k:
             del q[:k]
+        return free
 
     def schedule(self, now: float, full: bool) -> None:
         raise NotImplementedError

@@ -52,7 +52,7 @@ class EASY(QueuePolicy):
 
     def schedule(self, now, full):
         q = self.queue
-        self.start_head_jobs()
+        free = self.start_head_jobs()
         if not q:
             self.reservation = None
             return
@@ -65,7 +65,6 @@ class EASY(QueuePolicy):
             _, shadow, extra = self.reservation
             candidates = self.new_jobs
         started = []
-        free = sim.free
         for job in candidates:
             if free == 0:
                 break
