@@ -1,6 +1,10 @@
+import random
+
+import pytest
 from helpers_sim import assert_valid_schedule, run, schedule
 
 from simlib.policies import make_policy
+from simlib.policies.easy import EASY
 
 # J1 runs on 6 of 10 CPUs until 10; J2 (8 CPUs, head) is reserved at the shadow
 # time 10 with 2 extra processors; J3 (9 CPUs) is second in the queue; J4 (2 CPUs,
@@ -73,3 +77,27 @@ def test_overrun_extend_lets_job_finish():
     jobs, _ = run("easy", [(0, 4, 50, 20), (1, 4, 5, 5)], 4, overrun="extend")
     assert schedule(jobs) == {1: (0, 50), 2: (50, 55)}
     assert not jobs[0].killed
+
+
+class _PruningEASY(EASY):
+    """EASY dropping started jobs with the one-pass prune (the general path)."""
+
+    def drop(self, started):
+        self.prune()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_dropping_started_jobs_one_by_one_gives_the_schedule_of_prune(seed):
+    # Paired: QueuePolicy.drop (list.remove of a few jobs) against prune, on
+    # random workloads with queues long enough for both branches of drop.
+    rng = random.Random(seed)
+    t, rows = 0, []
+    for _ in range(300):
+        t += rng.randint(0, 6)
+        run_time = rng.randint(1, 60)
+        rows.append((t, rng.choice([1, 1, 2, 3, 8, 16, 30]), run_time,
+                     run_time * rng.choice([1, 1, 2, 5])))
+    fast, _ = run(make_policy("easy"), rows, 32)
+    slow, _ = run(_PruningEASY(), rows, 32)
+    assert schedule(fast) == schedule(slow)
+    assert [j.alloc for j in fast] == [j.alloc for j in slow]

@@ -170,14 +170,34 @@ class QueuePolicy(Policy):
         self.queue.extend(submitted)
         self.new_jobs = submitted
         if self.queue or (finished and self.schedule_when_queue_empty):
-            self.schedule(now, full=bool(finished or timers or changed))
+            # Positional: a keyword argument costs a little on every round.
+            self.schedule(now, bool(finished or timers or changed))
 
     def prune(self) -> None:
         """Drop started jobs from the queue (one pass, keeps order)."""
         self.queue = [j for j in self.queue if j.state == WAITING]
 
-    def start_head_jobs(self) -> None:
-        """Start queue-head jobs, in order, while they fit (strict FCFS part)."""
+    def drop(self, started: list[Job]) -> None:
+        """Remove ``started`` (jobs of the queue that were started) from the queue.
+
+        Equivalent to :meth:`prune` when ``started`` holds every started job
+        of the queue. A few jobs are removed one by one (``list.remove`` scans
+        in C, by identity first), many with one pass of :meth:`prune`: a
+        backfilling round usually starts one or two jobs of a queue of
+        hundreds.
+        """
+        if len(started) > 4:
+            self.prune()
+            return
+        q = self.queue
+        for job in started:
+            q.remove(job)
+
+    def start_head_jobs(self) -> int:
+        """Start queue-head jobs, in order, while they fit (strict FCFS part).
+
+        Returns the processors left free (``sim.free``), which callers need next.
+        """
         q = self.queue
         sim = self.sim
         free = sim.free
@@ -192,6 +212,7 @@ class QueuePolicy(Policy):
             k += 1
         if k:
             del q[:k]
+        return free
 
     def schedule(self, now: float, full: bool) -> None:
         raise NotImplementedError

@@ -52,7 +52,7 @@ class EASY(QueuePolicy):
 
     def schedule(self, now, full):
         q = self.queue
-        self.start_head_jobs()
+        free = self.start_head_jobs()
         if not q:
             self.reservation = None
             return
@@ -64,8 +64,7 @@ class EASY(QueuePolicy):
         else:
             _, shadow, extra = self.reservation
             candidates = self.new_jobs
-        started = False
-        free = sim.free
+        started = []
         for job in candidates:
             if free == 0:
                 break
@@ -80,7 +79,7 @@ class EASY(QueuePolicy):
             else:
                 continue
             free -= p
-            started = True
+            started.append(job)
         if started:
-            self.prune()
+            self.drop(started)
         self.reservation = (head, shadow, extra)

@@ -92,22 +92,39 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from simlib.errors import ConfigError, TraceFormatError
 from simlib.io import write_json, write_text
-from simlib.workload.fetch import (
-    MANIFEST_COLUMNS,
-    ManifestEntry,
-    TraceDownloadError,
-    TraceNotFoundError,
-    fetch_trace,
-    read_manifest,
-    verify_sha256,
-)
 from simlib.workload.swf import Workload, max_procs, read_swf, write_swf
+
+if TYPE_CHECKING:  # pragma: no cover
+    from simlib.workload.fetch import (
+        MANIFEST_COLUMNS,
+        ManifestEntry,
+        TraceDownloadError,
+        TraceNotFoundError,
+        fetch_trace,
+        read_manifest,
+        verify_sha256,
+    )
+
+#: Names of :mod:`simlib.workload.fetch` re-exported here. They are imported
+#: on first use (module ``__getattr__``): fetch pulls in urllib, http and
+#: hashlib, which cleaning a trace (``simlib simulate``) does not need.
+_FETCH_NAMES = ("MANIFEST_COLUMNS", "ManifestEntry", "TraceDownloadError", "TraceNotFoundError",
+                "fetch_trace", "read_manifest", "verify_sha256")
+
+
+def __getattr__(name: str):
+    if name in _FETCH_NAMES:
+        from simlib.workload import fetch
+
+        return getattr(fetch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "MANIFEST_COLUMNS",
