@@ -10,7 +10,7 @@ Registries are the exception. :mod:`simlib.policies` registers every
 policy, so following its imports would make each simulation depend on every
 policy: the closure does not enter ``simlib.policies``, and a step names
 the policies it runs and gets exactly their modules (:func:`policy_files`).
-Likewise :mod:`simlib.studies` imports every study: importing it counts as
+Likewise :mod:`simlib.studies` names every study: importing it counts as
 importing :mod:`simlib.studies.base` only.
 
 Examples
@@ -110,6 +110,12 @@ def import_closure(modules: Iterable[str], shallow: Iterable[str] = ()) -> list[
     contribute only their import-time imports: a study module imports what
     one step needs inside that step's function, and that step names it.
     """
+    # The pipeline asks once per job, with a few distinct arguments: cached.
+    return list(_closure(tuple(modules), tuple(shallow)))
+
+
+@functools.lru_cache(maxsize=None)
+def _closure(modules: tuple[str, ...], shallow: tuple[str, ...]) -> tuple[str, ...]:
     seen: set[str] = set()
     todo = list(modules)
     for root in shallow:
@@ -128,7 +134,7 @@ def import_closure(modules: Iterable[str], shallow: Iterable[str] = ()) -> list[
         todo += [p for p in _parents(name) if p not in seen]
         todo += [m for m in _imports(name) if m not in seen]
     files = {module_file(m) for m in seen if not _in_policies(m) and m not in REGISTRIES}
-    return sorted(f for f in files if f)
+    return tuple(sorted(f for f in files if f))
 
 
 def policy_files(cls) -> list[str]:
@@ -139,6 +145,11 @@ def policy_files(cls) -> list[str]:
     import outside the policy package (engine, errors...). A policy defined
     outside simlib contributes its own file.
     """
+    return list(_policy_files(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _policy_files(cls) -> tuple[str, ...]:
     files: set[str] = set()
     helpers: set[str] = set()
     for c in cls.__mro__:
@@ -159,4 +170,4 @@ def policy_files(cls) -> list[str]:
         if f:
             files.add(f)
         files.update(import_closure(m for m in _imports(name) if not _in_policies(m)))
-    return sorted(files)
+    return tuple(sorted(files))

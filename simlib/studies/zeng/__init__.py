@@ -71,6 +71,31 @@ SWEEP_PARAMETERS = {
 }
 
 
+def depends(variant: str, parameter: str) -> bool:
+    """Whether a variant's runs depend on a parameter (NH forms no blocks).
+
+    Examples
+    --------
+    >>> depends("NH", "block_size"), depends("FBO", "block_size"), depends("NH", "f_slack")
+    (False, True, True)
+    """
+    from simlib.policies.glomarc_ts import VARIANTS
+    if parameter == "block_size":
+        return bool(VARIANTS[variant].get("blocks", True))
+    return True
+
+
+def value_tag(value) -> str:
+    """A sweep value as a path component (``{value}`` wildcard).
+
+    Examples
+    --------
+    >>> value_tag(12), value_tag(1.25), value_tag(2.0)
+    ('12', '1.25', '2')
+    """
+    return format(value, "g")
+
+
 @register_study
 class Zeng(Study):
     """Paper Z: Scojo-PECT with space sharing and G-LOMARC-TS on multi-core nodes.
@@ -162,8 +187,7 @@ class Zeng(Study):
         return [cast(v) for v in self.sweeps()[parameter]["values"][scale or self.scale]]
 
     def sweep_value(self, parameter: str, tag: str, scale: str):
-        """The value of a ``{value}`` wildcard (its :func:`.sweeps.value_tag`)."""
-        from .sweeps import value_tag
+        """The value of a ``{value}`` wildcard (its :func:`value_tag`)."""
         for v in self.sweep_values(parameter, scale):
             if value_tag(v) == tag:
                 return v
@@ -326,12 +350,10 @@ class Zeng(Study):
 
     # --------------------------------------------- part 2: Figs. 8-9's sweeps
     def sweep_summary(self, scale, parameter, value, seed) -> str:
-        from .sweeps import value_tag
         return f"results/runs/zeng/{scale}/sweeps/{parameter}/{value_tag(value)}/seed{seed}.json"
 
     def sweep_step(self) -> Step:
         """One job per (parameter, value, seed): the sweep's variants that depend on it."""
-        from .sweeps import depends
 
         def params(w):
             spec = self.sweeps()[w.parameter]

@@ -38,7 +38,7 @@ from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 from simlib.stats import mean_ci
 
-from . import SWEEP_PARAMETERS
+from . import SWEEP_PARAMETERS, depends, value_tag  # re-exported: the sweep's vocabulary
 from .cubes import build, ci_text
 
 __all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
@@ -49,31 +49,6 @@ __all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
 PARAMETERS = SWEEP_PARAMETERS
 _CLASSES = ("medium", "long", "all")
 _ORDER = ("GLTS", "CST", "CSTWS", "FBO", "NS", "NH")
-
-
-def depends(variant: str, parameter: str) -> bool:
-    """Whether a variant's runs depend on a parameter (NH forms no blocks).
-
-    Examples
-    --------
-    >>> depends("NH", "block_size"), depends("FBO", "block_size"), depends("NH", "f_slack")
-    (False, True, True)
-    """
-    from simlib.policies.glomarc_ts import VARIANTS
-    if parameter == "block_size":
-        return bool(VARIANTS[variant].get("blocks", True))
-    return True
-
-
-def value_tag(value) -> str:
-    """A sweep value as a path component (``{value}`` wildcard).
-
-    Examples
-    --------
-    >>> value_tag(12), value_tag(1.25), value_tag(2.0)
-    ('12', '1.25', '2')
-    """
-    return format(value, "g")
 
 
 def records(parameter: str, published_value, variants, values, sweep: list[dict],
