@@ -39,11 +39,26 @@ POLICY_PACKAGE = "simlib.policies"
 #: study), so following it would make each step depend on all of them.
 #: Importing the package counts as importing its API module(s) only.
 REGISTRIES = {POLICY_PACKAGE: (), "simlib.studies": ("simlib.studies.base",)}
+#: The directory of the ``simlib`` package (this module's).
+_PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 @functools.lru_cache(maxsize=None)
 def module_file(name: str) -> str | None:
-    """Source file of an importable module (None for builtins and namespace packages)."""
+    """Source file of an importable module (None for builtins and namespace packages).
+
+    simlib's own modules are found from this file's location, without
+    importing anything: ``importlib.util.find_spec`` would import each parent
+    package (e.g. matplotlib through :mod:`simlib.figures`) while Snakemake
+    builds its DAG.
+    """
+    if name == ROOT or name.startswith(ROOT + "."):
+        parts = name.split(".")[1:]
+        base = _PACKAGE_DIR.joinpath(*parts)
+        for candidate in ([base.with_suffix(".py")] if parts else []) + [base / "__init__.py"]:
+            if candidate.is_file():
+                return str(candidate)
+        return None  # `from module import name`: not a module
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):  # `from module import name`: not a module

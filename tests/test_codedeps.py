@@ -1,7 +1,9 @@
 """Tests of simlib.codedeps: code inputs derived from imports."""
+import subprocess
+import sys
 from pathlib import Path
 
-from simlib.codedeps import import_closure, policy_files
+from simlib.codedeps import import_closure, module_file, policy_files
 from simlib.policies import POLICIES
 
 SIMLIB = Path(__file__).resolve().parents[1] / "simlib"
@@ -40,3 +42,26 @@ def test_policy_files_are_the_policy_its_bases_and_helpers():
     assert "policies/los.py" not in easy and "policies/conservative.py" not in easy
     hybrid_e = names(policy_files(POLICIES["hybrid_los_e"]))
     assert {"policies/ecc.py", "policies/hybrid_los.py", "policies/los.py"} <= hybrid_e
+
+
+def test_module_file_matches_find_spec_without_importing():
+    # Paired with importlib's answer for every simlib module (and names that
+    # are not modules), and checked not to import what it locates.
+    import importlib.util
+    import pkgutil
+
+    import simlib
+    names = ["simlib", *(m.name for m in pkgutil.walk_packages(simlib.__path__, "simlib.")),
+             "simlib.studies.zeng.SWEEP_PARAMETERS", "simlib.no_such_module"]
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+            expected = (str(Path(spec.origin).resolve())
+                        if spec and spec.origin and spec.origin.endswith(".py") else None)
+        except (ImportError, ValueError):
+            expected = None
+        assert module_file.__wrapped__(name) == expected, name
+    code = ("import sys; from simlib.codedeps import module_file; "
+            "module_file('simlib.figures.common'); print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
