@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..engine.allocation import Allocation, LowestIds, PerCore
+from ..engine.allocation import Allocation, LowestIds, PerCore, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
@@ -190,19 +190,28 @@ class WholeNodes(LowestIds):
         self.units = units
 
     def select(self, platform, free, size):
+        mask = self.select_mask(platform.cpus, free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def select_mask(self, total: int, free: int, size: int) -> int | None:
+        """The mask :meth:`select` chooses among ``total`` units (None: too few
+        whole nodes free), without building the allocation (plans that are
+        only checked, not kept, need no more).
+
+        >>> bin(WholeNodes(2).select_mask(8, 0b11110110, 4))
+        '0b11110000'
+        """
         u = self.units
         whole = free
         for k in range(1, u):
             whole &= free >> k
-        firsts = self._firsts(platform.cpus)
-        whole &= firsts  # bit u*n set: node n entirely free
+        whole &= self._firsts(total)  # bit u*n set: node n entirely free
         if whole.bit_count() * u < size:
             return None
-        chosen = super().select(platform, whole, size // u)
-        mask = 0
-        for unit in chosen.cores:
-            mask |= ((1 << u) - 1) << unit
-        return Allocation.from_mask(platform, mask)
+        # The lowest nodes (LowestIds on their first units), each with its u
+        # units: first units times 2**u - 1, the union of the u shifts (the
+        # first units are u bits apart, so the shifts never overlap).
+        return lowest_bits(whole, size // u) * ((1 << u) - 1)
 
     def _firsts(self, total: int) -> int:
         cached = getattr(self, "_firsts_mask", None)
