@@ -319,3 +319,22 @@ def test_without_cases_2_and_3_the_head_waits_for_whole_nodes():
     pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, case2=False, case3=False)
     Simulator(machine(2), [r, h], pol, debug=True).run()
     assert (pol.case2, pol.case3) == (0, 0) and h.start == pytest.approx(r.finish)
+
+
+def test_checked_plans_choose_the_units_the_kept_plans_do():
+    # _replan places jobs through _CheckedChoice (masks only) and builds the
+    # Allocations of a kept plan from those masks: the same as WholeNodes.select.
+    import random
+
+    from simlib.platform import Platform
+    from simlib.policies.glomarc_ts import _CheckedChoice
+    from simlib.policies.scojo_pect import WholeNodes
+    p = Platform.homogeneous(256, cores_per_node=2)
+    whole = WholeNodes(2)
+    rng = random.Random(0)
+    for _ in range(300):
+        free, size = rng.getrandbits(256), 2 * rng.randint(1, 80)
+        got, want = _CheckedChoice(whole).select(p, free, size), whole.select(p, free, size)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert (got.mask, len(got)) == (want.mask, len(want))

@@ -23,7 +23,7 @@ from ..engine.allocation import Allocation, ids_of, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError
 from .profile import PlacementProfile
-from .scojo_pect import ScojoPECT, _release, self_slowdown
+from .scojo_pect import ScojoPECT, WholeNodes, _release, self_slowdown
 
 __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
            "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
@@ -320,6 +320,34 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
 
 
 # ------------------------------------------------------------------ the policy
+class _CheckedUnits:
+    """Units reserved in a plan that is only checked: the mask and count that
+    :class:`PlacementProfile` reads. Most rebuilt plans fail the fairness
+    check (step 6); an :class:`Allocation` is built only for a plan kept."""
+
+    __slots__ = ("mask", "size")
+
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+        self.size = mask.bit_count()
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class _CheckedChoice:
+    """The policy's node choice (:class:`WholeNodes`) giving :class:`_CheckedUnits`:
+    the same units as its ``select``, which is ``Allocation.from_mask`` of
+    the same ``select_mask``."""
+
+    def __init__(self, whole: WholeNodes) -> None:
+        self.whole = whole
+
+    def select(self, platform, free, size):
+        mask = self.whole.select_mask(platform.cpus, free, size)
+        return None if mask is None else _CheckedUnits(mask)
+
+
 #: The variants of §5.1 as formation switches (SSP is the space-sharing policy).
 VARIANTS: dict[str, dict] = {
     "GLTS": {},
@@ -432,6 +460,7 @@ class GLomarcTS(ScojoPECT):
         self.case3 = 0
         self.case2 = 0
         self._head = None
+        self._checked_choice = _CheckedChoice(self.node_choice)
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -898,15 +927,17 @@ class GLomarcTS(ScojoPECT):
             if job.state != WAITING or job.idx in units:
                 continue
             _, _, k, dur, _ = self.plan[job.idx]
-            start, alloc = prof.earliest_start(self.node_choice, k, dur, v)
-            prof.reserve(start, start + dur, alloc)
-            out[job.idx] = (start, alloc)
+            start, chosen = prof.earliest_start(self._checked_choice, k, dur, v)
+            prof.reserve(start, start + dur, chosen)
+            out[job.idx] = (start, chosen.mask)
             old = self.reservation[job.idx][0]
             if start > old + 1e-6:
                 response = self._wall_of(vm, start + dur, now) - job.submit
                 if response > f_slack * self.r_est[job.idx] + 1e-6:
                     return None
-        return {"profile": prof, "reservations": out}
+        return {"profile": prof,
+                "reservations": {idx: (start, Allocation.from_mask(self.unit_platform, mask))
+                                 for idx, (start, mask) in out.items()}}
 
     def _group_plan(self, a: Member, group: list[Candidate]) -> dict[int, tuple[float, int]]:
         """Planned run (virtual s) and PPN of each member: the group's periods, then alone."""
