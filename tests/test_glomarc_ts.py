@@ -374,3 +374,25 @@ def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
             for s, e, a in parts:
                 prof.reserve(s, e, a)
             assert hole_given_back(prof, v, d, [(s, e, a.mask) for s, e, a in parts]) == want
+
+
+def test_a_plans_steps_do_not_depend_on_the_order_of_its_reservations():
+    # _replan reserves running jobs and guests first (kept from one group
+    # tried to the next), then the group: the order must not matter.
+    import random
+
+    from simlib.engine.allocation import Allocation
+    from simlib.platform import Platform
+    from simlib.policies.profile import PlacementProfile
+    rng = random.Random(2)
+    plat = Platform.homogeneous(16)
+    for _ in range(100):
+        res = []
+        for c in rng.sample(range(16), rng.randint(1, 16)):
+            res.append((rng.choice([1.0, 2.5, 4.0, 7.0]), Allocation.of(plat, [c])))
+        a, b = PlacementProfile(0.0, plat), PlacementProfile(0.0, plat)
+        for end, alloc in res:
+            a.reserve(0.0, end, alloc)
+        for end, alloc in rng.sample(res, len(res)):
+            b.reserve(0.0, end, alloc)
+        assert (a.times, a.masks, a.free) == (b.times, b.masks, b.free)

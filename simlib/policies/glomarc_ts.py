@@ -390,7 +390,7 @@ class _CheckedChoice:
         self.whole = whole
 
     def select(self, platform, free, size):
-        mask = self.whole.select_mask(platform.cpus, free, size)
+        mask = self.whole.select_mask(self.whole.total_of(platform), free, size)
         return None if mask is None else _CheckedUnits(mask)
 
 
@@ -506,7 +506,10 @@ class GLomarcTS(ScojoPECT):
         self.case3 = 0
         self.case2 = 0
         self._head = None
+        self._plan_base: dict[tuple, PlacementProfile] = {}
         self._checked_choice = _CheckedChoice(self.node_choice)
+        #: first unit of every node (whole-node tests)
+        self._unit_firsts = self.node_choice._firsts(self.unit_platform.cpus)
         #: job idx -> (PPN, self slowdown at it, nodes) as a matched job (§4.5)
         self._matched_shape: dict[int, tuple[int, float, int]] = {}
 
@@ -543,7 +546,7 @@ class GLomarcTS(ScojoPECT):
     def _free_whole_nodes(self, vm, v: float, dur: float) -> int:
         """Mask of units of the nodes wholly free in ``vm``'s plan for ``[v, v+dur)`` and idle now."""
         hole = vm.profile.hole(v, dur) & ~self.busy_units
-        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+        return hole & (hole >> 1) & self._unit_firsts
 
     def _holes_without(self, vm, members, v: float, durations) -> list[int]:
         """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
@@ -562,7 +565,7 @@ class GLomarcTS(ScojoPECT):
     def _hole_without(self, vm, members, v: float, dur: float) -> int:
         """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""
         (hole,) = self._holes_without(vm, members, v, [dur])
-        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+        return hole & (hole >> 1) & self._unit_firsts
 
     # ------------------------------------------------------------ scheduling
     def _start_due(self, vm, now):
@@ -577,6 +580,7 @@ class GLomarcTS(ScojoPECT):
         queue = [j for j in vm.queue if j.state == WAITING]
         if not queue:
             return
+        self._plan_base = {}   # the rebuilt plans' common part, until an option runs
         def free_now():
             # Whole nodes free now, counting those of jobs due now (they may
             # start in another way than planned).
@@ -591,6 +595,7 @@ class GLomarcTS(ScojoPECT):
             best = self._best_option(vm, queue[0], queue[1:], v, now, whole_nodes=False)
             if best is not None:
                 best()
+                self._plan_base = {}
                 vm.queue = [j for j in vm.queue if j.state == WAITING]
             return
         # Low load: every waiting job fits at one process per node.
@@ -607,6 +612,7 @@ class GLomarcTS(ScojoPECT):
             best = self._best_option(vm, job, others, v, now)
             if best is not None:
                 best()
+                self._plan_base = {}
                 started = True
         if started:
             vm.queue = [j for j in vm.queue if j.state == WAITING]
@@ -703,7 +709,7 @@ class GLomarcTS(ScojoPECT):
             # members' own reservations are given up for the group's.
             h_a, h_m = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
                                            v, [dur_a, dur_m])
-            firsts = self.node_choice._firsts(self.unit_platform.cpus)
+            firsts = self._unit_firsts
             prim = h_a & (h_m >> 1) & firsts
             spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
             fits_plan = prim.bit_count() >= nodes_a and spare.bit_count() >= extra
@@ -960,17 +966,28 @@ class GLomarcTS(ScojoPECT):
         group, then every other waiting job in FCFS order at its earliest
         start. None when a job's predicted response passes F_slack x R_est
         and is later than in today's plan (the group would cause it)."""
+        # Running jobs and guests first: the same for every group tried until
+        # an option runs (kept in _plan_base, cleared by _matchmake then), so
+        # built once and copied. The order of reservations does not matter:
+        # a profile's breakpoints and masks are those of the union.
+        skip = tuple(sorted(idx for idx in units if idx in vm.held))
+        key = (vm.name, v, skip)
+        base = self._plan_base.get(key)
+        if base is None:
+            base = PlacementProfile(v, self.unit_platform)
+            for idx in vm.held:
+                if idx in units:  # a running member (Case 3): its new plan below
+                    continue
+                vend, alloc = self.reservation[idx]
+                if vend > v:
+                    base.reserve(v, vend, alloc)
+            if vm is self.active:
+                for _, vt, alloc in self.guests.values():
+                    if vt > v:
+                        base.reserve(v, vt, alloc)
+            self._plan_base[key] = base
         prof = PlacementProfile(v, self.unit_platform)
-        for idx in vm.held:
-            if idx in units:  # a running member (Case 3): its new plan below
-                continue
-            vend, alloc = self.reservation[idx]
-            if vend > v:
-                prof.reserve(v, vend, alloc)
-        if vm is self.active:
-            for _, vt, alloc in self.guests.values():
-                if vt > v:
-                    prof.reserve(v, vt, alloc)
+        prof.times, prof.masks, prof.free = list(base.times), list(base.masks), list(base.free)
         for idx, alloc in units.items():
             prof.reserve(v, v + plan[idx][0], alloc)
         f_slack = self.params["f_slack"]

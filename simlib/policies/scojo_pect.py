@@ -190,8 +190,16 @@ class WholeNodes(LowestIds):
         self.units = units
 
     def select(self, platform, free, size):
-        mask = self.select_mask(platform.cpus, free, size)
+        mask = self.select_mask(self.total_of(platform), free, size)
         return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def total_of(self, platform: Platform) -> int:
+        """``platform.cpus``, kept for the last platform seen (the property sums
+        an array; plans ask for every job they place, on one platform)."""
+        cached = getattr(self, "_total", None)
+        if cached is None or cached[0] is not platform:
+            cached = self._total = (platform, platform.cpus)
+        return cached[1]
 
     def select_mask(self, total: int, free: int, size: int) -> int | None:
         """The mask :meth:`select` chooses among ``total`` units (None: too few
