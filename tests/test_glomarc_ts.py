@@ -319,3 +319,80 @@ def test_without_cases_2_and_3_the_head_waits_for_whole_nodes():
     pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, case2=False, case3=False)
     Simulator(machine(2), [r, h], pol, debug=True).run()
     assert (pol.case2, pol.case3) == (0, 0) and h.start == pytest.approx(r.finish)
+
+
+def test_checked_plans_choose_the_units_the_kept_plans_do():
+    # _replan places jobs through _CheckedChoice (masks only) and builds the
+    # Allocations of a kept plan from those masks: the same as WholeNodes.select.
+    import random
+
+    from simlib.platform import Platform
+    from simlib.policies.glomarc_ts import _CheckedChoice
+    from simlib.policies.scojo_pect import WholeNodes
+    p = Platform.homogeneous(256, cores_per_node=2)
+    whole = WholeNodes(2)
+    rng = random.Random(0)
+    for _ in range(300):
+        free, size = rng.getrandbits(256), 2 * rng.randint(1, 80)
+        got, want = _CheckedChoice(whole).select(p, free, size), whole.select(p, free, size)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert (got.mask, len(got)) == (want.mask, len(want))
+
+
+def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
+    # _holes_without asks hole_given_back instead of releasing, asking and
+    # reserving again: both must give the same hole on any plan.
+    import random
+
+    from simlib.engine.allocation import Allocation
+    from simlib.platform import Platform
+    from simlib.policies.glomarc_ts import hole_given_back
+    from simlib.policies.profile import PlacementProfile
+    rng = random.Random(1)
+    plat = Platform.homogeneous(16)
+    for _ in range(300):
+        now = float(rng.randint(0, 5))
+        prof = PlacementProfile(now, plat)
+        held = []
+        for _ in range(rng.randint(0, 12)):  # reservations on integer and fractional times
+            start = now + rng.choice([0.0, 0.5]) + rng.randint(0, 20)
+            dur = rng.choice([1e-9, 0.5, 1.0]) * rng.randint(1, 10)
+            cores = rng.sample(range(16), rng.randint(1, 6))
+            alloc = Allocation.of(plat, cores)
+            if prof.hole(start, dur) & alloc.mask == alloc.mask:
+                prof.reserve(start, start + dur, alloc)
+                held.append((start, start + dur, alloc))
+        given = [h for h in held if rng.random() < 0.4]
+        v = now + rng.choice([0.0, 0.25, 3.0, 7.5])
+        parts = [(max(s, v, prof.times[0]), e, a) for s, e, a in given]
+        parts = [p for p in parts if p[1] > p[0]]
+        for d in (1e-9, 0.5, 4.0, 30.0):
+            for s, e, a in parts:
+                prof.release(s, e, a)
+            want = prof.hole(v, d)
+            for s, e, a in parts:
+                prof.reserve(s, e, a)
+            assert hole_given_back(prof, v, d, [(s, e, a.mask) for s, e, a in parts]) == want
+
+
+def test_a_plans_steps_do_not_depend_on_the_order_of_its_reservations():
+    # _replan reserves running jobs and guests first (kept from one group
+    # tried to the next), then the group: the order must not matter.
+    import random
+
+    from simlib.engine.allocation import Allocation
+    from simlib.platform import Platform
+    from simlib.policies.profile import PlacementProfile
+    rng = random.Random(2)
+    plat = Platform.homogeneous(16)
+    for _ in range(100):
+        res = []
+        for c in rng.sample(range(16), rng.randint(1, 16)):
+            res.append((rng.choice([1.0, 2.5, 4.0, 7.0]), Allocation.of(plat, [c])))
+        a, b = PlacementProfile(0.0, plat), PlacementProfile(0.0, plat)
+        for end, alloc in res:
+            a.reserve(0.0, end, alloc)
+        for end, alloc in rng.sample(res, len(res)):
+            b.reserve(0.0, end, alloc)
+        assert (a.times, a.masks, a.free) == (b.times, b.masks, b.free)

@@ -199,3 +199,23 @@ def test_formula_8_agrees_with_the_workload_models_vectorised_version():
     assert ours == ppn(size, scr, sno, 1.25, 1.12).tolist()
     slow = [self_slowdown(p, b, c) for p, b, c in zip(ours, scr, sno)]
     np.testing.assert_allclose(slow, self_slowdown_at(ours, scr, sno))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=(1 << 64) - 1), st.integers(min_value=1, max_value=16),
+       st.sampled_from([2, 4]))
+def test_whole_nodes_takes_the_lowest_wholly_free_nodes_with_all_their_units(free, nodes, u):
+    # WholeNodes builds its mask arithmetically; the plain rule: LowestIds on
+    # the nodes whose every unit is free, then each chosen node's u units.
+    from simlib.engine.allocation import LowestIds, ids_of
+    from simlib.policies.scojo_pect import WholeNodes
+    p = Platform.homogeneous(64, cores_per_node=u)
+    whole = sum(1 << i for i in range(0, 64, u) if (free >> i) & ((1 << u) - 1) == (1 << u) - 1)
+    got = WholeNodes(u).select(p, free, nodes * u)
+    firsts = LowestIds().select(p, whole, nodes)
+    if firsts is None:
+        assert got is None
+    else:
+        assert got.cores == tuple(c + k for c in firsts.cores for k in range(u))
+        assert got.mask == sum(1 << c for c in got.cores) and ids_of(got.mask) == list(got.cores)
+        assert got.nodes == tuple(sorted({c // u for c in got.cores}))

@@ -15,6 +15,7 @@ as a relative gain. With every job at ``PPN = 2`` it is formula 5 (Fig. 5).
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +24,7 @@ from ..engine.allocation import Allocation, ids_of, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError
 from .profile import PlacementProfile
-from .scojo_pect import ScojoPECT, _release, self_slowdown
+from .scojo_pect import ScojoPECT, WholeNodes, _release, self_slowdown
 
 __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
            "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
@@ -320,6 +321,79 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
 
 
 # ------------------------------------------------------------------ the policy
+def hole_given_back(profile: PlacementProfile, start: float, duration: float, given) -> int:
+    """``profile.hole(start, duration)`` as if the reservations ``given`` were
+    released: ``(from, to, mask)`` each, reserved in ``profile`` on that window.
+
+    Read only: releasing, asking and reserving again would split the
+    profile's steps and flip every step twice per reservation, for each job
+    tried as a primary at each round. A core is in the hole when at every
+    time of the window it is free or held by a given reservation then; the
+    window is cut at the profile's breakpoints and the given reservations' ends.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import Allocation
+    >>> from simlib.platform import Platform
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> prof.reserve(0.0, 10.0, Allocation.of(prof.platform, [0, 1]))
+    >>> prof.reserve(10.0, 20.0, Allocation.of(prof.platform, [2]))
+    >>> bin(prof.hole(0.0, 15.0)), bin(hole_given_back(prof, 0.0, 15.0, [(5.0, 10.0, 0b11)]))
+    ('0b1000', '0b1000')
+    >>> bin(hole_given_back(prof, 0.0, 15.0, [(0.0, 10.0, 0b11), (10.0, 20.0, 0b100)]))
+    '0b1111'
+    """
+    times, masks = profile.times, profile.masks
+    end = start + duration
+    i = max(bisect.bisect_right(times, start) - 1, 0)
+    cuts = {start}
+    for k in range(i + 1, len(times)):
+        if times[k] >= end:
+            break
+        cuts.add(times[k])
+    for frm, to, _ in given:
+        if start < frm < end:
+            cuts.add(frm)
+        if start < to < end:
+            cuts.add(to)
+    hole = -1
+    for t in cuts:  # the order does not matter: one & per piece
+        piece = masks[max(bisect.bisect_right(times, t) - 1, 0)]
+        for frm, to, mask in given:
+            if frm <= t < to:
+                piece |= mask
+        hole &= piece
+    return hole
+
+
+class _CheckedUnits:
+    """Units reserved in a plan that is only checked: the mask and count that
+    :class:`PlacementProfile` reads. Most rebuilt plans fail the fairness
+    check (step 6); an :class:`Allocation` is built only for a plan kept."""
+
+    __slots__ = ("mask", "size")
+
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+        self.size = mask.bit_count()
+
+    def __len__(self) -> int:
+        return self.size
+
+
+class _CheckedChoice:
+    """The policy's node choice (:class:`WholeNodes`) giving :class:`_CheckedUnits`:
+    the same units as its ``select``, which is ``Allocation.from_mask`` of
+    the same ``select_mask``."""
+
+    def __init__(self, whole: WholeNodes) -> None:
+        self.whole = whole
+
+    def select(self, platform, free, size):
+        mask = self.whole.select_mask(self.whole.total_of(platform), free, size)
+        return None if mask is None else _CheckedUnits(mask)
+
+
 #: The variants of §5.1 as formation switches (SSP is the space-sharing policy).
 VARIANTS: dict[str, dict] = {
     "GLTS": {},
@@ -432,6 +506,12 @@ class GLomarcTS(ScojoPECT):
         self.case3 = 0
         self.case2 = 0
         self._head = None
+        self._plan_base: dict[tuple, PlacementProfile] = {}
+        self._checked_choice = _CheckedChoice(self.node_choice)
+        #: first unit of every node (whole-node tests)
+        self._unit_firsts = self.node_choice._firsts(self.unit_platform.cpus)
+        #: job idx -> (PPN, self slowdown at it, nodes) as a matched job (§4.5)
+        self._matched_shape: dict[int, tuple[int, float, int]] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -466,28 +546,26 @@ class GLomarcTS(ScojoPECT):
     def _free_whole_nodes(self, vm, v: float, dur: float) -> int:
         """Mask of units of the nodes wholly free in ``vm``'s plan for ``[v, v+dur)`` and idle now."""
         hole = vm.profile.hole(v, dur) & ~self.busy_units
-        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+        return hole & (hole >> 1) & self._unit_firsts
 
     def _holes_without(self, vm, members, v: float, durations) -> list[int]:
         """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
         with ``members``' own reservations given back (they are about to be replaced)."""
-        back = []
+        prof = vm.profile
+        given = []
         for job in members:
             old, alloc = self.reservation[job.idx]
-            start, end = max(old, v), old + self.plan[job.idx][3]
+            # What _release would give back: the part not yet past.
+            start, end = max(old, v, prof.times[0]), old + self.plan[job.idx][3]
             if end > start:
-                _release(vm.profile, start, end, alloc)
-                back.append((start, end, alloc))
-        try:
-            return [vm.profile.hole(v, d) & ~self.busy_units for d in durations]
-        finally:
-            for start, end, alloc in back:
-                vm.profile.reserve(start, end, alloc)
+                given.append((start, end, alloc.mask))
+        idle = ~self.busy_units
+        return [hole_given_back(prof, v, d, given) & idle for d in durations]
 
     def _hole_without(self, vm, members, v: float, dur: float) -> int:
         """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""
         (hole,) = self._holes_without(vm, members, v, [dur])
-        return hole & (hole >> 1) & self.node_choice._firsts(self.unit_platform.cpus)
+        return hole & (hole >> 1) & self._unit_firsts
 
     # ------------------------------------------------------------ scheduling
     def _start_due(self, vm, now):
@@ -502,6 +580,7 @@ class GLomarcTS(ScojoPECT):
         queue = [j for j in vm.queue if j.state == WAITING]
         if not queue:
             return
+        self._plan_base = {}   # the rebuilt plans' common part, until an option runs
         def free_now():
             # Whole nodes free now, counting those of jobs due now (they may
             # start in another way than planned).
@@ -516,6 +595,7 @@ class GLomarcTS(ScojoPECT):
             best = self._best_option(vm, queue[0], queue[1:], v, now, whole_nodes=False)
             if best is not None:
                 best()
+                self._plan_base = {}
                 vm.queue = [j for j in vm.queue if j.state == WAITING]
             return
         # Low load: every waiting job fits at one process per node.
@@ -532,6 +612,7 @@ class GLomarcTS(ScojoPECT):
             best = self._best_option(vm, job, others, v, now)
             if best is not None:
                 best()
+                self._plan_base = {}
                 started = True
         if started:
             vm.queue = [j for j in vm.queue if j.state == WAITING]
@@ -579,27 +660,43 @@ class GLomarcTS(ScojoPECT):
         if group is not None:
             options.append(group)
 
-    def _case1(self, vm, primary, others, v, now):
+    def _waiting_candidates(self, primary, waiting):
+        """Step 1 for ``primary`` among waiting jobs: those with SL_cos <= MAX_SL
+        both ways, as candidates (FCFS rank ``order``, at their own
+        coscheduling PPN), and the primary's SL_cos with each, by key."""
         max_sl = self.params["max_sl"]
+        shape = self._matched_shape
+        cands, sl_a = [], {}
+        for order, j in enumerate(waiting):
+            ab = self._sl_cos(primary, j)
+            if ab > max_sl:
+                continue
+            ba = self._sl_cos(j, primary)
+            if ba > max_sl:
+                continue
+            got = shape.get(j.idx)
+            if got is None:  # fixed per job: its PPN, self slowdown and nodes as a matched job
+                ppn = self._cos_ppn(j)
+                got = shape[j.idx] = (ppn, self._self_at(j, ppn), -(-j.procs // ppn))
+            ppn, self_sl, nodes = got
+            sl_a[j.idx] = ab
+            cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self_sl,
+                                          {primary.idx: ba}, ppn),
+                                   nodes, order=order, remaining=j.requested_time * self_sl))
+        return cands, sl_a
+
+    def _case1(self, vm, primary, others, v, now):
         ppn_a = self._cos_ppn(primary)
         nodes_a = -(-primary.procs // ppn_a)
         if nodes_a > self._hole_without(vm, [primary], v, 1e-9).bit_count():
             return None
-        cands = []
-        for order, j in enumerate(others):
-            if self._sl_cos(primary, j) > max_sl or self._sl_cos(j, primary) > max_sl:
-                continue
-            ppn = self._cos_ppn(j)
-            cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
-                                          {primary.idx: self._sl_cos(j, primary)}, ppn),
-                                   -(-j.procs // ppn), order=order,
-                                   remaining=j.requested_time * self._self_at(j, ppn)))
+        cands, sl_a = self._waiting_candidates(primary, others)
         if not cands:
             self.counters["candidates"].append(0)
             return None
         jobs = {j.idx: j for j in others}
         a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
-                   {c.member.key: self._sl_cos(primary, jobs[c.member.key]) for c in cands}, ppn_a)
+                   sl_a, ppn_a)
         chosen = {}
 
         def fair(group):
@@ -612,7 +709,7 @@ class GLomarcTS(ScojoPECT):
             # members' own reservations are given up for the group's.
             h_a, h_m = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
                                            v, [dur_a, dur_m])
-            firsts = self.node_choice._firsts(self.unit_platform.cpus)
+            firsts = self._unit_firsts
             prim = h_a & (h_m >> 1) & firsts
             spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
             fits_plan = prim.bit_count() >= nodes_a and spare.bit_count() >= extra
@@ -659,7 +756,6 @@ class GLomarcTS(ScojoPECT):
         primary of a group whose matched jobs, the head among them, take the
         other core of each CPU of its nodes. Its pace drops to its worst
         SL_cos; the plan of the others is rebuilt and checked (step 6)."""
-        max_sl = self.params["max_sl"]
         waiting = [head, *others]
         running = []
         for r in vm.held.values():
@@ -676,20 +772,11 @@ class GLomarcTS(ScojoPECT):
             rem = max(0.0, r.requested_time - self.sim.work_done(r))
             if rem <= 0:
                 continue
-            cands = []
-            for order, j in enumerate(waiting):
-                if self._sl_cos(r, j) > max_sl or self._sl_cos(j, r) > max_sl:
-                    continue
-                ppn = self._cos_ppn(j)
-                cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
-                                              {r.idx: self._sl_cos(j, r)}, ppn),
-                                       -(-j.procs // ppn), order=order,
-                                       remaining=j.requested_time * self._self_at(j, ppn)))
-            if not any(c.member.key == head.idx for c in cands):
+            cands, sl_r = self._waiting_candidates(r, waiting)
+            if head.idx not in sl_r:
                 continue
             jobs = {j.idx: j for j in waiting}
-            a = Member(r.idx, r.procs, rem, self._self_at(r, ppn_r),
-                       {c.member.key: self._sl_cos(r, jobs[c.member.key]) for c in cands}, ppn_r)
+            a = Member(r.idx, r.procs, rem, self._self_at(r, ppn_r), sl_r, ppn_r)
             unit0 = Allocation.of(self.unit_platform, [u for u in self.units[r.idx].cores if u % 2 == 0])
             chosen = {}
 
@@ -879,17 +966,28 @@ class GLomarcTS(ScojoPECT):
         group, then every other waiting job in FCFS order at its earliest
         start. None when a job's predicted response passes F_slack x R_est
         and is later than in today's plan (the group would cause it)."""
+        # Running jobs and guests first: the same for every group tried until
+        # an option runs (kept in _plan_base, cleared by _matchmake then), so
+        # built once and copied. The order of reservations does not matter:
+        # a profile's breakpoints and masks are those of the union.
+        skip = tuple(sorted(idx for idx in units if idx in vm.held))
+        key = (vm.name, v, skip)
+        base = self._plan_base.get(key)
+        if base is None:
+            base = PlacementProfile(v, self.unit_platform)
+            for idx in vm.held:
+                if idx in units:  # a running member (Case 3): its new plan below
+                    continue
+                vend, alloc = self.reservation[idx]
+                if vend > v:
+                    base.reserve(v, vend, alloc)
+            if vm is self.active:
+                for _, vt, alloc in self.guests.values():
+                    if vt > v:
+                        base.reserve(v, vt, alloc)
+            self._plan_base[key] = base
         prof = PlacementProfile(v, self.unit_platform)
-        for idx in vm.held:
-            if idx in units:  # a running member (Case 3): its new plan below
-                continue
-            vend, alloc = self.reservation[idx]
-            if vend > v:
-                prof.reserve(v, vend, alloc)
-        if vm is self.active:
-            for _, vt, alloc in self.guests.values():
-                if vt > v:
-                    prof.reserve(v, vt, alloc)
+        prof.times, prof.masks, prof.free = list(base.times), list(base.masks), list(base.free)
         for idx, alloc in units.items():
             prof.reserve(v, v + plan[idx][0], alloc)
         f_slack = self.params["f_slack"]
@@ -898,15 +996,17 @@ class GLomarcTS(ScojoPECT):
             if job.state != WAITING or job.idx in units:
                 continue
             _, _, k, dur, _ = self.plan[job.idx]
-            start, alloc = prof.earliest_start(self.node_choice, k, dur, v)
-            prof.reserve(start, start + dur, alloc)
-            out[job.idx] = (start, alloc)
+            start, chosen = prof.earliest_start(self._checked_choice, k, dur, v)
+            prof.reserve(start, start + dur, chosen)
+            out[job.idx] = (start, chosen.mask)
             old = self.reservation[job.idx][0]
             if start > old + 1e-6:
                 response = self._wall_of(vm, start + dur, now) - job.submit
                 if response > f_slack * self.r_est[job.idx] + 1e-6:
                     return None
-        return {"profile": prof, "reservations": out}
+        return {"profile": prof,
+                "reservations": {idx: (start, Allocation.from_mask(self.unit_platform, mask))
+                                 for idx, (start, mask) in out.items()}}
 
     def _group_plan(self, a: Member, group: list[Candidate]) -> dict[int, tuple[float, int]]:
         """Planned run (virtual s) and PPN of each member: the group's periods, then alone."""

@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..engine.allocation import Allocation, LowestIds, PerCore
+from ..engine.allocation import Allocation, LowestIds, PerCore, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
@@ -190,19 +190,36 @@ class WholeNodes(LowestIds):
         self.units = units
 
     def select(self, platform, free, size):
+        mask = self.select_mask(self.total_of(platform), free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def total_of(self, platform: Platform) -> int:
+        """``platform.cpus``, kept for the last platform seen (the property sums
+        an array; plans ask for every job they place, on one platform)."""
+        cached = getattr(self, "_total", None)
+        if cached is None or cached[0] is not platform:
+            cached = self._total = (platform, platform.cpus)
+        return cached[1]
+
+    def select_mask(self, total: int, free: int, size: int) -> int | None:
+        """The mask :meth:`select` chooses among ``total`` units (None: too few
+        whole nodes free), without building the allocation (plans that are
+        only checked, not kept, need no more).
+
+        >>> bin(WholeNodes(2).select_mask(8, 0b11110110, 4))
+        '0b11110000'
+        """
         u = self.units
         whole = free
         for k in range(1, u):
             whole &= free >> k
-        firsts = self._firsts(platform.cpus)
-        whole &= firsts  # bit u*n set: node n entirely free
+        whole &= self._firsts(total)  # bit u*n set: node n entirely free
         if whole.bit_count() * u < size:
             return None
-        chosen = super().select(platform, whole, size // u)
-        mask = 0
-        for unit in chosen.cores:
-            mask |= ((1 << u) - 1) << unit
-        return Allocation.from_mask(platform, mask)
+        # The lowest nodes (LowestIds on their first units), each with its u
+        # units: first units times 2**u - 1, the union of the u shifts (the
+        # first units are u bits apart, so the shifts never overlap).
+        return lowest_bits(whole, size // u) * ((1 << u) - 1)
 
     def _firsts(self, total: int) -> int:
         cached = getattr(self, "_firsts_mask", None)
