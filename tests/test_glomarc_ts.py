@@ -340,42 +340,6 @@ def test_checked_plans_choose_the_units_the_kept_plans_do():
             assert (got.mask, len(got)) == (want.mask, len(want))
 
 
-def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
-    # _holes_without asks hole_given_back instead of releasing, asking and
-    # reserving again: both must give the same hole on any plan.
-    import random
-
-    from simlib.engine.allocation import Allocation
-    from simlib.platform import Platform
-    from simlib.policies.glomarc_ts import hole_given_back
-    from simlib.policies.profile import PlacementProfile
-    rng = random.Random(1)
-    plat = Platform.homogeneous(16)
-    for _ in range(300):
-        now = float(rng.randint(0, 5))
-        prof = PlacementProfile(now, plat)
-        held = []
-        for _ in range(rng.randint(0, 12)):  # reservations on integer and fractional times
-            start = now + rng.choice([0.0, 0.5]) + rng.randint(0, 20)
-            dur = rng.choice([1e-9, 0.5, 1.0]) * rng.randint(1, 10)
-            cores = rng.sample(range(16), rng.randint(1, 6))
-            alloc = Allocation.of(plat, cores)
-            if prof.hole(start, dur) & alloc.mask == alloc.mask:
-                prof.reserve(start, start + dur, alloc)
-                held.append((start, start + dur, alloc))
-        given = [h for h in held if rng.random() < 0.4]
-        v = now + rng.choice([0.0, 0.25, 3.0, 7.5])
-        parts = [(max(s, v, prof.times[0]), e, a) for s, e, a in given]
-        parts = [p for p in parts if p[1] > p[0]]
-        for d in (1e-9, 0.5, 4.0, 30.0):
-            for s, e, a in parts:
-                prof.release(s, e, a)
-            want = prof.hole(v, d)
-            for s, e, a in parts:
-                prof.reserve(s, e, a)
-            assert hole_given_back(prof, v, d, [(s, e, a.mask) for s, e, a in parts]) == want
-
-
 def test_a_plans_steps_do_not_depend_on_the_order_of_its_reservations():
     # _replan reserves running jobs and guests first (kept from one group
     # tried to the next), then the group: the order must not matter.

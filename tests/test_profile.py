@@ -159,3 +159,38 @@ def test_a_strategy_that_can_never_place_the_job_is_an_error():
     prof = PlacementProfile(0.0, D)
     with pytest.raises(SimulationError, match="can never place 5"):
         prof.earliest_start(OneCluster(), 5, 1.0, 0.0)
+
+
+def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
+    # G-LOMARC-TS's _holes_without asks hole_given_back instead of releasing, asking and
+    # reserving again: both must give the same hole on any plan.
+    import random
+
+    from simlib.engine.allocation import Allocation
+    from simlib.platform import Platform
+    from simlib.policies.profile import PlacementProfile
+    rng = random.Random(1)
+    plat = Platform.homogeneous(16)
+    for _ in range(300):
+        now = float(rng.randint(0, 5))
+        prof = PlacementProfile(now, plat)
+        held = []
+        for _ in range(rng.randint(0, 12)):  # reservations on integer and fractional times
+            start = now + rng.choice([0.0, 0.5]) + rng.randint(0, 20)
+            dur = rng.choice([1e-9, 0.5, 1.0]) * rng.randint(1, 10)
+            cores = rng.sample(range(16), rng.randint(1, 6))
+            alloc = Allocation.of(plat, cores)
+            if prof.hole(start, dur) & alloc.mask == alloc.mask:
+                prof.reserve(start, start + dur, alloc)
+                held.append((start, start + dur, alloc))
+        given = [h for h in held if rng.random() < 0.4]
+        v = now + rng.choice([0.0, 0.25, 3.0, 7.5])
+        parts = [(max(s, v, prof.times[0]), e, a) for s, e, a in given]
+        parts = [p for p in parts if p[1] > p[0]]
+        for d in (1e-9, 0.5, 4.0, 30.0):
+            for s, e, a in parts:
+                prof.release(s, e, a)
+            want = prof.hole(v, d)
+            for s, e, a in parts:
+                prof.reserve(s, e, a)
+            assert prof.hole_given_back(v, d, [(s, e, a.mask) for s, e, a in parts]) == want

@@ -15,7 +15,6 @@ as a relative gain. With every job at ``PPN = 2`` it is formula 5 (Fig. 5).
 """
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -321,51 +320,6 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
 
 
 # ------------------------------------------------------------------ the policy
-def hole_given_back(profile: PlacementProfile, start: float, duration: float, given) -> int:
-    """``profile.hole(start, duration)`` as if the reservations ``given`` were
-    released: ``(from, to, mask)`` each, reserved in ``profile`` on that window.
-
-    Read only: releasing, asking and reserving again would split the
-    profile's steps and flip every step twice per reservation, for each job
-    tried as a primary at each round. A core is in the hole when at every
-    time of the window it is free or held by a given reservation then; the
-    window is cut at the profile's breakpoints and the given reservations' ends.
-
-    Examples
-    --------
-    >>> from simlib.engine.allocation import Allocation
-    >>> from simlib.platform import Platform
-    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
-    >>> prof.reserve(0.0, 10.0, Allocation.of(prof.platform, [0, 1]))
-    >>> prof.reserve(10.0, 20.0, Allocation.of(prof.platform, [2]))
-    >>> bin(prof.hole(0.0, 15.0)), bin(hole_given_back(prof, 0.0, 15.0, [(5.0, 10.0, 0b11)]))
-    ('0b1000', '0b1000')
-    >>> bin(hole_given_back(prof, 0.0, 15.0, [(0.0, 10.0, 0b11), (10.0, 20.0, 0b100)]))
-    '0b1111'
-    """
-    times, masks = profile.times, profile.masks
-    end = start + duration
-    i = max(bisect.bisect_right(times, start) - 1, 0)
-    cuts = {start}
-    for k in range(i + 1, len(times)):
-        if times[k] >= end:
-            break
-        cuts.add(times[k])
-    for frm, to, _ in given:
-        if start < frm < end:
-            cuts.add(frm)
-        if start < to < end:
-            cuts.add(to)
-    hole = -1
-    for t in cuts:  # the order does not matter: one & per piece
-        piece = masks[max(bisect.bisect_right(times, t) - 1, 0)]
-        for frm, to, mask in given:
-            if frm <= t < to:
-                piece |= mask
-        hole &= piece
-    return hole
-
-
 class _CheckedUnits:
     """Units reserved in a plan that is only checked: the mask and count that
     :class:`PlacementProfile` reads. Most rebuilt plans fail the fairness
@@ -560,7 +514,7 @@ class GLomarcTS(ScojoPECT):
             if end > start:
                 given.append((start, end, alloc.mask))
         idle = ~self.busy_units
-        return [hole_given_back(prof, v, d, given) & idle for d in durations]
+        return [prof.hole_given_back(v, d, given) & idle for d in durations]
 
     def _hole_without(self, vm, members, v: float, dur: float) -> int:
         """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""

@@ -358,6 +358,49 @@ class PlacementProfile(_Steps):
             i += 1
         return m
 
+    def hole_given_back(self, start: float, duration: float, given) -> int:
+        """:meth:`hole` as if the reservations ``given`` were released:
+        ``(from, to, mask)`` each, reserved in this profile on that window.
+
+        Read only: releasing, asking and reserving again would split the
+        profile's steps and flip every step twice per reservation, and
+        G-LOMARC-TS asks this for every job it tries as a primary. A core is in the hole when at every
+        time of the window it is free or held by a given reservation then; the
+        window is cut at the profile's breakpoints and the given reservations' ends.
+
+        Examples
+        --------
+        >>> from simlib.engine.allocation import Allocation
+        >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+        >>> prof.reserve(0.0, 10.0, Allocation.of(prof.platform, [0, 1]))
+        >>> prof.reserve(10.0, 20.0, Allocation.of(prof.platform, [2]))
+        >>> bin(prof.hole(0.0, 15.0)), bin(prof.hole_given_back(0.0, 15.0, [(5.0, 10.0, 0b11)]))
+        ('0b1000', '0b1000')
+        >>> bin(prof.hole_given_back(0.0, 15.0, [(0.0, 10.0, 0b11), (10.0, 20.0, 0b100)]))
+        '0b1111'
+        """
+        times, masks = self.times, self.masks
+        end = start + duration
+        i = max(bisect.bisect_right(times, start) - 1, 0)
+        cuts = {start}
+        for k in range(i + 1, len(times)):
+            if times[k] >= end:
+                break
+            cuts.add(times[k])
+        for frm, to, _ in given:
+            if start < frm < end:
+                cuts.add(frm)
+            if start < to < end:
+                cuts.add(to)
+        hole = -1
+        for t in cuts:  # the order does not matter: one & per piece
+            piece = masks[max(bisect.bisect_right(times, t) - 1, 0)]
+            for frm, to, mask in given:
+                if frm <= t < to:
+                    piece |= mask
+            hole &= piece
+        return hole
+
     def earliest_start(self, strategy: AllocationStrategy, size: int, duration: float,
                        not_before: float, limit: float = float("inf")
                        ) -> tuple[float, Allocation | None]:
