@@ -55,8 +55,9 @@ report: $(STAMP)
 
 install: $(STAMP) $(SIMGRID_STAMP)
 
-# Reinstall when the dependencies change; only PyPI is contacted.
-$(STAMP): pyproject.toml
+# Reinstall when the dependencies or the compiled kernel's source change
+# (pip builds it: setup.py); only PyPI is contacted.
+$(STAMP): pyproject.toml setup.py simlib/policies/_conservative_kernel.pyx
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -e '.[pipeline,test]'
 	touch $@

@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/bench_conservative.py [--traces CTC-SP2 SDSC-SP2 SDSC-BLUE]
-        [--sizes 10000 50000 100000 0] [--no-reference]
+        [--sizes 10000 50000 100000 0] [--no-reference] [--path compiled|python]
 
 For each full cleaned trace (read as :mod:`bench_policies` does) the current
 :class:`simlib.policies.conservative.Conservative` (count-based, compress)
@@ -12,12 +12,17 @@ before the speed-up) each run in a fresh subprocess; the script checks that
 every job starts at exactly the same time (bit for bit) and reports the
 event loop's wall time and jobs/s. The per-size rows (first N jobs of
 SDSC-BLUE, 0 = all) time the fast policy alone, to show whether the per-job
-cost stays flat as the trace grows. Exit status 1 if any start differs.
+cost stays flat as the trace grows, beside the mean number of waiting jobs
+(total wait / span of submissions): the work of a compression grows with
+the queue. ``--path`` chooses the count-based path of the fast policy
+(``SIMLIB_CONSERVATIVE_KERNEL``: the compiled kernel, the default, or pure
+Python). Exit status 1 if any start differs.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -56,8 +61,11 @@ def one_run(trace: str, impl: str, n_jobs: int, out: str) -> dict:
     t_sim = time.perf_counter() - t0
     if out:
         np.save(out, np.array([j.start for j in jobs], dtype=float))
+    wait = sum(j.start - j.submit for j in jobs)
+    span = jobs[-1].submit - jobs[0].submit
     return {"trace": trace, "impl": impl, "jobs": len(jobs), "sim_s": t_sim,
-            "jobs_per_s": len(jobs) / t_sim, "us_per_job": 1e6 * t_sim / len(jobs)}
+            "jobs_per_s": len(jobs) / t_sim, "us_per_job": 1e6 * t_sim / len(jobs),
+            "mean_queue": wait / span if span > 0 else 0.0}
 
 
 def main(argv=None) -> int:
@@ -67,6 +75,8 @@ def main(argv=None) -> int:
                     help="prefix sizes of SDSC-BLUE timed with the fast policy (0 = all)")
     ap.add_argument("--no-reference", action="store_true",
                     help="time the fast policy only (no identity check)")
+    ap.add_argument("--path", choices=["compiled", "python"], default="compiled",
+                    help="count-based path of the fast policy (default: the compiled kernel)")
     ap.add_argument("--one", nargs=4, metavar=("TRACE", "IMPL", "N", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
@@ -75,11 +85,13 @@ def main(argv=None) -> int:
         return 0
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_conservative_"))
+    env = {**os.environ, "SIMLIB_CONSERVATIVE_KERNEL": args.path}
+    print(f"fast policy: count-based path {args.path!r}", flush=True)
 
     def child(trace, impl, n, save=True):
         out = str(tmp / f"{trace}.{impl}.{n}.npy") if save else ""
         res = subprocess.run([sys.executable, __file__, "--one", trace, impl, str(n), out],
-                             check=True, capture_output=True, text=True).stdout
+                             check=True, capture_output=True, text=True, env=env).stdout
         row = json.loads(res.strip().splitlines()[-1])
         print(f"{row['trace']:10} {row['impl']:9} {row['jobs']:7d} jobs {row['sim_s']:8.2f} s "
               f"{row['jobs_per_s']:9.0f} jobs/s {row['us_per_job']:8.1f} µs/job", flush=True)
@@ -102,10 +114,12 @@ def main(argv=None) -> int:
                      f"{fast['sim_s']:.2f} | {fast['jobs_per_s']:,.0f} | "
                      f"{ref['sim_s'] / fast['sim_s']:.1f}x | "
                      f"{'yes' if differ == 0 else f'NO: {differ} differ'} |")
-    lines += ["", "| SDSC-BLUE first N jobs | fast s | µs per job |", "|---:|---:|---:|"]
+    lines += ["", "| SDSC-BLUE first N jobs | fast s | µs per job | mean queue (jobs) |",
+              "|---:|---:|---:|---:|"]
     for n in args.sizes:
         row, _ = child("SDSC-BLUE", "fast", n, save=False)
-        lines.append(f"| {row['jobs']} | {row['sim_s']:.2f} | {row['us_per_job']:.1f} |")
+        lines.append(f"| {row['jobs']} | {row['sim_s']:.2f} | {row['us_per_job']:.1f} | "
+                     f"{row['mean_queue']:.1f} |")
     print("\n".join(lines))
     return 1 if bad else 0
 

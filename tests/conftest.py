@@ -11,6 +11,10 @@
 * Tests marked ``simgrid`` (paper D's backend) need SimGrid's Python
   module (Debian's ``python3-simgrid``, linked into the venv by ``make``):
   the same rule, not collected locally without it, a failure in CI.
+* Tests marked ``compiled_kernel`` need conservative backfilling's compiled
+  kernel built from the current source (``pip install -e .``, which ``make``
+  runs): the same rule again. The ``count_path`` fixture runs a test on
+  that kernel and on the pure-Python path.
 """
 from __future__ import annotations
 
@@ -52,6 +56,12 @@ def simgrid_missing() -> str | None:
     return None
 
 
+def kernel_missing() -> str | None:
+    """Why conservative backfilling's compiled kernel cannot be used here, or None."""
+    from simlib.policies.conservative import _kernel_or_problem
+    return _kernel_or_problem()[1]
+
+
 def _real_traces_missing() -> str | None:
     where, why = real_traces_dir()
     return None if where is not None else why
@@ -64,6 +74,8 @@ NEEDS = {
                     "SIMLIB_TRACES=DIR make test"),
     "simgrid": (simgrid_missing, "paper D's SimGrid backend",
                 "sudo apt-get install python3-simgrid && make test"),
+    "compiled_kernel": (kernel_missing, "conservative backfilling on its compiled kernel",
+                        "a C compiler and make test (it rebuilds the kernel)"),
 }
 
 
@@ -95,6 +107,19 @@ def _fail_without_real_traces():
 @pytest.fixture
 def _fail_without_simgrid():
     pytest.fail(f"CI=true but SimGrid is not available: {simgrid_missing()}")
+
+
+@pytest.fixture
+def _fail_without_compiled_kernel():
+    pytest.fail(f"CI=true but the compiled conservative kernel cannot be used: {kernel_missing()}")
+
+
+@pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled_kernel), "python"])
+def count_path(request, monkeypatch):
+    """Run the test on each path of count-based conservative backfilling."""
+    from simlib.policies.conservative import KERNEL_ENV
+    monkeypatch.setenv(KERNEL_ENV, request.param)
+    return request.param
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -44,6 +44,13 @@ def test_policy_files_are_the_policy_its_bases_and_helpers():
     assert {"policies/ecc.py", "policies/hybrid_los.py", "policies/los.py"} <= hybrid_e
 
 
+def test_policy_files_include_compiled_kernel_sources():
+    # A change to the Cython source reruns conservative's steps, not EASY's.
+    kernel = "policies/_conservative_kernel.pyx"
+    assert {"policies/conservative.py", kernel} <= names(policy_files(POLICIES["conservative"]))
+    assert kernel not in names(policy_files(POLICIES["easy"]))
+
+
 def test_module_file_matches_find_spec_without_importing():
     # Paired with importlib's answer for every simlib module (and names that
     # are not modules), and checked not to import what it locates.

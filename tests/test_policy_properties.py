@@ -10,7 +10,9 @@ the strict rules must also keep their constraint).
 """
 from __future__ import annotations
 
+import os
 from collections import defaultdict
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +24,11 @@ from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
 from simlib.platform import Platform
 from simlib.policies import POLICIES, make_policy
+from simlib.policies.conservative import KERNEL_ENV
+
+#: Count-based conservative backfilling's two paths (the compiled kernel, pure
+#: Python): the properties must hold on each.
+COUNT_PATHS = [pytest.param("compiled", marks=pytest.mark.compiled_kernel), "python"]
 
 
 @st.composite
@@ -67,8 +74,8 @@ def _conservative_recorder():
     reservations = defaultdict(list)
 
     def record(pol, now):
-        for job in pol.queue:
-            reservations[job.idx].append(job.data)
+        for idx, start in pol.planned_starts().items():
+            reservations[idx].append(start)
 
     return reservations, record
 
@@ -96,12 +103,14 @@ def test_easy_never_delays_the_head_reservation(case):
     _assert_never_delayed(shadows, jobs)
 
 
+@pytest.mark.parametrize("path", COUNT_PATHS)
 @SETTINGS
 @given(case=workloads())
-def test_conservative_never_delays_any_reservation(case):
+def test_conservative_never_delays_any_reservation(path, case):
     cpus, rows = case
     reservations, record = _conservative_recorder()
-    jobs, _ = run(_recording("conservative", record), rows, cpus)
+    with mock.patch.dict(os.environ, {KERNEL_ENV: path}):
+        jobs, _ = run(_recording("conservative", record), rows, cpus)
     _assert_never_delayed(reservations, jobs)
 
 

@@ -17,10 +17,13 @@ when a running job's estimate grows (``overrun="extend"`` or
 runtime-extension commands), and at every early end with
 ``recompute="rebuild"`` (paper D's reading of the algorithm).
 
-The count-based compression gives exactly the schedule of that rule while
+**Two count-based paths, one schedule.** Count-based planning runs on a
+compiled kernel (:mod:`simlib.policies._conservative_kernel`, Cython, built
+by ``pip install``) that applies the rule as stated over C arrays. Without
+it, the pure-Python path gives exactly the schedule of that rule while
 searching only for the jobs whose reservation the returned processors could
-move (see :meth:`Conservative._compress_counts`); placement mode applies
-the rule as stated.
+move (see :meth:`Conservative._compress_counts`). :func:`count_kernel` says
+which one runs. Placement mode applies the rule as stated.
 
 **Allocation rules.** By default (``allocation="count"``) reservations count
 processors and the ledger picks the cores when a job starts, as
@@ -34,7 +37,12 @@ set of core ids chosen by an allocation strategy
 from __future__ import annotations
 
 import bisect
+import functools
+import hashlib
 import heapq
+import os
+import warnings
+from pathlib import Path
 
 from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
 from ..errors import ConfigError
@@ -49,11 +57,61 @@ ALLOCATIONS = ("count", *RULES)
 RECOMPUTE = ("compress", "rebuild")
 INF = float("inf")
 
+#: Compiled modules the count-based path runs on; their sources are code
+#: inputs of the pipeline's steps like the policy's own (:mod:`simlib.codedeps`).
+COMPILED_KERNELS = ("simlib.policies._conservative_kernel",)
+#: Environment variable choosing the count-based path: ``auto`` (default: the
+#: compiled kernel when it is built from the current source, else the
+#: pure-Python path after a warning), ``compiled`` (an error if it cannot be
+#: used) or ``python``. Both paths give bit-identical schedules.
+KERNEL_ENV = "SIMLIB_CONSERVATIVE_KERNEL"
+KERNEL_MODES = ("auto", "compiled", "python")
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_or_problem():
+    """``(CountSchedule, None)``, or ``(None, why it cannot be used)``."""
+    try:
+        from . import _conservative_kernel as kernel
+    except ImportError as exc:
+        return None, f"it is not built ({exc})"
+    source = Path(__file__).with_name("_conservative_kernel.pyx")
+    if source.is_file() and hashlib.sha256(source.read_bytes()).hexdigest() != kernel.SOURCE_SHA256:
+        return None, f"it was built from another version of {source}"
+    return kernel.CountSchedule, None
+
+
+def count_kernel():
+    """The compiled :class:`CountSchedule` class, or None for the pure-Python path.
+
+    Chosen by the ``SIMLIB_CONSERVATIVE_KERNEL`` environment variable (see
+    :data:`KERNEL_ENV`). A build that is missing or stale (its source has
+    changed since) is never used; under ``auto`` a warning says so and how to
+    rebuild.
+    """
+    mode = os.environ.get(KERNEL_ENV, "auto")
+    if mode not in KERNEL_MODES:
+        raise ConfigError(f"{KERNEL_ENV} must be one of {', '.join(KERNEL_MODES)}; not {mode!r}")
+    if mode == "python":
+        return None
+    cls, problem = _kernel_or_problem()
+    if cls is not None:
+        return cls
+    message = (f"conservative backfilling's compiled kernel cannot be used: {problem}; "
+               "rebuild it with `pip install -e .` (needs a C compiler), which `make` does")
+    if mode == "compiled":
+        raise ConfigError(message)
+    warnings.warn(message + "; using the pure-Python path (same schedules, slower)",
+                  RuntimeWarning, stacklevel=3)
+    return None
+
 
 class Conservative(QueuePolicy):
     """Conservative backfilling with compression on early completion.
 
-    ``job.data`` holds the job's reservation start while it waits.
+    ``job.data`` holds the job's reservation start while it waits, except
+    on the compiled count-based path, whose kernel keeps the reservations;
+    :meth:`planned_starts` gives them on every path.
 
     Parameters
     ----------
@@ -134,7 +192,13 @@ class Conservative(QueuePolicy):
         self._wakeups: set[float] = set()
         #: Planned or running allocation of each job, placement mode only.
         self._held: dict[int, Allocation] | None = None
+        #: The compiled count-based core, when it is used (see :func:`count_kernel`).
+        self._kernel = None
         if self.strategy is None:
+            kernel = count_kernel()
+            if kernel is not None:
+                self._kernel = kernel(0.0, sim.platform.cpus)
+                return
             self.profile = AvailabilityProfile(0.0, sim.platform.cpus)
             n = len(sim.jobs)
             #: Gain hull of each job (by idx): processors given back since it
@@ -161,6 +225,12 @@ class Conservative(QueuePolicy):
             raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
                               f"allocation {self.strategy.name!r} can place at most "
                               f"{room} on this platform")
+
+    def planned_starts(self) -> dict[int, float]:
+        """Each queued job's reserved start, by job idx, in queue order."""
+        if self._kernel is not None:
+            return dict(self._kernel.reservations())
+        return {job.idx: job.data for job in self.queue}
 
     def _find(self, job, now, limit=float("inf")):
         """``(start, held)``: the job's earliest reservation and what it holds
@@ -327,7 +397,51 @@ class Conservative(QueuePolicy):
         for k in later:
             heapq.heappush(dirty, k)
 
+    def _kernel_round(self, now, finished, submitted, timers, changed):
+        """One round of the count-based path on the compiled kernel: the
+        same steps, in the same order, as :meth:`on_round`'s."""
+        kernel = self._kernel
+        kernel.advance(now)
+        early = False
+        for job in finished:
+            if job.finish < job.estimated_end:
+                kernel.release(now, job.estimated_end, job.cpus)
+                early = True
+        queue = self.queue
+        sim = self.sim
+        if changed or (early and self._from_scratch and queue):
+            kernel.reset(now)
+            for job in sim.running.values():
+                kernel.reserve(now, max(job.estimated_end, now), job.cpus)
+            kernel.replan(now)
+        elif early and queue:
+            kernel.compress(now)
+        for job in submitted:
+            kernel.add(job.idx, job.procs, job.requested_time, now)
+        queue.extend(submitted)
+        due, next_start = kernel.pop_due(now)
+        if due:
+            jobs = sim.jobs
+            started = [jobs[k] for k in due]
+            for job in started:
+                sim.start(job)
+            self.drop(started)
+        self._wake(now, next_start, timers)
+        kernel.compact_over(2 * (len(queue) + len(sim.running)) + 16)
+
+    def _wake(self, now, next_start, timers):
+        # Compression can leave a reservation at a time when no job is due to
+        # end, so nothing would wake us: ask for a round then.
+        if next_start != INF and next_start not in self._wakeups:
+            self._wakeups.add(next_start)
+            self.sim.set_timer(next_start)
+        if timers:
+            self._wakeups.discard(now)
+
     def on_round(self, now, finished, submitted, timers, changed):
+        if self._kernel is not None:
+            self._kernel_round(now, finished, submitted, timers, changed)
+            return
         prof = self.profile
         prof.advance(now)
         held = self._held
@@ -368,12 +482,6 @@ class Conservative(QueuePolicy):
                 next_start = job.data
         if started:
             self.prune()
-        # Compression can leave a reservation at a time when no job is due to
-        # end, so nothing would wake us: ask for a round then.
-        if next_start != float("inf") and next_start not in self._wakeups:
-            self._wakeups.add(next_start)
-            sim.set_timer(next_start)
-        if timers:
-            self._wakeups.discard(now)
+        self._wake(now, next_start, timers)
         if len(prof.times) > 2 * (len(self.queue) + len(sim.running)) + 16:
             prof.compact()

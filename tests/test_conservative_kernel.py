@@ -1,0 +1,201 @@
+"""Tests of :mod:`simlib.policies._conservative_kernel` (the compiled count-based core).
+
+The kernel must give bit-identical answers to the pure-Python
+:class:`~simlib.policies.profile.AvailabilityProfile` and to the
+compression rule as stated: each check below runs the same operations on
+both, on seeded random profiles and queues. Whole schedules on both paths
+are compared in ``tests/test_conservative_golden.py``; how the loader
+chooses a path is checked at the end.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from simlib.errors import ConfigError
+from simlib.policies import conservative
+from simlib.policies.profile import AvailabilityProfile
+
+pytestmark = pytest.mark.compiled_kernel
+kernel = pytest.importorskip("simlib.policies._conservative_kernel")
+CountSchedule = kernel.CountSchedule
+
+
+def step_function(steps):
+    """Steps with neighbours of equal value merged: what answers depend on."""
+    merged = []
+    for t, f in steps:
+        if not merged or merged[-1][1] != f:
+            merged.append((t, f))
+    return merged
+
+
+def random_reservations(rng, total, n, integer):
+    """``n`` reservations ``(start, end, procs)`` that never overdraw ``total``."""
+    prof = AvailabilityProfile(0.0, total)
+    made = []
+    for _ in range(n):
+        procs = int(rng.integers(1, total + 1))
+        dur = float(np.ceil(rng.exponential(50.0)) if integer else rng.exponential(50.0) + 1e-3)
+        start = prof.earliest_start(procs, dur, float(np.floor(rng.uniform(0, 200))))
+        prof.reserve(start, start + dur, procs)
+        made.append((start, start + dur, procs))
+    return made
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_profile_operations_match_the_python_profile(seed):
+    rng = np.random.default_rng(seed)
+    total = int(rng.choice([8, 64, 338]))
+    made = random_reservations(rng, total, 60, integer=seed % 2 == 0)
+    py, c = AvailabilityProfile(0.0, total), CountSchedule(0.0, total)
+    for start, end, procs in made:
+        py.reserve(start, end, procs)
+        c.reserve(start, end, procs)
+    for start, end, procs in made[::3]:  # some end early: processors come back
+        py.release(start, end, procs)
+        c.release(start, end, procs)
+    assert c.steps() == list(zip(py.times, py.free))
+    for _ in range(200):
+        procs = int(rng.integers(1, total + 1))
+        dur = float(rng.exponential(80.0))
+        nb = float(rng.uniform(0, 400))
+        limit = float(rng.choice([np.inf, nb + rng.exponential(100.0)]))
+        assert c.earliest_start(procs, dur, nb, limit) == py.earliest_start(procs, dur, nb, limit)
+    now = float(rng.uniform(0, 300))
+    py.advance(now)
+    c.advance(now)
+    assert c.steps() == list(zip(py.times, py.free))
+    py.compact()
+    c.compact_over(0)
+    assert c.steps() == list(zip(py.times, py.free))
+
+
+def reference_compress(prof, queue, now):
+    """The compression rule as stated (``benchmarks/reference_conservative.py``)
+    on ``queue`` = ``[[idx, procs, requested, start], ...]``: queue order,
+    release, earliest start no later than the old one, reserve."""
+    import bisect
+    for entry in queue:
+        _, procs, req, old = entry
+        if old <= now:
+            continue
+        before = bisect.bisect_left(prof.times, old)
+        if before == 0 or max(prof.free[:before]) < procs:
+            continue
+        prof.release(old, old + req, procs)
+        start = prof.earliest_start(procs, req, now, limit=old)
+        prof.reserve(start, start + req, procs)
+        entry[3] = start
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_compression_and_starts_follow_the_rule(seed):
+    rng = np.random.default_rng(100 + seed)
+    total = int(rng.choice([16, 100, 338]))
+    integer = seed % 2 == 0
+    py, c = AvailabilityProfile(0.0, total), CountSchedule(0.0, total)
+    running = [end - start for start, end, _ in random_reservations(rng, total, 8, integer)]
+    widths = [procs for _, _, procs in random_reservations(rng, total, 8, integer)]
+    for end, procs in zip(running, widths):  # running jobs: busy until their estimate
+        py.reserve(0.0, end, procs)
+        c.reserve(0.0, end, procs)
+    queue = []
+    for idx in range(40):
+        procs = int(rng.integers(1, total + 1))
+        req = float(np.ceil(rng.exponential(60.0)) if integer else rng.exponential(60.0) + 1e-3)
+        start = py.earliest_start(procs, req, 0.0)
+        py.reserve(start, start + req, procs)
+        assert c.add(idx, procs, req, 0.0) == start
+        queue.append([idx, procs, req, start])
+    now = 0.0
+    for end, procs in zip(running, widths):  # each ends early, in turn
+        t = float(rng.uniform(0, end))
+        now = max(now, np.floor(t) if integer else t)
+        if now >= end:
+            continue
+        py.advance(now)
+        c.advance(now)
+        py.release(now, end, procs)
+        c.release(now, end, procs)
+        before = [q[3] for q in queue]
+        reference_compress(py, queue, now)
+        assert c.compress(now) == sum(a != q[3] for a, q in zip(before, queue))
+        assert c.reservations() == [(q[0], q[3]) for q in queue]
+        assert step_function(c.steps()) == step_function(zip(py.times, py.free))
+        due, next_start = c.pop_due(now)
+        assert due == [q[0] for q in queue if q[3] <= now]
+        queue = [q for q in queue if q[3] > now]
+        assert next_start == min((q[3] for q in queue), default=float("inf"))
+
+
+def test_pop_due_keeps_queue_order_and_the_next_start():
+    s = CountSchedule(0.0, 4)
+    s.reserve(0.0, 10.0, 4)
+    assert [s.add(k, 2, 5.0, 0.0) for k in range(3)] == [10.0, 10.0, 15.0]
+    assert s.pop_due(9.0) == ([], 10.0)
+    s.advance(10.0)
+    assert s.pop_due(10.0) == ([0, 1], 15.0)
+    assert len(s) == 1 and s.reservations() == [(2, 15.0)]
+
+
+def test_replan_places_the_queue_again_from_scratch():
+    s = CountSchedule(0.0, 4)
+    s.reserve(0.0, 10.0, 4)
+    s.add(7, 4, 5.0, 0.0)
+    s.reset(2.0)           # the running job's estimate changed: plan again
+    s.reserve(2.0, 20.0, 4)
+    s.replan(2.0)
+    assert s.reservations() == [(7, 20.0)]
+    assert s.steps() == [(2.0, 0), (20.0, 0), (25.0, 4)]
+
+
+def test_a_time_before_the_profile_is_an_error():
+    s = CountSchedule(5.0, 4)
+    with pytest.raises(ValueError, match="before the profile's start"):
+        s.reserve(1.0, 6.0, 2)
+
+
+def test_source_digest_is_compiled_in():
+    import hashlib
+    from pathlib import Path
+    source = Path(conservative.__file__).with_name("_conservative_kernel.pyx")
+    assert kernel.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
+
+
+# -- choosing a path -----------------------------------------------------------
+
+@pytest.fixture
+def fresh_loader():
+    conservative._kernel_or_problem.cache_clear()
+    yield
+    conservative._kernel_or_problem.cache_clear()
+
+
+def test_the_environment_variable_chooses_the_path(monkeypatch, fresh_loader):
+    monkeypatch.setenv(conservative.KERNEL_ENV, "compiled")
+    assert conservative.count_kernel() is CountSchedule
+    monkeypatch.setenv(conservative.KERNEL_ENV, "python")
+    assert conservative.count_kernel() is None
+    monkeypatch.setenv(conservative.KERNEL_ENV, "fast")
+    with pytest.raises(ConfigError, match="SIMLIB_CONSERVATIVE_KERNEL must be one of"):
+        conservative.count_kernel()
+
+
+def test_a_stale_build_is_never_used(monkeypatch, fresh_loader):
+    monkeypatch.setattr(kernel, "SOURCE_SHA256", "0" * 64)
+    monkeypatch.setenv(conservative.KERNEL_ENV, "compiled")
+    with pytest.raises(ConfigError, match="built from another version.*pip install -e"):
+        conservative.count_kernel()
+    monkeypatch.setenv(conservative.KERNEL_ENV, "auto")
+    with pytest.warns(RuntimeWarning, match="using the pure-Python path"):
+        assert conservative.count_kernel() is None
+
+
+def test_auto_uses_a_current_build_silently(monkeypatch, fresh_loader):
+    monkeypatch.delenv(conservative.KERNEL_ENV, raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert conservative.count_kernel() is CountSchedule
