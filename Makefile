@@ -57,7 +57,7 @@ install: $(STAMP) $(SIMGRID_STAMP)
 
 # Reinstall when the dependencies or the compiled kernel's source change
 # (pip builds it: setup.py); only PyPI is contacted.
-$(STAMP): pyproject.toml setup.py simlib/policies/_conservative_kernel.pyx
+$(STAMP): pyproject.toml setup.py $(wildcard simlib/policies/_*_kernel.pyx)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -e '.[pipeline,test]'
 	touch $@

@@ -15,7 +15,7 @@ SDSC-BLUE, 0 = all) time the fast policy alone, to show whether the per-job
 cost stays flat as the trace grows, beside the mean number of waiting jobs
 (total wait / span of submissions): the work of a compression grows with
 the queue. ``--path`` chooses the count-based path of the fast policy
-(``SIMLIB_CONSERVATIVE_KERNEL``: the compiled kernel, the default, or pure
+(``SIMLIB_KERNELS``: the compiled kernel, the default, or pure
 Python). Exit status 1 if any start differs.
 """
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main(argv=None) -> int:
         return 0
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_conservative_"))
-    env = {**os.environ, "SIMLIB_CONSERVATIVE_KERNEL": args.path}
+    env = {**os.environ, "SIMLIB_KERNELS": args.path}
     print(f"fast policy: count-based path {args.path!r}", flush=True)
 
     def child(trace, impl, n, save=True):

@@ -11,10 +11,10 @@
 * Tests marked ``simgrid`` (paper D's backend) need SimGrid's Python
   module (Debian's ``python3-simgrid``, linked into the venv by ``make``):
   the same rule, not collected locally without it, a failure in CI.
-* Tests marked ``compiled_kernel`` need conservative backfilling's compiled
-  kernel built from the current source (``pip install -e .``, which ``make``
-  runs): the same rule again. The ``count_path`` fixture runs a test on
-  that kernel and on the pure-Python path.
+* Tests marked ``compiled_kernel`` need the policies' compiled kernels
+  built from the current source (``pip install -e .``, which ``make``
+  runs): the same rule again. The ``kernel_path`` fixture runs a test on
+  the compiled kernels and on the pure-Python paths.
 """
 from __future__ import annotations
 
@@ -57,9 +57,9 @@ def simgrid_missing() -> str | None:
 
 
 def kernel_missing() -> str | None:
-    """Why conservative backfilling's compiled kernel cannot be used here, or None."""
-    from simlib.policies.conservative import _kernel_or_problem
-    return _kernel_or_problem()[1]
+    """Why one of the policies' compiled kernels cannot be used here, or None."""
+    from simlib.policies import kernels
+    return next((why for why in (kernels.problem(k)[1] for k in kernels.KERNELS) if why), None)
 
 
 def _real_traces_missing() -> str | None:
@@ -74,7 +74,7 @@ NEEDS = {
                     "SIMLIB_TRACES=DIR make test"),
     "simgrid": (simgrid_missing, "paper D's SimGrid backend",
                 "sudo apt-get install python3-simgrid && make test"),
-    "compiled_kernel": (kernel_missing, "conservative backfilling on its compiled kernel",
+    "compiled_kernel": (kernel_missing, "the policies' compiled kernels",
                         "a C compiler and make test (it rebuilds the kernel)"),
 }
 
@@ -111,13 +111,13 @@ def _fail_without_simgrid():
 
 @pytest.fixture
 def _fail_without_compiled_kernel():
-    pytest.fail(f"CI=true but the compiled conservative kernel cannot be used: {kernel_missing()}")
+    pytest.fail(f"CI=true but a compiled kernel cannot be used: {kernel_missing()}")
 
 
 @pytest.fixture(params=[pytest.param("compiled", marks=pytest.mark.compiled_kernel), "python"])
-def count_path(request, monkeypatch):
-    """Run the test on each path of count-based conservative backfilling."""
-    from simlib.policies.conservative import KERNEL_ENV
+def kernel_path(request, monkeypatch):
+    """Run the test on the compiled kernels and on the pure-Python paths."""
+    from simlib.policies.kernels import KERNEL_ENV
     monkeypatch.setenv(KERNEL_ENV, request.param)
     return request.param
 

@@ -49,6 +49,7 @@ def test_policy_files_include_compiled_kernel_sources():
     kernel = "policies/_conservative_kernel.pyx"
     assert {"policies/conservative.py", kernel} <= names(policy_files(POLICIES["conservative"]))
     assert kernel not in names(policy_files(POLICIES["easy"]))
+    assert "policies/_los_kernel.pyx" in names(policy_files(POLICIES["delayed_los"]))
 
 
 def test_module_file_matches_find_spec_without_importing():

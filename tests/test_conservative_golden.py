@@ -14,7 +14,7 @@ reproduce them exactly:
   collected only where the logs are, mandatory in CI).
 
 Each runs on both count-based paths (the compiled kernel and pure Python,
-fixture ``count_path``); placement-mode cases run the same code twice.
+fixture ``kernel_path``); placement-mode cases run the same code twice.
 
 A deliberate change of the schedules regenerates them with
 ``python tests/test_conservative_golden.py`` (and says why in the commit).
@@ -123,13 +123,13 @@ def assert_same(name, got):
 
 
 @pytest.mark.parametrize("name", sorted(SYNTHETIC))
-def test_synthetic_schedule_is_golden(name, count_path):
+def test_synthetic_schedule_is_golden(name, kernel_path):
     assert_same(name, synthetic_starts(name))
 
 
 @pytest.mark.real_traces
 @pytest.mark.parametrize("name", sorted(REAL))
-def test_real_trace_prefix_schedule_is_golden(name, real_traces, count_path):
+def test_real_trace_prefix_schedule_is_golden(name, real_traces, kernel_path):
     assert_same(name, real_starts(name, real_traces))
 
 
@@ -159,7 +159,7 @@ def _reference_policy():
 
 
 @pytest.mark.parametrize("seed", range(20, 32))
-def test_count_schedule_equals_the_reference(seed, count_path):
+def test_count_schedule_equals_the_reference(seed, kernel_path):
     # Differential check on more workloads than the golden files hold: odd
     # machine sizes, ties (integer times) on even seeds.
     cpus = (17, 64, 100, 338)[seed % 4]

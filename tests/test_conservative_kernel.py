@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from simlib.errors import ConfigError
-from simlib.policies import conservative
+from simlib.policies import conservative, kernels
 from simlib.policies.profile import AvailabilityProfile
 
 pytestmark = pytest.mark.compiled_kernel
@@ -160,42 +160,41 @@ def test_a_time_before_the_profile_is_an_error():
 
 def test_source_digest_is_compiled_in():
     import hashlib
-    from pathlib import Path
-    source = Path(conservative.__file__).with_name("_conservative_kernel.pyx")
+    source = kernels.source("_conservative_kernel")
     assert kernel.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
 
 
-# -- choosing a path -----------------------------------------------------------
+# -- choosing a path (simlib.policies.kernels) ----------------------------------
 
 @pytest.fixture
 def fresh_loader():
-    conservative._kernel_or_problem.cache_clear()
+    kernels.problem.cache_clear()
     yield
-    conservative._kernel_or_problem.cache_clear()
+    kernels.problem.cache_clear()
 
 
 def test_the_environment_variable_chooses_the_path(monkeypatch, fresh_loader):
-    monkeypatch.setenv(conservative.KERNEL_ENV, "compiled")
+    monkeypatch.setenv(kernels.KERNEL_ENV, "compiled")
     assert conservative.count_kernel() is CountSchedule
-    monkeypatch.setenv(conservative.KERNEL_ENV, "python")
+    monkeypatch.setenv(kernels.KERNEL_ENV, "python")
     assert conservative.count_kernel() is None
-    monkeypatch.setenv(conservative.KERNEL_ENV, "fast")
-    with pytest.raises(ConfigError, match="SIMLIB_CONSERVATIVE_KERNEL must be one of"):
+    monkeypatch.setenv(kernels.KERNEL_ENV, "fast")
+    with pytest.raises(ConfigError, match="SIMLIB_KERNELS must be one of"):
         conservative.count_kernel()
 
 
 def test_a_stale_build_is_never_used(monkeypatch, fresh_loader):
     monkeypatch.setattr(kernel, "SOURCE_SHA256", "0" * 64)
-    monkeypatch.setenv(conservative.KERNEL_ENV, "compiled")
+    monkeypatch.setenv(kernels.KERNEL_ENV, "compiled")
     with pytest.raises(ConfigError, match="built from another version.*pip install -e"):
         conservative.count_kernel()
-    monkeypatch.setenv(conservative.KERNEL_ENV, "auto")
+    monkeypatch.setenv(kernels.KERNEL_ENV, "auto")
     with pytest.warns(RuntimeWarning, match="using the pure-Python path"):
         assert conservative.count_kernel() is None
 
 
 def test_auto_uses_a_current_build_silently(monkeypatch, fresh_loader):
-    monkeypatch.delenv(conservative.KERNEL_ENV, raising=False)
+    monkeypatch.delenv(kernels.KERNEL_ENV, raising=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert conservative.count_kernel() is CountSchedule

@@ -24,7 +24,7 @@ from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import WAITING
 from simlib.platform import Platform
 from simlib.policies import POLICIES, make_policy
-from simlib.policies.conservative import KERNEL_ENV
+from simlib.policies.kernels import KERNEL_ENV
 
 #: Count-based conservative backfilling's two paths (the compiled kernel, pure
 #: Python): the properties must hold on each.

@@ -37,15 +37,11 @@ set of core ids chosen by an allocation strategy
 from __future__ import annotations
 
 import bisect
-import functools
-import hashlib
 import heapq
-import os
-import warnings
-from pathlib import Path
 
 from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
 from ..errors import ConfigError
+from . import kernels
 from .base import QueuePolicy
 from .profile import AvailabilityProfile, PlacementProfile
 
@@ -60,50 +56,13 @@ INF = float("inf")
 #: Compiled modules the count-based path runs on; their sources are code
 #: inputs of the pipeline's steps like the policy's own (:mod:`simlib.codedeps`).
 COMPILED_KERNELS = ("simlib.policies._conservative_kernel",)
-#: Environment variable choosing the count-based path: ``auto`` (default: the
-#: compiled kernel when it is built from the current source, else the
-#: pure-Python path after a warning), ``compiled`` (an error if it cannot be
-#: used) or ``python``. Both paths give bit-identical schedules.
-KERNEL_ENV = "SIMLIB_CONSERVATIVE_KERNEL"
-KERNEL_MODES = ("auto", "compiled", "python")
-
-
-@functools.lru_cache(maxsize=1)
-def _kernel_or_problem():
-    """``(CountSchedule, None)``, or ``(None, why it cannot be used)``."""
-    try:
-        from . import _conservative_kernel as kernel
-    except ImportError as exc:
-        return None, f"it is not built ({exc})"
-    source = Path(__file__).with_name("_conservative_kernel.pyx")
-    if source.is_file() and hashlib.sha256(source.read_bytes()).hexdigest() != kernel.SOURCE_SHA256:
-        return None, f"it was built from another version of {source}"
-    return kernel.CountSchedule, None
 
 
 def count_kernel():
-    """The compiled :class:`CountSchedule` class, or None for the pure-Python path.
-
-    Chosen by the ``SIMLIB_CONSERVATIVE_KERNEL`` environment variable (see
-    :data:`KERNEL_ENV`). A build that is missing or stale (its source has
-    changed since) is never used; under ``auto`` a warning says so and how to
-    rebuild.
-    """
-    mode = os.environ.get(KERNEL_ENV, "auto")
-    if mode not in KERNEL_MODES:
-        raise ConfigError(f"{KERNEL_ENV} must be one of {', '.join(KERNEL_MODES)}; not {mode!r}")
-    if mode == "python":
-        return None
-    cls, problem = _kernel_or_problem()
-    if cls is not None:
-        return cls
-    message = (f"conservative backfilling's compiled kernel cannot be used: {problem}; "
-               "rebuild it with `pip install -e .` (needs a C compiler), which `make` does")
-    if mode == "compiled":
-        raise ConfigError(message)
-    warnings.warn(message + "; using the pure-Python path (same schedules, slower)",
-                  RuntimeWarning, stacklevel=3)
-    return None
+    """The compiled :class:`CountSchedule` class, or None for the pure-Python path
+    (chosen by ``SIMLIB_KERNELS``, see :mod:`simlib.policies.kernels`)."""
+    module = kernels.load("_conservative_kernel")
+    return None if module is None else module.CountSchedule
 
 
 class Conservative(QueuePolicy):

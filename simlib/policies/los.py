@@ -17,7 +17,9 @@ names its two dynamic programs:
 
 Both are one function here, :func:`los_dp`, over the free processors and any
 number of *freeze points* ``(frenums, frec)``; :func:`basic_dp` and
-:func:`reservation_dp` are the two cases the papers name.
+:func:`reservation_dp` are the two cases the papers name. Its table is
+filled by a compiled kernel (:mod:`simlib.policies._los_kernel`) when one
+is built, else with numpy: the same integers, the same choice.
 
 LOS itself: start the head job at once whenever it fits (repeatedly, as the
 new head may fit too); when the head does not fit, reserve it with EASY's
@@ -64,7 +66,12 @@ import numpy as np
 
 from ..engine.job import WAITING
 from ..errors import ConfigError
+from . import kernels
 from .base import QueuePolicy, shadow_time
+
+#: Compiled modules behind :func:`los_dp` (code inputs of the pipeline's
+#: steps, :mod:`simlib.codedeps`); see :mod:`simlib.policies.kernels`.
+COMPILED_KERNELS = ("simlib.policies._los_kernel",)
 
 #: Largest DP table (cells per job) before freeze points are left to the
 #: greedy feasibility check instead (memory is ``lookahead`` tables).
@@ -137,6 +144,9 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
     if g > 1:  # exact: every weight is a multiple of g
         weights = [[x // g for x in row] for row in weights]
         caps = [c // g for c in caps]
+    compiled = kernels.load("_los_kernel")
+    if compiled is not None:  # the same table and choice, in C
+        return compiled.choose(sizes, weights, caps)
     dims = len(caps)
     cols = [tuple(row[i] for row in weights) for i in range(n)]
     fits = [all(w[d] <= caps[d] for d in range(dims)) for w in cols]

@@ -1,0 +1,92 @@
+"""Loading the policies' compiled kernels.
+
+A few inner loops are compiled (Cython sources beside their policies,
+built by ``pip install`` through ``setup.py``):
+
+* ``_conservative_kernel``: count-based conservative backfilling's profile,
+  queue and compression (:mod:`simlib.policies.conservative`);
+* ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`).
+
+Each has a pure-Python twin that gives bit-identical results; paired tests
+run both. The ``SIMLIB_KERNELS`` environment variable chooses:
+
+``auto`` (default)
+    the compiled kernel when it is built from the current source, else the
+    pure-Python path after a warning that says why and how to rebuild;
+``compiled``
+    the compiled kernel, or a :class:`~simlib.errors.ConfigError` (CI sets
+    this: a failed or stale build must not pass unnoticed);
+``python``
+    the pure-Python path.
+
+A build is stale when its source has changed since: each module carries
+the sha256 of its ``.pyx`` at build time (``SOURCE_SHA256``).
+
+Examples
+--------
+>>> import os
+>>> from simlib.policies import kernels
+>>> os.environ[kernels.KERNEL_ENV] = "python"
+>>> kernels.load("_los_kernel") is None
+True
+>>> del os.environ[kernels.KERNEL_ENV]
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+import os
+import warnings
+from pathlib import Path
+
+from ..errors import ConfigError
+
+KERNEL_ENV = "SIMLIB_KERNELS"
+KERNEL_MODES = ("auto", "compiled", "python")
+#: The compiled modules, by name in :mod:`simlib.policies`.
+KERNELS = ("_conservative_kernel", "_los_kernel")
+_HERE = Path(__file__).resolve().parent
+
+
+def source(name: str) -> Path:
+    """The Cython source of kernel ``name``."""
+    return _HERE / f"{name}.pyx"
+
+
+@functools.lru_cache(maxsize=None)
+def problem(name: str) -> tuple[object, str | None]:
+    """``(module, None)`` when kernel ``name`` can be used, else ``(None, why not)``."""
+    try:
+        module = importlib.import_module(f"{__package__}.{name}")
+    except ImportError as exc:
+        return None, f"it is not built ({exc})"
+    src = source(name)
+    if src.is_file() and hashlib.sha256(src.read_bytes()).hexdigest() != module.SOURCE_SHA256:
+        return None, f"it was built from another version of {src}"
+    return module, None
+
+
+def mode() -> str:
+    """The value of ``SIMLIB_KERNELS`` (``auto`` when unset), checked."""
+    value = os.environ.get(KERNEL_ENV, "auto")
+    if value not in KERNEL_MODES:
+        raise ConfigError(f"{KERNEL_ENV} must be one of {', '.join(KERNEL_MODES)}; not {value!r}")
+    return value
+
+
+def load(name: str):
+    """Compiled kernel ``name`` (a module), or None for the pure-Python path."""
+    chosen = mode()
+    if chosen == "python":
+        return None
+    module, why = problem(name)
+    if module is not None:
+        return module
+    message = (f"simlib's compiled kernel {name} cannot be used: {why}; rebuild it with "
+               "`pip install -e .` (needs a C compiler), which `make` does")
+    if chosen == "compiled":
+        raise ConfigError(message)
+    warnings.warn(message + "; using the pure-Python path (same results, slower)",
+                  RuntimeWarning, stacklevel=3)
+    return None
