@@ -1,4 +1,4 @@
-"""Time EASY and conservative backfilling over full traces.
+"""Time the trace-driven policies over full traces: EASY, conservative, LOS, Delayed-LOS, FCFS-malleable.
 
 Usage::
 
@@ -8,8 +8,11 @@ Usage::
 Each (trace, policy) runs in a fresh subprocess so peak memory (ru_maxrss)
 is per run. Reported: jobs simulated, wall time of the simulation alone
 (trace parsing and result tables are timed separately), jobs/s, peak RSS.
-The per-size rows (first N jobs of SDSC-BLUE) show whether per-job cost
-stays flat as the trace grows.
+The per-size rows (first N jobs of SDSC-BLUE, each policy) show how the
+per-job cost grows with the trace. Policies run with their defaults (LOS
+family: lookahead 50, unit 1) and the compiled kernels where built
+(``SIMLIB_KERNELS``, see :mod:`simlib.policies.kernels`; the header says
+which).
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+BEGIN, END = "<!-- bench_policies: begin -->", "<!-- bench_policies: end -->"
 #: The cleaned PWA logs: $SIMLIB_TRACES, else ../shared/traces beside the repository.
 TRACES = Path(os.environ.get("SIMLIB_TRACES", HERE.parent.parent / "shared" / "traces"))
 FILES = {
@@ -69,9 +73,10 @@ def one_run(trace: str, policy: str, n_jobs: int | None) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--traces", nargs="+", default=list(FILES))
-    ap.add_argument("--policies", nargs="+", default=["easy", "conservative"])
+    ap.add_argument("--policies", nargs="+",
+                    default=["easy", "conservative", "los", "delayed_los", "fcfs_malleable"])
     ap.add_argument("--sizes", nargs="*", type=int, default=[10000, 50000, 100000, 243306],
-                    help="prefix sizes of SDSC-BLUE for the EASY scaling rows")
+                    help="prefix sizes of SDSC-BLUE for the scaling rows (every policy)")
     ap.add_argument("--out", default=str(HERE / "RESULTS.md"))
     ap.add_argument("--one", nargs=3, metavar=("TRACE", "POLICY", "N"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -89,31 +94,46 @@ def main(argv=None) -> int:
               flush=True)
         return row
 
+    load_before = os.getloadavg()[0]
     rows = [child(t, p, 0) for t in args.traces for p in args.policies]
-    scaling = [child("SDSC-BLUE", "easy", n) for n in args.sizes]
+    scaling = {(p, n): child("SDSC-BLUE", p, n) for n in args.sizes for p in args.policies}
+    from simlib.policies import kernels
+    compiled = kernels.mode() != "python"
+    paths = ", ".join(f"{k} {'compiled' if compiled and kernels.problem(k)[0] else 'pure Python'}"
+                      for k in kernels.KERNELS)
     lines = [
-        "# Benchmarks", "",
         f"Machine: {os.cpu_count()} cores, Python {pyplatform.python_version()}, "
         f"{pyplatform.machine()}; one core per run. Rerun: `.venv/bin/python benchmarks/bench_policies.py` "
-        "(writes this file).", "",
+        f"(writes this section). Measured {time.strftime('%Y-%m-%d')}, load average "
+        f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after (above 1, other work shared "
+        "the cores: times are upper bounds).", "",
         "Full cleaned traces (simlib's default cleaning policy), original arrival times; "
         "`sim s` is the event loop alone, `read s` the SWF parse, `table s` building the "
-        "Batsim jobs table.", "",
+        f"Batsim jobs table. Kernels: {paths}.", "",
         "| trace | policy | jobs | read s | sim s | table s | jobs/s | peak RSS MB |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(f"| {r['trace']} | {r['policy']} | {r['jobs']} | {r['read_s']:.2f} | {r['sim_s']:.2f} | "
                      f"{r['table_s']:.2f} | {r['jobs_per_s']:,.0f} | {r['peak_rss_mb']:.0f} |")
-    lines += ["", "## Per-job cost against trace length (EASY, first N jobs of SDSC-BLUE)", "",
-              "| jobs | sim s | µs per job |", "|---:|---:|---:|"]
-    for r in scaling:
-        lines.append(f"| {r['jobs']} | {r['sim_s']:.2f} | {1e6 * r['sim_s'] / r['jobs']:.1f} |")
-    # Keep the sections other scripts write into this file (bench_simgrid.py).
+    lines += ["", "## Per-job cost against trace length (first N jobs of SDSC-BLUE)", "",
+              "µs per simulated job (event loop alone).", "",
+              "| jobs | " + " | ".join(args.policies) + " |",
+              "|---:|" + "---:|" * len(args.policies)]
+    for n in args.sizes:
+        cells = [scaling[p, n] for p in args.policies]
+        lines.append(f"| {cells[0]['jobs']} | "
+                     + " | ".join(f"{1e6 * r['sim_s'] / r['jobs']:.1f}" for r in cells) + " |")
+    # Only this script's section changes; the rest of the file is kept.
     out = Path(args.out)
     old = out.read_text() if out.exists() else ""
-    kept = old[old.index("<!-- bench_simgrid: begin -->"):] if "<!-- bench_simgrid: begin -->" in old else ""
-    out.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
+    section = "\n".join([BEGIN, *lines, END])
+    if BEGIN in old and END in old:
+        head, rest = old.split(BEGIN, 1)
+        text = head + section + rest.split(END, 1)[1]
+    else:
+        text = section + "\n\n" + old
+    out.write_text(text)
     print(f"wrote {args.out}")
     return 0
 
