@@ -291,6 +291,7 @@ cdef class CountSchedule:
 
     @property
     def n_steps(self):
+        """Breakpoints in the profile."""
         return self.n
 
     # -- the queue -------------------------------------------------------------
