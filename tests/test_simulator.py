@@ -62,6 +62,15 @@ def test_oversized_job_is_a_clear_error():
         Simulator(Platform.homogeneous(8), make_jobs([(0, 9, 1)]), make_policy("fcfs"))
 
 
+@pytest.mark.parametrize("requested", [0.0, -5.0])
+def test_a_job_without_a_positive_estimate_is_a_clear_error(requested):
+    # With an empty window, conservative backfilling would reserve nothing
+    # and start it beside another job on the same processor.
+    with pytest.raises(ConfigError, match="job 2 has requested time .*must be > 0"):
+        Simulator(Platform.homogeneous(1), make_jobs([(0, 1, 5, 10), (1, 1, 0, requested)]),
+                  make_policy("conservative"))
+
+
 def test_starving_policy_is_detected():
     class Idle(Policy):
         name = "idle"

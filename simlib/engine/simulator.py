@@ -230,6 +230,11 @@ class Simulator:
             if not 1 <= job.procs <= cpus:
                 raise ConfigError(f"job {job.job_id} asks for {job.procs} processors; "
                                   f"the platform has {cpus} (clean the trace first)")
+            # Policies plan windows [start, start + estimate): an empty one
+            # would reserve nothing and let two jobs share processors.
+            if not job.requested_time > 0:
+                raise ConfigError(f"job {job.job_id} has requested time {job.requested_time}; "
+                                  "it must be > 0 (cleaning fills a missing estimate)")
             if overrun == "kill" and job.work > job.requested_time:
                 job.work = job.work_left = job.requested_time
                 job.killed = True
