@@ -247,18 +247,18 @@ def _intervals_of(allocs: list[list[int]]) -> list[str]:
     hi = cores[np.append(starts[1:], total) - 1]
     block_owner = owner[starts]
     last = np.append(block_owner[1:] != block_owner[:-1], True)  # last block of its allocation
-    # One text for all: tokens "lo" or "lo" "-" "hi" per block, then " ", or
-    # "\\n" after the last block of an allocation; names of the numbers made once.
-    dash, space, newline = span, span + 1, span + 2
-    tokens = np.array([str(c) for c in range(span)] + ["-", " ", "\n"], dtype=object)
+    # One text for all, one or two tokens a block: "lo-" then "hi" for a
+    # range, then " ", or "\n" after the last block of an allocation (a token
+    # holds a number and what follows it; each token's text is made once).
+    names = [str(c) for c in range(span)]
+    tokens = np.array([c + "-" for c in names] + [c + " " for c in names]
+                      + [c + "\n" for c in names], dtype=object)
     ranged = lo != hi
-    width = np.where(ranged, 4, 2)
+    width = 1 + ranged
     at = np.cumsum(width) - width
     index = np.empty(int(width.sum()), dtype=np.int64)
-    index[at] = lo
-    index[at[ranged] + 1] = dash
-    index[at[ranged] + 2] = hi[ranged]
-    index[at + width - 1] = np.where(last, newline, space)
+    index[at[ranged]] = lo[ranged]
+    index[at + ranged] = hi + np.where(last, 2 * span, span)
     texts = "".join(tokens[index].tolist()).split("\n")
     if len(texts) - 1 == len(allocs):  # no empty allocation
         return texts[:-1]
