@@ -123,6 +123,21 @@ def test_intervals():
     assert intervals([]) == ""
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_intervals_of_many_allocations_as_one_by_one(seed):
+    # Paired: runner._intervals_of (numpy, one text) against intervals() per allocation,
+    # with empty allocations, single cores, blocks and the highest core id.
+    import random
+
+    from simlib.runner import _intervals_of
+
+    rng = random.Random(seed)
+    span = rng.choice([1, 2, 10, 128, 1152])
+    allocs = [rng.sample(range(span), rng.randint(0, min(span, 40))) for _ in range(300)]
+    allocs.append(list(range(span)))
+    assert _intervals_of(allocs) == [intervals(a) for a in allocs]
+
+
 def test_write_jobs_csv_fast_path_matches_pandas(tmp_path):
     """The hand-made CSV text is the text pandas writes (floats, NaN stretch, killed jobs)."""
     rows = [(1, 0, 30, 1, 20, -1), (2, 0, 0, 1, 5, -1), (3, 1, 7, 3, 30, -1)]
