@@ -19,7 +19,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -123,10 +123,10 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
     order = np.argsort(submit, kind="stable")
     ids = df["job_id"].to_numpy(dtype=np.int64)[order].tolist()
-    cols = [submit[order].tolist(), procs[order].tolist(), req[order].tolist(),
-            run[order].tolist(), util[order].tolist()]
-    jobs = [Job(i, jid, s, p, r, w, False, u)
-            for i, (jid, s, p, r, w, u) in enumerate(zip(ids, *cols))]
+    # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
+    jobs = list(map(Job, range(len(ids)), ids, submit[order].tolist(), procs[order].tolist(),
+                    req[order].tolist(), run[order].tolist(), repeat(False),
+                    util[order].tolist()))
     if "requested_start" in df.columns:  # CWF field 19 (paper K's dedicated jobs)
         for job, rs in zip(jobs, df["requested_start"].to_numpy(dtype=np.float64)[order].tolist()):
             job.requested_start = rs
