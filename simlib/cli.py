@@ -15,6 +15,7 @@ Run as ``simlib ...`` (console script) or ``python -m simlib.cli ...``.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from typing import Callable, Sequence
@@ -126,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``simlib`` command line; returns the exit status.
 
+    ``argv`` None means this process's own command line (``sys.argv``): the
+    process is then expected to exit next (see the end of the function).
+
     Examples
     --------
     >>> main(["diff", "/nonexistent-a.nc", "/nonexistent-b.nc"])
@@ -136,7 +140,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
-    return int(args.func(args))
+    status = int(args.func(args))
+    if argv is None:
+        # This process's own command line, which ends next: what is still
+        # alive (a simulation's jobs and engine form reference cycles) is
+        # left to the OS instead of the interpreter's final collection, which
+        # would traverse and free it (~0.1 s after a 50,000-job run). Outputs
+        # are closed by then (finalizers at exit are not guaranteed anyway),
+        # and stdout and stderr are flushed at exit as usual.
+        gc.freeze()
+    return status
 
 
 if __name__ == "__main__":

@@ -112,3 +112,22 @@ def test_console_script(cubes):
     assert _run([str(script), "diff", str(cubes["bad"]), str(cubes["a"])]).returncode == 2
     r = _run([str(script), "--version"])
     assert r.returncode == 0 and r.stdout.strip() == f"simlib {__version__}"
+
+
+def test_process_exit_keeps_outputs_and_in_process_calls_freeze_nothing(tmp_path):
+    # main() without argv (this process's command line) skips the final garbage
+    # collection with gc.freeze(): the table and the summary must still be whole.
+    import gc
+
+    swf = tmp_path / "t.swf"
+    swf.write_text("".join(f"{i} {i} -1 {5 + i % 7} 2 -1 -1 2 20 -1 1 1 1 1 1 1 -1 -1\n"
+                           for i in range(1, 301)))
+    out = tmp_path / "jobs.csv"
+    r = _run([sys.executable, "-m", "simlib.cli", "simulate", str(swf), "--cpus", "4",
+              "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1].split() == ["jobs", "table", str(out)]
+    assert len(out.read_text().splitlines()) == 301
+    frozen = gc.get_freeze_count()
+    assert cli.main(["simulate", str(swf), "--cpus", "4", "-o", str(out)]) == 0
+    assert gc.get_freeze_count() == frozen  # a caller's process is left alone
