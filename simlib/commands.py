@@ -22,6 +22,7 @@ Registered in :data:`simlib.cli.SUBCOMMAND_PROVIDERS` by :func:`register`.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import importlib.util
 import json
@@ -334,7 +335,24 @@ def register_simulate(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_simulate(args: argparse.Namespace) -> int:
-    """Body of ``simlib simulate`` (user errors raise; see :func:`_guarded`)."""
+    """Body of ``simlib simulate`` (user errors raise; see :func:`_guarded`).
+
+    Runs with the cyclic garbage collector paused, as the simulation itself
+    does (:func:`simlib.engine.simulator.gc_paused`): one run makes
+    long-lived objects and no cycles to speak of, so the collector's passes
+    over them, and over the modules pandas has just imported, only cost
+    time (~0.1 s of a 1 s run of SDSC-SP2). Its state is restored after.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _simulate(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _simulate(args: argparse.Namespace) -> int:
     for module in args.policy_module:
         load_policy_module(module)
     params = parse_params(args.params, args.policy)
