@@ -131,3 +131,6 @@ def test_process_exit_keeps_outputs_and_in_process_calls_freeze_nothing(tmp_path
     frozen = gc.get_freeze_count()
     assert cli.main(["simulate", str(swf), "--cpus", "4", "-o", str(out)]) == 0
     assert gc.get_freeze_count() == frozen  # a caller's process is left alone
+    assert gc.isenabled()  # simulate paused the collector, and restored it
+    assert cli.main(["simulate", str(tmp_path / "missing.swf"), "--cpus", "4"]) == 2
+    assert gc.isenabled()
