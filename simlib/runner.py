@@ -237,16 +237,19 @@ def _intervals_of(allocs: list[list[int]]) -> list[str]:
     if cores.min() < 0:
         return [intervals(a) for a in allocs]
     span = int(cores.max()) + 1
-    key = np.repeat(np.arange(len(allocs), dtype=np.int64) * span, lens) + cores
-    key.sort()  # by allocation, then core
-    owner, cores = np.divmod(key, span)
+    # key = allocation * (span + 1) + core: sorted by allocation, then core;
+    # consecutive keys are consecutive cores of one allocation (the extra
+    # 1 keeps two allocations' keys from touching).
+    stride = span + 1
+    key = np.repeat(np.arange(len(allocs), dtype=np.int64) * stride, lens) + cores
+    key.sort()
     first = np.ones(total, dtype=bool)  # first core of a block
-    first[1:] = (owner[1:] != owner[:-1]) | (cores[1:] != cores[:-1] + 1)
+    np.not_equal(key[1:], key[:-1] + 1, out=first[1:])
     starts = np.flatnonzero(first)
-    lo = cores[starts]
-    hi = cores[np.append(starts[1:], total) - 1]
-    block_owner = owner[starts]
-    last = np.append(block_owner[1:] != block_owner[:-1], True)  # last block of its allocation
+    base = key[starts] // stride * stride  # the block's allocation * stride
+    lo = key[starts] - base
+    hi = key[np.append(starts[1:], total) - 1] - base
+    last = np.append(base[1:] != base[:-1], True)  # last block of its allocation
     # One text for all, one or two tokens a block: "lo-" then "hi" for a
     # range, then " ", or "\n" after the last block of an allocation (a token
     # holds a number and what follows it; each token's text is made once).
