@@ -22,7 +22,6 @@ Registered in :data:`simlib.cli.SUBCOMMAND_PROVIDERS` by :func:`register`.
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import importlib.util
 import json
@@ -343,13 +342,9 @@ def _run_simulate(args: argparse.Namespace) -> int:
     over them, and over the modules pandas has just imported, only cost
     time (~0.1 s of a 1 s run of SDSC-SP2). Its state is restored after.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    from .engine.simulator import gc_paused
+    with gc_paused():
         return _simulate(args)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _simulate(args: argparse.Namespace) -> int:
