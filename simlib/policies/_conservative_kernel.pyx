@@ -25,7 +25,7 @@ the current time after :meth:`CountSchedule.advance`.
 Built by ``pip install`` (``setup.py``); ``SOURCE_SHA256`` is this file's
 digest at build time, which lets the loader notice a stale build.
 """
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, realloc
 from libc.string cimport memmove
 
 cdef extern from *:
@@ -40,6 +40,15 @@ cdef extern from *:
 SOURCE_SHA256 = SIMLIB_KERNEL_SOURCE.decode("ascii")
 
 ctypedef long long count_t
+
+
+cdef void* _resized(void* block, size_t size) except NULL:
+    """``block`` reallocated to ``size`` bytes (a new block when NULL); on
+    failure ``block`` is left as it was, for its owner to free."""
+    cdef void* out = realloc(block, size)
+    if not out:
+        raise MemoryError()
+    return out
 
 
 cdef class CountSchedule:
@@ -80,18 +89,9 @@ cdef class CountSchedule:
     cdef readonly count_t total
 
     def __cinit__(self, double now, count_t total):
-        self.cap = 64
-        self.times = <double*> malloc(self.cap * sizeof(double))
-        self.avail = <count_t*> malloc(self.cap * sizeof(count_t))
-        self.peak = <count_t*> malloc(self.cap * sizeof(count_t))
-        self.qcap = 64
-        self.q_idx = <count_t*> malloc(self.qcap * sizeof(count_t))
-        self.q_procs = <count_t*> malloc(self.qcap * sizeof(count_t))
-        self.q_req = <double*> malloc(self.qcap * sizeof(double))
-        self.q_start = <double*> malloc(self.qcap * sizeof(double))
-        if (not self.times or not self.avail or not self.peak or not self.q_idx
-                or not self.q_procs or not self.q_req or not self.q_start):
-            raise MemoryError()
+        # The pointers start NULL (a new object is zeroed): _resized allocates.
+        self._steps_room(64)
+        self._queue_room(64)
         self.total = total
         self.qn = 0
         self.first_start = float("inf")
@@ -115,20 +115,11 @@ cdef class CountSchedule:
         self.avail[0] = self.total
         self.peak_valid = 0
 
-    cdef int _grow_steps(self) except -1:
-        cdef Py_ssize_t cap = 2 * self.cap
-        cdef double* t = <double*> realloc(self.times, cap * sizeof(double))
-        if not t:
-            raise MemoryError()
-        self.times = t
-        cdef count_t* a = <count_t*> realloc(self.avail, cap * sizeof(count_t))
-        if not a:
-            raise MemoryError()
-        self.avail = a
-        a = <count_t*> realloc(self.peak, cap * sizeof(count_t))
-        if not a:
-            raise MemoryError()
-        self.peak = a
+    cdef int _steps_room(self, Py_ssize_t cap) except -1:
+        """Room for ``cap`` breakpoints."""
+        self.times = <double*> _resized(self.times, cap * sizeof(double))
+        self.avail = <count_t*> _resized(self.avail, cap * sizeof(count_t))
+        self.peak = <count_t*> _resized(self.peak, cap * sizeof(count_t))
         self.cap = cap
         return 0
 
@@ -162,7 +153,7 @@ cdef class CountSchedule:
         if self.times[i] == t:
             return i
         if self.n == self.cap:
-            self._grow_steps()
+            self._steps_room(2 * self.cap)
         i += 1
         memmove(&self.times[i + 1], &self.times[i], (self.n - i) * sizeof(double))
         memmove(&self.avail[i + 1], &self.avail[i], (self.n - i) * sizeof(count_t))
@@ -296,31 +287,19 @@ cdef class CountSchedule:
 
     # -- the queue -------------------------------------------------------------
 
-    cdef int _grow_queue(self) except -1:
-        cdef Py_ssize_t cap = 2 * self.qcap
-        cdef count_t* a = <count_t*> realloc(self.q_idx, cap * sizeof(count_t))
-        if not a:
-            raise MemoryError()
-        self.q_idx = a
-        a = <count_t*> realloc(self.q_procs, cap * sizeof(count_t))
-        if not a:
-            raise MemoryError()
-        self.q_procs = a
-        cdef double* d = <double*> realloc(self.q_req, cap * sizeof(double))
-        if not d:
-            raise MemoryError()
-        self.q_req = d
-        d = <double*> realloc(self.q_start, cap * sizeof(double))
-        if not d:
-            raise MemoryError()
-        self.q_start = d
+    cdef int _queue_room(self, Py_ssize_t cap) except -1:
+        """Room for ``cap`` queued jobs."""
+        self.q_idx = <count_t*> _resized(self.q_idx, cap * sizeof(count_t))
+        self.q_procs = <count_t*> _resized(self.q_procs, cap * sizeof(count_t))
+        self.q_req = <double*> _resized(self.q_req, cap * sizeof(double))
+        self.q_start = <double*> _resized(self.q_start, cap * sizeof(double))
         self.qcap = cap
         return 0
 
     def add(self, count_t idx, count_t procs, double requested, double now):
         """Queue job ``idx`` last and reserve its earliest start; returns that start."""
         if self.qn == self.qcap:
-            self._grow_queue()
+            self._queue_room(2 * self.qcap)
         cdef double start = self._earliest(procs, requested, now, float("inf"))
         self._take(start, start + requested, procs)
         cdef Py_ssize_t q = self.qn
