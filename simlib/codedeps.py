@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
+from .policies import kernels
+
 __all__ = ["import_closure", "policy_files", "module_file"]
 
 #: Packages whose imports are followed.
@@ -185,7 +187,7 @@ def _policy_files(cls) -> tuple[str, ...]:
         if f:
             files.add(f)
         files.update(import_closure(m for m in _imports(name) if not _in_policies(m)))
-        # Compiled modules a helper declares (Cython sources: not parsed).
+        # Compiled kernels a helper declares (Cython sources: not parsed).
         for kernel in getattr(sys.modules.get(name), "COMPILED_KERNELS", ()):
-            files.add(str(_PACKAGE_DIR.joinpath(*kernel.split(".")[1:]).with_suffix(".pyx")))
+            files.add(str(kernels.source(kernel)))
     return tuple(sorted(files))

@@ -53,15 +53,16 @@ ALLOCATIONS = ("count", *RULES)
 RECOMPUTE = ("compress", "rebuild")
 INF = float("inf")
 
-#: Compiled modules the count-based path runs on; their sources are code
-#: inputs of the pipeline's steps like the policy's own (:mod:`simlib.codedeps`).
-COMPILED_KERNELS = ("simlib.policies._conservative_kernel",)
+#: Compiled kernels (:mod:`simlib.policies.kernels`) the count-based path runs
+#: on; their sources are code inputs of the pipeline's steps like the
+#: policy's own (:mod:`simlib.codedeps`).
+COMPILED_KERNELS = ("_conservative_kernel",)
 
 
 def count_kernel():
     """The compiled :class:`CountSchedule` class, or None for the pure-Python path
     (chosen by ``SIMLIB_KERNELS``, see :mod:`simlib.policies.kernels`)."""
-    module = kernels.load("_conservative_kernel")
+    module = kernels.load(COMPILED_KERNELS[0])
     return None if module is None else module.CountSchedule
 
 

@@ -71,7 +71,7 @@ from .base import QueuePolicy, shadow_time
 
 #: Compiled modules behind :func:`los_dp` (code inputs of the pipeline's
 #: steps, :mod:`simlib.codedeps`); see :mod:`simlib.policies.kernels`.
-COMPILED_KERNELS = ("simlib.policies._los_kernel",)
+COMPILED_KERNELS = ("_los_kernel",)
 
 #: Largest DP table (cells per job) before freeze points are left to the
 #: greedy feasibility check instead (memory is ``lookahead`` tables).
@@ -144,7 +144,7 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
     if g > 1:  # exact: every weight is a multiple of g
         weights = [[x // g for x in row] for row in weights]
         caps = [c // g for c in caps]
-    compiled = kernels.load("_los_kernel")
+    compiled = kernels.load(COMPILED_KERNELS[0])
     if compiled is not None:  # the same table and choice, in C
         return compiled.choose(sizes, weights, caps)
     dims = len(caps)
