@@ -5,19 +5,16 @@ The kernel must give bit-identical answers to the pure-Python
 compression rule as stated: each check below runs the same operations on
 both, on seeded random profiles and queues. Whole schedules on both paths
 are compared in ``tests/test_conservative_golden.py``; how the loader
-chooses a path is checked at the end.
+chooses a path, in ``tests/test_kernels.py``.
 """
 from __future__ import annotations
 
 import importlib
 import os
-import warnings
 
 import numpy as np
 import pytest
 
-from simlib.errors import ConfigError
-from simlib.policies import conservative, kernels
 from simlib.policies.profile import AvailabilityProfile
 
 pytestmark = pytest.mark.compiled_kernel
@@ -161,71 +158,3 @@ def test_a_time_before_the_profile_is_an_error():
     s = CountSchedule(5.0, 4)
     with pytest.raises(ValueError, match="before the profile's start"):
         s.reserve(1.0, 6.0, 2)
-
-
-def test_source_digest_is_compiled_in():
-    import hashlib
-    source = kernels.source("_conservative_kernel")
-    assert kernel.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
-
-
-# -- choosing a path (simlib.policies.kernels) ----------------------------------
-
-@pytest.fixture
-def fresh_loader():
-    kernels.problem.cache_clear()
-    yield
-    kernels.problem.cache_clear()
-
-
-def test_the_environment_variable_chooses_the_path(monkeypatch, fresh_loader):
-    monkeypatch.setenv(kernels.KERNEL_ENV, "compiled")
-    assert conservative.count_kernel() is CountSchedule
-    monkeypatch.setenv(kernels.KERNEL_ENV, "python")
-    assert conservative.count_kernel() is None
-    monkeypatch.setenv(kernels.KERNEL_ENV, "fast")
-    with pytest.raises(ConfigError, match="SIMLIB_KERNELS must be one of"):
-        conservative.count_kernel()
-
-
-def test_a_stale_build_is_never_used(monkeypatch, fresh_loader):
-    monkeypatch.setattr(kernel, "SOURCE_SHA256", "0" * 64)
-    monkeypatch.setenv(kernels.KERNEL_ENV, "compiled")
-    with pytest.raises(ConfigError, match="built from another version.*reinstalling simlib"):
-        conservative.count_kernel()
-    monkeypatch.setenv(kernels.KERNEL_ENV, "auto")
-    with pytest.warns(RuntimeWarning, match="using the pure-Python path"):
-        assert conservative.count_kernel() is None
-
-
-def test_a_missing_build_is_reported(monkeypatch, fresh_loader):
-    real_import = importlib.import_module
-
-    def no_kernels(name, *args):
-        if name.endswith("_kernel"):
-            raise ImportError(f"No module named {name!r}")
-        return real_import(name, *args)
-
-    monkeypatch.setattr(kernels.importlib, "import_module", no_kernels)
-    monkeypatch.setenv(kernels.KERNEL_ENV, "compiled")
-    with pytest.raises(ConfigError, match="it is not built .*reinstalling simlib with a C compiler"):
-        conservative.count_kernel()
-    monkeypatch.setenv(kernels.KERNEL_ENV, "auto")
-    with pytest.warns(RuntimeWarning, match="not built"):
-        assert conservative.count_kernel() is None
-
-
-@pytest.mark.parametrize("name", kernels.KERNELS)
-def test_compiled_modules_examples(name):
-    # pytest's --doctest-modules reads .py files only: run the kernels' own.
-    import doctest
-    module = importlib.import_module(f"simlib.policies.{name}")
-    failed, tried = doctest.testmod(module)
-    assert tried > 0 and failed == 0
-
-
-def test_auto_uses_a_current_build_silently(monkeypatch, fresh_loader):
-    monkeypatch.delenv(kernels.KERNEL_ENV, raising=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert conservative.count_kernel() is CountSchedule
