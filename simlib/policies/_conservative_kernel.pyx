@@ -40,6 +40,7 @@ cdef extern from *:
 SOURCE_SHA256 = SIMLIB_KERNEL_SOURCE.decode("ascii")
 
 ctypedef long long count_t
+cdef double INF = float("inf")
 
 
 cdef void* _resized(void* block, size_t size) except NULL:
@@ -94,7 +95,7 @@ cdef class CountSchedule:
         self._queue_room(64)
         self.total = total
         self.qn = 0
-        self.first_start = float("inf")
+        self.first_start = INF
         self.reset(now)
 
     def __dealloc__(self):
@@ -210,9 +211,22 @@ cdef class CountSchedule:
         self.peak_valid = 0
 
     cdef double _earliest(self, count_t procs, double duration, double not_before,
-                          double limit) except? -1.0:
+                          double limit, double held_from) except? -1.0:
         """Earliest ``t >= not_before`` with ``procs`` free on ``[t, t + duration)``,
-        or ``limit`` if none comes before it (``limit`` is not checked)."""
+        or ``limit`` if none comes before it (``limit`` is not checked).
+
+        With a finite ``held_from`` (and ``limit = held_from``; else ``INF``):
+        the same search on the
+        profile without the job's own reservation on ``[held_from, held_from +
+        duration)``, computed without releasing it. A start ``t < held_from``
+        fits once the job's processors are given back iff ``procs`` are free
+        on ``[t, min(t + duration, held_from))`` here: from ``held_from`` on
+        its own processors suffice (no step is ever negative), and a window
+        from ``t`` ends before ``held_from + duration``. The candidates
+        (``not_before``, then the step after each blocking one) are those of
+        the released profile, since every blocking step lies before
+        ``held_from``.
+        """
         cdef Py_ssize_t n = self.n
         cdef Py_ssize_t i = self._right(not_before) - 1
         cdef Py_ssize_t j
@@ -222,6 +236,8 @@ cdef class CountSchedule:
         start = not_before if not_before > self.times[i] else self.times[i]
         while start < limit:
             end = start + duration
+            if end > held_from:
+                end = held_from
             j = i
             while self.avail[j] >= procs:  # extend the window while it has room
                 j += 1
@@ -233,40 +249,6 @@ cdef class CountSchedule:
             start = self.times[i]
         return limit
 
-    cdef double _earliest_move(self, count_t procs, double duration, double held_from,
-                               double not_before) noexcept:
-        """:meth:`_earliest` with ``limit = held_from`` on the profile without
-        the job's own reservation on ``[held_from, held_from + duration)``,
-        computed without releasing it.
-
-        A start ``t < held_from`` fits once the job's processors are given
-        back iff ``procs`` are free on ``[t, min(t + duration, held_from))``
-        here: from ``held_from`` on its own processors suffice (no step is
-        ever negative), and a window from ``t`` ends before
-        ``held_from + duration``. The candidates (``not_before``, then the
-        step after each blocking one) are those of the released profile,
-        since every blocking step lies before ``held_from``.
-        """
-        cdef Py_ssize_t n = self.n
-        cdef Py_ssize_t i = self._right(not_before) - 1
-        cdef Py_ssize_t j
-        cdef double start, end
-        if i < 0:
-            i = 0
-        start = not_before if not_before > self.times[i] else self.times[i]
-        while start < held_from:
-            end = start + duration
-            if end > held_from:
-                end = held_from
-            j = i
-            while self.avail[j] >= procs:
-                j += 1
-                if j == n or self.times[j] >= end:
-                    return start
-            i = j + 1
-            start = self.times[i]  # the last step holds `total`: never blocking
-        return held_from
-
     def earliest_start(self, count_t procs, double duration, double not_before,
                        double limit=float("inf")):
         """Earliest ``t >= not_before`` with ``procs`` free on ``[t, t + duration)``.
@@ -274,7 +256,7 @@ cdef class CountSchedule:
         As :meth:`AvailabilityProfile.earliest_start`: the search stops at
         ``limit`` (a start known to be feasible) and returns it unchecked.
         """
-        return self._earliest(procs, duration, not_before, limit)
+        return self._earliest(procs, duration, not_before, limit, INF)
 
     def steps(self):
         """The profile as ``[(time, free), ...]``."""
@@ -300,7 +282,7 @@ cdef class CountSchedule:
         """Queue job ``idx`` last and reserve its earliest start; returns that start."""
         if self.qn == self.qcap:
             self._queue_room(2 * self.qcap)
-        cdef double start = self._earliest(procs, requested, now, float("inf"))
+        cdef double start = self._earliest(procs, requested, now, INF, INF)
         self._take(start, start + requested, procs)
         cdef Py_ssize_t q = self.qn
         self.q_idx[q] = idx
@@ -317,9 +299,9 @@ cdef class CountSchedule:
         from ``now`` (after :meth:`reset` and the running jobs' reservations)."""
         cdef Py_ssize_t q
         cdef double start
-        self.first_start = float("inf")
+        self.first_start = INF
         for q in range(self.qn):
-            start = self._earliest(self.q_procs[q], self.q_req[q], now, float("inf"))
+            start = self._earliest(self.q_procs[q], self.q_req[q], now, INF, INF)
             self._take(start, start + self.q_req[q], self.q_procs[q])
             self.q_start[q] = start
             if start < self.first_start:
@@ -346,9 +328,9 @@ cdef class CountSchedule:
         is free, so none moves later). A job is skipped without a search when
         no step before its old start has room for it: then no earlier start
         can fit (``peak`` is the running maximum of the free counts). The
-        search runs on the profile as it is (:meth:`_earliest_move`), and
-        only a job that moves is released and reserved again: a job that
-        stays would leave every free count as it was.
+        search runs on the profile as it is (:meth:`_earliest` with
+        ``held_from``), and only a job that moves is released and reserved
+        again: a job that stays would leave every free count as it was.
         """
         cdef Py_ssize_t q, before
         cdef double old, req, start
@@ -365,7 +347,7 @@ cdef class CountSchedule:
             if self._peak(before - 1) < procs:
                 continue
             req = self.q_req[q]
-            start = self._earliest_move(procs, req, old, now)
+            start = self._earliest(procs, req, now, old, old)
             if start < old:
                 self._take(old, old + req, -procs)
                 self._take(start, start + req, procs)
@@ -383,7 +365,7 @@ cdef class CountSchedule:
         """
         cdef list due = []
         cdef Py_ssize_t q, m = 0
-        cdef double nxt = float("inf"), s
+        cdef double nxt = INF, s
         if self.first_start > now:  # nothing due: no scan
             return due, self.first_start
         for q in range(self.qn):
