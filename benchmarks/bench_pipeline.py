@@ -16,9 +16,14 @@ do, then runs it again with nothing to do. Reported, as a Markdown table:
   wrapper process so that the two can be told apart;
 * per study (the top-level folder of ``logs/``): jobs, the summed wall time
   of the steps' work, and the summed CPU time of their processes with
-  start-up and imports, from the ``done in ... s (CPU ..., ... with
-  start-up)`` line that ``workflow/scripts/_common.py`` writes at the end of
-  every step's log.
+  start-up and imports and of the child processes they waited for (paper
+  D's SimGrid runs), from the ``done in ... s (CPU ..., ... with start-up,
+  ... in child processes)`` line that ``workflow/scripts/_common.py`` writes
+  at the end of every step's log.
+
+``--summarize DIR`` prints only that per-study table for a run directory
+that already exists (e.g. a long ``--config scale=full`` run made with
+plain ``snakemake``), including runs cut short: the steps that finished.
 
 ``--repo TREE`` runs another copy of the project instead of this one (its
 Snakefile, profile and package, put first on ``PYTHONPATH`` for Snakemake
@@ -58,7 +63,8 @@ sys.argv = ["snakemake", *sys.argv[1:]]
 main()
 """
 
-_DONE = re.compile(r"done in ([0-9.]+) s(?: \(CPU ([0-9.]+) s, ([0-9.]+) s with start-up\))?")
+_DONE = re.compile(r"done in ([0-9.]+) s(?: \(CPU ([0-9.]+) s, ([0-9.]+) s with start-up"
+                   r"(?:, ([0-9.]+) s in child processes)?\))?")
 
 
 def run(repo: Path, workdir: Path, scale: str, cores: int, extra: list[str]) -> dict:
@@ -90,10 +96,19 @@ def per_study(workdir: Path) -> dict[str, dict]:
             continue  # not a step's log (e.g. a trace's cleaning report)
         row = out.setdefault(study, {"jobs": 0, "wall": 0.0, "cpu": 0.0})
         row["jobs"] += 1
-        wall, _, with_startup = lines[-1]  # the last run of the step
+        wall, _, with_startup, children = lines[-1]  # the last run of the step
         row["wall"] += float(wall)
-        row["cpu"] += float(with_startup or 0.0)
+        row["cpu"] += float(with_startup or 0.0) + float(children or 0.0)
     return out
+
+
+def print_studies(studies: dict[str, dict]) -> None:
+    print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up and children |")
+    print("|---|---|---|---|")
+    for study, row in sorted(studies.items()):
+        print(f"| {study} | {row['jobs']} | {row['wall']:.1f} s | {row['cpu']:.1f} s |")
+    total = {k: sum(r[k] for r in studies.values()) for k in ("jobs", "wall", "cpu")}
+    print(f"| all | {total['jobs']} | {total['wall']:.1f} s | {total['cpu']:.1f} s |")
 
 
 def loadavg() -> str:
@@ -112,7 +127,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repo", type=Path, default=REPO, help="the project copy to run (default: this one)")
     ap.add_argument("--snakemake-args", nargs=argparse.REMAINDER, default=[],
                     help="passed on to snakemake (last on the line)")
+    ap.add_argument("--summarize", type=Path, metavar="DIR",
+                    help="only print the per-study table of an existing run directory")
     args = ap.parse_args(argv)
+    if args.summarize:
+        if not (args.summarize / "logs").is_dir():
+            sys.exit(f"bench_pipeline: {args.summarize} has no logs/ folder")
+        print_studies(per_study(args.summarize))
+        return 0
     workdir = args.dir or Path(tempfile.mkdtemp(prefix=f"bench_pipeline_{args.scale}_"))
     if workdir.exists() and any(workdir.iterdir()):
         sys.exit(f"bench_pipeline: {workdir} is not empty")
@@ -130,12 +152,7 @@ def main(argv=None) -> int:
           f"{first['jobs_cpu']:.1f} s |")
     print(f"| no-op re-run | {again['wall']:.1f} s | {again['snakemake_cpu']:.1f} s | "
           f"{again['jobs_cpu']:.1f} s |")
-    print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up |")
-    print("|---|---|---|---|")
-    for study, row in sorted(studies.items()):
-        print(f"| {study} | {row['jobs']} | {row['wall']:.1f} s | {row['cpu']:.1f} s |")
-    total = {k: sum(r[k] for r in studies.values()) for k in ("jobs", "wall", "cpu")}
-    print(f"| all | {total['jobs']} | {total['wall']:.1f} s | {total['cpu']:.1f} s |")
+    print_studies(studies)
     if not args.keep and not args.dir:
         shutil.rmtree(workdir, ignore_errors=True)
     elif args.keep:
