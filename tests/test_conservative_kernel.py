@@ -66,6 +66,7 @@ def test_profile_operations_match_the_python_profile(seed):
         nb = float(rng.uniform(0, 400))
         limit = float(rng.choice([np.inf, nb + rng.exponential(100.0)]))
         assert c.earliest_start(procs, dur, nb, limit) == py.earliest_start(procs, dur, nb, limit)
+    assert c.drops() == py.drops()
     now = float(rng.uniform(0, 300))
     py.advance(now)
     c.advance(now)

@@ -64,7 +64,10 @@ def test_ties_and_edges():
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 
 
-@pytest.mark.parametrize("policy", ["los", "delayed_los", "hybrid_los", "hybrid_los_e"])
+# The heterogeneous ones also plan dedicated jobs on the compiled count
+# profile (simlib.policies.dedicated) on the compiled path.
+@pytest.mark.parametrize("policy", ["los", "delayed_los", "hybrid_los", "hybrid_los_e", "easy_d",
+                                    "los_d", "easy_de", "los_de"])
 @SETTINGS
 @given(case=heterogeneous_workloads())
 def test_paper_k_schedules_are_the_same_on_both_paths(policy, case):

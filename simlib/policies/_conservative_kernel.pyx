@@ -15,6 +15,9 @@ policy calls when, stay in ``conservative.py``:
   and placed again no later than its old start (``limit``);
 * starting: the jobs whose reservation has arrived, in queue order.
 
+With an empty queue it is a compiled count profile; paper K's dedicated
+jobs plan on it (:class:`~simlib.policies.dedicated.DedicatedPlan`).
+
 Every time and free count is computed by the same floating-point and
 integer operations, in the same order, as the pure-Python path, so both
 give bit-identical schedules (``tests/test_conservative_kernel.py`` checks
@@ -261,6 +264,32 @@ cdef class CountSchedule:
     def steps(self):
         """The profile as ``[(time, free), ...]``."""
         return [(self.times[k], self.avail[k]) for k in range(self.n)]
+
+    def place_in_order(self, list procs, list durations, list not_before, double now):
+        """Reserve jobs one after the other, each at its earliest start ``>=
+        max(not_before[k], now)``; their starts (as
+        :meth:`AvailabilityProfile.place_in_order`)."""
+        cdef Py_ssize_t k, n = len(procs)
+        cdef count_t p
+        cdef double d, start
+        if len(durations) != n or len(not_before) != n:
+            raise ValueError("place_in_order: procs, durations and not_before differ in length")
+        out = [None] * n
+        for k in range(n):
+            p = procs[k]
+            d = durations[k]
+            start = not_before[k]
+            if now > start:
+                start = now
+            start = self._earliest(p, d, start, INF, INF)
+            self._take(start, start + d, p)
+            out[k] = start
+        return out
+
+    def drops(self):
+        """``[[time, free], ...]`` where the free count falls (the first step excluded)."""
+        return [[self.times[k], self.avail[k]] for k in range(1, self.n)
+                if self.avail[k] < self.avail[k - 1]]
 
     @property
     def n_steps(self):

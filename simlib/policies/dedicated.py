@@ -45,9 +45,23 @@ from __future__ import annotations
 import bisect
 import math
 
+from . import kernels
 from .base import QueuePolicy
 from .los import LOS, Freezes
 from .profile import AvailabilityProfile
+
+#: The plan is rebuilt at every round, placing every waiting dedicated job
+#: (dozens when they are submitted a week ahead): on the compiled count
+#: profile when it is built (same operations, same results; see
+#: :mod:`simlib.policies.kernels`), else on :class:`AvailabilityProfile`.
+COMPILED_KERNELS = ("_conservative_kernel",)
+
+
+def count_profile_class():
+    """The class the plan's profile is made of: compiled ``CountSchedule`` or
+    :class:`AvailabilityProfile` (chosen by ``SIMLIB_KERNELS``)."""
+    module = kernels.load(COMPILED_KERNELS[0])
+    return AvailabilityProfile if module is None else module.CountSchedule
 
 
 class DedicatedPlan(Freezes):
@@ -70,9 +84,9 @@ class DedicatedPlan(Freezes):
     True
     """
 
-    def __init__(self, sim, now: float) -> None:
+    def __init__(self, sim, now: float, profile_class=AvailabilityProfile) -> None:
         super().__init__(sim, now)
-        prof = AvailabilityProfile(now, sim.ledger.total)
+        prof = profile_class(now, sim.ledger.total)
         after = math.nextafter(now, math.inf)
         running = sim.running
         for end, idx in sim.by_estimated_end:
@@ -89,8 +103,7 @@ class DedicatedPlan(Freezes):
 
     def refresh(self) -> None:
         """Recompute the freeze points from the profile."""
-        times, free = self.profile.times, self.profile.free
-        self.points = [[times[i], free[i]] for i in range(1, len(times)) if free[i] < free[i - 1]]
+        self.points = self.profile.drops()
 
     def commit(self, job) -> None:
         super().commit(job)
@@ -106,7 +119,7 @@ class DedicatedMixin:
     """Dedicated-job layer for a :class:`QueuePolicy` (see module notes).
 
     ``dedicated`` holds ``(requested_start, idx, job)`` of waiting dedicated
-    jobs; ``planned`` their planned start at the last round.
+    jobs, sorted; :attr:`planned` gives their planned starts at the last round.
     """
 
     #: The policy schedules dedicated jobs at their requested start.
@@ -115,14 +128,28 @@ class DedicatedMixin:
     def attach(self, sim):
         super().attach(sim)
         self.dedicated: list[tuple[float, int, object]] = []
-        self.planned: dict[int, float] = {}
+        # Sizes and requested starts of `dedicated`, in its order, kept
+        # between rounds (neither ever changes; requested times do, by
+        # elastic commands, and are read at every round).
+        self._columns: tuple[list, list] = ([], [])
+        self._starts: list[float] = []
+        self._profile_class = count_profile_class()
+
+    @property
+    def planned(self) -> dict[int, float]:
+        """Planned start of every waiting dedicated job at the last round, by job index."""
+        return {idx: start for (_, idx, _), start in zip(self.dedicated, self._starts)}
 
     def on_round(self, now, finished, submitted, timers, changed):
         batch = []
         for job in submitted:
             rs = job.requested_start
             if rs >= 0:
-                bisect.insort(self.dedicated, (rs, job.idx, job))
+                item = (rs, job.idx, job)
+                k = bisect.bisect(self.dedicated, item)
+                self.dedicated.insert(k, item)
+                for column, value in zip(self._columns, (job.procs, rs)):
+                    column.insert(k, value)
                 if rs > now:
                     self.sim.set_timer(rs, ("dedicated", job.idx))
             else:
@@ -139,22 +166,28 @@ class DedicatedMixin:
     def constraints(self, now: float) -> DedicatedPlan:
         """Plan the dedicated jobs, start those due that fit, return the plan."""
         sim = self.sim
-        plan = DedicatedPlan(sim, now)
+        plan = DedicatedPlan(sim, now, self._profile_class)
         if self.dedicated:
-            keep = []
-            planned = {}
-            for item in self.dedicated:
-                rs, idx, job = item
-                start = plan.profile.earliest_start(job.procs, job.requested_time, max(rs, now))
-                if start == now and job.procs <= plan.free:
-                    sim.start(job)
-                    plan.commit(job)
-                else:
-                    plan.profile.reserve(start, start + job.requested_time, job.procs)
-                    planned[idx] = start
-                    keep.append(item)
-            self.dedicated = keep
-            self.planned = planned
+            procs, requested = self._columns
+            durations = [job.requested_time for _, _, job in self.dedicated]
+            # Each reserved where it is planned, or from now if it starts now
+            # (the same reservation): placing never depends on who starts.
+            starts = plan.profile.place_in_order(procs, durations, requested, now)
+            if min(starts) == now:  # no start is before now
+                keep = []
+                for k, start in enumerate(starts):
+                    if start == now and procs[k] <= plan.free:
+                        sim.start(self.dedicated[k][2])
+                        plan.free -= procs[k]  # no freeze point yet: refresh() comes after
+                    else:
+                        keep.append(k)
+                if len(keep) < len(starts):
+                    self.dedicated = [self.dedicated[k] for k in keep]
+                    self._columns = tuple([column[k] for k in keep] for column in self._columns)
+                    starts = [starts[k] for k in keep]
+            self._starts = starts
+        else:
+            self._starts = []
         plan.refresh()
         return plan
 

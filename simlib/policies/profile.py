@@ -110,6 +110,42 @@ class AvailabilityProfile(_Steps):
         """Give back ``procs`` processors on ``[start, end)``."""
         self.reserve(start, end, -procs)
 
+    def place_in_order(self, procs: list, durations: list, not_before: list, now: float) -> list:
+        """Reserve jobs one after the other, each at its earliest start ``>= max(not_before[k], now)``.
+
+        Returns the starts. Each job sees the reservations of those before it
+        (conservative backfilling among them).
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.place_in_order([6, 6, 4], [5.0, 5.0, 5.0], [1.0, 0.0, 0.0], 0.0)
+        [1.0, 6.0, 0.0]
+        """
+        if not len(procs) == len(durations) == len(not_before):
+            raise ValueError("place_in_order: procs, durations and not_before differ in length")
+        starts = []
+        for p, d, start in zip(procs, durations, not_before):
+            if now > start:
+                start = now
+            start = self.earliest_start(p, d, start)
+            self.reserve(start, start + d, p)
+            starts.append(start)
+        return starts
+
+    def drops(self) -> list[list]:
+        """``[[time, free], ...]`` where the free count falls (the first step excluded).
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.reserve(5.0, 9.0, 6)
+        >>> prof.drops()
+        [[5.0, 4]]
+        """
+        times, free = self.times, self.free
+        return [[times[i], free[i]] for i in range(1, len(times)) if free[i] < free[i - 1]]
+
     def move(self, old: float, start: float, duration: float, procs: int) -> None:
         """Move a reservation of ``procs`` from ``old`` to ``start < old``.
 
