@@ -194,3 +194,81 @@ def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
             for s, e, a in parts:
                 prof.reserve(s, e, a)
             assert prof.hole_given_back(v, d, [(s, e, a.mask) for s, e, a in parts]) == want
+
+
+def scan_every_candidate(prof, strategy, size, duration, not_before, limit=float("inf")):
+    """:meth:`PlacementProfile.earliest_start` as it was before its skip of
+    candidates (every candidate start's window scanned afresh): the reference."""
+    import bisect
+    times, masks, free = prof.times, prof.masks, prof.free
+    n = len(times)
+    i = max(bisect.bisect_right(times, not_before) - 1, 0)
+    start = max(not_before, times[i])
+    while start < limit:
+        end = start + duration
+        window, j, nxt = masks[i], i, i + 1
+        while True:
+            if free[j] < size:
+                nxt = j + 1
+                break
+            window &= masks[j]
+            if window.bit_count() < size:
+                break
+            j += 1
+            if j == n or times[j] >= end:
+                alloc = strategy.select(prof.platform, window, size)
+                if alloc is not None:
+                    return start, alloc
+                break
+        i = nxt
+        if i >= n:
+            raise SimulationError("never")
+        start = times[i]
+    return limit, None
+
+
+class Recording:
+    """A strategy that records every hole offered to it; ``picky`` rejects
+    holes by a rule that is not monotone (a hole's subset may pass)."""
+
+    def __init__(self, inner, picky=False):
+        self.inner, self.picky, self.offered = inner, picky, []
+
+    def select(self, platform, free, size):
+        self.offered.append(free)
+        if self.picky and (free.bit_count() + free % 7) % 3 == 0:
+            return None
+        return self.inner.select(platform, free, size)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_placement_search_offers_the_same_holes_as_a_scan_of_every_candidate(seed):
+    import random
+    rng = random.Random(seed)
+    plat = Platform.homogeneous(rng.choice([8, 16, 32]), clusters=rng.choice([1, 2, 4]))
+    prof = PlacementProfile(0.0, plat)
+    for _ in range(rng.randint(0, 40)):  # a busy plan: many steps, holes of every shape
+        start = rng.choice([0.0, 0.5]) + rng.randint(0, 60)
+        dur = rng.choice([0.5, 1.0, 3.0]) * rng.randint(1, 12)
+        cores = rng.sample(range(plat.cpus), rng.randint(1, plat.cpus // 2))
+        alloc = Allocation.of(plat, cores)
+        if prof.hole(start, dur) & alloc.mask == alloc.mask:
+            prof.reserve(start, start + dur, alloc)
+    for _ in range(30):
+        rule = rng.choice([LowestIds, Contiguous, OneCluster])
+        picky = rng.random() < 0.5
+        size = rng.randint(1, plat.cpus)
+        dur = rng.choice([0.25, 1.0, 5.0, 20.0, 80.0])
+        nb = rng.choice([0.0, 0.5]) + rng.randint(0, 70)
+        limit = rng.choice([float("inf"), nb + rng.randint(0, 40)])
+        got_s, want_s = Recording(rule(), picky), Recording(rule(), picky)
+        try:
+            want = scan_every_candidate(prof, want_s, size, dur, nb, limit)
+        except SimulationError:
+            with pytest.raises(SimulationError):
+                prof.earliest_start(got_s, size, dur, nb, limit)
+        else:
+            got = prof.earliest_start(got_s, size, dur, nb, limit)
+            assert got[0] == want[0]
+            assert (got[1] and got[1].cores) == (want[1] and want[1].cores)
+        assert got_s.offered == want_s.offered

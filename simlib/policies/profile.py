@@ -459,27 +459,45 @@ class PlacementProfile(_Steps):
         n = len(times)
         i = max(bisect.bisect_right(times, not_before) - 1, 0)
         start = max(not_before, times[i])
+        # `window`: the cores free on every step i .. j-1 (-1 when j == i).
+        window, j = -1, i
         while start < limit:
             end = start + duration
-            window = masks[i]
-            j = i
-            nxt = i + 1  # next candidate start
             while True:
-                if free[j] < size:
-                    # Step j alone is too full: no window covering it fits,
-                    # so candidates up to j are skipped at once.
-                    nxt = j + 1
-                    break
-                window &= masks[j]
-                if window.bit_count() < size:
-                    break  # same cores not free throughout: try the next start
-                j += 1
-                if j == n or times[j] >= end:
+                if j > i and (j == n or times[j] >= end):
+                    # The window covers [start, end): offer its hole.
                     alloc = strategy.select(platform, window, size)
                     if alloc is not None:
                         return start, alloc
-                    break  # hole rejected by the strategy
-            i = nxt
+                    i += 1  # hole rejected by the strategy: the next start
+                    window, j = -1, i
+                    break
+                if free[j] < size:
+                    # Step j alone is too full: no window covering it fits,
+                    # so candidates up to j are skipped at once.
+                    i = j + 1
+                    window, j = -1, i
+                    break
+                window &= masks[j]
+                if window.bit_count() < size:
+                    # Same cores not free throughout. Every later candidate
+                    # up to j covers step j too (times[j] < end), so those
+                    # whose cores free from them to j are too few are
+                    # skipped: the next is the first k whose suffix
+                    # masks[k] & ... & masks[j] keeps `size` cores (the
+                    # suffix only shrinks as k goes down), and its window
+                    # goes on from step j + 1. The same holes reach the
+                    # strategy as when every candidate is scanned afresh.
+                    suffix, k = masks[j], j
+                    while k > i + 1:
+                        wider = suffix & masks[k - 1]
+                        if wider.bit_count() < size:
+                            break
+                        suffix, k = wider, k - 1
+                    i = k
+                    window, j = suffix, j + 1
+                    break
+                j += 1
             if i >= n:
                 raise SimulationError(f"{strategy!r} can never place {size} cores on "
                                       f"{platform.name} ({self.total} cores)")
