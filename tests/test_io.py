@@ -11,7 +11,7 @@ import matplotlib
 import pandas as pd
 import pytest
 
-from simlib.io import atomic_path, atomic_write, write_bytes, write_csv, write_text
+from simlib.io import GZIP, atomic_path, atomic_write, write_bytes, write_csv, write_text
 
 matplotlib.use("Agg")
 
@@ -96,7 +96,7 @@ def test_permissions_are_those_of_a_plain_open(tmp_path):
 def test_gzip_csv_bytes_do_not_depend_on_the_temporary_name(tmp_path):
     # The gzip header stores the file name: it must be the destination's.
     frame = pd.DataFrame({"job_id": [1, 2], "wait": [0.5, 3.0]})
-    kwargs = dict(index=False, lineterminator="\n", compression={"method": "gzip", "mtime": 0})
+    kwargs = dict(index=False, lineterminator="\n", compression=GZIP)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     write_csv(frame, tmp_path / "a" / "jobs.csv.gz", **kwargs)

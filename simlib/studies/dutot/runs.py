@@ -24,7 +24,7 @@ import time
 import pandas as pd
 
 from simlib.backends.simgrid import require_simgrid, simulate_simgrid
-from simlib.io import write_csv, write_json
+from simlib.io import GZIP, write_csv, write_json
 from simlib.policies import make_policy
 from simlib.workload.swf import read_swf
 
@@ -120,7 +120,7 @@ def simulate_chunk(ctx) -> None:
                          time.perf_counter() - t0)
     ctx.log.info("%d runs in %.1f s", len(runs), time.perf_counter() - t_all)
     write_csv(pd.concat(tables, ignore_index=True), ctx.output.jobs, index=False,
-              lineterminator="\n", compression={"method": "gzip", "mtime": 0})
+              lineterminator="\n", compression=GZIP)
     version = str(require_simgrid().simgrid_version)
     write_json({"platform": net.name, "seed": int(w["seed"]), "coords": p["coords"],
                 "simgrid_version": version,

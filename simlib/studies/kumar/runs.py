@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import ConfigError
-from ...io import write_csv, write_json
+from ...io import GZIP, write_csv, write_json
 from ...metrics import kumar_slowdown, summarize
 from ...policies import make_policy
 from ...runner import simulate
@@ -196,7 +196,7 @@ def simulate_chunk(spec: Mapping, workload_dir, *, jobs_out, summary_out, simula
         log.info("%d runs in %.1f s", len(records), time.perf_counter() - t0)
     # mtime 0: the gzip header would otherwise hold the time of writing.
     write_csv(jobs, jobs_out, index=False, lineterminator="\n",
-              compression={"method": "gzip", "mtime": 0})
+              compression=GZIP)
     write_json({"spec": dict(spec), "simulation": dict(simulation), "records": records},
                summary_out)
     return records

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from simlib.engine.simulator import Simulator
-from simlib.io import write_csv, write_json
+from simlib.io import GZIP, write_csv, write_json
 from simlib.platform import Platform
 from simlib.policies import make_policy
 from simlib.runner import SimResult, batsim_table, jobs_from_workload, simulate
@@ -239,7 +239,7 @@ def simulate_chunk(ctx) -> None:
                     write_csv(res.jobs, ctx.output.jobs, index=False, lineterminator="\n")
                     # mtime 0: equal runs give equal bytes.
                     write_csv(res.timeline, ctx.output.timeline, index=False,
-                              lineterminator="\n", compression={"method": "gzip", "mtime": 0})
+                              lineterminator="\n", compression=GZIP)
                     first = False
             metrics = dict(done[key])
             coords = {**p["coords"], **({"policy": label} if label is not None else {})}
