@@ -3,9 +3,11 @@
 The kernel must give bit-identical answers to the pure-Python
 :class:`~simlib.policies.profile.AvailabilityProfile` and to the
 compression rule as stated: each check below runs the same operations on
-both, on seeded random profiles and queues. Whole schedules on both paths
-are compared in ``tests/test_conservative_golden.py``; how the loader
-chooses a path, in ``tests/test_kernels.py``.
+both, on seeded random profiles and queues. The queue checks run on the
+kernel's ``CountSchedule`` and on its pure-Python twin
+(:class:`simlib.policies.profile.CountSchedule`) alike. Whole schedules on
+both paths are compared in ``tests/test_conservative_golden.py``; how the
+loader chooses a path, in ``tests/test_kernels.py``.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import os
 import numpy as np
 import pytest
 
+from simlib.policies import profile
 from simlib.policies.profile import AvailabilityProfile
 
 pytestmark = pytest.mark.compiled_kernel
@@ -23,6 +26,12 @@ KERNEL = "simlib.policies._conservative_kernel"
 kernel = (importlib.import_module(KERNEL) if os.environ.get("CI", "").lower() == "true"
           else pytest.importorskip(KERNEL))
 CountSchedule = kernel.CountSchedule
+
+
+@pytest.fixture(params=["compiled", "python"])
+def Schedule(request):
+    """The compiled ``CountSchedule`` and its pure-Python twin."""
+    return CountSchedule if request.param == "compiled" else profile.CountSchedule
 
 
 def step_function(steps):
@@ -95,11 +104,11 @@ def reference_compress(prof, queue, now):
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_compression_and_starts_follow_the_rule(seed):
+def test_compression_and_starts_follow_the_rule(seed, Schedule):
     rng = np.random.default_rng(100 + seed)
     total = int(rng.choice([16, 100, 338]))
     integer = seed % 2 == 0
-    py, c = AvailabilityProfile(0.0, total), CountSchedule(0.0, total)
+    py, c = AvailabilityProfile(0.0, total), Schedule(0.0, total)
     running = [end - start for start, end, _ in random_reservations(rng, total, 8, integer)]
     widths = [procs for _, _, procs in random_reservations(rng, total, 8, integer)]
     for end, procs in zip(running, widths):  # running jobs: busy until their estimate
@@ -134,8 +143,8 @@ def test_compression_and_starts_follow_the_rule(seed):
         assert next_start == min((q[3] for q in queue), default=float("inf"))
 
 
-def test_pop_due_keeps_queue_order_and_the_next_start():
-    s = CountSchedule(0.0, 4)
+def test_pop_due_keeps_queue_order_and_the_next_start(Schedule):
+    s = Schedule(0.0, 4)
     s.reserve(0.0, 10.0, 4)
     assert [s.add(k, 2, 5.0, 0.0) for k in range(3)] == [10.0, 10.0, 15.0]
     assert s.pop_due(9.0) == ([], 10.0)
@@ -144,8 +153,8 @@ def test_pop_due_keeps_queue_order_and_the_next_start():
     assert len(s) == 1 and s.reservations() == [(2, 15.0)]
 
 
-def test_replan_places_the_queue_again_from_scratch():
-    s = CountSchedule(0.0, 4)
+def test_replan_places_the_queue_again_from_scratch(Schedule):
+    s = Schedule(0.0, 4)
     s.reserve(0.0, 10.0, 4)
     s.add(7, 4, 5.0, 0.0)
     s.reset(2.0)           # the running job's estimate changed: plan again

@@ -9,6 +9,9 @@ Two profiles share that layout:
 
 * :class:`AvailabilityProfile` counts free processors: the fast path for
   policies that let the ledger pick any free cores when a job starts.
+  :class:`CountSchedule` adds the queued jobs' reservations to it:
+  count-based conservative backfilling's plan, the pure-Python twin of the
+  compiled one in :mod:`simlib.policies._conservative_kernel`.
 * :class:`PlacementProfile` also knows *which* cores are free in each step
   (a bit mask per step), so it can answer "earliest time a core set
   satisfying this allocation strategy is free for the whole job" and reserve
@@ -21,6 +24,8 @@ import bisect
 from ..engine.allocation import Allocation, AllocationStrategy, ids_of
 from ..errors import SimulationError
 from ..platform import Platform
+
+INF = float("inf")
 
 
 class _Steps:
@@ -289,6 +294,144 @@ class AvailabilityProfile(_Steps):
             if i >= stop:
                 return limit
             start = times[i]
+
+
+class CountSchedule(AvailabilityProfile):
+    """The count-based conservative schedule: profile and queued reservations.
+
+    The pure-Python twin of the compiled
+    :class:`simlib.policies._conservative_kernel.CountSchedule` (same
+    methods, same results; tested side by side), for installs without a C
+    compiler. The queue's reservations are kept in queue order; the rules
+    are those of :mod:`simlib.policies.conservative`:
+
+    * :meth:`add` places a job at its earliest start from now and reserves it;
+    * :meth:`compress` visits the queue in order after an early end and
+      moves each job to its earliest start before its old one, if any;
+    * :meth:`pop_due` removes the jobs whose reservation has arrived.
+
+    Examples
+    --------
+    >>> s = CountSchedule(0.0, 10)
+    >>> s.reserve(0.0, 5.0, 6)          # a running job until its estimated end
+    >>> s.add(0, 8, 3.0, 0.0), s.add(1, 4, 5.0, 0.0)
+    (5.0, 0.0)
+    >>> s.pop_due(0.0)
+    ([1], 5.0)
+    >>> s.steps()
+    [(0.0, 0), (5.0, 2), (8.0, 10)]
+    """
+
+    __slots__ = ("_idx", "_procs", "_req", "_start", "first_start")
+
+    def __init__(self, now: float, total: int) -> None:
+        super().__init__(now, total)
+        self._idx: list[int] = []
+        self._procs: list[int] = []
+        self._req: list[float] = []
+        self._start: list[float] = []
+        #: The earliest reservation in the queue (inf if none).
+        self.first_start = INF
+
+    def reset(self, now: float) -> None:
+        """Forget every reservation: ``total`` free from ``now`` on (the queue is kept)."""
+        self.times[:] = [now]
+        self.free[:] = [self.total]
+
+    def compact_over(self, most: int) -> None:
+        """:meth:`compact` when there are more than ``most`` steps."""
+        if len(self.times) > most:
+            self.compact()
+
+    def steps(self) -> list[tuple[float, int]]:
+        """The profile as ``[(time, free), ...]``."""
+        return list(zip(self.times, self.free))
+
+    @property
+    def n_steps(self) -> int:
+        """Breakpoints in the profile."""
+        return len(self.times)
+
+    def add(self, idx: int, procs: int, requested: float, now: float) -> float:
+        """Queue job ``idx`` last and reserve its earliest start; returns that start."""
+        start = self.earliest_start(procs, requested, now)
+        self.reserve(start, start + requested, procs)
+        self._idx.append(idx)
+        self._procs.append(procs)
+        self._req.append(requested)
+        self._start.append(start)
+        if start < self.first_start:
+            self.first_start = start
+        return start
+
+    def replan(self, now: float) -> None:
+        """Place every queued job again, in queue order, at its earliest start
+        from ``now`` (after :meth:`reset` and the running jobs' reservations)."""
+        starts = self._start
+        starts[:] = self.place_in_order(self._procs, self._req, [now] * len(starts), now)
+        self.first_start = min(starts, default=INF)
+
+    def compress(self, now: float) -> int:
+        """Move reservations earlier after an early end; returns how many moved.
+
+        In queue order, each job goes to its earliest start before its old
+        one, if there is one (its old slot is free, so none moves later). A
+        job is skipped without a search when no step before its old start has
+        room for it.
+        """
+        times, free = self.times, self.free
+        procs_of, req_of, starts = self._procs, self._req, self._start
+        moved = 0
+        peak: list[int] = []  # peak[k] = max(free[:k + 1]), as far as computed
+        for q, old in enumerate(starts):
+            if old <= now:
+                continue
+            before = bisect.bisect_left(times, old)
+            if before == 0:
+                continue
+            if len(peak) < before:
+                m = peak[-1] if peak else free[0]
+                for f in free[len(peak):before]:
+                    if f > m:
+                        m = f
+                    peak.append(m)
+            procs = procs_of[q]
+            if peak[before - 1] < procs:
+                continue
+            req = req_of[q]
+            start = self.earliest_move(procs, req, old, now, old)
+            if start < old:
+                self.move(old, start, req, procs)
+                # Steps before `start` kept their values and places.
+                del peak[bisect.bisect_left(times, start):]
+                starts[q] = start
+                moved += 1
+                if start < self.first_start:
+                    self.first_start = start
+        return moved
+
+    def pop_due(self, now: float) -> tuple[list[int], float]:
+        """Remove the queued jobs whose reservation is at or before ``now``.
+
+        Returns their ids in queue order and the earliest reservation left
+        (``inf`` if none).
+        """
+        if self.first_start > now:  # nothing due: no scan
+            return [], self.first_start
+        starts = self._start
+        keep = [q for q, s in enumerate(starts) if s > now]
+        due = [self._idx[q] for q, s in enumerate(starts) if s <= now]
+        for column in (self._idx, self._procs, self._req, starts):
+            column[:] = [column[q] for q in keep]
+        self.first_start = min(starts, default=INF)
+        return due, self.first_start
+
+    def reservations(self) -> list[tuple[int, float]]:
+        """The queue as ``[(idx, reserved start), ...]`` in queue order."""
+        return list(zip(self._idx, self._start))
+
+    def __len__(self) -> int:
+        return len(self._idx)
 
 
 class PlacementProfile(_Steps):
