@@ -75,7 +75,8 @@ def run_child(step_name: str, wildcards: dict, out_dir: Path) -> dict:
     import resource
     import time
 
-    from simlib.studies.base import REPO as TREE, Files, StepContext, enabled_studies
+    from simlib.studies.base import REPO as TREE
+    from simlib.studies.base import Files, StepContext, enabled_studies
 
     config = merged_config(TREE)
     config["scale"] = wildcards.get("scale", config["scale"])
