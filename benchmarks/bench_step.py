@@ -110,7 +110,7 @@ def run_child(step_name: str, wildcards: dict, out_dir: Path) -> dict:
     cpu = time.process_time() - cpu0
     child = resource.getrusage(resource.RUSAGE_CHILDREN)
     digests = {}
-    for name, paths in sorted(outputs.items()):
+    for _, paths in sorted(outputs.items()):
         for p in paths if isinstance(paths, list) else [paths]:
             digests[str(Path(p).relative_to(out_dir))] = digest(Path(p))
     return {"tree": str(TREE), "wall": time.perf_counter() - t0,
