@@ -23,7 +23,8 @@ do, then runs it again with nothing to do. Reported, as a Markdown table:
 
 ``--summarize DIR`` prints only that per-study table for a run directory
 that already exists (e.g. a long ``--config scale=full`` run made with
-plain ``snakemake``), including runs cut short: the steps that finished.
+plain ``snakemake``), including runs cut short: the steps that finished;
+``--by-rule`` splits it per study step.
 
 ``--repo TREE`` runs another copy of the project instead of this one (its
 Snakefile, profile and package, put first on ``PYTHONPATH`` for Snakemake
@@ -85,12 +86,15 @@ def run(repo: Path, workdir: Path, scale: str, cores: int, extra: list[str]) -> 
     return json.loads(line[-1][len("BENCH "):])
 
 
-def per_study(workdir: Path) -> dict[str, dict]:
-    """Jobs, step wall time and process CPU time summed per top-level log folder."""
+def per_study(workdir: Path, by_rule: bool = False) -> dict[str, dict]:
+    """Jobs, step wall time and process CPU time summed per top-level log folder
+    (``by_rule``: per study step, ``logs/<study>/<rule>/...``)."""
     out: dict[str, dict] = {}
     for log in sorted((workdir / "logs").rglob("*.log")):
         rel = log.relative_to(workdir / "logs").parts
         study = rel[0] if len(rel) > 1 else "(top level)"
+        if by_rule and len(rel) > 2:
+            study = f"{rel[0]}/{rel[1]}"
         lines = _DONE.findall(log.read_text(encoding="utf-8", errors="replace"))
         if not lines:
             continue  # not a step's log (e.g. a trace's cleaning report)
@@ -103,12 +107,14 @@ def per_study(workdir: Path) -> dict[str, dict]:
 
 
 def print_studies(studies: dict[str, dict]) -> None:
-    print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up and children |")
-    print("|---|---|---|---|")
+    print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up and children "
+          "| per job |")
+    print("|---|---|---|---|---|")
     for study, row in sorted(studies.items()):
-        print(f"| {study} | {row['jobs']} | {row['wall']:.1f} s | {row['cpu']:.1f} s |")
+        print(f"| {study} | {row['jobs']} | {row['wall']:.1f} s | {row['cpu']:.1f} s "
+              f"| {row['cpu'] / row['jobs']:.1f} s |")
     total = {k: sum(r[k] for r in studies.values()) for k in ("jobs", "wall", "cpu")}
-    print(f"| all | {total['jobs']} | {total['wall']:.1f} s | {total['cpu']:.1f} s |")
+    print(f"| all | {total['jobs']} | {total['wall']:.1f} s | {total['cpu']:.1f} s | |")
 
 
 def loadavg() -> str:
@@ -129,11 +135,13 @@ def main(argv=None) -> int:
                     help="passed on to snakemake (last on the line)")
     ap.add_argument("--summarize", type=Path, metavar="DIR",
                     help="only print the per-study table of an existing run directory")
+    ap.add_argument("--by-rule", action="store_true",
+                    help="with --summarize: one row per study step (logs/<study>/<rule>/)")
     args = ap.parse_args(argv)
     if args.summarize:
         if not (args.summarize / "logs").is_dir():
             sys.exit(f"bench_pipeline: {args.summarize} has no logs/ folder")
-        print_studies(per_study(args.summarize))
+        print_studies(per_study(args.summarize, by_rule=args.by_rule))
         return 0
     workdir = args.dir or Path(tempfile.mkdtemp(prefix=f"bench_pipeline_{args.scale}_"))
     if workdir.exists() and any(workdir.iterdir()):
