@@ -158,9 +158,9 @@ def policy_files(cls) -> list[str]:
     """Source files a policy's behaviour depends on.
 
     Its class's module and those of its simlib base classes, plus the
-    ``simlib.policies`` helper modules its own module uses, and what those
-    import outside the policy package (engine, errors...). A policy defined
-    outside simlib contributes its own file.
+    ``simlib.policies`` helper modules these use (and the helpers' own, in
+    turn), and what those import outside the policy package (engine,
+    errors...). A policy defined outside simlib contributes its own file.
     """
     return list(_policy_files(cls))
 
@@ -177,11 +177,22 @@ def _policy_files(cls) -> tuple[str, ...]:
                 continue
             if c.__module__.startswith(ROOT + "."):
                 helpers.add(c.__module__)
-    module = sys.modules[cls.__module__]
-    for value in vars(module).values():
-        owner = getattr(value, "__module__", None) or getattr(value, "__name__", "")
-        if isinstance(owner, str) and owner.startswith(POLICY_PACKAGE + ".") and owner in sys.modules:
-            helpers.add(owner)
+    # The policy package's modules that the policy's module uses, and those
+    # that they use in turn (e.g. a -DE policy's module uses the dedicated
+    # layer, which plans on the profiles).
+    todo = [cls.__module__, *helpers]
+    scanned: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in scanned or name not in sys.modules:
+            continue
+        scanned.add(name)
+        for value in vars(sys.modules[name]).values():
+            owner = getattr(value, "__module__", None) or getattr(value, "__name__", "")
+            if (isinstance(owner, str) and owner.startswith(POLICY_PACKAGE + ".")
+                    and owner in sys.modules and owner not in helpers):
+                helpers.add(owner)
+                todo.append(owner)
     for name in helpers:
         f = module_file(name)
         if f:

@@ -42,6 +42,11 @@ def test_policy_files_are_the_policy_its_bases_and_helpers():
     assert "policies/los.py" not in easy and "policies/conservative.py" not in easy
     hybrid_e = names(policy_files(POLICIES["hybrid_los_e"]))
     assert {"policies/ecc.py", "policies/hybrid_los.py", "policies/los.py"} <= hybrid_e
+    # Helpers of helpers: the -DE policies' module uses the dedicated layer,
+    # which plans on the count profile (Python or compiled).
+    for name in ("easy_de", "los_de", "hybrid_los_e"):
+        assert {"policies/dedicated.py", "policies/profile.py",
+                "policies/_conservative_kernel.pyx"} <= names(policy_files(POLICIES[name]))
 
 
 def test_policy_files_include_compiled_kernel_sources():
