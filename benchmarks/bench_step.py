@@ -12,13 +12,17 @@ writing its outputs to a temporary directory, each time in a fresh process
 that imports simlib from ``TREE`` (default: this tree; give several, e.g.
 the code before a change exported with ``git archive COMMIT | tar -x -C
 TREE``, to compare them interleaved). Printed per run: CPU time of the step
-(its process and the child processes it waited for, imports excluded) and
-a sha256 of each output's content (gzip files decompressed), so a pair of
-trees shows the speed-up and that the results are the same.
+(its process and the child processes it waited for; simlib's modules
+imported before it starts, those the step imports itself included), which
+compiled kernels the tree used (a tree exported with ``git archive`` has
+none built: copy them in or its pure-Python paths are timed) and a sha256
+of each output's content (gzip files decompressed), so a pair of trees
+shows the speed-up and that the results are the same.
 
 The config is ``config/config.yaml`` with every grid merged in, as the
 Snakefile reads it; it is not validated again (the pipeline did that when
-it made ``RUNDIR``).
+it made ``RUNDIR``), so schema defaults are not filled in: a step reading
+an optional key it does not set itself is not for this script.
 
 Example (paper K, a default-scale step with dedicated jobs)::
 
@@ -105,16 +109,21 @@ def run_child(step_name: str, wildcards: dict, out_dir: Path) -> dict:
     ctx = StepContext(input=Files(resolve(step.input)), output=Files(outputs),
                       params=resolve(step.params), wildcards=dict(wildcards), log=log,
                       config=config)
+    from simlib.policies import kernels
+    used = {name: ("compiled" if kernels.problem(name)[0] is not None and kernels.mode() != "python"
+                   else "python") for name in kernels.KERNELS}
+    child0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0, cpu0 = time.perf_counter(), time.process_time()
     step.run(ctx)
     cpu = time.process_time() - cpu0
     child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu += (child.ru_utime + child.ru_stime) - (child0.ru_utime + child0.ru_stime)
     digests = {}
     for _, paths in sorted(outputs.items()):
         for p in paths if isinstance(paths, list) else [paths]:
             digests[str(Path(p).relative_to(out_dir))] = digest(Path(p))
-    return {"tree": str(TREE), "wall": time.perf_counter() - t0,
-            "cpu": cpu + child.ru_utime + child.ru_stime, "outputs": digests}
+    return {"tree": str(TREE), "wall": time.perf_counter() - t0, "cpu": cpu, "kernels": used,
+            "outputs": digests}
 
 
 def main(argv=None) -> int:
@@ -126,6 +135,9 @@ def main(argv=None) -> int:
     ap.add_argument("wildcards", nargs="*", metavar="name=value")
     ap.add_argument("--child", metavar="OUT", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    bad = [w for w in args.wildcards if "=" not in w]
+    if bad:
+        ap.error(f"wildcards are name=value, not {' '.join(bad)}")
     wildcards = dict(w.split("=", 1) for w in args.wildcards)
     if args.child:
         print("BENCH " + json.dumps(run_child(args.step, wildcards, Path(args.child))))
@@ -147,8 +159,9 @@ def main(argv=None) -> int:
                 row = json.loads(line[-1][len("BENCH "):])
                 rows.append(row)
                 outs = ", ".join(f"{k} {v}" for k, v in row["outputs"].items())
-                print(f"{row['tree']}: CPU {row['cpu']:.2f} s, wall {row['wall']:.2f} s; {outs}",
-                      flush=True)
+                used = ", ".join(f"{k} {v}" for k, v in row["kernels"].items())
+                print(f"{row['tree']}: CPU {row['cpu']:.2f} s, wall {row['wall']:.2f} s "
+                      f"(kernels: {used}); {outs}", flush=True)
     same = len({json.dumps(r["outputs"], sort_keys=True) for r in rows}) == 1
     print("outputs identical across runs" if same else "OUTPUTS DIFFER across runs")
     return 0 if same else 1

@@ -161,10 +161,10 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     return Path(path)
 
 
-#: ``compression`` of :func:`write_csv` for the pipeline's gzip tables: no
-#: time stamp in the header (same table, same bytes) and the fastest level
-#: (per-run job tables are written once and read a few times; level 9 took
-#: ~10 % of a paper K simulation step for ~25 % smaller files).
+#: ``compression`` of :func:`write_csv` for the per-run job tables: no time
+#: stamp in the header (same table, same bytes) and the fastest level (they
+#: are written once and read a few times; level 9 took ~10 % of a paper K
+#: simulation step for ~25 % smaller files).
 GZIP = {"method": "gzip", "mtime": 0, "compresslevel": 1}
 
 

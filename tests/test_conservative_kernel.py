@@ -76,6 +76,17 @@ def test_profile_operations_match_the_python_profile(seed):
         limit = float(rng.choice([np.inf, nb + rng.exponential(100.0)]))
         assert c.earliest_start(procs, dur, nb, limit) == py.earliest_start(procs, dur, nb, limit)
     assert c.drops() == py.drops()
+    # Paper K's dedicated plan: jobs placed one after the other.
+    procs = [int(rng.integers(1, total + 1)) for _ in range(12)]
+    durations = [float(rng.exponential(40.0)) for _ in range(12)]
+    not_before = [float(rng.uniform(0, 300)) for _ in range(12)]
+    at = float(rng.uniform(0, 150))
+    assert c.place_in_order(procs, durations, not_before, at) == \
+        py.place_in_order(procs, durations, not_before, at)
+    assert c.steps() == list(zip(py.times, py.free))
+    for prof in (c, py):
+        with pytest.raises(ValueError, match="differ in length"):
+            prof.place_in_order(procs, durations[1:], not_before, at)
     now = float(rng.uniform(0, 300))
     py.advance(now)
     c.advance(now)

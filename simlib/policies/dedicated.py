@@ -5,7 +5,8 @@ A *dedicated* (interactive) job has a requested start time
 Batch-only policies (EASY, LOS, Delayed-LOS) treat every job as batch.
 The heterogeneous policies keep dedicated jobs out of the batch queue, in
 the list ``W^d`` sorted by (requested start, job index), and at every round
-build a **plan**, an :class:`~simlib.policies.profile.AvailabilityProfile`
+build a **plan**, a count profile (free processors over time: the compiled
+``CountSchedule`` or :class:`~simlib.policies.profile.AvailabilityProfile`)
 of the running jobs (until their estimated end) and of every waiting
 dedicated job:
 
@@ -130,8 +131,10 @@ class DedicatedMixin:
         self.dedicated: list[tuple[float, int, object]] = []
         # Sizes and requested starts of `dedicated`, in its order, kept
         # between rounds (neither ever changes; requested times do, by
-        # elastic commands, and are read at every round).
-        self._columns: tuple[list, list] = ([], [])
+        # elastic commands, and are read at every round). Only on_round
+        # (insertions) and constraints (removals) change `dedicated`, and
+        # both keep these two lists parallel to it.
+        self._sizes_and_starts: tuple[list, list] = ([], [])
         self._starts: list[float] = []
         self._profile_class = count_profile_class()
 
@@ -148,7 +151,7 @@ class DedicatedMixin:
                 item = (rs, job.idx, job)
                 k = bisect.bisect(self.dedicated, item)
                 self.dedicated.insert(k, item)
-                for column, value in zip(self._columns, (job.procs, rs)):
+                for column, value in zip(self._sizes_and_starts, (job.procs, rs)):
                     column.insert(k, value)
                 if rs > now:
                     self.sim.set_timer(rs, ("dedicated", job.idx))
@@ -168,11 +171,11 @@ class DedicatedMixin:
         sim = self.sim
         plan = DedicatedPlan(sim, now, self._profile_class)
         if self.dedicated:
-            procs, requested = self._columns
+            procs, requested_starts = self._sizes_and_starts
             durations = [job.requested_time for _, _, job in self.dedicated]
             # Each reserved where it is planned, or from now if it starts now
             # (the same reservation): placing never depends on who starts.
-            starts = plan.profile.place_in_order(procs, durations, requested, now)
+            starts = plan.profile.place_in_order(procs, durations, requested_starts, now)
             if min(starts) == now:  # no start is before now
                 keep = []
                 for k, start in enumerate(starts):
@@ -183,7 +186,8 @@ class DedicatedMixin:
                         keep.append(k)
                 if len(keep) < len(starts):
                     self.dedicated = [self.dedicated[k] for k in keep]
-                    self._columns = tuple([column[k] for k in keep] for column in self._columns)
+                    self._sizes_and_starts = tuple([column[k] for k in keep]
+                                                   for column in self._sizes_and_starts)
                     starts = [starts[k] for k in keep]
             self._starts = starts
         else:

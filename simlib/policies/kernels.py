@@ -4,7 +4,9 @@ A few inner loops are compiled (Cython sources beside their policies,
 built by ``pip install`` through ``setup.py``):
 
 * ``_conservative_kernel``: count-based conservative backfilling's profile,
-  queue and compression (:mod:`simlib.policies.conservative`);
+  queue and compression (:mod:`simlib.policies.conservative`), whose count
+  profile also holds paper K's dedicated-job plan
+  (:mod:`simlib.policies.dedicated`);
 * ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`).
 
 Each has a pure-Python twin that gives bit-identical results; paired tests
