@@ -84,6 +84,9 @@ def test_profile_operations_match_the_python_profile(seed):
     assert c.place_in_order(procs, durations, not_before, at) == \
         py.place_in_order(procs, durations, not_before, at)
     assert c.steps() == list(zip(py.times, py.free))
+    for p, d, nb in zip(procs, durations, not_before):  # and one at a time
+        assert c.place(p, d, nb) == py.place(p, d, nb)
+    assert c.steps() == list(zip(py.times, py.free))
     for prof in (c, py):
         with pytest.raises(ValueError, match="differ in length"):
             prof.place_in_order(procs, durations[1:], not_before, at)

@@ -252,6 +252,17 @@ cdef class CountSchedule:
             start = self.times[i]
         return limit
 
+    cdef double _place(self, count_t procs, double duration, double not_before) except? -1.0:
+        """Reserve ``procs`` at the earliest start ``>= not_before``; that start."""
+        cdef double start = self._earliest(procs, duration, not_before, INF, INF)
+        self._take(start, start + duration, procs)
+        return start
+
+    def place(self, count_t procs, double duration, double not_before):
+        """Reserve ``procs`` for ``duration`` at the earliest start ``>= not_before``;
+        returns that start (as :meth:`AvailabilityProfile.place`)."""
+        return self._place(procs, duration, not_before)
+
     def earliest_start(self, count_t procs, double duration, double not_before,
                        double limit=float("inf")):
         """Earliest ``t >= not_before`` with ``procs`` free on ``[t, t + duration)``.
@@ -270,20 +281,15 @@ cdef class CountSchedule:
         max(not_before[k], now)``; their starts (as
         :meth:`AvailabilityProfile.place_in_order`)."""
         cdef Py_ssize_t k, n = len(procs)
-        cdef count_t p
-        cdef double d, start
+        cdef double start
         if len(durations) != n or len(not_before) != n:
             raise ValueError("place_in_order: procs, durations and not_before differ in length")
         out = [None] * n
         for k in range(n):
-            p = procs[k]
-            d = durations[k]
             start = not_before[k]
             if now > start:
                 start = now
-            start = self._earliest(p, d, start, INF, INF)
-            self._take(start, start + d, p)
-            out[k] = start
+            out[k] = self._place(procs[k], durations[k], start)
         return out
 
     def drops(self):
@@ -311,8 +317,7 @@ cdef class CountSchedule:
         """Queue job ``idx`` last and reserve its earliest start; returns that start."""
         if self.qn == self.qcap:
             self._queue_room(2 * self.qcap)
-        cdef double start = self._earliest(procs, requested, now, INF, INF)
-        self._take(start, start + requested, procs)
+        cdef double start = self._place(procs, requested, now)
         cdef Py_ssize_t q = self.qn
         self.q_idx[q] = idx
         self.q_procs[q] = procs
@@ -330,8 +335,7 @@ cdef class CountSchedule:
         cdef double start
         self.first_start = INF
         for q in range(self.qn):
-            start = self._earliest(self.q_procs[q], self.q_req[q], now, INF, INF)
-            self._take(start, start + self.q_req[q], self.q_procs[q])
+            start = self._place(self.q_procs[q], self.q_req[q], now)
             self.q_start[q] = start
             if start < self.first_start:
                 self.first_start = start

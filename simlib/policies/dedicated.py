@@ -97,10 +97,7 @@ class DedicatedPlan(Freezes):
 
     def place(self, job, not_before: float) -> float:
         """Reserve ``job`` at its earliest feasible start ``>= not_before``; return it."""
-        dur = job.requested_time
-        start = self.profile.earliest_start(job.procs, dur, not_before)
-        self.profile.reserve(start, start + dur, job.procs)
-        return start
+        return self.profile.place(job.procs, job.requested_time, not_before)
 
     def refresh(self) -> None:
         """Recompute the freeze points from the profile."""

@@ -115,6 +115,19 @@ class AvailabilityProfile(_Steps):
         """Give back ``procs`` processors on ``[start, end)``."""
         self.reserve(start, end, -procs)
 
+    def place(self, procs: int, duration: float, not_before: float) -> float:
+        """Reserve ``procs`` for ``duration`` at the earliest start ``>= not_before``; that start.
+
+        Examples
+        --------
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> prof.place(6, 5.0, 0.0), prof.place(6, 5.0, 0.0)
+        (0.0, 5.0)
+        """
+        start = self.earliest_start(procs, duration, not_before)
+        self.reserve(start, start + duration, procs)
+        return start
+
     def place_in_order(self, procs: list, durations: list, not_before: list, now: float) -> list:
         """Reserve jobs one after the other, each at its earliest start ``>= max(not_before[k], now)``.
 
@@ -129,14 +142,8 @@ class AvailabilityProfile(_Steps):
         """
         if not len(procs) == len(durations) == len(not_before):
             raise ValueError("place_in_order: procs, durations and not_before differ in length")
-        starts = []
-        for p, d, start in zip(procs, durations, not_before):
-            if now > start:
-                start = now
-            start = self.earliest_start(p, d, start)
-            self.reserve(start, start + d, p)
-            starts.append(start)
-        return starts
+        return [self.place(p, d, now if now > start else start)
+                for p, d, start in zip(procs, durations, not_before)]
 
     def drops(self) -> list[list]:
         """``[[time, free], ...]`` where the free count falls (the first step excluded).
@@ -354,8 +361,7 @@ class CountSchedule(AvailabilityProfile):
 
     def add(self, idx: int, procs: int, requested: float, now: float) -> float:
         """Queue job ``idx`` last and reserve its earliest start; returns that start."""
-        start = self.earliest_start(procs, requested, now)
-        self.reserve(start, start + requested, procs)
+        start = self.place(procs, requested, now)
         self._idx.append(idx)
         self._procs.append(procs)
         self._req.append(requested)
