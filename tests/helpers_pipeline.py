@@ -313,6 +313,16 @@ def job_counts(out):
     return stats
 
 
+def unbatched(workdir) -> Path:
+    """A config file that runs one job per step match at smoke scale.
+
+    The smoke scale folds short runs into few jobs (``scales.smoke.batch``,
+    :attr:`simlib.studies.base.Step.batch`); the plan tests count the
+    unfolded jobs, one per grid point, with this file.
+    """
+    return write_yaml(Path(workdir) / "unbatched.yaml", "scales: {smoke: {batch: false}}\n")
+
+
 def write_yaml(path, text):
     path.write_text(textwrap.dedent(text))
     return path

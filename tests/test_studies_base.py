@@ -54,6 +54,35 @@ def test_step_defaults_and_validation():
         Step("h", output={"d": "dir"}, run=print, directories=["d"], report={"d": "cube"})
 
 
+def test_step_batch_folds_wildcards_and_is_checked():
+    out = {"s": "r/{scale}/{trace}/{policy}/load{load}.json"}
+    s = Step("b", output=out, run=print,
+             batch={"easy": [{"trace": "A", "load": "0.5"}, {"trace": "B", "load": "0.5"}]})
+    assert s.folds == ("trace", "load") and Step("u", output=out, run=print).folds == ()
+    assert s.folded(out["s"], s.batch["easy"][1]) == "r/{scale}/B/{policy}/load0.5.json"
+    with pytest.raises(ConfigError, match="every batch entry must give the same wildcards"):
+        Step("c", output=out, run=print, batch={"": [{"trace": "A"}, {"load": "0.5"}]})
+    with pytest.raises(ConfigError, match=r"batch folds \['seed'\], absent from output 's'"):
+        Step("d", output=out, run=print, batch={"": [{"seed": "0"}]})
+    with pytest.raises(ConfigError, match="batch labels must be word characters"):
+        Step("e", output=out, run=print, batch={"a-b": [{"trace": "A"}]})
+    with pytest.raises(ConfigError, match="inline constraint"):
+        Step("f", output={"s": "r/{trace,[A-Z]+}.json"}, run=print, batch={"": [{"trace": "A"}]})
+
+
+def test_fold_only_at_scales_that_batch():
+    cfg = {**config(hello={}), "scales": {"smoke": {"batch": True}, "default": {}}}
+    smoke, default = Hello(cfg), Hello(cfg, "default")
+    assert smoke.batching and not default.batching
+    assert default.fold(seed=[0, 1]) == {}
+    assert smoke.fold(seed=[0, 1], load=[0.5]) == {"": [{"seed": "0", "load": "0.5"},
+                                                        {"seed": "1", "load": "0.5"}]}
+    assert smoke.fold({"trace": "A"}, label="easy") == {"easy": [{"trace": "A"}]}
+    assert smoke.fold(label="easy") == {}  # nothing to fold: no batch
+    with pytest.raises(TypeError):
+        smoke.fold({"trace": "A"}, seed=[0])
+
+
 def test_base_check_names_the_key():
     with pytest.raises(ConfigError, match=r"config studies.hello.traces\[1\]: unknown trace 'NOPE'"):
         Hello(config(hello={"traces": ["SDSC-SP2", "NOPE"]})).check()

@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 
 from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, assert_config_rejected,
-                              fixture_traces_config, job_counts, pending, snakemake,
+                              fixture_traces_config, job_counts, pending, snakemake, unbatched,
                               write_yaml)
-from simlib.cube import read_cube
+from simlib.cube import diff_cubes, read_cube
 
 pytestmark = pytest.mark.pipeline
 
@@ -91,7 +91,8 @@ def test_bad_published_numbers_are_rejected_before_any_job(tmp_path):
 
 
 def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
-    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke", "--configfile",
+                       unbatched(tmp_path))
     stats = job_counts(out)
     # Baseline: 2 traces x 3 policies x 6 loads; paper K's Fig. 1 adds EASY
     # and LOS on SDSC-SP2 at the same loads (rescaled workloads shared): one
@@ -128,6 +129,25 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert stats["utrera_fig2_readings"] == 1
     assert stats["utrera_aggregate"] == 4
     assert stats["utrera_readme"] == stats["lublin_validation"] == 1
+    # Batched, as the smoke scale runs by default: one job per policy (or
+    # policy variant), the traces, loads, fits or utilizations inside.
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    batched = job_counts(out)
+    assert batched["baseline_simulate"] == 3 and batched["kumar_fig1_simulate"] == 2
+    # Paper U's trace variants: one job per policy (EASY; FCFS-malleable's
+    # orders and readings).
+    assert batched["utrera_simulate_traces_easy"] == 1
+    assert batched["utrera_simulate_traces_fcfs_malleable"] == 1
+    assert batched["utrera_simulate_table1"] == batched["utrera_simulate_long_util"] == 2
+    assert batched["utrera_table1_workloads"] == batched["utrera_simulate_table1_readings"] == 1
+    assert batched["utrera_simulate_long_util_readings"] == 1
+    # One job per trace rescales it to every load.
+    assert "scale_load" not in batched
+    assert batched["scale_load_SDSC_SP2"] == batched["scale_load_CTC_SP2"] == 1
+    # The rest of the DAG is the same.
+    kept = ["fetch_trace", "prepare_trace", "lublin_workload", "baseline_aggregate",
+            "utrera_prepare_trace", "utrera_aggregate", "kumar_aggregate", "report"]
+    assert {r: batched[r] for r in kept} == {r: stats[r] for r in kept}
 
 
 def test_missing_trace_gives_a_clear_error_before_any_job(tmp_path):
@@ -468,7 +488,9 @@ def test_trace_and_lublin_rules_depend_on_the_simlib_code_they_call(smoke):
         files = (row["input-file(s)"] or "").split(",")
         code.setdefault(row["rule"], set()).update(
             f.split("/simlib/", 1)[1] for f in files if "/simlib/" in f)
-    assert {"workload/prepare.py", "workload/swf.py"} <= code["prepare_trace"] == code["scale_load"]
+    # The smoke scale rescales each trace in one job (scale_load_<trace>).
+    assert {"workload/prepare.py", "workload/swf.py"} <= code["prepare_trace"] \
+        == code["scale_load_SDSC_SP2"] == code["scale_load_CTC_SP2"]
     assert {"figures/traces.py", "markdown.py"} <= code["characterize_traces"]
     assert {"workload/lublin.py", "workload/estimates.py"} <= code["lublin_workload"]
     assert {"figures/workloads.py", "workload/lublin.py"} <= code["lublin_validation"]
@@ -534,6 +556,23 @@ def test_changing_one_policys_params_reruns_only_its_runs(tiny):
                                   "baseline_figures", "report"}
 
 
+def test_batched_runs_write_the_same_files_as_one_job_per_run(tiny, tmp_path):
+    """Paired: the tiny sweep again with one job per run (``batch: false``)."""
+    wd, env, cfg = tiny
+    snakemake(tmp_path, "--configfile", cfg, unbatched(tmp_path), env=env)
+    # One job (and log) per load, against one for both loads.
+    logs = "logs/baseline/baseline_simulate/smoke"
+    assert sorted(p.name for p in (tmp_path / logs / "SDSC-SP2/easy_tagged").iterdir()) \
+        == ["0.6.log", "0.9.log"]
+    assert (wd / logs / "easy_tagged.log").exists() and not (wd / logs / "SDSC-SP2").exists()
+    runs = sorted(p.relative_to(wd) for p in (wd / "results/runs").rglob("*") if p.is_file())
+    assert sum("/easy_tagged/" in str(p) for p in runs) == 4
+    for rel in runs:
+        assert (tmp_path / rel).read_bytes() == (wd / rel).read_bytes(), rel
+    cubes = [read_cube(d / "results/baseline.smoke.nc") for d in (tmp_path, wd)]
+    assert diff_cubes(*cubes, check_attrs=True) == []
+
+
 def test_changing_one_policys_code_reruns_only_its_runs(tiny):
     wd, env, cfg = tiny
     module = wd / "plugins/wf_test_policies.py"
@@ -545,7 +584,7 @@ def test_changing_one_policys_code_reruns_only_its_runs(tiny):
         module.write_text(original)
     sims = {p for p, rule in todo.items() if rule == "baseline_simulate"}
     assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
-    assert "scale_load" not in todo.values() and "prepare_trace" not in todo.values()
+    assert not any(r.startswith(("scale_load", "prepare_trace")) for r in todo.values())
 
 
 # ------------------------------------------------------- a study of one's own

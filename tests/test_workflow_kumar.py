@@ -13,7 +13,8 @@ import json
 import numpy as np
 import pytest
 
-from helpers_pipeline import REPO, assert_config_rejected, job_counts, snakemake, write_yaml
+from helpers_pipeline import (REPO, assert_config_rejected, job_counts, snakemake, unbatched,
+                              write_yaml)
 from helpers_pipeline import pending as all_pending
 from simlib.cube import read_cube
 from simlib.studies.kumar.plan import FIGURES
@@ -59,7 +60,8 @@ def test_bad_kumar_config_is_rejected_before_any_job(tmp_path, override, message
 
 
 def test_dry_run_plans_paper_k_in_chunks(tmp_path):
-    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke", "--configfile",
+                       unbatched(tmp_path))
     stats = job_counts(out)
     # 3 C_s-sweep + 7 load-sweep + 2 long-run workload sets + one set per
     # (reading, workload) of the grid's readings; one simulation chunk per
@@ -79,6 +81,18 @@ def test_dry_run_plans_paper_k_in_chunks(tmp_path):
     # C_s values live inside the chunks): the DAG stays small.
     _, out = snakemake(tmp_path, "-n", "--config", "scale=full")
     assert job_counts(out)["kumar_simulate"] == 36 + 3 * reading_sets
+    # Batched, as the smoke scale runs by default: every workload set in one
+    # job; one simulation job per policy, apart from its chunks that read
+    # the C_s pick (made from the C_s sweep's chunks).
+    _, out = snakemake(tmp_path, "-n", "--config", "scale=smoke")
+    batched = job_counts(out)
+    assert batched["kumar_workloads"] == 1 and "kumar_simulate" not in batched
+    sims = {r.removeprefix("kumar_simulate_"): n for r, n in batched.items()
+            if r.startswith("kumar_simulate_")}
+    assert set(sims.values()) == {1}
+    picked = {r.removesuffix("_picked") for r in sims if r.endswith("_picked")}
+    assert picked == {"delayed_los", "delayed_los_e", "hybrid_los", "hybrid_los_e"}
+    assert {r.removesuffix("_picked") for r in sims} == set(grid["policies"])
 
 
 # ------------------------------------------------------------- a K run
@@ -249,7 +263,7 @@ def test_changing_one_policy_reruns_only_its_chunks(run):
     changed = write_yaml(wd / "changed.yaml",
                          "studies: {kumar: {policies: {los_d: {unit: 32, lookahead: 40}}}}")
     todo = pending(wd, "--configfile", cfg, changed)
-    sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
+    sims = {p for p, rule in todo.items() if rule.startswith("kumar_simulate")}
     # los_d runs on the two heterogeneous workloads, in the load sweep and in
     # every reading that re-runs them (summary + jobs each).
     import yaml
@@ -265,7 +279,7 @@ def test_changing_the_pick_rule_reruns_only_cs_dependent_chunks(run):
     changed = write_yaml(wd / "pick.yaml", "studies: {kumar: {cs_sweep: {pick: {rule: one_se}}}}")
     todo = pending(wd, "--configfile", cfg, changed)
     assert "kumar_pick_cs" in todo.values()
-    sims = {p for p, rule in todo.items() if rule == "kumar_simulate"}
+    sims = {p for p, rule in todo.items() if rule.startswith("kumar_simulate")}
     assert sims and all(p.split("/")[4] in ("load", "long", "readings")
                         and p.split("/")[6] in CS_DEPENDENT for p in sims)
     assert "kumar_workloads" not in todo.values()

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
@@ -147,6 +149,21 @@ class Step:
         the step out of any group.
     resources : mapping
         Snakemake resources (e.g. ``runtime`` in minutes, ``mem_mb``).
+    batch : mapping of str to sequence of mapping of str to str
+        Runs folded into one job, for steps whose runs last well under the
+        cost of starting a job (a Python process importing numpy, pandas
+        and simlib: ~0.5 s). Label -> entries; every entry of every label
+        gives values for the same wildcard names. Each label becomes one
+        rule (named like the step, ``_<label>`` appended unless the label
+        is empty) without those wildcards: its outputs are the patterns
+        filled with each entry, and its job runs :attr:`run` once per entry,
+        in one process, with that entry's inputs, outputs, params and
+        wildcards, so the files written are the same. Several labels keep
+        apart runs that must not share a job (one's outputs feeding
+        another's inputs). Empty (default): one job per match. Studies
+        fill it through :meth:`Study.fold`, only at scales that ask for it
+        (``scales.<scale>.batch``); never put two policies in one label, so
+        that editing a policy still reruns only its own jobs.
     """
 
     name: str
@@ -164,6 +181,7 @@ class Step:
     resources: Mapping[str, Any] = field(default_factory=dict)
     group: str | None = "auto"
     directories: Sequence[str] = ()
+    batch: Mapping[str, Sequence[Mapping[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.stage not in STAGES:
@@ -179,6 +197,44 @@ class Step:
             raise ConfigError(f"step {self.name}: directories names unknown outputs {sorted(bad)}")
         if set(self.directories) & set(self.report):
             raise ConfigError(f"step {self.name}: a directory output cannot be reported")
+        if self.batch:
+            self._check_batch()
+
+    def _check_batch(self) -> None:
+        entries = [e for group in self.batch.values() for e in group]
+        names = set(entries[0]) if entries else set()
+        if not names or any(set(e) != names for e in entries):
+            raise ConfigError(f"step {self.name}: every batch entry must give the same wildcards, "
+                              f"got {[sorted(e) for e in entries]}")
+        bad = [label for label in self.batch if not re.fullmatch(r"\w*", label)]
+        if bad:
+            raise ConfigError(f"step {self.name}: batch labels must be word characters, got {bad}")
+        for out, value in self.output.items():
+            for pattern in [value] if isinstance(value, str) else value:
+                used = set(re.findall(r"{(\w+)", pattern))
+                if not names <= used:
+                    raise ConfigError(f"step {self.name}: batch folds {sorted(names - used)}, "
+                                      f"absent from output {out!r} ({pattern})")
+                if re.search(r"{(%s)," % "|".join(map(re.escape, names)), pattern):
+                    raise ConfigError(f"step {self.name}: a folded wildcard of output {out!r} "
+                                      "has an inline constraint")
+
+    @property
+    def folds(self) -> tuple[str, ...]:
+        """The wildcard names its batch folds (empty without a batch)."""
+        return tuple(next(iter(e for g in self.batch.values() for e in g), {}))
+
+    def folded(self, pattern: str, values: Mapping[str, str]) -> str:
+        """``pattern`` with the wildcards of ``values`` filled in (the others kept).
+
+        Examples
+        --------
+        >>> s = Step("x_run", output={"o": "r/{scale}/{trace}/{policy}.json"}, run=print,
+        ...          batch={"": [{"trace": "A"}, {"trace": "B"}]})
+        >>> s.folds, s.folded(s.output["o"], s.batch[""][1])
+        (('trace',), 'r/{scale}/B/{policy}.json')
+        """
+        return re.sub(r"{(\w+)}", lambda m: str(values.get(m.group(1), m.group(0))), pattern)
 
 
 class Files(dict):
@@ -348,6 +404,38 @@ class Study:
         from ..workload.fetch import read_manifest
         manifest = read_manifest(self.repo_path(self.config["traces"]["manifest"]))
         return {name: e.sha256_uncompressed for name, e in manifest.items()}
+
+    @property
+    def batching(self) -> bool:
+        """Whether this scale runs short steps several per job (``scales.<scale>.batch``)."""
+        return bool(((self.config.get("scales") or {}).get(self.scale) or {}).get("batch", False))
+
+    def fold(self, *combinations: Mapping[str, Any], label: str = "",
+             **values: Sequence[Any]) -> dict[str, list[dict]]:
+        """A :attr:`Step.batch` of one label: empty unless :attr:`batching`.
+
+        Either explicit wildcard mappings, or every combination of the
+        given values (the product, first name slowest). Merge several
+        labels with ``{**a, **b}``.
+
+        Examples
+        --------
+        >>> t = Study.__new__(Study)
+        >>> t.config, t.scale = {"scales": {"smoke": {"batch": True}}}, "smoke"
+        >>> t.fold(trace=["A", "B"], load=[0.5])
+        {'': [{'trace': 'A', 'load': '0.5'}, {'trace': 'B', 'load': '0.5'}]}
+        >>> t.scale = "full"
+        >>> t.fold(trace=["A", "B"])
+        {}
+        """
+        if not self.batching:
+            return {}
+        if combinations and values:
+            raise TypeError("fold: give mappings or values, not both")
+        if values:
+            combinations = tuple(dict(zip(values, c)) for c in itertools.product(*values.values()))
+        entries = [{k: str(v) for k, v in c.items()} for c in combinations]
+        return {label: entries} if entries else {}
 
     def simulation(self) -> dict:
         """Engine options that change results (``config.simulation``; debug checks do not)."""

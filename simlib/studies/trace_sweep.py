@@ -72,7 +72,7 @@ class TraceSweep(Study):
             "study": self.key,
             "scale": scale,
             "scale_settings": {k: v for k, v in self.config["scales"][scale].items()
-                               if k != "description"},
+                               if k not in ("description", "batch")},
             # This scale's grid only: editing another scale's loads must not
             # touch this cube.
             "grid": {"traces": self.traces_, "policies": self.policies, "loads": self.loads(scale)},
@@ -115,6 +115,8 @@ class TraceSweep(Study):
                 wildcard_constraints={"trace": "|".join(self.traces_) or "(?!)",
                                       "policy": "|".join(self.policies) or "(?!)"},
                 resources={"runtime": 60, "mem_mb": 2000},
+                # Where runs are short, one job per policy over traces x loads.
+                batch=self.fold(trace=self.traces_, load=map(load_tag, self.loads())),
                 run=self.simulate_point),
             Step(
                 f"{key}_aggregate",

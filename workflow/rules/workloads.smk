@@ -1,3 +1,5 @@
+import re
+
 # Stage 2: workloads. For trace-based sweeps, each target offered load is
 # reached by multiplying the inter-arrival times of the prepared trace (the
 # LOS papers' method). Generated workloads (Lublin model, paper variants)
@@ -20,6 +22,50 @@ rule scale_load:
         "logs/workloads/{scale}/{trace}/load{load}.log",
     script:
         "../scripts/scale_load.py"
+
+
+# Where runs are short (scales.<scale>.batch), one job per trace rescales it
+# to every load this run's trace sweeps ask for (a rescaling takes a few
+# milliseconds, a job's start-up about half a second); same files. Other
+# loads still come from scale_load.
+def sweep_loads():
+    """Trace -> the load tags of every trace sweep of this run (batched scales only)."""
+    from simlib.studies.trace_sweep import TraceSweep
+
+    if not (config["scales"][SCALE] or {}).get("batch"):
+        return {}
+    loads = {}
+    for study in STUDIES:
+        if isinstance(study, TraceSweep):
+            for trace in study.traces_:
+                loads.setdefault(trace, set()).update(load_tag(x) for x in study.loads())
+    return {t: sorted(v, key=float) for t, v in sorted(loads.items())}
+
+
+for _trace, _loads in sweep_loads().items():
+    rule:
+        name:
+            "scale_load_" + re.sub(r"\W", "_", _trace)
+        message:
+            f"Rescaling {_trace} ({{wildcards.scale}}) to offered loads {', '.join(_loads)}"
+        input:
+            swf=f"data/traces/{_trace}.{{scale}}.swf.gz",
+            _code=code_inputs("simlib.workload.prepare"),
+        output:
+            **{f"swf__{i}": f"data/workloads/{{scale}}/{_trace}/load{x}.swf.gz"
+               for i, x in enumerate(_loads)},
+            **{f"info__{i}": f"data/workloads/{{scale}}/{_trace}/load{x}.json"
+               for i, x in enumerate(_loads)},
+        params:
+            trace=_trace,
+            machine_procs=config["traces"]["catalog"][_trace]["machine_procs"],
+            target_loads=[float(x) for x in _loads],
+        log:
+            f"logs/workloads/{{scale}}/{_trace}.log",
+        script:
+            "../scripts/scale_load.py"
+
+    workflow.ruleorder("scale_load_" + re.sub(r"\W", "_", _trace), "scale_load")
 
 
 # Lublin–Feitelson workloads (issue 3), by (parameter set, load, seed); any

@@ -11,10 +11,11 @@ from simlib.studies import load_study
 from simlib.studies.base import Files, StepContext
 
 
-def _files(named):
+def _files(named, suffix=""):
     # Snakemake gives a list-valued entry as a Namedlist, a single path as str.
-    return Files({k: (v if isinstance(v, str) else [str(x) for x in v])
-                  for k, v in named.items() if not k.startswith("_")})
+    # A batched job's entry i has the files named <name>__<i> (studies.smk).
+    return Files({k[:len(k) - len(suffix)]: (v if isinstance(v, str) else [str(x) for x in v])
+                  for k, v in named.items() if not k.startswith("_") and k.endswith(suffix)})
 
 
 def main(snakemake):
@@ -25,10 +26,21 @@ def main(snakemake):
         wildcards = dict(snakemake.wildcards.items())
         study = load_study(snakemake.params.study, snakemake.config, wildcards.get("scale"),
                            repo=repo_root(snakemake))
-        ctx = StepContext(input=_files(snakemake.input), output=_files(snakemake.output),
-                          params=dict(snakemake.params.spec), wildcards=wildcards, log=log,
-                          config=snakemake.config)
-        study.step(snakemake.rule).run(ctx)
+        spec = dict(snakemake.params.spec)
+        # A batched job (studies.smk) names its step and gives each run's
+        # wildcards and params; its files are named <name>__<i>.
+        batched = "batch" in spec
+        step = study.step(spec["step"] if batched else snakemake.rule)
+        runs = spec["batch"] if batched else [{"wildcards": {}, "params": spec}]
+        for i, run in enumerate(runs):
+            suffix = f"__{i}" if batched else ""
+            if batched:
+                log.info("batch entry %d of %d: %s", i + 1, len(runs), run["wildcards"])
+            ctx = StepContext(input=_files(snakemake.input, suffix),
+                              output=_files(snakemake.output, suffix),
+                              params=dict(run["params"]), wildcards={**wildcards, **run["wildcards"]},
+                              log=log, config=snakemake.config)
+            step.run(ctx)
 
 
 main(snakemake)  # noqa: F821 (injected by Snakemake)

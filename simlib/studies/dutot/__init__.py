@@ -327,6 +327,9 @@ class Dutot(Study):
             wildcard_constraints={"platform": "|".join(self.platforms()) or "(?!)",
                                   "seed": "[0-9]+"},
             resources={"runtime": 240, "mem_mb": 1500},
+            # Where runs are short: every chunk of every experiment in one job.
+            batch=self.fold(*({"platform": p, "seed": str(s)} for p, s in dict.fromkeys(
+                c for e in EXPERIMENTS for c in self.chunks(e, self.scale)))),
             code=[_RUNS], run=deferred(_RUNS, "simulate_chunk"))
 
     def summaries(self, experiment: str, scale: str) -> list[str]:

@@ -106,6 +106,11 @@ class Kumar(Study):
             f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
             for seg in segments(spec, scale) for x in spec["loads"][scale]]}
 
+    def _segment_batch(self) -> dict:
+        from .fig1_sensitivity import segments
+        return self.fold(segment=segments(self.sensitivity, self.scale),
+                         load=map(load_tag, self.sensitivity["loads"][self.scale]))
+
     def _segment_params(self, w) -> dict:
         from .fig1_sensitivity import segments, variants
         trace = self.fig1.traces()[0]
@@ -198,6 +203,8 @@ class Kumar(Study):
                  params=lambda w: {"spec": self.plan_at(w.scale).generation_spec(w.purpose,
                                                                                  w.workload)},
                  code=["simlib.studies.kumar.workloads"],
+                 batch=self.fold(*({"purpose": p, "workload": w} for p in plan.purposes
+                                   for w in plan.purpose_workloads(p))),
                  wildcard_constraints=sweeps, run=self.make_workloads),
             # A 500-job run takes ~0.05 s: one job per (sweep, variant,
             # policy) over every load x seed (x C_s). Each chunk depends on
@@ -216,7 +223,8 @@ class Kumar(Study):
                                    "simulation": self.simulation()},
                  policies=lambda w: [w.policy], code=["simlib.studies.kumar.runs"],
                  wildcard_constraints={**sweeps, "policy": "|".join(plan.policies)},
-                 resources={"runtime": 60, "mem_mb": 2000}, group=None, run=self.simulate),
+                 resources={"runtime": 60, "mem_mb": 2000}, group=None,
+                 batch=self._simulate_batch(), run=self.simulate),
             Step("kumar_aggregate", stage="aggregate",
                  message=("Aggregating paper K's {wildcards.purpose} sweep ({wildcards.scale}) "
                           "into {output.cube}"),
@@ -269,7 +277,8 @@ class Kumar(Study):
                      params=self._segment_params, policies=["easy", "los"],
                      code=["simlib.studies.kumar.fig1_sensitivity"],
                      wildcard_constraints={"segment": r"\d+-(\d+|end)"},
-                     resources={"runtime": 60, "mem_mb": 2000}, run=self.simulate_segment),
+                     resources={"runtime": 60, "mem_mb": 2000},
+                     batch=self._segment_batch(), run=self.simulate_segment),
                 Step("kumar_fig1_sensitivity", stage="figures",
                      message=(f"Fig. 1 sensitivity of paper K: cube, band table and figure "
                               f"({scale})"),
@@ -347,6 +356,18 @@ class Kumar(Study):
                 "policy_modules": list(self.config.get("policy_modules") or [])}
 
     # --------------------------------------------------------- step inputs
+    def _simulate_batch(self) -> dict:
+        # Where runs are short: one job per policy, its chunks that read the
+        # C_s pick apart from the others (the pick is made from the C_s
+        # sweep's chunks, so one job holding both would wait on itself).
+        plan, labels = self.plan, {}
+        for purpose, workload, policy in plan.jobs():
+            picked = plan.simulation_spec(purpose, workload, policy)["cs"] == "pick"
+            labels.setdefault(policy + ("_picked" if picked else ""), []).append(
+                {"purpose": purpose, "workload": workload, "policy": policy})
+        return {k: v for label, entries in labels.items()
+                for k, v in self.fold(*entries, label=label).items()}
+
     def _simulate_inputs(self, w) -> dict:
         spec = self.plan_at(w.scale).simulation_spec(w.purpose, w.workload, w.policy)
         out = {"workloads": SET_DIR.format(scale=w.scale, purpose=w.purpose, workload=w.workload)}

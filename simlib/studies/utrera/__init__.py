@@ -548,9 +548,21 @@ class Utrera(Study):
                     # Only fit: sizes reads it: no rerun of the other fit on a change.
                     **({"mean_runtime": float(t1["mean_runtime"])} if w.fit == "sizes" else {})},
                 wildcard_constraints={"seed": "[0-9]+", "fit": "|".join(T1_OWN_FITS)},
+                batch=self.fold(fit=[f for f in self.table1_fits() if f in T1_OWN_FITS],
+                                seed=self.seeds("table1")),
                 code=[_WORKLOADS],
                 run=deferred(_WORKLOADS, "table1_workloads")),
         ]
+
+    def _traces_batch(self) -> dict:
+        # Where runs are short: one job per policy over every trace and every
+        # variant (order, reading) of that policy.
+        by_policy = {}
+        for key, v in self.trace_variants().items():
+            by_policy.setdefault(v["policy"], []).extend(
+                {"trace": t, "variant": key} for t in self.spec["trace_portions"])
+        return {k: e for policy, entries in by_policy.items()
+                for k, e in self.fold(*entries, label=policy).items()}
 
     def _chunk_outputs(self, where: str) -> dict[str, str]:
         # Every seed's summary, and the first seed's job table and timeline.
@@ -595,6 +607,9 @@ class Utrera(Study):
                 wildcard_constraints={"policy": compared,
                                       "fit": "|".join(self.table1_fits())},
                 code=[_RUNS],
+                # Where runs are short: one job per policy over fits x loads.
+                batch=self.fold(fit=self.table1_fits(),
+                                load=map(load_tag, self.spec["table1"]["loads"])),
                 run=deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_traces",
@@ -612,6 +627,7 @@ class Utrera(Study):
                 policies=lambda w: [variants()[w.variant]["policy"]],
                 wildcard_constraints={"trace": "|".join(self.spec["trace_portions"]),
                                       "variant": "|".join(variants())},
+                batch=self._traces_batch(),
                 code=[_RUNS],
                 run=deferred(_RUNS, "simulate_chunk")),
             Step(
@@ -633,6 +649,7 @@ class Utrera(Study):
                 policies=lambda w: [w.policy],
                 wildcard_constraints={"policy": compared, "util": "[0-9]+(\\.[0-9]+)?"},
                 code=[_RUNS],
+                batch=self.fold(util=map(load_tag, self.long_util_values())),
                 run=deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_whole_workloads",
@@ -684,6 +701,7 @@ class Utrera(Study):
                 # The verdict reads the main fit only.
                 wildcard_constraints={"fit": self.spec["table1"]["fit"]},
                 code=[_RUNS],
+                batch=self.fold(load=map(load_tag, self.spec["table1"]["loads"])),
                 run=deferred(_RUNS, "simulate_chunk")),
             Step(
                 "utrera_simulate_long_util_readings",
@@ -704,6 +722,7 @@ class Utrera(Study):
                 policies=[MALLEABLE],
                 wildcard_constraints={"util": "[0-9]+(\\.[0-9]+)?"},
                 code=[_RUNS],
+                batch=self.fold(util=map(load_tag, self.long_util_values())),
                 run=deferred(_RUNS, "simulate_chunk")),
         ]
 

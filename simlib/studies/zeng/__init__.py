@@ -312,6 +312,7 @@ class Zeng(Study):
                               **self._run_params()},
             wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
+            batch=self.fold(workload=self.workloads(), seed=self.seeds()),
             policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "glts_step"))
 
     def glts_cube_path(self, scale: str | None = None) -> str:
@@ -372,6 +373,10 @@ class Zeng(Study):
             wildcard_constraints={"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
                                   "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
+            # Where runs are short: one job per swept parameter.
+            batch={k: e for p in self.sweeps() for k, e in self.fold(
+                *({"parameter": p, "value": value_tag(v), "seed": str(s)}
+                  for v in self.sweep_values(p) for s in self.seeds()), label=p).items()},
             policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "sweep_step"))
 
     def sweep_cube_path(self, parameter: str, scale: str | None = None) -> str:
@@ -461,6 +466,7 @@ class Zeng(Study):
                     "info": f"{DATA}/{{scale}}/{{workload}}/seed{{seed}}.json"},
             params=lambda w: self.workload_params(w.workload, w.scale),
             wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
+            batch=self.fold(workload=self.workloads(), seed=self.seeds()),
             code=[_WORKLOADS], run=deferred(_WORKLOADS, "workload_step"))
 
     def _run_dir(self) -> str:
@@ -484,6 +490,7 @@ class Zeng(Study):
             wildcard_constraints={"workload": "|".join(self.workloads()),
                                   "machine": "multicore|single_core", "seed": "[0-9]+"},
             resources={"runtime": 30, "mem_mb": 1500},
+            batch=self.fold(workload=self.workloads(), seed=self.seeds()),
             code=[_RUNS], run=deferred(_RUNS, "simulate_step"))
 
     def summaries(self, scale: str) -> list[str]:
