@@ -327,9 +327,8 @@ class Dutot(Study):
             wildcard_constraints={"platform": "|".join(self.platforms()) or "(?!)",
                                   "seed": "[0-9]+"},
             resources={"runtime": 240, "mem_mb": 1500},
-            # Where runs are short: every chunk of every experiment in one job.
-            batch=self.fold(*({"platform": p, "seed": str(s)} for p, s in dict.fromkeys(
-                c for e in EXPERIMENTS for c in self.chunks(e, self.scale)))),
+            # Not batched: a platform's parameters rerun only its own runs,
+            # and each job holds several SimGrid runs already (10 at smoke).
             code=[_RUNS], run=deferred(_RUNS, "simulate_chunk"))
 
     def summaries(self, experiment: str, scale: str) -> list[str]:
