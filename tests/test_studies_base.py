@@ -64,8 +64,9 @@ def test_step_batch_folds_wildcards_and_is_checked():
         Step("c", output=out, run=print, batch={"": [{"trace": "A"}, {"load": "0.5"}]})
     with pytest.raises(ConfigError, match=r"batch folds \['seed'\], absent from output 's'"):
         Step("d", output=out, run=print, batch={"": [{"seed": "0"}]})
-    with pytest.raises(ConfigError, match="batch labels must be word characters"):
-        Step("e", output=out, run=print, batch={"a-b": [{"trace": "A"}]})
+    assert s.batch_rule("easy") == "b_easy" and s.batch_rule("") == "b"
+    with pytest.raises(ConfigError, match="give the same rule name twice"):
+        Step("e", output=out, run=print, batch={"a-b": [{"trace": "A"}], "a_b": [{"trace": "B"}]})
     with pytest.raises(ConfigError, match="inline constraint"):
         Step("f", output={"s": "r/{trace,[A-Z]+}.json"}, run=print, batch={"": [{"trace": "A"}]})
 

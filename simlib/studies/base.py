@@ -154,8 +154,7 @@ class Step:
         cost of starting a job (a Python process importing numpy, pandas
         and simlib: ~0.5 s). Label -> entries; every entry of every label
         gives values for the same wildcard names. Each label becomes one
-        rule (named like the step, ``_<label>`` appended unless the label
-        is empty) without those wildcards: its outputs are the patterns
+        rule (:meth:`batch_rule`) without those wildcards: its outputs are the patterns
         filled with each entry, and its job runs :attr:`run` once per entry,
         in one process, with that entry's inputs, outputs, params and
         wildcards, so the files written are the same. Several labels keep
@@ -206,9 +205,10 @@ class Step:
         if not names or any(set(e) != names for e in entries):
             raise ConfigError(f"step {self.name}: every batch entry must give the same wildcards, "
                               f"got {[sorted(e) for e in entries]}")
-        bad = [label for label in self.batch if not re.fullmatch(r"\w*", label)]
-        if bad:
-            raise ConfigError(f"step {self.name}: batch labels must be word characters, got {bad}")
+        rules = [self.batch_rule(label) for label in self.batch]
+        if len(set(rules)) != len(rules):
+            raise ConfigError(f"step {self.name}: batch labels {list(self.batch)} give the same "
+                              "rule name twice")
         for out, value in self.output.items():
             for pattern in [value] if isinstance(value, str) else value:
                 used = set(re.findall(r"{(\w+)", pattern))
@@ -218,6 +218,17 @@ class Step:
                 if re.search(r"{(%s)," % "|".join(map(re.escape, names)), pattern):
                     raise ConfigError(f"step {self.name}: a folded wildcard of output {out!r} "
                                       "has an inline constraint")
+
+    def batch_rule(self, label: str) -> str:
+        """The rule name of a batch label: the step's, ``_<label>`` appended (non-word
+        characters as ``_``) unless the label is empty.
+
+        Examples
+        --------
+        >>> Step("x_run", output={"o": "{p}"}, run=print).batch_rule("easy-2")
+        'x_run_easy_2'
+        """
+        return self.name + ("_" + re.sub(r"\W", "_", label) if label else "")
 
     @property
     def folds(self) -> tuple[str, ...]:

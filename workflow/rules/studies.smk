@@ -66,8 +66,8 @@ def step_params(step, entries=None):
     if entries is None:
         return lambda wildcards: dict(_resolve(step.params, wildcards))
     return lambda wildcards: {
-        "step": step.name,
-        "batch": [{"wildcards": dict(entry), "params": dict(_resolve(step.params, w))}
+        "_step": step.name,
+        "_batch": [{"wildcards": dict(entry), "params": dict(_resolve(step.params, w))}
                   for entry, (_, w) in zip(entries, _runs(entries, wildcards))]}
 
 
@@ -112,20 +112,13 @@ def step_message(step, entries=None):
     return f"{step.name}, {len(entries)} runs in one job: {runs}{more}"
 
 
-def step_resources(step, entries=None):
-    # A batched job's time limit (cluster profiles) covers all its runs.
-    res = dict(step.resources)
-    if entries is not None and "runtime" in res:
-        res["runtime"] = res["runtime"] * len(entries)
-    return res
 
 
 def step_rules(step):
     """(rule name, label, entries) of each rule a step becomes."""
     if not step.batch:
         return [(step.name, None, None)]
-    return [(step.name + (f"_{label}" if label else ""), label, list(entries))
-            for label, entries in step.batch.items()]
+    return [(step.batch_rule(label), label, list(entries)) for label, entries in step.batch.items()]
 
 
 for _study in STUDIES:
@@ -145,8 +138,10 @@ for _study in STUDIES:
                     study=_study.key,
                 wildcard_constraints:
                     **{k: v for k, v in _step.wildcard_constraints.items() if k not in _step.folds}
+                # A step's runtime stays the limit of a batched job: batches
+                # are for scales whose runs are short.
                 resources:
-                    **step_resources(_step, _entries)
+                    **_step.resources
                 log:
                     step_log(_study, _step, _label, _entries)
                 localrule: _step.local

@@ -27,7 +27,8 @@ rule scale_load:
 # Where runs are short (scales.<scale>.batch), one job per trace rescales it
 # to every load this run's trace sweeps ask for (a rescaling takes a few
 # milliseconds, a job's start-up about half a second); same files. Other
-# loads still come from scale_load.
+# loads still come from scale_load. Adding a load to one sweep reruns the
+# trace's job, and so every batched simulation reading that trace.
 def sweep_loads():
     """Trace -> the load tags of every trace sweep of this run (batched scales only)."""
     from simlib.studies.trace_sweep import TraceSweep
@@ -62,6 +63,9 @@ for _trace, _loads in sweep_loads().items():
             target_loads=[float(x) for x in _loads],
         log:
             f"logs/workloads/{{scale}}/{_trace}.log",
+        # The cluster profiles group scale_load by name; this rule joins it.
+        group:
+            "sweep"
         script:
             "../scripts/scale_load.py"
 

@@ -29,9 +29,9 @@ def main(snakemake):
         spec = dict(snakemake.params.spec)
         # A batched job (studies.smk) names its step and gives each run's
         # wildcards and params; its files are named <name>__<i>.
-        batched = "batch" in spec
-        step = study.step(spec["step"] if batched else snakemake.rule)
-        runs = spec["batch"] if batched else [{"wildcards": {}, "params": spec}]
+        batched = "_batch" in spec and "_step" in spec
+        step = study.step(spec["_step"] if batched else snakemake.rule)
+        runs = spec["_batch"] if batched else [{"wildcards": {}, "params": spec}]
         for i, run in enumerate(runs):
             suffix = f"__{i}" if batched else ""
             if batched:
