@@ -308,12 +308,12 @@ def orders_frame(cube, orders: Mapping[str, str], metrics=("utrera_slowdown", "m
     Examples
     --------
     >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"trace": "T", "policy": p, "seed": s, "mean_response": v + s + 0.1 * s * s}
+    >>> c = build_cube([{"trace": "T", "policy": p, "seed": s, "mean_response": v * (1 + 0.1 * s) + s}
     ...                 for p, v in (("a", 2.0), ("b", 1.0)) for s in range(3)],
     ...                ["trace", "policy", "seed"], ["mean_response"])
     >>> f = orders_frame(c, {"oldest": "a", "shortest": "b"}, ["mean_response"])
     >>> f["rank"].tolist(), f["diff_vs_best"].round(6).tolist(), bool(f["p_vs_best"][0] < 0.01)
-    ([2, 1], [1.0, 0.0], True)
+    ([2, 1], [1.1, 0.0], True)
     """
     from scipy.stats import ttest_rel
     labels = {v: k for k, v in orders.items()}
