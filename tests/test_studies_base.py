@@ -80,6 +80,10 @@ def test_fold_only_at_scales_that_batch():
                                                         {"seed": "1", "load": "0.5"}]}
     assert smoke.fold({"trace": "A"}, label="easy") == {"easy": [{"trace": "A"}]}
     assert smoke.fold(label="easy") == {}  # nothing to fold: no batch
+    groups = {"easy": [{"trace": "A"}], "los": [], "fcfs": [{"trace": "A"}, {"trace": "B"}]}
+    assert smoke.fold_groups(groups) == {"easy": [{"trace": "A"}],
+                                         "fcfs": [{"trace": "A"}, {"trace": "B"}]}
+    assert default.fold_groups(groups) == {}
     with pytest.raises(TypeError):
         smoke.fold({"trace": "A"}, seed=[0])
 

@@ -439,14 +439,28 @@ class Study:
         >>> t.fold(trace=["A", "B"])
         {}
         """
-        if not self.batching:
-            return {}
         if combinations and values:
             raise TypeError("fold: give mappings or values, not both")
         if values:
             combinations = tuple(dict(zip(values, c)) for c in itertools.product(*values.values()))
-        entries = [{k: str(v) for k, v in c.items()} for c in combinations]
-        return {label: entries} if entries else {}
+        return self.fold_groups({label: combinations})
+
+    def fold_groups(self, groups: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, list[dict]]:
+        """A :attr:`Step.batch` of several labels (label -> wildcard mappings), values as
+        strings, empty labels dropped; empty unless :attr:`batching`.
+
+        Examples
+        --------
+        >>> t = Study.__new__(Study)
+        >>> t.config, t.scale = {"scales": {"smoke": {"batch": True}}}, "smoke"
+        >>> t.fold_groups({"easy": [{"seed": 0}], "los": [], "fcfs": [{"seed": 1}]})
+        {'easy': [{'seed': '0'}], 'fcfs': [{'seed': '1'}]}
+        """
+        if not self.batching:
+            return {}
+        folded = {label: [{k: str(v) for k, v in c.items()} for c in entries]
+                  for label, entries in groups.items()}
+        return {label: entries for label, entries in folded.items() if entries}
 
     def simulation(self) -> dict:
         """Engine options that change results (``config.simulation``; debug checks do not)."""

@@ -15,7 +15,7 @@
 import re
 
 from simlib.codedeps import import_closure, policy_files
-from simlib.studies import Study
+from simlib.studies import Files, Study
 
 # The studies' artifacts join the index (and the report).
 for _study in STUDIES:
@@ -26,16 +26,6 @@ def _resolve(value, wildcards):
     return value(wildcards) if callable(value) else value
 
 
-class _Wildcards(dict):
-    """A job's wildcards plus one batch entry's, read as Snakemake's are (``w.trace``)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
 def _runs(entries, wildcards):
     """(suffix, wildcards) of every run of a job: one, or one per batch entry.
 
@@ -43,8 +33,9 @@ def _runs(entries, wildcards):
     """
     if entries is None:
         return [("", wildcards)]
+    # Files: a dict read by attribute too, as Snakemake's wildcards (w.trace).
     own = dict(wildcards.items())
-    return [(f"__{i}", _Wildcards(own, **entry)) for i, entry in enumerate(entries)]
+    return [(f"__{i}", Files(own, **entry)) for i, entry in enumerate(entries)]
 
 
 def step_inputs(study, step, entries=None):
@@ -110,8 +101,6 @@ def step_message(step, entries=None):
     runs = ", ".join("/".join(entry.values()) for entry in entries[:4])
     more = f", ... ({len(entries)} in all)" if len(entries) > 4 else ""
     return f"{step.name}, {len(entries)} runs in one job: {runs}{more}"
-
-
 
 
 def step_rules(step):

@@ -33,11 +33,9 @@ def sweep_loads():
     """Trace -> the load tags of every trace sweep of this run (batched scales only)."""
     from simlib.studies.trace_sweep import TraceSweep
 
-    if not (config["scales"][SCALE] or {}).get("batch"):
-        return {}
     loads = {}
     for study in STUDIES:
-        if isinstance(study, TraceSweep):
+        if isinstance(study, TraceSweep) and study.batching:
             for trace in study.traces_:
                 loads.setdefault(trace, set()).update(load_tag(x) for x in study.loads())
     return {t: sorted(v, key=float) for t, v in sorted(loads.items())}

@@ -365,8 +365,7 @@ class Kumar(Study):
             picked = plan.simulation_spec(purpose, workload, policy)["cs"] == "pick"
             labels.setdefault(policy + ("_picked" if picked else ""), []).append(
                 {"purpose": purpose, "workload": workload, "policy": policy})
-        return {k: v for label, entries in labels.items()
-                for k, v in self.fold(*entries, label=label).items()}
+        return self.fold_groups(labels)
 
     def _simulate_inputs(self, w) -> dict:
         spec = self.plan_at(w.scale).simulation_spec(w.purpose, w.workload, w.policy)

@@ -561,8 +561,7 @@ class Utrera(Study):
         for key, v in self.trace_variants().items():
             by_policy.setdefault(v["policy"], []).extend(
                 {"trace": t, "variant": key} for t in self.spec["trace_portions"])
-        return {k: e for policy, entries in by_policy.items()
-                for k, e in self.fold(*entries, label=policy).items()}
+        return self.fold_groups(by_policy)
 
     def _chunk_outputs(self, where: str) -> dict[str, str]:
         # Every seed's summary, and the first seed's job table and timeline.

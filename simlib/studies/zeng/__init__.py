@@ -374,9 +374,9 @@ class Zeng(Study):
                                   "seed": "[0-9]+"},
             resources={"runtime": 60, "mem_mb": 1500},
             # Where runs are short: one job per swept parameter.
-            batch={k: e for p in self.sweeps() for k, e in self.fold(
-                *({"parameter": p, "value": value_tag(v), "seed": str(s)}
-                  for v in self.sweep_values(p) for s in self.seeds()), label=p).items()},
+            batch=self.fold_groups({p: [{"parameter": p, "value": value_tag(v), "seed": s}
+                                        for v in self.sweep_values(p) for s in self.seeds()]
+                                    for p in self.sweeps()}),
             policies=["glomarc_ts"], code=[_RUNS], run=deferred(_RUNS, "sweep_step"))
 
     def sweep_cube_path(self, parameter: str, scale: str | None = None) -> str:
