@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 
+import numpy as np
 import pytest
 
 import simlib.engine.allocation as allocation
@@ -44,6 +45,17 @@ def test_mask_helpers_round_trip():
     assert ids_of(runs_of(mask_of(ids), 3)) == [3]
     assert ids_of(runs_of(mask_of(range(10)), 7)) == [0, 1, 2, 3]
     assert runs_of(mask_of(ids), 4) == 0
+
+
+def test_lowest_bits_keeps_the_k_lowest_ids_of_random_masks():
+    # Both ways of finding them (peeling for k <= 8, a binary search on the
+    # width above), against the definition: the first k sorted ids.
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        width = int(rng.choice([8, 64, 130, 512]))
+        ids = sorted(rng.choice(width, size=int(rng.integers(0, width + 1)), replace=False).tolist())
+        for k in (0, 1, 2, 7, 8, 9, 31, 100, len(ids), len(ids) + 1):
+            assert ids_of(lowest_bits(mask_of(ids), k)) == ids[:k], (ids, k)
 
 
 # ------------------------------------------------------------ Allocation

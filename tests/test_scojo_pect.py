@@ -180,6 +180,29 @@ def test_ssp_with_slicing_keeps_the_spines_properties(case):
     assert max(u[2] for u in pol.usage) <= sim.platform.cpus
 
 
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(case=workloads(), policy=st.sampled_from(["scojo_pect", "glomarc_ts"]))
+def test_skipping_hopeless_jobs_leaves_every_schedule_as_it_was(case, policy):
+    # Paired: the exact count tests that spare compression and non-type
+    # backfilling a release and a new reservation, on and off.
+    from simlib.studies.zeng.slowdowns import TABLE4, CoschedulingSlowdowns
+    rows, non_type = case
+    cos = CoschedulingSlowdowns(TABLE4, 0)
+    runs = []
+    for skip in (True, False):
+        jobs = [zjob(i, t, p, w, e, a, b) for i, (t, p, w, e, a, b) in enumerate(rows)]
+        for j in jobs:
+            j.features["sl_cos"] = cos
+        pol = make_policy(policy, **SMALL, non_type_backfilling=non_type)
+        pol.skip_hopeless = skip
+        sim = Simulator(machine(16), jobs, pol)
+        seg = sim.observe(Segments())
+        sim.run()
+        runs.append((seg.runs, seg.cores, [(j.start, j.finish) for j in jobs],
+                     pol.v_reserved, pol.v_started))
+    assert runs[0] == runs[1]
+
+
 def test_non_type_backfilling_runs_a_short_job_in_a_long_slice():
     jobs = [zjob(0, 0.0, 4, 7000.0), zjob(1, 1500.0, 4, 30.0)]   # long, then short
     _, _, seg = simulate(jobs, non_type_backfilling=True)

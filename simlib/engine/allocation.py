@@ -91,16 +91,29 @@ def lowest_bits(mask: int, k: int) -> int:
 
     Examples
     --------
-    >>> bin(lowest_bits(0b110110, 3))
-    '0b10110'
+    >>> bin(lowest_bits(0b110110, 3)), bin(lowest_bits(0b110110, 9)), lowest_bits(0b11, 0)
+    ('0b10110', '0b110110', 0)
     """
-    bits = bin(mask)[:1:-1]
-    i = -1
-    for _ in range(k):
-        i = bits.find("1", i + 1)
-        if i < 0:
-            return mask
-    return mask & ((2 << i) - 1)
+    if k >= mask.bit_count():
+        return mask
+    if k <= 8:
+        # Few bits (most nodes asked for): peel the lowest set bit k times.
+        out = 0
+        for _ in range(k):
+            low = mask & -mask
+            out |= low
+            mask ^= low
+        return out
+    # Many: binary search on the width w whose low bits hold k set bits,
+    # O(log bit_length) big-int operations whatever k is.
+    lo, hi = 0, mask.bit_length()  # fewer than k set bits below lo, k or more below hi
+    while hi - lo > 1:
+        mid = (lo + hi) >> 1
+        if (mask & ((1 << mid) - 1)).bit_count() >= k:
+            hi = mid
+        else:
+            lo = mid
+    return mask & ((1 << hi) - 1)
 
 
 def runs_of(mask: int, length: int) -> int:
