@@ -464,8 +464,11 @@ class GLomarcTS(ScojoPECT):
         self._checked_choice = _CheckedChoice(self.node_choice)
         #: first unit of every node (whole-node tests)
         self._unit_firsts = self.node_choice._firsts(self.unit_platform.cpus)
-        #: job idx -> (PPN, self slowdown at it, nodes) as a matched job (§4.5)
-        self._matched_shape: dict[int, tuple[int, float, int]] = {}
+        #: (primary idx, waiting job idx) -> None when step 1 refuses the pair,
+        #: else (SL_cos of the primary with the job, the job as a matched
+        #: Member, its nodes): fixed per pair, and a primary meets the same
+        #: waiting jobs round after round.
+        self._pairs: dict[tuple[int, int], tuple[float, Member, int] | None] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -619,25 +622,32 @@ class GLomarcTS(ScojoPECT):
         both ways, as candidates (FCFS rank ``order``, at their own
         coscheduling PPN), and the primary's SL_cos with each, by key."""
         max_sl = self.params["max_sl"]
-        shape = self._matched_shape
+        pairs = self._pairs
+        p = primary.idx
         cands, sl_a = [], {}
         for order, j in enumerate(waiting):
-            ab = self._sl_cos(primary, j)
-            if ab > max_sl:
+            key = (p, j.idx)
+            pair = pairs.get(key, False)
+            if pair is False:
+                pair = pairs[key] = self._pair(primary, j, max_sl)
+            if pair is None:
                 continue
-            ba = self._sl_cos(j, primary)
-            if ba > max_sl:
-                continue
-            got = shape.get(j.idx)
-            if got is None:  # fixed per job: its PPN, self slowdown and nodes as a matched job
-                ppn = self._cos_ppn(j)
-                got = shape[j.idx] = (ppn, self._self_at(j, ppn), -(-j.procs // ppn))
-            ppn, self_sl, nodes = got
+            ab, member, nodes = pair
             sl_a[j.idx] = ab
-            cands.append(Candidate(Member(j.idx, j.procs, j.requested_time, self_sl,
-                                          {primary.idx: ba}, ppn),
-                                   nodes, order=order, remaining=j.requested_time * self_sl))
+            cands.append(Candidate(member, nodes, order=order, remaining=member.work * member.self_slowdown))
         return cands, sl_a
+
+    def _pair(self, primary, j, max_sl):
+        """Step 1 for one pair, drawn once: see ``_pairs``."""
+        ab = self._sl_cos(primary, j)
+        if ab > max_sl:
+            return None
+        ba = self._sl_cos(j, primary)
+        if ba > max_sl:
+            return None
+        ppn = self._cos_ppn(j)
+        return ab, Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
+                          {primary.idx: ba}, ppn), -(-j.procs // ppn)
 
     def _case1(self, vm, primary, others, v, now):
         ppn_a = self._cos_ppn(primary)
