@@ -15,7 +15,8 @@ import pytest
 
 import simlib.engine.allocation as allocation
 from simlib.engine.allocation import (Allocation, BestEffort, Contiguous, LowestIds, OneCluster,
-                                      PerCore, ids_of, lowest_bits, make_rule, mask_of, runs_of)
+                                      PerCore, RefusalMemo, ids_of, lowest_bits, make_rule, mask_of,
+                                      runs_of)
 from simlib.engine.job import WAITING, Job
 from simlib.engine.simulator import Simulator
 from simlib.errors import ConfigError, SimulationError
@@ -56,6 +57,19 @@ def test_lowest_bits_keeps_the_k_lowest_ids_of_random_masks():
         ids = sorted(rng.choice(width, size=int(rng.integers(0, width + 1)), replace=False).tolist())
         for k in (0, 1, 2, 7, 8, 9, 31, 100, len(ids), len(ids) + 1):
             assert ids_of(lowest_bits(mask_of(ids), k)) == ids[:k], (ids, k)
+
+
+def test_refusal_memo_answers_as_its_strategy_and_stays_bounded():
+    plat = Platform.homogeneous(16, clusters=4)
+    rng = np.random.default_rng(3)
+    for rule in (OneCluster(), Contiguous()):
+        memo = RefusalMemo(rule, most=20)
+        for _ in range(400):
+            free, size = int(rng.integers(0, 1 << 16)), int(rng.integers(1, 6))
+            for _ in range(2):  # the second time from the memory, when refused
+                got, want = memo.select(plat, free, size), rule.select(plat, free, size)
+                assert (got and got.cores) == (want and want.cores)
+            assert len(memo.refused) <= 20
 
 
 # ------------------------------------------------------------ Allocation

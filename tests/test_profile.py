@@ -242,11 +242,13 @@ class Recording:
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_placement_search_offers_the_same_holes_as_a_scan_of_every_candidate(seed):
+def test_placement_search_offers_the_same_holes_as_a_scan_of_every_candidate(seed, kernel_path):
+    # Both searches (compiled and Python, chosen when the profile is made).
     import random
     rng = random.Random(seed)
     plat = Platform.homogeneous(rng.choice([8, 16, 32]), clusters=rng.choice([1, 2, 4]))
     prof = PlacementProfile(0.0, plat)
+    assert (prof._search is None) == (kernel_path == "python")
     for _ in range(rng.randint(0, 40)):  # a busy plan: many steps, holes of every shape
         start = rng.choice([0.0, 0.5]) + rng.randint(0, 60)
         dur = rng.choice([0.5, 1.0, 3.0]) * rng.randint(1, 12)
@@ -272,3 +274,15 @@ def test_placement_search_offers_the_same_holes_as_a_scan_of_every_candidate(see
             assert got[0] == want[0]
             assert (got[1] and got[1].cores) == (want[1] and want[1].cores)
         assert got_s.offered == want_s.offered
+
+
+def test_placement_search_returns_the_start_it_was_given(kernel_path):
+    # The first candidate's start is max(not_before, times[0]): the very
+    # object given (an int stays an int), on both paths, as is the limit.
+    prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    start, alloc = prof.earliest_start(LowestIds(), 2, 5.0, 3)
+    assert type(start) is int and start == 3 and alloc.cores == (0, 1)
+    prof.reserve(3.0, 20.0, Allocation.of(prof.platform, [0, 1, 2]))
+    assert prof.earliest_start(LowestIds(), 2, 5.0, 3, limit=7) == (7, None)
+    start, _ = prof.earliest_start(LowestIds(), 2, 5.0, 3)
+    assert type(start) is float and start == 20.0

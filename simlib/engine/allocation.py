@@ -273,6 +273,10 @@ class AllocationStrategy:
             Bit mask of the candidate cores (bit ``i`` = core ``i`` is free).
         size : int
             Number of cores (processes) wanted, >= 1.
+
+        The answer must depend on these arguments only (no state that
+        changes between calls): a planner may remember a refusal
+        (:class:`RefusalMemo`).
         """
         raise NotImplementedError
 
@@ -293,6 +297,52 @@ class AllocationStrategy:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class RefusalMemo:
+    """A strict strategy whose refusals are remembered: a hole it refused is
+    refused again at once.
+
+    A conservative plan offers the same holes again and again (queued jobs
+    of one size scan the same candidate starts, and a rebuilt plan scans
+    them again at the next completion); paper D's *local* rule refuses most
+    of them, each after a look at every cluster. :meth:`select` answers as
+    the strategy does (its answer depends on its arguments only); accepted
+    holes are not remembered (their allocation is built each time). The
+    memory is emptied when it holds ``most`` refusals.
+
+    Examples
+    --------
+    >>> from simlib.platform import Platform
+    >>> p = Platform.homogeneous(8, clusters=2)
+    >>> memo = RefusalMemo(OneCluster())
+    >>> memo.select(p, 0b00111100, 3), memo.select(p, 0b00111100, 3), len(memo.refused)
+    (None, None, 1)
+    >>> memo.select(p, 0b11110000, 3).cores
+    (4, 5, 6)
+    """
+
+    __slots__ = ("strategy", "refused", "most")
+
+    def __init__(self, strategy: AllocationStrategy, most: int = 100_000) -> None:
+        self.strategy = strategy
+        self.refused: set[tuple[int, int]] = set()
+        self.most = most
+
+    def select(self, platform: Platform, free: int, size: int) -> Allocation | None:
+        key = (free, size)
+        refused = self.refused
+        if key in refused:
+            return None
+        alloc = self.strategy.select(platform, free, size)
+        if alloc is None:
+            if len(refused) >= self.most:
+                refused.clear()
+            refused.add(key)
+        return alloc
+
+    def __repr__(self) -> str:
+        return repr(self.strategy)
 
 
 class LowestIds(AllocationStrategy):
@@ -532,5 +582,5 @@ def make_rule(name: str) -> AllocationStrategy:
 
 
 __all__ = ["Allocation", "AllocationStrategy", "BestEffort", "Contiguous", "LowestIds",
-           "OneCluster", "PerCore", "RULES", "ids_of", "lowest_bits", "make_rule", "mask_of",
+           "OneCluster", "PerCore", "RULES", "RefusalMemo", "ids_of", "lowest_bits", "make_rule", "mask_of",
            "runs_of"]

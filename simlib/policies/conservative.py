@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import bisect
 
-from ..engine.allocation import RULES, Allocation, AllocationStrategy, make_rule
+from ..engine.allocation import RULES, Allocation, AllocationStrategy, RefusalMemo, make_rule
 from ..errors import ConfigError
 from . import kernels
 from .base import QueuePolicy
@@ -163,6 +163,9 @@ class Conservative(QueuePolicy):
             self._counts = (count_kernel() or CountSchedule)(0.0, sim.platform.cpus)
             return
         self.profile = PlacementProfile(0.0, sim.platform)
+        # What the searches call: a strict rule's refusals are remembered
+        # (the same holes come back at every completion).
+        self._choose = RefusalMemo(self.strategy) if self.strategy.strict else self.strategy
         self._held = {}
         widest = max((job.procs for job in sim.jobs), default=0)
         room = self.strategy.max_size(sim.platform)
@@ -183,7 +186,7 @@ class Conservative(QueuePolicy):
     def _find(self, job, now, limit=float("inf")):
         """``(start, allocation)``: the job's earliest reservation and the cores
         it holds then (its old allocation when the search stops at ``limit``)."""
-        start, alloc = self.profile.earliest_start(self.strategy, job.procs, job.requested_time,
+        start, alloc = self.profile.earliest_start(self._choose, job.procs, job.requested_time,
                                                    now, limit)
         if alloc is None:  # stopped at `limit`: the job keeps its allocation
             return start, self._held[job.idx]

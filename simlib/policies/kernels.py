@@ -7,7 +7,10 @@ built by ``pip install`` through ``setup.py``):
   queue and compression (:mod:`simlib.policies.conservative`), whose count
   profile also holds paper K's dedicated-job plan
   (:mod:`simlib.policies.dedicated`);
-* ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`).
+* ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`);
+* ``_placement_kernel``: the search of placement profiles
+  (:meth:`simlib.policies.profile.PlacementProfile.earliest_start`: paper
+  D's allocation rules, paper Z's plans).
 
 Each has a pure-Python twin that gives bit-identical results; paired tests
 run both. The ``SIMLIB_KERNELS`` environment variable chooses:
@@ -47,7 +50,7 @@ from ..errors import ConfigError
 KERNEL_ENV = "SIMLIB_KERNELS"
 KERNEL_MODES = ("auto", "compiled", "python")
 #: The compiled modules, by name in :mod:`simlib.policies`.
-KERNELS = ("_conservative_kernel", "_los_kernel")
+KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel")
 _HERE = Path(__file__).resolve().parent
 
 

@@ -24,6 +24,20 @@ import bisect
 from ..engine.allocation import Allocation, AllocationStrategy, ids_of
 from ..errors import SimulationError
 from ..platform import Platform
+from . import kernels
+
+#: Compiled kernels (:mod:`simlib.policies.kernels`) this module's profiles
+#: run on; their sources are code inputs of the pipeline's steps like the
+#: policies' own (:mod:`simlib.codedeps`).
+COMPILED_KERNELS = ("_placement_kernel",)
+
+
+def placement_search():
+    """The compiled :meth:`PlacementProfile.earliest_start`, or None for the
+    pure-Python path (chosen by ``SIMLIB_KERNELS``, see
+    :mod:`simlib.policies.kernels`)."""
+    module = kernels.load(COMPILED_KERNELS[0])
+    return None if module is None else module.earliest_start
 
 INF = float("inf")
 
@@ -479,7 +493,7 @@ class PlacementProfile(_Steps):
     (10.0, (0, 1, 2))
     """
 
-    __slots__ = ("times", "masks", "free", "total", "platform")
+    __slots__ = ("times", "masks", "free", "total", "platform", "_search")
 
     def __init__(self, now: float, platform: Platform) -> None:
         self.platform = platform
@@ -487,6 +501,9 @@ class PlacementProfile(_Steps):
         self.times = [now]
         self.masks = [(1 << self.total) - 1]
         self.free = [self.total]
+        #: The compiled search when there is one (same candidates, same holes
+        #: offered, same result), chosen when the profile is made.
+        self._search = placement_search()
 
     def _columns(self) -> tuple[list, ...]:
         return (self.masks, self.free)
@@ -603,6 +620,9 @@ class PlacementProfile(_Steps):
             When even the last step (every reservation over) has no hole the
             strategy accepts: the job can never be placed.
         """
+        search = self._search
+        if search is not None:
+            return search(self, strategy, size, duration, not_before, limit)
         times, masks, free = self.times, self.masks, self.free
         platform = self.platform
         n = len(times)
