@@ -45,7 +45,7 @@ def test_profile_examples():
     assert doctest.testmod(profile_module).failed == 0
 
 
-def test_placement_profile_reserve_release_hole_and_compact():
+def test_placement_profile_reserve_release_hole_and_compact(kernel_path):
     prof = PlacementProfile(0.0, D)
     a = Allocation.of(D, [1, 2])
     prof.reserve(2.0, 6.0, a)
@@ -161,7 +161,7 @@ def test_a_strategy_that_can_never_place_the_job_is_an_error():
         prof.earliest_start(OneCluster(), 5, 1.0, 0.0)
 
 
-def test_hole_given_back_is_the_hole_after_releasing_those_reservations():
+def test_hole_given_back_is_the_hole_after_releasing_those_reservations(kernel_path):
     # G-LOMARC-TS's _holes_without asks hole_given_back instead of releasing, asking and
     # reserving again: both must give the same hole on any plan.
     import random
@@ -248,7 +248,7 @@ def test_placement_search_offers_the_same_holes_as_a_scan_of_every_candidate(see
     rng = random.Random(seed)
     plat = Platform.homogeneous(rng.choice([8, 16, 32]), clusters=rng.choice([1, 2, 4]))
     prof = PlacementProfile(0.0, plat)
-    assert (prof._search is None) == (kernel_path == "python")
+    assert (prof._kernel is None) == (kernel_path == "python")
     for _ in range(rng.randint(0, 40)):  # a busy plan: many steps, holes of every shape
         start = rng.choice([0.0, 0.5]) + rng.randint(0, 60)
         dur = rng.choice([0.5, 1.0, 3.0]) * rng.randint(1, 12)
@@ -286,3 +286,66 @@ def test_placement_search_returns_the_start_it_was_given(kernel_path):
     assert prof.earliest_start(LowestIds(), 2, 5.0, 3, limit=7) == (7, None)
     start, _ = prof.earliest_start(LowestIds(), 2, 5.0, 3)
     assert type(start) is float and start == 20.0
+
+
+@pytest.mark.compiled_kernel
+@pytest.mark.parametrize("seed", range(12))
+def test_compiled_and_python_profiles_agree_operation_by_operation(seed, monkeypatch):
+    # The same random operations on a profile of each path: every answer,
+    # every error message and the lists after each operation are equal.
+    import random
+
+    from simlib.policies.kernels import KERNEL_ENV
+    profiles = []
+    for path in ("compiled", "python"):
+        monkeypatch.setenv(KERNEL_ENV, path)
+        profiles.append(PlacementProfile(0.0, Platform.homogeneous(24, clusters=3)))
+    assert profiles[0]._kernel is not None and profiles[1]._kernel is None
+    plat = profiles[0].platform
+    rng = random.Random(seed)
+    held = []
+
+    def on_both(method, *args):
+        out = []
+        for prof in profiles:
+            try:
+                got = getattr(prof, method)(*args)
+                if method == "earliest_start":
+                    got = (got[0], got[1] and got[1].cores)
+                out.append(("ok", got))
+            except SimulationError as exc:
+                out.append(("error", str(exc)))
+        assert out[0] == out[1]
+        assert [(p.times, p.masks, p.free) for p in profiles][0] == \
+            [(p.times, p.masks, p.free) for p in profiles][1]
+        return out[0]
+
+    for _ in range(150):
+        kind = rng.choice(["reserve", "reserve", "release", "hole", "given", "search", "advance"])
+        start = rng.choice([0.0, 0.5]) + rng.randint(0, 40)
+        dur = rng.choice([1e-9, 0.5, 2.0, 7.0]) * rng.randint(1, 8)
+        alloc = Allocation.of(plat, rng.sample(range(24), rng.randint(1, 8)))
+        if kind == "reserve":  # may fail (a core already taken): both fail alike
+            if on_both("reserve", start, start + dur, alloc)[0] == "ok":
+                held.append((start, start + dur, alloc))
+        elif kind == "release":
+            if held and rng.random() < 0.8:
+                s0, e0, a0 = held.pop(rng.randrange(len(held)))
+                s0 = max(s0, profiles[0].times[0])
+                if e0 > s0:
+                    on_both("release", s0, e0, a0)
+            else:  # releasing cores that are free: an error on both
+                on_both("release", start, start + dur, alloc)
+        elif kind == "hole":
+            on_both("hole", start, dur)
+        elif kind == "given":
+            given = [(max(s0, start), e0, a0.mask) for s0, e0, a0 in held if rng.random() < 0.3]
+            on_both("hole_given_back", start, dur, [g for g in given if g[1] > g[0]])
+        elif kind == "search":
+            rule = rng.choice([LowestIds, Contiguous, OneCluster])
+            size, limit = rng.randint(1, 8), rng.choice([float("inf"), start + 9])
+            on_both("earliest_start", rule(), size, dur, start, limit)
+        else:
+            now = profiles[0].times[0] + rng.randint(0, 3)
+            on_both("advance", now)
+            held = [(s0, e0, a0) for s0, e0, a0 in held if e0 > now]

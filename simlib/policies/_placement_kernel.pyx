@@ -117,3 +117,121 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
                                   f"{platform.name} ({profile.total} cores)")
         start = time_at(times, i)
     return limit, None
+
+
+cdef inline Py_ssize_t step_of(list times, Py_ssize_t n, double t):
+    """``max(bisect_right(times, t) - 1, 0)``: the step holding ``t``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < time_at(times, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1 if lo > 0 else 0
+
+
+def hole(profile, double start, double duration):
+    """``PlacementProfile.hole(start, duration)``.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import Allocation
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> prof.reserve(5.0, 10.0, Allocation.of(prof.platform, [0, 1]))
+    >>> bin(hole(prof, 0.0, 5.0)), bin(hole(prof, 0.0, 6.0))
+    ('0b1111', '0b1100')
+    """
+    cdef list times = profile.times
+    cdef list masks = profile.masks
+    cdef Py_ssize_t n = PyList_GET_SIZE(times)
+    cdef Py_ssize_t i = step_of(times, n, start)
+    cdef double end = start + duration
+    m = <object>PyList_GET_ITEM(masks, i)
+    i += 1
+    while i < n and time_at(times, i) < end:
+        m = m & <object>PyList_GET_ITEM(masks, i)
+        i += 1
+    return m
+
+
+cdef inline object piece(list masks, Py_ssize_t k, double t, list given):
+    """The cores free at ``t`` (in step ``k``) or held then by a given reservation."""
+    m = <object>PyList_GET_ITEM(masks, k)
+    cdef double frm, to
+    for g in given:
+        frm, to = g[0], g[1]
+        if frm <= t < to:
+            m = m | g[2]
+    return m
+
+
+def hole_given_back(profile, double start, double duration, given):
+    """``PlacementProfile.hole_given_back(start, duration, given)``.
+
+    The window's pieces start at ``start``, at each breakpoint inside it and
+    at each given reservation's ends inside it, as in the Python path (a
+    time met twice only repeats an ``&``).
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import Allocation
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> prof.reserve(0.0, 10.0, Allocation.of(prof.platform, [0, 1]))
+    >>> prof.reserve(10.0, 20.0, Allocation.of(prof.platform, [2]))
+    >>> bin(hole_given_back(prof, 0.0, 15.0, [(0.0, 10.0, 0b11), (10.0, 20.0, 0b100)]))
+    '0b1111'
+    """
+    cdef list times = profile.times
+    cdef list masks = profile.masks
+    cdef list gl = list(given)
+    cdef Py_ssize_t n = PyList_GET_SIZE(times)
+    cdef Py_ssize_t i = step_of(times, n, start), k
+    cdef double end = start + duration, t, frm, to
+    h = piece(masks, i, start, gl)
+    k = i + 1
+    while k < n:
+        t = time_at(times, k)
+        if t >= end:
+            break
+        h = h & piece(masks, k, t, gl)
+        k += 1
+    for g in gl:
+        frm, to = g[0], g[1]
+        if start < frm < end:
+            h = h & piece(masks, step_of(times, n, frm), frm, gl)
+        if start < to < end:
+            h = h & piece(masks, step_of(times, n, to), to, gl)
+    return h
+
+
+def flip_steps(profile, Py_ssize_t i, Py_ssize_t j, m, long count, expected):
+    """The loop of ``PlacementProfile._flip``: steps ``i .. j-1`` get ``m`` flipped
+    and ``count`` taken from their free count, in order; returns -1, or the
+    first step where ``masks[k] & m`` is not ``expected`` (left unflipped,
+    with the steps before it flipped, for the caller to report).
+
+    Examples
+    --------
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> flip_steps(prof, 0, 1, 0b11, 2, 0b11), bin(prof.masks[0]), prof.free
+    (-1, '0b1100', [2])
+    >>> flip_steps(prof, 0, 1, 0b11, 2, 0b11)   # already taken
+    0
+    """
+    cdef list masks = profile.masks
+    cdef list free = profile.free
+    cdef Py_ssize_t k
+    for k in range(i, j):
+        cur = <object>PyList_GET_ITEM(masks, k)
+        if (cur & m) != expected:
+            return k
+        masks[k] = cur ^ m
+        free[k] = free_at(free, k) - count
+    return -1

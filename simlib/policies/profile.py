@@ -32,12 +32,11 @@ from . import kernels
 COMPILED_KERNELS = ("_placement_kernel",)
 
 
-def placement_search():
-    """The compiled :meth:`PlacementProfile.earliest_start`, or None for the
-    pure-Python path (chosen by ``SIMLIB_KERNELS``, see
+def placement_kernel():
+    """The compiled core of :class:`PlacementProfile` (a module), or None for
+    the pure-Python path (chosen by ``SIMLIB_KERNELS``, see
     :mod:`simlib.policies.kernels`)."""
-    module = kernels.load(COMPILED_KERNELS[0])
-    return None if module is None else module.earliest_start
+    return kernels.load(COMPILED_KERNELS[0])
 
 INF = float("inf")
 
@@ -493,7 +492,7 @@ class PlacementProfile(_Steps):
     (10.0, (0, 1, 2))
     """
 
-    __slots__ = ("times", "masks", "free", "total", "platform", "_search")
+    __slots__ = ("times", "masks", "free", "total", "platform", "_kernel")
 
     def __init__(self, now: float, platform: Platform) -> None:
         self.platform = platform
@@ -501,9 +500,9 @@ class PlacementProfile(_Steps):
         self.times = [now]
         self.masks = [(1 << self.total) - 1]
         self.free = [self.total]
-        #: The compiled search when there is one (same candidates, same holes
-        #: offered, same result), chosen when the profile is made.
-        self._search = placement_search()
+        #: The compiled core when there is one (the same operations on the
+        #: same lists, the same results), chosen when the profile is made.
+        self._kernel = placement_kernel()
 
     def _columns(self) -> tuple[list, ...]:
         return (self.masks, self.free)
@@ -538,6 +537,11 @@ class PlacementProfile(_Steps):
         m, n = alloc.mask, len(alloc)
         expected, n = (m, n) if taking else (0, -n)
         masks, free = self.masks, self.free
+        if self._kernel is not None:
+            k = self._kernel.flip_steps(self, i, j, m, n, expected)
+            if k < 0:
+                return
+            i, j = k, k + 1  # the step to report, below (the ones before it are flipped)
         for k in range(i, j):
             # Reserving: the cores of m not free; releasing: those already free.
             wrong = (masks[k] & m) ^ expected
@@ -550,6 +554,8 @@ class PlacementProfile(_Steps):
 
     def hole(self, start: float, duration: float) -> int:
         """Bit mask of the cores free during all of ``[start, start+duration)``."""
+        if self._kernel is not None:
+            return self._kernel.hole(self, start, duration)
         times, masks = self.times, self.masks
         i = max(bisect.bisect_right(times, start) - 1, 0)
         end = start + duration
@@ -581,6 +587,8 @@ class PlacementProfile(_Steps):
         >>> bin(prof.hole_given_back(0.0, 15.0, [(0.0, 10.0, 0b11), (10.0, 20.0, 0b100)]))
         '0b1111'
         """
+        if self._kernel is not None:
+            return self._kernel.hole_given_back(self, start, duration, given)
         times, masks = self.times, self.masks
         end = start + duration
         i = max(bisect.bisect_right(times, start) - 1, 0)
@@ -620,9 +628,8 @@ class PlacementProfile(_Steps):
             When even the last step (every reservation over) has no hole the
             strategy accepts: the job can never be placed.
         """
-        search = self._search
-        if search is not None:
-            return search(self, strategy, size, duration, not_before, limit)
+        if self._kernel is not None:
+            return self._kernel.earliest_start(self, strategy, size, duration, not_before, limit)
         times, masks, free = self.times, self.masks, self.free
         platform = self.platform
         n = len(times)
