@@ -15,7 +15,7 @@ import pytest
 
 import simlib.engine.allocation as allocation
 from simlib.engine.allocation import (Allocation, BestEffort, Contiguous, LowestIds, OneCluster,
-                                      PerCore, RefusalMemo, ids_of, lowest_bits, make_rule, mask_of,
+                                      PerCore, PlanChoice, ids_of, lowest_bits, make_rule, mask_of,
                                       runs_of)
 from simlib.engine.job import WAITING, Job
 from simlib.engine.simulator import Simulator
@@ -59,17 +59,18 @@ def test_lowest_bits_keeps_the_k_lowest_ids_of_random_masks():
             assert ids_of(lowest_bits(mask_of(ids), k)) == ids[:k], (ids, k)
 
 
-def test_refusal_memo_answers_as_its_strategy_and_stays_bounded():
+def test_plan_choice_answers_as_its_strategy_and_stays_bounded():
     plat = Platform.homogeneous(16, clusters=4)
     rng = np.random.default_rng(3)
-    for rule in (OneCluster(), Contiguous()):
-        memo = RefusalMemo(rule, most=20)
+    for rule in (OneCluster(), Contiguous(), LowestIds(), make_rule("best_effort_local")):
+        choice = PlanChoice(rule, most=20)
         for _ in range(400):
             free, size = int(rng.integers(0, 1 << 16)), int(rng.integers(1, 6))
             for _ in range(2):  # the second time from the memory, when refused
-                got, want = memo.select(plat, free, size), rule.select(plat, free, size)
-                assert (got and got.cores) == (want and want.cores)
-            assert len(memo.refused) <= 20
+                got, want = choice.select(plat, free, size), rule.select(plat, free, size)
+                assert (got and list(got)) == (want and list(want.cores))
+                assert rule.select_mask(plat, free, size) == (want and want.mask)
+            assert len(choice.refused) <= 20
 
 
 # ------------------------------------------------------------ Allocation

@@ -280,6 +280,17 @@ class AllocationStrategy:
         """
         raise NotImplementedError
 
+    def select_mask(self, platform: Platform, free: int, size: int) -> int | None:
+        """The bit mask of the cores :meth:`select` would give, or None.
+
+        Plans that are rebuilt often (conservative backfilling in placement
+        mode) ask this and build an :class:`Allocation` only for a job that
+        starts. The rules below compute the mask first, so theirs costs no
+        more; a strategy that only implements :meth:`select` gets this one.
+        """
+        alloc = self.select(platform, free, size)
+        return None if alloc is None else alloc.mask
+
     def choose(self, platform: Platform, free_ids: Iterable[int], size: int) -> Allocation | None:
         """:meth:`select` with candidates given as core ids.
 
@@ -299,27 +310,55 @@ class AllocationStrategy:
         return f"{type(self).__name__}()"
 
 
-class RefusalMemo:
-    """A strict strategy whose refusals are remembered: a hole it refused is
-    refused again at once.
+class Planned:
+    """Cores chosen in a plan that may be rebuilt before the job starts: the
+    mask and the count that :class:`~simlib.policies.profile.PlacementProfile`
+    reads, the core ids (in increasing order) when iterated. An
+    :class:`Allocation` is only worth building for a job that starts.
+
+    Examples
+    --------
+    >>> p = Planned(0b1101)
+    >>> len(p), list(p), p
+    (3, [0, 2, 3], Planned(0b1101))
+    """
+
+    __slots__ = ("mask", "size")
+
+    def __init__(self, mask: int) -> None:
+        self.mask = mask
+        self.size = mask.bit_count()
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self):
+        return iter(ids_of(self.mask))
+
+    def __repr__(self) -> str:
+        return f"Planned({bin(self.mask)})"
+
+
+class PlanChoice:
+    """A strategy as a plan's searches ask it: its choice as :class:`Planned`
+    cores (:meth:`AllocationStrategy.select_mask`), its refusals remembered.
 
     A conservative plan offers the same holes again and again (queued jobs
     of one size scan the same candidate starts, and a rebuilt plan scans
     them again at the next completion); paper D's *local* rule refuses most
-    of them, each after a look at every cluster. :meth:`select` answers as
-    the strategy does (its answer depends on its arguments only); accepted
-    holes are not remembered (their allocation is built each time). The
-    memory is emptied when it holds ``most`` refusals.
+    of them, each after a look at every cluster. A refused hole is refused
+    again at once (the answer depends on the arguments only); the memory is
+    emptied when it holds ``most`` refusals.
 
     Examples
     --------
     >>> from simlib.platform import Platform
     >>> p = Platform.homogeneous(8, clusters=2)
-    >>> memo = RefusalMemo(OneCluster())
-    >>> memo.select(p, 0b00111100, 3), memo.select(p, 0b00111100, 3), len(memo.refused)
+    >>> choice = PlanChoice(OneCluster())
+    >>> choice.select(p, 0b00111100, 3), choice.select(p, 0b00111100, 3), len(choice.refused)
     (None, None, 1)
-    >>> memo.select(p, 0b11110000, 3).cores
-    (4, 5, 6)
+    >>> choice.select(p, 0b11110000, 3)
+    Planned(0b1110000)
     """
 
     __slots__ = ("strategy", "refused", "most")
@@ -329,17 +368,18 @@ class RefusalMemo:
         self.refused: set[tuple[int, int]] = set()
         self.most = most
 
-    def select(self, platform: Platform, free: int, size: int) -> Allocation | None:
+    def select(self, platform: Platform, free: int, size: int) -> Planned | None:
         key = (free, size)
         refused = self.refused
         if key in refused:
             return None
-        alloc = self.strategy.select(platform, free, size)
-        if alloc is None:
+        mask = self.strategy.select_mask(platform, free, size)
+        if mask is None:
             if len(refused) >= self.most:
                 refused.clear()
             refused.add(key)
-        return alloc
+            return None
+        return Planned(mask)
 
     def __repr__(self) -> str:
         return repr(self.strategy)
@@ -360,9 +400,13 @@ class LowestIds(AllocationStrategy):
     name = "basic"
 
     def select(self, platform, free, size):
+        mask = self.select_mask(platform, free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def select_mask(self, platform, free, size):
         if free.bit_count() < size:
             return None
-        return Allocation.from_mask(platform, lowest_bits(free, size))
+        return lowest_bits(free, size)
 
 
 class Contiguous(AllocationStrategy):
@@ -382,11 +426,15 @@ class Contiguous(AllocationStrategy):
     strict = True
 
     def select(self, platform, free, size):
+        mask = self.select_mask(platform, free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def select_mask(self, platform, free, size):
         starts = runs_of(free, size)
         if not starts:
             return None
         first = (starts & -starts).bit_length() - 1
-        return Allocation.from_mask(platform, ((1 << size) - 1) << first)
+        return ((1 << size) - 1) << first
 
 
 class OneCluster(AllocationStrategy):
@@ -411,6 +459,10 @@ class OneCluster(AllocationStrategy):
     strict = True
 
     def select(self, platform, free, size):
+        mask = self.select_mask(platform, free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def select_mask(self, platform, free, size):
         lay = self.layout(platform)
         best, best_sum = None, None
         for cmask in lay.cluster_masks:
@@ -419,11 +471,11 @@ class OneCluster(AllocationStrategy):
                 continue
             chosen = lowest_bits(mine, size)
             if lay.cluster_ordered:
-                return Allocation.from_mask(platform, chosen)
+                return chosen
             s = sum(ids_of(chosen))
             if best is None or s < best_sum:
                 best, best_sum = chosen, s
-        return None if best is None else Allocation.from_mask(platform, best)
+        return best
 
     def max_size(self, platform):
         return max(m.bit_count() for m in self.layout(platform).cluster_masks)
@@ -454,6 +506,10 @@ class BestEffort(AllocationStrategy):
     def select(self, platform, free, size):
         got = self.preferred.select(platform, free, size)
         return got if got is not None else self.fallback.select(platform, free, size)
+
+    def select_mask(self, platform, free, size):
+        got = self.preferred.select_mask(platform, free, size)
+        return got if got is not None else self.fallback.select_mask(platform, free, size)
 
     def max_size(self, platform):
         return max(self.preferred.max_size(platform), self.fallback.max_size(platform))
@@ -582,5 +638,5 @@ def make_rule(name: str) -> AllocationStrategy:
 
 
 __all__ = ["Allocation", "AllocationStrategy", "BestEffort", "Contiguous", "LowestIds",
-           "OneCluster", "PerCore", "RULES", "RefusalMemo", "ids_of", "lowest_bits", "make_rule", "mask_of",
-           "runs_of"]
+           "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES", "ids_of", "lowest_bits",
+           "make_rule", "mask_of", "runs_of"]

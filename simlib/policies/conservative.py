@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import bisect
 
-from ..engine.allocation import RULES, Allocation, AllocationStrategy, RefusalMemo, make_rule
+from ..engine.allocation import RULES, AllocationStrategy, PlanChoice, Planned, ids_of, make_rule
 from ..errors import ConfigError
 from . import kernels
 from .base import QueuePolicy
@@ -154,7 +154,7 @@ class Conservative(QueuePolicy):
         super().attach(sim)
         self._wakeups: set[float] = set()
         #: Planned or running allocation of each job, placement mode only.
-        self._held: dict[int, Allocation] | None = None
+        self._held: dict[int, Planned] | None = None
         #: Count-based planning: the profile and the queued reservations
         #: (compiled or pure Python, see :func:`count_kernel`); None in
         #: placement mode.
@@ -163,9 +163,10 @@ class Conservative(QueuePolicy):
             self._counts = (count_kernel() or CountSchedule)(0.0, sim.platform.cpus)
             return
         self.profile = PlacementProfile(0.0, sim.platform)
-        # What the searches call: a strict rule's refusals are remembered
-        # (the same holes come back at every completion).
-        self._choose = RefusalMemo(self.strategy) if self.strategy.strict else self.strategy
+        # What the searches call: the rule's choice as a mask (a plan is
+        # rebuilt at completions, most of its choices never start), its
+        # refusals remembered (the same holes come back at every completion).
+        self._choose = PlanChoice(self.strategy)
         self._held = {}
         widest = max((job.procs for job in sim.jobs), default=0)
         room = self.strategy.max_size(sim.platform)
@@ -253,7 +254,7 @@ class Conservative(QueuePolicy):
         for job in self.queue:
             if job.data <= now:
                 # Exactly the planned cores: they are free, the profile says so.
-                sim.start(job, ids=held[job.idx])
+                sim.start(job, ids=ids_of(held[job.idx].mask))
                 started = True
             elif job.data < next_start:
                 next_start = job.data
