@@ -322,19 +322,19 @@ def test_without_cases_2_and_3_the_head_waits_for_whole_nodes():
 
 
 def test_checked_plans_choose_the_units_the_kept_plans_do():
-    # _replan places jobs through _CheckedChoice (masks only) and builds the
+    # _replan places jobs through a PlanChoice (masks only) and builds the
     # Allocations of a kept plan from those masks: the same as WholeNodes.select.
     import random
 
+    from simlib.engine.allocation import PlanChoice
     from simlib.platform import Platform
-    from simlib.policies.glomarc_ts import _CheckedChoice
     from simlib.policies.scojo_pect import WholeNodes
     p = Platform.homogeneous(256, cores_per_node=2)
     whole = WholeNodes(2)
     rng = random.Random(0)
     for _ in range(300):
         free, size = rng.getrandbits(256), 2 * rng.randint(1, 80)
-        got, want = _CheckedChoice(whole).select(p, free, size), whole.select(p, free, size)
+        got, want = PlanChoice(whole).select(p, free, size), whole.select(p, free, size)
         assert (got is None) == (want is None)
         if want is not None:
             assert (got.mask, len(got)) == (want.mask, len(want))

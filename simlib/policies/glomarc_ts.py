@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.allocation import Allocation, ids_of, lowest_bits
+from ..engine.allocation import Allocation, PlanChoice, ids_of, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError
 from .profile import PlacementProfile
-from .scojo_pect import ScojoPECT, WholeNodes, _release, self_slowdown
+from .scojo_pect import ScojoPECT, _release, self_slowdown
 
 __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
            "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
@@ -320,34 +320,6 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
 
 
 # ------------------------------------------------------------------ the policy
-class _CheckedUnits:
-    """Units reserved in a plan that is only checked: the mask and count that
-    :class:`PlacementProfile` reads. Most rebuilt plans fail the fairness
-    check (step 6); an :class:`Allocation` is built only for a plan kept."""
-
-    __slots__ = ("mask", "size")
-
-    def __init__(self, mask: int) -> None:
-        self.mask = mask
-        self.size = mask.bit_count()
-
-    def __len__(self) -> int:
-        return self.size
-
-
-class _CheckedChoice:
-    """The policy's node choice (:class:`WholeNodes`) giving :class:`_CheckedUnits`:
-    the same units as its ``select``, which is ``Allocation.from_mask`` of
-    the same ``select_mask``."""
-
-    def __init__(self, whole: WholeNodes) -> None:
-        self.whole = whole
-
-    def select(self, platform, free, size):
-        mask = self.whole.select_mask(self.whole.total_of(platform), free, size)
-        return None if mask is None else _CheckedUnits(mask)
-
-
 #: The variants of §5.1 as formation switches (SSP is the space-sharing policy).
 VARIANTS: dict[str, dict] = {
     "GLTS": {},
@@ -461,7 +433,9 @@ class GLomarcTS(ScojoPECT):
         self.case2 = 0
         self._head = None
         self._plan_base: dict[tuple, PlacementProfile] = {}
-        self._checked_choice = _CheckedChoice(self.node_choice)
+        # Rebuilt plans are only checked (most fail step 6): masks, not
+        # Allocations, and the node choice's refusals remembered.
+        self._checked_choice = PlanChoice(self.node_choice)
         #: first unit of every node (whole-node tests)
         self._unit_firsts = self.node_choice._firsts(self.unit_platform.cpus)
         #: (primary idx, waiting job idx) -> None when step 1 refuses the pair,

@@ -191,7 +191,7 @@ class WholeNodes(LowestIds):
         self.units = units
 
     def select(self, platform, free, size):
-        mask = self.select_mask(self.total_of(platform), free, size)
+        mask = self.select_mask(platform, free, size)
         return None if mask is None else Allocation.from_mask(platform, mask)
 
     def total_of(self, platform: Platform) -> int:
@@ -202,19 +202,19 @@ class WholeNodes(LowestIds):
             cached = self._total = (platform, platform.cpus)
         return cached[1]
 
-    def select_mask(self, total: int, free: int, size: int) -> int | None:
-        """The mask :meth:`select` chooses among ``total`` units (None: too few
-        whole nodes free), without building the allocation (plans that are
-        only checked, not kept, need no more).
+    def select_mask(self, platform, free, size):
+        """The mask :meth:`select` chooses (None: too few whole nodes free),
+        without building the allocation (plans that are only checked, not
+        kept, need no more).
 
-        >>> bin(WholeNodes(2).select_mask(8, 0b11110110, 4))
+        >>> bin(WholeNodes(2).select_mask(Platform.homogeneous(8), 0b11110110, 4))
         '0b11110000'
         """
         u = self.units
         whole = free
         for k in range(1, u):
             whole &= free >> k
-        whole &= self._firsts(total)  # bit u*n set: node n entirely free
+        whole &= self._firsts(self.total_of(platform))  # bit u*n set: node n entirely free
         if whole.bit_count() * u < size:
             return None
         # The lowest nodes (LowestIds on their first units), each with its u
