@@ -55,6 +55,13 @@ def test_policy_files_include_compiled_kernel_sources():
     assert {"policies/conservative.py", kernel} <= names(policy_files(POLICIES["conservative"]))
     assert kernel not in names(policy_files(POLICIES["easy"]))
     assert "policies/_los_kernel.pyx" in names(policy_files(POLICIES["delayed_los"]))
+    # The placement search: for the policies that plan on placement profiles,
+    # not for those that only use profile.py's count profiles.
+    placement = "policies/_placement_kernel.pyx"
+    for name in ("conservative", "scojo_pect", "glomarc_ts"):
+        assert placement in names(policy_files(POLICIES[name])), name
+    for name in ("easy", "easy_d", "los_d", "hybrid_los"):
+        assert placement not in names(policy_files(POLICIES[name])), name
 
 
 def test_module_file_matches_find_spec_without_importing():

@@ -286,6 +286,22 @@ def test_placement_search_returns_the_start_it_was_given(kernel_path):
     assert prof.earliest_start(LowestIds(), 2, 5.0, 3, limit=7) == (7, None)
     start, _ = prof.earliest_start(LowestIds(), 2, 5.0, 3)
     assert type(start) is float and start == 20.0
+    # A later candidate's start is the profile's own breakpoint object.
+    prof = PlacementProfile(0, Platform.homogeneous(4))
+    prof.reserve(0, 20, Allocation.of(prof.platform, [0, 1, 2]))
+    start, _ = prof.earliest_start(LowestIds(), 2, 5, 0)
+    assert type(start) is int and start == 20
+
+
+def test_placement_profiles_copy_and_pickle(kernel_path):
+    import copy
+    import pickle
+    prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    prof.reserve(0.0, 10.0, Allocation.of(prof.platform, [0, 1]))
+    for twin in (copy.deepcopy(prof), pickle.loads(pickle.dumps(prof))):
+        assert (twin.times, twin.masks, twin.free) == (prof.times, prof.masks, prof.free)
+        assert (twin._kernel is None) == (prof._kernel is None)
+        assert twin.hole(0.0, 5.0) == prof.hole(0.0, 5.0) == 0b1100
 
 
 @pytest.mark.compiled_kernel

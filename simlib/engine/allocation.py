@@ -276,7 +276,7 @@ class AllocationStrategy:
 
         The answer must depend on these arguments only (no state that
         changes between calls): a planner may remember a refusal
-        (:class:`RefusalMemo`).
+        (:class:`PlanChoice`).
         """
         raise NotImplementedError
 
@@ -308,6 +308,38 @@ class AllocationStrategy:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+def mask_selector(strategy: AllocationStrategy):
+    """``strategy``'s choice as a mask: ``(platform, free, size) -> int | None``.
+
+    Its :meth:`~AllocationStrategy.select_mask` when that is defined in the
+    class that defines its ``select`` or below (the same rule), else the mask
+    of what ``select`` returns: a subclass that redefines only ``select`` is
+    not planned with its parent's mask.
+
+    Examples
+    --------
+    >>> from simlib.platform import Platform
+    >>> class Highest(LowestIds):          # redefines select only
+    ...     def select(self, platform, free, size):
+    ...         return Allocation.from_mask(platform, 1 << (free.bit_length() - 1))
+    >>> p = Platform.homogeneous(8)
+    >>> mask_selector(LowestIds())(p, 0b1010, 1), mask_selector(Highest())(p, 0b1010, 1)
+    (2, 8)
+    """
+    mro = type(strategy).__mro__
+
+    def owner(name):
+        return next(k for k in mro if name in vars(k))
+
+    if issubclass(owner("select_mask"), owner("select")):
+        return strategy.select_mask
+
+    def via_select(platform, free, size):
+        alloc = strategy.select(platform, free, size)
+        return None if alloc is None else alloc.mask
+    return via_select
 
 
 class Planned:
@@ -361,19 +393,20 @@ class PlanChoice:
     Planned(0b1110000)
     """
 
-    __slots__ = ("strategy", "refused", "most")
+    __slots__ = ("strategy", "refused", "most", "_mask")
 
     def __init__(self, strategy: AllocationStrategy, most: int = 100_000) -> None:
         self.strategy = strategy
         self.refused: set[tuple[int, int]] = set()
         self.most = most
+        self._mask = mask_selector(strategy)
 
     def select(self, platform: Platform, free: int, size: int) -> Planned | None:
         key = (free, size)
         refused = self.refused
         if key in refused:
             return None
-        mask = self.strategy.select_mask(platform, free, size)
+        mask = self._mask(platform, free, size)
         if mask is None:
             if len(refused) >= self.most:
                 refused.clear()
@@ -502,14 +535,16 @@ class BestEffort(AllocationStrategy):
         self.preferred = preferred
         self.fallback = fallback if fallback is not None else LowestIds()
         self.name = f"best_effort_{preferred.name}"
+        self._masks = (mask_selector(self.preferred), mask_selector(self.fallback))
 
     def select(self, platform, free, size):
         got = self.preferred.select(platform, free, size)
         return got if got is not None else self.fallback.select(platform, free, size)
 
     def select_mask(self, platform, free, size):
-        got = self.preferred.select_mask(platform, free, size)
-        return got if got is not None else self.fallback.select_mask(platform, free, size)
+        preferred, fallback = self._masks
+        got = preferred(platform, free, size)
+        return got if got is not None else fallback(platform, free, size)
 
     def max_size(self, platform):
         return max(self.preferred.max_size(platform), self.fallback.max_size(platform))
@@ -639,4 +674,4 @@ def make_rule(name: str) -> AllocationStrategy:
 
 __all__ = ["Allocation", "AllocationStrategy", "BestEffort", "Contiguous", "LowestIds",
            "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES", "ids_of", "lowest_bits",
-           "make_rule", "mask_of", "runs_of"]
+           "make_rule", "mask_of", "mask_selector", "runs_of"]

@@ -74,6 +74,7 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
     # the Python path returns it).
     first = not_before if nb >= time_at(times, i) else <object>PyList_GET_ITEM(times, i)
     start = first
+    cand = first  # the candidate start as the Python path holds it (its type kept)
     # `window`: the cores free on every step i .. j-1 (-1 when j == i).
     window = -1
     j = i
@@ -84,7 +85,7 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
                 # The window covers [start, end): offer its hole.
                 alloc = strategy.select(platform, window, size)
                 if alloc is not None:
-                    return (first if start == <double>first else start), alloc
+                    return cand, alloc
                 i += 1  # hole rejected by the strategy: the next start
                 window = -1
                 j = i
@@ -115,7 +116,8 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
         if i >= n:
             raise SimulationError(f"{strategy!r} can never place {size} cores on "
                                   f"{platform.name} ({profile.total} cores)")
-        start = time_at(times, i)
+        cand = <object>PyList_GET_ITEM(times, i)
+        start = cand
     return limit, None
 
 

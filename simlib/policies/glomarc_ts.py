@@ -438,11 +438,12 @@ class GLomarcTS(ScojoPECT):
         self._checked_choice = PlanChoice(self.node_choice)
         #: first unit of every node (whole-node tests)
         self._unit_firsts = self.node_choice._firsts(self.unit_platform.cpus)
-        #: (primary idx, waiting job idx) -> None when step 1 refuses the pair,
-        #: else (SL_cos of the primary with the job, the job as a matched
-        #: Member, its nodes): fixed per pair, and a primary meets the same
-        #: waiting jobs round after round.
-        self._pairs: dict[tuple[int, int], tuple[float, Member, int] | None] = {}
+        #: primary idx -> {waiting job idx -> None when step 1 refuses the
+        #: pair, else (SL_cos of the primary with the job, the job as a
+        #: matched Member, its nodes)}: fixed per pair, and a primary meets
+        #: the same waiting jobs round after round. A job's own entry goes
+        #: when it ends.
+        self._pairs: dict[int, dict[int, tuple[float, Member, int] | None]] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -596,14 +597,14 @@ class GLomarcTS(ScojoPECT):
         both ways, as candidates (FCFS rank ``order``, at their own
         coscheduling PPN), and the primary's SL_cos with each, by key."""
         max_sl = self.params["max_sl"]
-        pairs = self._pairs
-        p = primary.idx
+        pairs = self._pairs.get(primary.idx)
+        if pairs is None:
+            pairs = self._pairs[primary.idx] = {}
         cands, sl_a = [], {}
         for order, j in enumerate(waiting):
-            key = (p, j.idx)
-            pair = pairs.get(key, False)
+            pair = pairs.get(j.idx, False)
             if pair is False:
-                pair = pairs[key] = self._pair(primary, j, max_sl)
+                pair = pairs[j.idx] = self._pair(primary, j, max_sl)
             if pair is None:
                 continue
             ab, member, nodes = pair
@@ -1018,6 +1019,7 @@ class GLomarcTS(ScojoPECT):
 
     def _finish(self, job, now):
         super()._finish(job, now)
+        self._pairs.pop(job.idx, None)
         gid = self.group_of.pop(job.idx, None)
         if gid is None or gid not in self.groups:
             return

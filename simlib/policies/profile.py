@@ -26,17 +26,18 @@ from ..errors import SimulationError
 from ..platform import Platform
 from . import kernels
 
-#: Compiled kernels (:mod:`simlib.policies.kernels`) this module's profiles
-#: run on; their sources are code inputs of the pipeline's steps like the
-#: policies' own (:mod:`simlib.codedeps`).
-COMPILED_KERNELS = ("_placement_kernel",)
+#: The compiled core of :class:`PlacementProfile`. The policies that plan on
+#: placement profiles name it in their ``COMPILED_KERNELS`` (so its source is
+#: a code input of their pipeline steps, :mod:`simlib.codedeps`), not this
+#: module, which count-based policies import too.
+PLACEMENT_KERNEL = "_placement_kernel"
 
 
 def placement_kernel():
     """The compiled core of :class:`PlacementProfile` (a module), or None for
     the pure-Python path (chosen by ``SIMLIB_KERNELS``, see
     :mod:`simlib.policies.kernels`)."""
-    return kernels.load(COMPILED_KERNELS[0])
+    return kernels.load(PLACEMENT_KERNEL)
 
 INF = float("inf")
 
@@ -502,6 +503,15 @@ class PlacementProfile(_Steps):
         self.free = [self.total]
         #: The compiled core when there is one (the same operations on the
         #: same lists, the same results), chosen when the profile is made.
+        self._kernel = placement_kernel()
+
+    def __getstate__(self):
+        # A module does not pickle: copies choose their core again.
+        return {k: getattr(self, k) for k in self.__slots__ if k != "_kernel"}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            setattr(self, k, v)
         self._kernel = placement_kernel()
 
     def _columns(self) -> tuple[list, ...]:

@@ -70,7 +70,10 @@ from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
 from .base import Policy
-from .profile import PlacementProfile
+from .profile import PLACEMENT_KERNEL, PlacementProfile
+
+#: Compiled kernels the policy's plans run on (:mod:`simlib.codedeps`).
+COMPILED_KERNELS = (PLACEMENT_KERNEL,)
 
 #: The job types, in slice order; the index is the virtual machine's ledger layer.
 TYPES = ("short", "medium", "long")
