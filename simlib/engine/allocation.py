@@ -310,6 +310,19 @@ class AllocationStrategy:
         return f"{type(self).__name__}()"
 
 
+class MaskRule(AllocationStrategy):
+    """A strategy whose rule chooses a mask (:meth:`select_mask`, which
+    subclasses implement); :meth:`select` builds the :class:`Allocation`.
+    Paper D's rules and paper Z's placements are written this way."""
+
+    def select(self, platform, free, size):
+        mask = self.select_mask(platform, free, size)
+        return None if mask is None else Allocation.from_mask(platform, mask)
+
+    def select_mask(self, platform, free, size):
+        raise NotImplementedError
+
+
 def mask_selector(strategy: AllocationStrategy):
     """``strategy``'s choice as a mask: ``(platform, free, size) -> int | None``.
 
@@ -418,7 +431,7 @@ class PlanChoice:
         return repr(self.strategy)
 
 
-class LowestIds(AllocationStrategy):
+class LowestIds(MaskRule):
     """Paper D's *basic* rule: the ``size`` free cores of smallest ids.
 
     Smallest ids also means smallest sum of ids, the paper's wording
@@ -432,17 +445,13 @@ class LowestIds(AllocationStrategy):
 
     name = "basic"
 
-    def select(self, platform, free, size):
-        mask = self.select_mask(platform, free, size)
-        return None if mask is None else Allocation.from_mask(platform, mask)
-
     def select_mask(self, platform, free, size):
         if free.bit_count() < size:
             return None
         return lowest_bits(free, size)
 
 
-class Contiguous(AllocationStrategy):
+class Contiguous(MaskRule):
     """Paper D's *contiguous* rule: ``size`` consecutive core ids.
 
     Of all blocks of consecutive free ids, the lowest (which has the smallest
@@ -458,10 +467,6 @@ class Contiguous(AllocationStrategy):
     name = "contiguous"
     strict = True
 
-    def select(self, platform, free, size):
-        mask = self.select_mask(platform, free, size)
-        return None if mask is None else Allocation.from_mask(platform, mask)
-
     def select_mask(self, platform, free, size):
         starts = runs_of(free, size)
         if not starts:
@@ -470,7 +475,7 @@ class Contiguous(AllocationStrategy):
         return ((1 << size) - 1) << first
 
 
-class OneCluster(AllocationStrategy):
+class OneCluster(MaskRule):
     """Paper D's *local* rule: every core in the same cluster.
 
     Among the clusters with ``size`` free cores, the one whose ``size`` lowest
@@ -490,10 +495,6 @@ class OneCluster(AllocationStrategy):
 
     name = "local"
     strict = True
-
-    def select(self, platform, free, size):
-        mask = self.select_mask(platform, free, size)
-        return None if mask is None else Allocation.from_mask(platform, mask)
 
     def select_mask(self, platform, free, size):
         lay = self.layout(platform)
@@ -553,7 +554,7 @@ class BestEffort(AllocationStrategy):
         return f"BestEffort({self.preferred!r}, {self.fallback!r})"
 
 
-class PerCore(AllocationStrategy):
+class PerCore(MaskRule):
     """Paper Z's per-core placement: ``ppn`` processes per node, spread over CPUs.
 
     Zeng & Sodan §4.9: "processes of the same job are allocated to cores of
@@ -597,7 +598,7 @@ class PerCore(AllocationStrategy):
             raise ConfigError(f"per-core placement: ppn must be a positive integer, not {ppn!r}")
         self.ppn = ppn
 
-    def select(self, platform, free, size):
+    def select_mask(self, platform, free, size):
         lay = self.layout(platform)
         chosen = 0
         left = size
@@ -613,7 +614,7 @@ class PerCore(AllocationStrategy):
                 chosen |= got
                 left -= want
                 if not left:
-                    return Allocation.from_mask(platform, chosen)
+                    return chosen
         return None
 
     @staticmethod
@@ -673,5 +674,5 @@ def make_rule(name: str) -> AllocationStrategy:
 
 
 __all__ = ["Allocation", "AllocationStrategy", "BestEffort", "Contiguous", "LowestIds",
-           "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES", "ids_of", "lowest_bits",
+           "MaskRule", "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES", "ids_of", "lowest_bits",
            "make_rule", "mask_of", "mask_selector", "runs_of"]

@@ -193,10 +193,6 @@ class WholeNodes(LowestIds):
         super().__init__()
         self.units = units
 
-    def select(self, platform, free, size):
-        mask = self.select_mask(platform, free, size)
-        return None if mask is None else Allocation.from_mask(platform, mask)
-
     def total_of(self, platform: Platform) -> int:
         """``platform.cpus``, kept for the last platform seen (the property sums
         an array; plans ask for every job they place, on one platform)."""
