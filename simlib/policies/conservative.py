@@ -40,13 +40,11 @@ set of core ids chosen by an allocation strategy
 """
 from __future__ import annotations
 
-import bisect
-
 from ..engine.allocation import RULES, AllocationStrategy, PlanChoice, Planned, ids_of, make_rule
 from ..errors import ConfigError
 from . import kernels
 from .base import QueuePolicy
-from .profile import PLACEMENT_KERNEL, CountSchedule, PlacementProfile
+from .profile import PLACEMENT_KERNEL, CountSchedule, PeakFree, PlacementProfile
 
 #: Values of the ``allocation`` parameter: today's count-based planning, then
 #: paper D's five rules.
@@ -212,22 +210,21 @@ class Conservative(QueuePolicy):
     def _compress(self, now):
         """Compress the schedule: the rule as stated."""
         prof = self.profile
-        times, free = prof.times, prof.free
         held = self._held
+        peak = PeakFree(prof)
         for job in self.queue:
             old = job.data
             if old is None or old <= now:
                 continue
             # A job can only move if some step before its reservation has room
-            # for it (its own reservation starts at `old`, so it is not counted);
-            # the slice max runs in C and spares most jobs the full search.
-            before = bisect.bisect_left(times, old)
-            if before == 0 or max(free[:before]) < job.procs:
+            # for it (its own reservation starts at `old`, so it is not counted).
+            if peak.before(old) < job.procs:
                 continue
             req = job.requested_time
             prof.release(old, old + req, held[job.idx])
             start, alloc = self._find(job, now, limit=old)
             prof.reserve(start, start + req, alloc)
+            peak.changed_from(start)
             job.data = start
 
     def _placement_round(self, now, finished, submitted, timers, changed):

@@ -84,6 +84,52 @@ class _Steps:
             values[:] = [values[k] for k in keep]
 
 
+class PeakFree:
+    """The largest free count of a profile's first steps, for compression's
+    exact test of whether a reservation can move at all.
+
+    A start before a reservation's ``old`` one needs the job's size free in
+    the step holding that start, a step before ``old``, which releasing the
+    job's own reservation (from ``old`` on) does not change: when
+    :meth:`before` is smaller than the size, the job cannot move. Maxima are
+    computed as far as asked and kept; :meth:`changed_from` forgets those of
+    steps the profile changed (from a time on: steps before it keep their
+    values and places).
+
+    Examples
+    --------
+    >>> prof = AvailabilityProfile(0.0, 8)
+    >>> prof.reserve(0.0, 5.0, 6); prof.reserve(5.0, 9.0, 3)
+    >>> peak = PeakFree(prof)
+    >>> peak.before(5.0), peak.before(9.0), peak.before(0.0)
+    (2, 5, -1)
+    """
+
+    __slots__ = ("times", "free", "peak")
+
+    def __init__(self, profile: "_Steps") -> None:
+        self.times, self.free = profile.times, profile.free
+        self.peak: list = []  # peak[k] = max(free[:k + 1]), as far as computed
+
+    def before(self, t: float):
+        """The largest free count of the steps that begin before ``t`` (-1: none)."""
+        k = bisect.bisect_left(self.times, t)
+        if k == 0:
+            return -1
+        peak = self.peak
+        if len(peak) < k:
+            m = peak[-1] if peak else self.free[0]
+            for f in self.free[len(peak):k]:
+                if f > m:
+                    m = f
+                peak.append(m)
+        return peak[k - 1]
+
+    def changed_from(self, t: float) -> None:
+        """The profile changed at ``t`` or later."""
+        del self.peak[bisect.bisect_left(self.times, t):]
+
+
 class AvailabilityProfile(_Steps):
     """Free processors over time.
 
@@ -399,31 +445,20 @@ class CountSchedule(AvailabilityProfile):
         job is skipped without a search when no step before its old start has
         room for it.
         """
-        times, free = self.times, self.free
         procs_of, req_of, starts = self._procs, self._req, self._start
         moved = 0
-        peak: list[int] = []  # peak[k] = max(free[:k + 1]), as far as computed
+        peak = PeakFree(self)
         for q, old in enumerate(starts):
             if old <= now:
                 continue
-            before = bisect.bisect_left(times, old)
-            if before == 0:
-                continue
-            if len(peak) < before:
-                m = peak[-1] if peak else free[0]
-                for f in free[len(peak):before]:
-                    if f > m:
-                        m = f
-                    peak.append(m)
             procs = procs_of[q]
-            if peak[before - 1] < procs:
+            if peak.before(old) < procs:
                 continue
             req = req_of[q]
             start = self.earliest_move(procs, req, old, now, old)
             if start < old:
                 self.move(old, start, req, procs)
-                # Steps before `start` kept their values and places.
-                del peak[bisect.bisect_left(times, start):]
+                peak.changed_from(start)
                 starts[q] = start
                 moved += 1
                 if start < self.first_start:

@@ -61,7 +61,6 @@ backfilling starts it; ties: FCFS (submission order).
 """
 from __future__ import annotations
 
-import bisect
 import math
 from typing import Any
 
@@ -70,7 +69,7 @@ from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
 from .base import Policy
-from .profile import PLACEMENT_KERNEL, PlacementProfile
+from .profile import PLACEMENT_KERNEL, PeakFree, PlacementProfile
 
 #: Compiled kernels the policy's plans run on (:mod:`simlib.codedeps`).
 COMPILED_KERNELS = (PLACEMENT_KERNEL,)
@@ -576,38 +575,23 @@ class ScojoPECT(Policy):
         """Move each queued job, in FCFS order, to its earliest start before its old one.
 
         A job is skipped without releasing its reservation when no step
-        before its old start has ``k`` free units: a start ``t`` before the
-        old one needs ``k`` units free in the step holding ``t``, which
-        releasing the job's own reservation (from the old start on) does not
-        change. ``peak[i]`` is the largest free count of steps ``0..i``,
-        computed as far as asked and cut back wherever the profile changed.
+        before its old start has ``k`` free units (:class:`PeakFree`).
         """
         prof = vm.profile
         prof.advance(v)
-        times, free = prof.times, prof.free
-        peak: list[int] = []
+        peak = PeakFree(prof)
         for job in vm.queue:
             old, alloc = self.reservation[job.idx]
             if old <= v:
                 continue
             _, _, k, dur, _ = self.plan[job.idx]
-            before = bisect.bisect_left(times, old)
-            if before == 0:
-                continue
-            if len(peak) < before:
-                m = peak[-1] if peak else free[0]
-                for f in free[len(peak):before]:
-                    if f > m:
-                        m = f
-                    peak.append(m)
-            if peak[before - 1] < k and self.skip_hopeless:
+            if peak.before(old) < k and self.skip_hopeless:
                 continue
             prof.release(old, old + dur, alloc)
             start, new = prof.earliest_start(self.node_choice, k, dur, v, limit=old)
             alloc = alloc if new is None else new
             prof.reserve(start, start + dur, alloc)
-            # Steps before `start` kept their values and places.
-            del peak[bisect.bisect_left(times, start):]
+            peak.changed_from(start)
             self.reservation[job.idx] = (start, alloc)
             job.data = start
 
