@@ -39,6 +39,18 @@ cdef inline long free_at(list free, Py_ssize_t k):
     return <long><object>PyList_GET_ITEM(free, k)
 
 
+cdef inline Py_ssize_t step_of(list times, Py_ssize_t n, double t):
+    """``max(bisect_right(times, t) - 1, 0)``: the step holding ``t``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < time_at(times, mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1 if lo > 0 else 0
+
+
 def earliest_start(profile, strategy, long size, double duration, not_before,
                    limit=float("inf")):
     """``PlacementProfile.earliest_start(strategy, size, duration, not_before, limit)``.
@@ -60,16 +72,8 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
     cdef list free = profile.free
     platform = profile.platform
     cdef Py_ssize_t n = PyList_GET_SIZE(times)
-    cdef Py_ssize_t lo = 0, hi = n, mid, i, j, k
     cdef double start, end, nb = not_before, stop = limit
-    # i = max(bisect_right(times, not_before) - 1, 0)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if nb < time_at(times, mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    i = lo - 1 if lo > 0 else 0
+    cdef Py_ssize_t i = step_of(times, n, nb), j, k
     # The first start is max(not_before, times[i]), that very object (as
     # the Python path returns it).
     first = not_before if nb >= time_at(times, i) else <object>PyList_GET_ITEM(times, i)
@@ -119,18 +123,6 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
         cand = <object>PyList_GET_ITEM(times, i)
         start = cand
     return limit, None
-
-
-cdef inline Py_ssize_t step_of(list times, Py_ssize_t n, double t):
-    """``max(bisect_right(times, t) - 1, 0)``: the step holding ``t``."""
-    cdef Py_ssize_t lo = 0, hi = n, mid
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if t < time_at(times, mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo - 1 if lo > 0 else 0
 
 
 def hole(profile, double start, double duration):
