@@ -39,7 +39,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from ..errors import ConfigError
 
-__all__ = ["deferred", "Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
+__all__ = ["deferred", "wildcard_names", "Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
            "BUILTIN_STUDIES", "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
            "check_traces", "check_policies", "lublin_path"]
 
@@ -77,6 +77,17 @@ def load_tag(load) -> str:
     ('0.7', '1.0')
     """
     return repr(float(load))
+
+
+def wildcard_names(pattern: str) -> list[str]:
+    """The Snakemake wildcards of a path pattern, in order, each once.
+
+    Examples
+    --------
+    >>> wildcard_names("r/{scale}/{trace}/{policy,[a-z]+}.{scale}.json")
+    ['scale', 'trace', 'policy']
+    """
+    return list(dict.fromkeys(re.findall(r"{(\w+)", pattern)))
 
 
 def lublin_path(param_set: str, load, seed, ext: str = "swf.gz") -> str:
@@ -211,7 +222,7 @@ class Step:
                               "rule name twice")
         for out, value in self.output.items():
             for pattern in [value] if isinstance(value, str) else value:
-                used = set(re.findall(r"{(\w+)", pattern))
+                used = set(wildcard_names(pattern))
                 if not names <= used:
                     raise ConfigError(f"step {self.name}: batch folds {sorted(names - used)}, "
                                       f"absent from output {out!r} ({pattern})")

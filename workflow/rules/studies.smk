@@ -12,10 +12,9 @@
 # job's start-up) becomes one rule whose job runs every batch entry in one
 # process: its files are the step's, named <name>__<i> for entry i.
 
-import re
-
 from simlib.codedeps import import_closure, policy_files
 from simlib.studies import Files, Study
+from simlib.studies.base import wildcard_names
 
 # The studies' artifacts join the index (and the report).
 for _study in STUDIES:
@@ -79,7 +78,7 @@ def step_log(study, step, label=None, entries=None):
     for value in step_output_patterns(step, entries).values():
         # An output is a path pattern or a list of them.
         for pattern in [value] if isinstance(value, str) else value:
-            for name in re.findall(r"{(\w+)", pattern):
+            for name in wildcard_names(pattern):
                 if name not in names:
                     names.append(name)
     folder = f"logs/{study.key}/{step.name}" + (f"/{label}" if label else "")

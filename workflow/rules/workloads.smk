@@ -42,9 +42,11 @@ def sweep_loads():
 
 
 for _trace, _loads in sweep_loads().items():
+    _rule = "scale_load_" + re.sub(r"\W", "_", _trace)
+
     rule:
         name:
-            "scale_load_" + re.sub(r"\W", "_", _trace)
+            _rule
         message:
             f"Rescaling {_trace} ({{wildcards.scale}}) to offered loads {', '.join(_loads)}"
         input:
@@ -67,7 +69,7 @@ for _trace, _loads in sweep_loads().items():
         script:
             "../scripts/scale_load.py"
 
-    workflow.ruleorder("scale_load_" + re.sub(r"\W", "_", _trace), "scale_load")
+    workflow.ruleorder(_rule, "scale_load")
 
 
 # Lublin–Feitelson workloads (issue 3), by (parameter set, load, seed); any
