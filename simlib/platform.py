@@ -68,6 +68,9 @@ class Platform:
     sockets_per_node: int = 1
     core_node: np.ndarray = field(init=False, repr=False)
     core_socket: np.ndarray = field(init=False, repr=False)
+    # Derived once (plans and allocations ask for them per job).
+    _cpus: int = field(init=False, repr=False, compare=False)
+    _core_node_ids: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         cpn = np.asarray(self.cores_per_node, dtype=np.int64)
@@ -87,6 +90,8 @@ class Platform:
         object.__setattr__(self, "node_speed", np.asarray(self.node_speed, dtype=np.float64))
         core_node = np.repeat(np.arange(cpn.size), cpn)
         object.__setattr__(self, "core_node", core_node)
+        object.__setattr__(self, "_cpus", int(cpn.sum()))
+        object.__setattr__(self, "_core_node_ids", tuple(core_node.tolist()))
         # Rank of each core inside its node, then its socket: sockets own
         # contiguous blocks of the node's cores (cores 0-1 CPU 0, 2-3 CPU 1).
         first = np.concatenate(([0], np.cumsum(cpn)[:-1]))
@@ -97,7 +102,12 @@ class Platform:
     @property
     def cpus(self) -> int:
         """Total number of cores (the 'processors' of the papers)."""
-        return int(self.cores_per_node.sum())
+        return self._cpus
+
+    @property
+    def core_node_ids(self) -> tuple[int, ...]:
+        """``core_node`` as Python ints (a lookup per core without numpy scalars)."""
+        return self._core_node_ids
 
     @property
     def nodes(self) -> int:

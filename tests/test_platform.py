@@ -8,6 +8,8 @@ def test_homogeneous_multicore_layout():
     p = Platform.homogeneous(12, cores_per_node=4, clusters=3)
     assert (p.cpus, p.nodes) == (12, 3)
     assert p.core_node.tolist() == [0] * 4 + [1] * 4 + [2] * 4
+    assert p.core_node_ids == tuple(p.core_node.tolist())
+    assert all(type(n) is int for n in p.core_node_ids) and type(p.cpus) is int
     assert p.node_cluster.tolist() == [0, 1, 2]
 
 

@@ -98,6 +98,19 @@ def test_top_of_a_range_is_excluded():
     assert np.all((x >= 1.0) & (x < 1.1))
 
 
+@pytest.mark.parametrize("column", ["sl_scr", "sl_sno", "sl_cos"])
+def test_draw_one_is_draw_of_one(column):
+    # The pair draws' scalar path against the array path, generator by
+    # generator (same seeds), bins of share 0 and the top of a range included.
+    for table in (S.TABLE4, {"bins": [[1.0, 1.1], [1.1, 1.2], [1.3, 2.0]],
+                             "sl_scr": [0, 60, 40], "sl_sno": [50, 0, 50], "sl_cos": [1, 1, 0]}):
+        col = S._Column(table, column)
+        for seed in range(3000):
+            one = col.draw_one(np.random.default_rng(seed))
+            assert type(one) is float
+            assert one == col.draw(1, np.random.default_rng(seed))[0]
+
+
 def test_shares_are_normalised():
     # Halving every share changes nothing: shares are relative.
     half = dict(S.TABLE4, sl_sno=tuple(x / 2 for x in S.TABLE4["sl_sno"]))

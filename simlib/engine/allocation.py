@@ -169,15 +169,15 @@ class Allocation:
             raise ConfigError(f"allocation lists a core twice: {list(ids)}")
         if ids and not 0 <= ids[0] <= ids[-1] < platform.cpus:
             raise ConfigError(f"allocation: core ids must be in 0..{platform.cpus - 1}")
-        node = platform.core_node
-        return cls(ids, tuple(sorted({int(node[c]) for c in ids})), mask_of(ids))
+        node = platform.core_node_ids
+        return cls(ids, tuple(sorted({node[c] for c in ids})), mask_of(ids))
 
     @classmethod
     def from_mask(cls, platform: Platform, mask: int) -> "Allocation":
         """The allocation of the cores whose bits are set in ``mask``."""
         ids = tuple(ids_of(mask))
-        node = platform.core_node
-        return cls(ids, tuple(sorted({int(node[c]) for c in ids})), mask)
+        node = platform.core_node_ids
+        return cls(ids, tuple(sorted({node[c] for c in ids})), mask)
 
     def __len__(self) -> int:
         return len(self.cores)

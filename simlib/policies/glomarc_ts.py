@@ -15,6 +15,7 @@ as a relative gain. With every job at ``PPN = 2`` it is formula 5 (Fig. 5).
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,9 @@ __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gai
            "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
 
 
-@dataclass(frozen=True)
+# Not frozen: made by the hundred thousand per run (a frozen dataclass's
+# __init__ costs 4x); treated as values, never changed after creation.
+@dataclass(slots=True)
 class Member:
     """One job of a group, as the gain calculation sees it.
 
@@ -57,7 +60,7 @@ class Member:
     ppn: int = 2
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see Member
 class GroupRun:
     """What :func:`utilization_gain` computed: the gain and the group's periods.
 
@@ -125,7 +128,7 @@ def utilization_gain(primary: Member, matched: list[Member]) -> GroupRun:
 
 
 # ------------------------------------------------------------ group formation
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: see Member
 class Candidate:
     """A job that may be matched with a primary (§4.5).
 
@@ -211,15 +214,15 @@ def windows(primary_nodes: int, block: list[Candidate], rules: FormationRules) -
     """
     out = []
     limit = rules.max_matched or len(block)
+    cap = primary_nodes * (1.0 + rules.matched_larger)   # fits(), with a running sum
     for i in range(len(block)):
         group: list[Candidate] = []
-        for c in block[i:]:
-            if len(group) == limit:
+        nodes = 0
+        for c in itertools.islice(block, i, None):
+            if len(group) == limit or nodes + c.nodes > cap:
                 break
-            if fits(primary_nodes, group + [c], rules):
-                group.append(c)
-            else:
-                break
+            group.append(c)
+            nodes += c.nodes
         if group and group not in out:
             out.append(group)
     return out
@@ -253,7 +256,8 @@ def purify(primary: Member, matched: list[Candidate], gain) -> list[Candidate]:
 
 
 def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
-                *, fair=lambda group: True, counters: dict | None = None) -> list[Candidate] | None:
+                *, fair=lambda group: True, counters: dict | None = None,
+                runs: dict | None = None) -> list[Candidate] | None:
     """Steps 2-6 of §4.5: the group to run with ``primary``, or None.
 
     ``cands`` are the pre-selected candidates (step 1). Groups are scored by
@@ -264,17 +268,22 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
     group is purified (step 5) and offered to ``fair`` in decreasing order of
     gain (step 6, the fairness check). First-match variants offer the groups
     in the order found and take the first that passes.
+
+    ``runs``, when given, receives the :class:`GroupRun` of every group
+    scored, by its members' keys in order (``fair`` and the caller plan
+    with them).
     """
-    gains: dict[tuple, float] = {}
+    if runs is None:
+        runs = {}
 
     def gain_of(ms):
         # The same group is scored by ok(), the choice, purify and the order
         # of step 6: simulate its periods once.
         key = tuple(c.member.key for c in ms)
-        g = gains.get(key)
-        if g is None:
-            g = gains[key] = utilization_gain(primary, [c.member for c in ms]).gain
-        return g
+        run = runs.get(key)
+        if run is None:
+            run = runs[key] = utilization_gain(primary, [c.member for c in ms])
+        return run.gain
 
     def ok(ms):
         if not ms or not fits(primary_nodes, ms, rules):
@@ -637,9 +646,10 @@ class GLomarcTS(ScojoPECT):
         a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
                    sl_a, ppn_a)
         chosen = {}
+        runs = {}   # form_groups' GroupRun of each group it scored
 
         def fair(group):
-            plan = self._group_plan(a, group)
+            plan = self._group_plan(a, group, runs.get(tuple(c.member.key for c in group)))
             dur_a = plan[primary.idx][0]
             dur_m = max(plan[c.member.key][0] for c in group)
             extra = max(0, sum(c.nodes for c in group) - nodes_a)
@@ -683,10 +693,11 @@ class GLomarcTS(ScojoPECT):
             chosen.update(plan=plan, units=units, replan=replan)
             return True
 
-        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters)
+        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters,
+                            runs=runs)
         if group is None:
             return None
-        gain = utilization_gain(a, [c.member for c in group]).gain
+        gain = runs[tuple(c.member.key for c in group)].gain
         return gain, lambda: self._run_group(vm, primary, [jobs[c.member.key] for c in group],
                                              chosen, v)
 
@@ -947,9 +958,12 @@ class GLomarcTS(ScojoPECT):
                 "reservations": {idx: (start, Allocation.from_mask(self.unit_platform, mask))
                                  for idx, (start, mask) in out.items()}}
 
-    def _group_plan(self, a: Member, group: list[Candidate]) -> dict[int, tuple[float, int]]:
-        """Planned run (virtual s) and PPN of each member: the group's periods, then alone."""
-        run = utilization_gain(a, [c.member for c in group])
+    def _group_plan(self, a: Member, group: list[Candidate],
+                    run: GroupRun | None = None) -> dict[int, tuple[float, int]]:
+        """Planned run (virtual s) and PPN of each member: the group's periods, then
+        alone (``run``: the group's :func:`utilization_gain`, when already known)."""
+        if run is None:
+            run = utilization_gain(a, [c.member for c in group])
         members = {a.key: a, **{c.member.key: c.member for c in group}}
         done = {k: 0.0 for k in members}
         end = {}

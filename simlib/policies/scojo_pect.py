@@ -144,6 +144,7 @@ class SliceSchedule:
         self.long_share = long_share
         self.overhead = overhead
         self._layouts = {w: self._make(w) for w in (True, False)}
+        self._own: dict[tuple[str, bool], tuple[float, tuple]] = {}
 
     def _make(self, with_short: bool) -> list[tuple[str, float, float]]:
         out, t = [], 0.0
@@ -162,8 +163,19 @@ class SliceSchedule:
 
     def effective(self, vm: str, with_short: bool) -> float:
         """Effective time (after the overhead) of ``vm`` in one interval."""
-        return sum(max(0.0, length - self.overhead)
-                   for t, _, length in self._layouts[with_short] if t == vm)
+        return self.slices_of(vm, with_short)[0]
+
+    def slices_of(self, vm: str, with_short: bool) -> tuple[float, tuple]:
+        """``vm``'s effective time in one interval and its slices ``(offset,
+        overhead part, length)``; the layouts are fixed, so both are kept."""
+        key = (vm, with_short)
+        out = self._own.get(key)
+        if out is None:
+            own = tuple((offset, min(self.overhead, length), length)
+                        for t, offset, length in self._layouts[with_short] if t == vm)
+            out = self._own[key] = (sum(max(0.0, length - self.overhead) for _, _, length in own),
+                                    own)
+        return out
 
 
 def _release(profile: PlacementProfile, start: float, end: float, alloc: Allocation) -> None:
@@ -736,20 +748,21 @@ class ScojoPECT(Policy):
             return now
         overhead, interval = self.slices.overhead, self.slices.interval
         base, t = self.interval_start, now
-        layout = self.layout
-        later_short = self.with_short or vm.name == "short"
-        per_interval = self.slices.effective(vm.name, later_short)  # > 0 (checked)
+        name = vm.name
+        # This interval's slices of vm as laid out (self.layout is always the
+        # slices' layout of self.with_short, once an interval has begun),
+        # then those of later intervals.
+        own = self.slices.slices_of(name, self.with_short)[1] if self.layout else ()
+        per_interval, later = self.slices.slices_of(name, self.with_short or name == "short")  # > 0 (checked)
         while True:
-            for name, offset, length in layout:
-                if name != vm.name:
-                    continue
-                eff_from = max(t, base + offset + min(overhead, length))
+            for offset, head, length in own:
+                eff_from = max(t, base + offset + head)
                 eff_to = base + offset + length
                 if eff_to > eff_from:
                     if need <= eff_to - eff_from:
                         return eff_from + need
                     need -= eff_to - eff_from
-            layout = self.slices.layout(later_short)
+            own = later
             base += interval
             t = base
             if need > per_interval:  # skip whole intervals at once

@@ -43,6 +43,7 @@ the single integer ``seed + 2**32``.
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
@@ -176,6 +177,9 @@ class _Column:
         self.cum[-1] = 1.0
         # Largest float below hi: lo + (hi - lo) * u can round up to hi.
         self.top = np.nextafter(self.bins[:, 1], -np.inf)
+        # The same as Python floats, for draw_one.
+        self._scalar = (self.cum.tolist(), self.bins[:, 0].tolist(), self.bins[:, 1].tolist(),
+                        self.top.tolist())
 
     def draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
         # Two uniforms per value, row by row: value k depends on draws 2k and
@@ -185,6 +189,14 @@ class _Column:
         k = np.minimum(np.searchsorted(self.cum, u[:, 0], side="right"), len(self.bins) - 1)
         lo, hi = self.bins[k, 0], self.bins[k, 1]
         return np.minimum(lo + (hi - lo) * u[:, 1], self.top[k])
+
+    def draw_one(self, rng: np.random.Generator) -> float:
+        """``draw(1, rng)[0]`` in scalar arithmetic (the same IEEE operations,
+        without the array calls that cost more than the draw itself)."""
+        cum, lo, hi, top = self._scalar
+        u0, u1 = rng.random(2).tolist()
+        k = min(bisect_right(cum, u0), len(cum) - 1)
+        return min(lo[k] + (hi[k] - lo[k]) * u1, top[k])
 
 
 def _count(n) -> int:
@@ -269,7 +281,7 @@ def _pair_slowdown(column: _Column, words: list[int], a, b) -> float:
     if a == b:
         raise ValueError(f"job {a} cannot be coscheduled with itself (its self slowdowns "
                          "cover that)")
-    return float(column.draw(1, rng_for(words, COSCHEDULING_STREAM, a, b))[0])
+    return column.draw_one(rng_for(words, COSCHEDULING_STREAM, a, b))
 
 
 def coscheduling_slowdown(table: Mapping, seed, a: int, b: int) -> float:
