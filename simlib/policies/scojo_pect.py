@@ -746,7 +746,7 @@ class ScojoPECT(Policy):
         need = vtarget - vm.vnow(now)
         if need <= 0:
             return now
-        overhead, interval = self.slices.overhead, self.slices.interval
+        interval = self.slices.interval
         base, t = self.interval_start, now
         name = vm.name
         # This interval's slices of vm as laid out (self.layout is always the
