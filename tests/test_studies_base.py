@@ -130,3 +130,24 @@ def test_studies_import_lazily():
             "print(first, heavy)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] []"
+
+
+def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
+    # Hello has no published numbers; a study whose loader module is beside
+    # it (here simlib.studies.zeng's) reads its file once, and a missing one
+    # names the config key.
+    with pytest.raises(TypeError, match="no published numbers"):
+        Hello(config(hello={"published": "p.yaml"}), repo=tmp_path).published
+
+    class Printed(Study):
+        key = "printed"
+        published_loader = "simlib.studies.zeng.published"
+
+    missing = Printed(config(printed={"published": "nope.yaml"}), repo=tmp_path)
+    assert missing.published_path == str(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="config studies.printed.published: no such file .*nope.yaml"):
+        missing.published
+    from simlib.studies.zeng.published import load_published
+    zeng = load_study("zeng", {"scale": "smoke", "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
+    assert zeng.published == load_published(zeng.published_path)
+    assert zeng.published is zeng.published   # read once

@@ -346,6 +346,10 @@ class Study:
     #: JSON schema of the study's config sub-tree: a file name in
     #: ``simlib/studies/schemas/`` or a path next to the study's module.
     schema: ClassVar[str | None] = None
+    #: Module of the study's package (relative, e.g. ``".published"``) whose
+    #: ``load_published(path)`` reads and validates its published-numbers
+    #: file (``published`` in its grid); None for a study without one.
+    published_loader: ClassVar[str | None] = None
 
     @classmethod
     def schema_path(cls) -> Path:
@@ -355,6 +359,28 @@ class Study:
             return here
         import sys
         return Path(sys.modules[cls.__module__].__file__).resolve().parent / str(cls.schema)
+
+    @property
+    def published_path(self) -> str:
+        """The published-numbers file (``published`` in the study's grid), absolute."""
+        return str(self.repo_path(self.spec["published"]))
+
+    @functools.cached_property
+    def published(self) -> dict:
+        """The published numbers, read and validated by :attr:`published_loader`.
+
+        Loaded when first asked for (a study's module imports are code
+        inputs of its steps, so the loader is not imported with it); a
+        missing file is a ConfigError naming the config key.
+        """
+        import sys
+        if self.published_loader is None:
+            raise TypeError(f"study {self.key} has no published numbers (published_loader)")
+        path = self.published_path
+        if not Path(path).is_file():
+            raise ConfigError(f"config studies.{self.key}.published: no such file {path}")
+        package = sys.modules[type(self).__module__].__package__
+        return importlib.import_module(self.published_loader, package).load_published(path)
 
     def __init__(self, config: Mapping, scale: str | None = None, *, key: str | None = None,
                  repo=None) -> None:

@@ -33,8 +33,6 @@ step runs (so editing a figure reruns no simulation).
 """
 from __future__ import annotations
 
-import functools
-
 from ...errors import ConfigError
 from ..base import Artifact, Step, Study, deferred, register_study
 
@@ -78,19 +76,9 @@ class Dutot(Study):
     section = "dutot"
     title = "Dutot et al. (dutot): conservative backfilling with contiguity and locality, SimGrid"
     schema = "dutot.schema.json"
+    published_loader = ".published"
 
     # ------------------------------------------------------------ config
-    @functools.cached_property
-    def published(self) -> dict:
-        """``config/published/dutot.yaml``, validated."""
-        from .published import load_published  # the module's imports reach every step
-        return load_published(self.published_path)
-
-    @property
-    def published_path(self) -> str:
-        """The published file (absolute path)."""
-        return str(self.repo_path(self.spec["published"]))
-
     @property
     def variants(self) -> list[str]:
         return list(self.spec["variants"])
@@ -207,8 +195,6 @@ class Dutot(Study):
         if spec["trace"] not in catalog:
             raise ConfigError(f"{where}.trace: unknown trace {spec['trace']!r}; known traces "
                               f"(traces.catalog): {', '.join(sorted(catalog))}")
-        if not self.repo_path(spec["published"]).is_file():
-            raise ConfigError(f"{where}.published: no such file {self.published_path}")
         pub = self.published
         recompute = spec.get("recompute", "rebuild")
         if recompute not in RECOMPUTE:

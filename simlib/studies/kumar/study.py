@@ -29,7 +29,6 @@ import json
 import re
 from pathlib import Path
 
-from ...errors import ConfigError
 from ...policies import POLICIES
 from ..base import Artifact, Step, StepContext, Study, load_study, load_tag, register_study
 from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
@@ -71,6 +70,7 @@ class Kumar(Study):
     section = "kumar"
     title = "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS"
     schema = "kumar.schema.json"
+    published_loader = ".published"
 
     # ------------------------------------------------------------- config
     @functools.cached_property
@@ -120,11 +120,6 @@ class Kumar(Study):
                 "first_job": first, "n_jobs": n, "load": float(w.load),
                 "variants": variants(self.sensitivity), "simulation": self.simulation()}
 
-    @property
-    def published_path(self) -> Path:
-        """The published numbers' file (``published``, relative to the repository)."""
-        return self.repo_path(self.spec["published"])
-
     def claims_file(self) -> str:
         return f"{OUT}/claims.csv"
 
@@ -133,14 +128,8 @@ class Kumar(Study):
 
         The grid's own rules are :func:`.plan.check_config`.
         """
-        # Imported here, not with the module: this module's imports are code
-        # inputs of every step, simulations included.
-        from .published import load_published
         super().check()
-        path = self.published_path
-        if not path.is_file():
-            raise ConfigError(f"config studies.kumar.published: no such file {path}")
-        check_config(self.config, load_published(path))
+        check_config(self.config, self.published)
         if self.spec.get("fig1_sensitivity"):
             from .fig1_sensitivity import check_spec
             check_spec(self.spec["fig1_sensitivity"], "config studies.kumar.fig1_sensitivity")

@@ -152,6 +152,7 @@ class Utrera(Study):
     section = "utrera"
     title = "Utrera et al. (utrera): FCFS-malleable"
     schema = "utrera.schema.json"
+    published_loader = ".report"
 
     # ------------------------------------------------------------ config
     def seeds(self, kind: str, scale: str | None = None) -> list[int]:
@@ -366,10 +367,6 @@ class Utrera(Study):
         """Sect. 5.1's long-job CPU utilizations at a scale."""
         return [float(x) for x in self.spec["long_util"]["values"][scale or self.scale]]
 
-    def published(self) -> str:
-        """The published-numbers file (absolute path)."""
-        return str(self.repo_path(self.spec["published"]))
-
     def subtree(self, part: str, scale: str | None = None) -> dict:
         """Everything in the config one part's numbers depend on (the cube's provenance hash)."""
         scale = scale or self.scale
@@ -461,13 +458,9 @@ class Utrera(Study):
                               f"{spec['table1']['lublin_params']!r}; known (lublin.param_sets): "
                               f"{', '.join(sorted(sets))}")
         self._check_table1(f"{where}.table1")
-        if not self.repo_path(spec["published"]).is_file():
-            raise ConfigError(f"{where}.published: no such file {self.published()}")
         # The published numbers against their schema, now rather than in a
-        # figure step after the simulations ran (imported here: the study
-        # module's imports are code inputs of every step).
-        from .report import load_published
-        load_published(self.published())
+        # figure step after the simulations ran.
+        _ = self.published  # read and validated (Study.published)
 
     def _check_table1(self, where: str) -> None:
         """Table 1's fits: no alternative repeats the main one; ``sizes`` can reach every load."""
@@ -773,7 +766,7 @@ class Utrera(Study):
     def figure_steps(self) -> list[Step]:
         """Figures and tables of paper_figures/utrera/ (:mod:`simlib.studies.utrera.figures`)."""
         scale, spec = self.scale, self.spec
-        published = self.published()
+        published = self.published_path
         fig1, lu = spec["fig1"], spec["long_util"]
         fig1_run = f"results/runs/utrera/{scale}/traces/{fig1['trace']}/easy"
         readings = self.readings()
@@ -897,7 +890,7 @@ class Utrera(Study):
             stage="figures",
             message="Checking paper U's claims on its tables ({params.spec[scale]} scale)",
             input={**{k: f"{OUT}/{f}" for k, f in tables.items()},
-                   "published": self.published()},
+                   "published": self.published_path},
             output={"csv": self.claims_file()},
             params={"scale": self.scale},
             report={"csv": "utrera"},
@@ -918,7 +911,7 @@ class Utrera(Study):
             stage="report",
             message="Writing paper_figures/utrera/README.md ({params.spec[scale]} scale)",
             input={**{k: f"{OUT}/{f}" for k, f in tables.items()},
-                   "published": self.published(),
+                   "published": self.published_path,
                    # Every other artifact: the README comes last.
                    "others": [a.path for a in mine if not a.path.endswith("README.md")]},
             output={"readme": f"{OUT}/README.md"},

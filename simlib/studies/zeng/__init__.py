@@ -37,8 +37,6 @@ reference, the unadjusted Lublin jobs on 128 single-core nodes.
 """
 from __future__ import annotations
 
-import functools
-
 from ...errors import ConfigError
 from ..base import Artifact, Step, Study, deferred, register_study
 
@@ -111,18 +109,9 @@ class Zeng(Study):
     section = "zeng"
     title = "Zeng & Sodan (zeng): Scojo-PECT time slicing on multi-core nodes"
     schema = "zeng.schema.json"
+    published_loader = ".published"
 
     # ------------------------------------------------------------ config
-    @functools.cached_property
-    def published(self) -> dict:
-        """``config/published/zeng.yaml``, validated."""
-        from .published import load_published
-        return load_published(self.published_path)
-
-    @property
-    def published_path(self) -> str:
-        return str(self.repo_path(self.spec["published"]))
-
     def workloads(self) -> list[str]:
         return list(self.spec["workloads"])
 
@@ -219,8 +208,6 @@ class Zeng(Study):
         from ...policies import make_policy
         super().check()
         spec, where = self.spec, f"config studies.{self.key}"
-        if not self.repo_path(spec["published"]).is_file():
-            raise ConfigError(f"{where}.published: no such file {self.published_path}")
         printed = self.published["table5"]["workloads"]
         for i, w in enumerate(self.workloads()):
             if w not in printed:
