@@ -137,7 +137,7 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
     # it (here simlib.studies.zeng's) reads its file once, and a missing one
     # names the config key.
     with pytest.raises(TypeError, match="no published numbers"):
-        Hello(config(hello={"published": "p.yaml"}), repo=tmp_path).published
+        _ = Hello(config(hello={"published": "p.yaml"}), repo=tmp_path).published
 
     class Printed(Study):
         key = "printed"
@@ -146,7 +146,7 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
     missing = Printed(config(printed={"published": "nope.yaml"}), repo=tmp_path)
     assert missing.published_path == str(tmp_path / "nope.yaml")
     with pytest.raises(ConfigError, match="config studies.printed.published: no such file .*nope.yaml"):
-        missing.published
+        _ = missing.published
     from simlib.studies.zeng.published import load_published
     zeng = load_study("zeng", {"scale": "smoke", "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
     assert zeng.published == load_published(zeng.published_path)
