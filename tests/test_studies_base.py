@@ -148,6 +148,7 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
     with pytest.raises(ConfigError, match="config studies.printed.published: no such file .*nope.yaml"):
         _ = missing.published
     from simlib.studies.zeng.published import load_published
-    zeng = load_study("zeng", {"scale": "smoke", "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
+    zeng = load_study("zeng", {"scale": "smoke",
+                               "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
     assert zeng.published == load_published(zeng.published_path)
     assert zeng.published is zeng.published   # read once
