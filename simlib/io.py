@@ -184,8 +184,112 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
     'a\\n1\\n'
     """
     with atomic_path(path) as tmp:
-        frame.to_csv(tmp, **to_csv_kwargs)
+        text = _plain_csv_text(frame, to_csv_kwargs)
+        gzip_args = None if text is None else _gzip_args(tmp, to_csv_kwargs.get("compression", "infer"))
+        if gzip_args is False:
+            text = None
+        if text is None:
+            frame.to_csv(tmp, **to_csv_kwargs)
+        elif gzip_args is None:
+            with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        else:
+            import gzip
+            with gzip.GzipFile(filename=str(tmp), mode="wb", **gzip_args) as fh:
+                fh.write(text.encode("utf-8"))
+                # pandas' text wrapper flushes before closing (a sync flush
+                # point in the stream): the same bytes as pandas' file.
+                fh.flush()
     return Path(path)
+
+
+# What pandas' csv writer (QUOTE_MINIMAL) quotes a field for (line breaks:
+# such cells go to pandas).
+_CSV_SPECIALS = (",", '"')
+
+
+def _csv_field(text: str, specials) -> str:
+    if any(c in text for c in specials):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _plain_csv_text(frame, kwargs: dict) -> str | None:
+    """The text ``frame.to_csv(index=False, ...)`` writes, built column by column,
+    or None when the frame or the options are not the plain kind this covers.
+
+    pandas formats every cell through its generic machinery: writing a
+    paper K simulation step's per-job tables (240,000 rows) took ~30 % of
+    the step, this half of that (``benchmarks/RESULTS.md``). Here:
+    float64 cells as ``repr`` (NaN empty), integers and booleans as ``str``,
+    strings quoted as the csv module's minimal quoting does (missing values
+    empty); a frame with other dtypes, one column, an index to write or
+    other options goes to pandas. ``tests/test_io.py`` holds the two equal.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if set(kwargs) - {"index", "lineterminator", "compression"} or kwargs.get("index", True):
+        return None
+    names = list(frame.columns)
+    if len(names) < 2 or frame.columns.nlevels != 1 or not all(isinstance(n, str) for n in names):
+        return None
+    end = kwargs.get("lineterminator") or os.linesep
+    if end not in ("\n", "\r\n") or len(set(names)) < len(names) \
+            or "\n" in "".join(names) or "\r" in "".join(names):
+        return None
+    specials = _CSV_SPECIALS
+    columns = []
+    for name in names:
+        series = frame[name]
+        dtype = series.dtype
+        if dtype == np.float64:
+            columns.append([repr(x) if x == x else "" for x in series.to_numpy().tolist()])
+        elif dtype == np.bool_ or (isinstance(dtype, np.dtype) and dtype.kind in "iu"):
+            columns.append(list(map(str, series.to_numpy().tolist())))
+        elif dtype == np.dtype(object) or isinstance(dtype, pd.StringDtype):
+            values = series.to_numpy(dtype=object).tolist()
+            out = []
+            for x in values:
+                if isinstance(x, str):
+                    out.append(x)
+                elif x is None or (isinstance(x, float) and x != x) or _is_na(x):
+                    out.append("")
+                else:
+                    return None   # mixed objects: pandas' own str() rules
+            joined = "\0".join(out)
+            if "\n" in joined or "\r" in joined:
+                return None   # line breaks in a cell: the csv module's rules vary by version
+            if any(c in joined for c in specials):
+                out = [_csv_field(x, specials) for x in out]
+            columns.append(out)
+        else:
+            return None
+    header = ",".join(_csv_field(n, specials) for n in names)
+    if not len(frame):
+        return header + end
+    return header + end + end.join(map(",".join, zip(*columns))) + end
+
+
+def _is_na(x) -> bool:
+    import pandas as pd
+    return x is pd.NA or x is pd.NaT
+
+
+def _gzip_args(tmp: Path, compression):
+    """GzipFile arguments for ``compression`` (None: no compression; False: a
+    kind this module leaves to pandas)."""
+    if compression == "infer":
+        from pandas.io.common import infer_compression
+        compression = infer_compression(str(tmp), "infer")
+    if compression is None:
+        return None
+    if compression == "gzip":
+        return {}
+    if isinstance(compression, dict) and compression.get("method") == "gzip" \
+            and set(compression) <= {"method", "mtime", "compresslevel"}:
+        return {k: v for k, v in compression.items() if k != "method"}
+    return False
 
 
 def json_safe(obj):

@@ -125,3 +125,76 @@ def test_kill_9_mid_write_leaves_no_partial_file(tmp_path):
     assert not dest.exists()
     # Only the hidden temporary directory may remain, never a partial jobs.csv.
     assert all(name.startswith(".jobs.csv.") for name in _entries(tmp_path))
+
+
+def _edge_frame(n=300, seed=0, breaks=False):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    floats = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
+    floats[:12] = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1e16, 1e15, 5e-324, 1.7976931348623157e308,
+                   0.1 + 0.2, 100.0, 12345678.9]
+    words = ["", "plain", "a,b", 'q"x', '"', " sp ", "é", None, float("nan")]
+    if breaks:
+        words += ["new\nline", "cr\rx"]
+    return pd.DataFrame({
+        "f": floats,
+        "i": rng.integers(-10**12, 10**12, n),
+        "u8": rng.integers(0, 255, n).astype("uint8"),
+        "b": rng.random(n) < 0.5,
+        "o": [words[k] for k in rng.integers(0, len(words), n)],
+        "s": pd.array([words[k] if isinstance(words[k], str) else None
+                       for k in rng.integers(0, len(words), n)], dtype="str"),
+        "with,comma": np.arange(n),
+    })
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", None])
+def test_plain_csv_text_is_what_pandas_writes(tmp_path, end):
+    # write_csv builds plain tables itself (pandas' writer is the slow part
+    # of a paper K step); the text must be pandas' to the byte.
+    kwargs = {"index": False} if end is None else {"index": False, "lineterminator": end}
+    for seed in range(3):
+        frame = _edge_frame(seed=seed)
+        for name, f in (("all", frame), ("empty", frame.iloc[0:0]), ("floats", frame[["f", "i"]])):
+            write_csv(f, tmp_path / f"{name}.csv", **kwargs)
+            f.to_csv(tmp_path / f"{name}.pandas.csv", **kwargs)
+            assert (tmp_path / f"{name}.csv").read_bytes() == (tmp_path / f"{name}.pandas.csv").read_bytes()
+
+
+def test_plain_csv_gzip_holds_pandas_text_and_the_destination_name(tmp_path):
+    frame = pd.concat([_edge_frame(seed=s) for s in range(40)], ignore_index=True)
+    write_csv(frame, tmp_path / "jobs.csv.gz", index=False, lineterminator="\n", compression=GZIP)
+    raw = (tmp_path / "jobs.csv.gz").read_bytes()
+    assert raw[3] & 0x08 and raw[10:19] == b"jobs.csv\0"   # FNAME flag, then the name
+    assert raw[4:8] == b"\0\0\0\0"                         # mtime 0
+    assert gzip.decompress(raw) == frame.to_csv(index=False, lineterminator="\n").encode()
+    (tmp_path / "p").mkdir()
+    frame.to_csv(tmp_path / "p" / "jobs.csv.gz", index=False, lineterminator="\n", compression=GZIP)
+    assert raw == (tmp_path / "p" / "jobs.csv.gz").read_bytes()
+
+
+@pytest.mark.parametrize("kwargs", [{"index": True}, {"index": False, "float_format": "%.3g"},
+                                    {"index": False, "sep": ";"}])
+def test_other_csv_options_are_pandas_own(tmp_path, kwargs):
+    frame = _edge_frame(n=20)
+    write_csv(frame, tmp_path / "a.csv", **kwargs)
+    frame.to_csv(tmp_path / "b.csv", **kwargs)
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", ";"])
+def test_line_breaks_in_cells_and_other_terminators_are_pandas_own(tmp_path, end):
+    frame = _edge_frame(n=40, breaks=True)
+    write_csv(frame, tmp_path / "a.csv", index=False, lineterminator=end)
+    frame.to_csv(tmp_path / "b.csv", index=False, lineterminator=end)
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_other_dtypes_are_pandas_own(tmp_path):
+    frame = pd.DataFrame({"c": pd.Categorical(["x", "y"]), "n": pd.array([1, None], dtype="Int64"),
+                          "t": pd.to_datetime(["2020-01-01", "2020-01-02"]), "m": [1, "a"],
+                          "f32": pd.Series([0.1, 2.5], dtype="float32")})
+    for cols in (["c", "n"], ["t", "n"], ["m", "n"], ["f32", "n"]):
+        write_csv(frame[cols], tmp_path / "a.csv", index=False)
+        frame[cols].to_csv(tmp_path / "b.csv", index=False)
+        assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
