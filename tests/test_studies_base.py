@@ -7,7 +7,7 @@ import pytest
 
 from simlib.errors import ConfigError
 from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, Files, Step, StepContext, Study, load_study
-from simlib.studies.base import check_policies, check_traces, load_tag
+from simlib.studies.base import check_batches, check_policies, check_traces, load_tag
 
 
 def config(**studies):
@@ -86,6 +86,34 @@ def test_fold_only_at_scales_that_batch():
     assert default.fold_groups(groups) == {}
     with pytest.raises(TypeError):
         smoke.fold({"trace": "A"}, seed=[0])
+
+
+class Twice(Study):
+    key = "twice"
+
+    def steps(self):
+        out = {"o": "r/{scale}/{seed}.txt"}
+        return [Step("twice_short", output=out, run=print, batch=self.fold(seed=[0, 1])),
+                Step("twice_long", output={"o": "l/{scale}/{seed}.txt"}, run=print,
+                     batch=self.fold(seed=[0, 1]))]
+
+
+def test_a_scale_may_batch_some_steps_only():
+    cfg = {**config(twice={}), "scales": {"default": {"batch": ["twice_short"]},
+                                          "smoke": {"batch": True}, "full": {"batch": False}}}
+    batched = {s.name: bool(s.batch) for s in Twice(cfg, "default").steps()}
+    assert batched == {"twice_short": True, "twice_long": False}
+    assert all(s.batch for s in Twice(cfg, "smoke").steps())
+    assert not any(s.batch for s in Twice(cfg, "full").steps())
+    assert Twice(cfg, "default").step("twice_long").batch == {}
+    check_batches(cfg, [Twice(cfg, "default")])
+    cfg["scales"]["full"]["batch"] = ["twice_short", "twice_lng"]
+    with pytest.raises(ConfigError, match=r"config scales.full.batch\[1\]: no step 'twice_lng'"):
+        check_batches(cfg, [Twice(cfg, "default")])
+    # A disabled study's steps may stay listed.
+    cfg["scales"]["full"]["batch"] = ["twice_short", "hello_say"]
+    check_batches({**cfg, "studies": {**cfg["studies"], "hello": {"enabled": False}}},
+                  [Twice(cfg, "default")])
 
 
 def test_base_check_names_the_key():

@@ -28,6 +28,7 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import itertools
@@ -229,6 +230,10 @@ class Step:
                 if re.search(r"{(%s)," % "|".join(map(re.escape, names)), pattern):
                     raise ConfigError(f"step {self.name}: a folded wildcard of output {out!r} "
                                       "has an inline constraint")
+
+    def unbatched(self) -> "Step":
+        """The same step without its batch (one rule per run)."""
+        return dataclasses.replace(self, batch={})
 
     def batch_rule(self, label: str) -> str:
         """The rule name of a batch label: the step's, ``_<label>`` appended (non-word
@@ -454,9 +459,42 @@ class Study:
         return {name: e.sha256_uncompressed for name, e in manifest.items()}
 
     @property
+    def _batch_setting(self):
+        return ((self.config.get("scales") or {}).get(self.scale) or {}).get("batch", False)
+
+    @property
     def batching(self) -> bool:
-        """Whether this scale runs short steps several per job (``scales.<scale>.batch``)."""
-        return bool(((self.config.get("scales") or {}).get(self.scale) or {}).get("batch", False))
+        """Whether this scale runs some steps several per job (``scales.<scale>.batch``:
+        true, or a non-empty list of step names)."""
+        return bool(self._batch_setting)
+
+    def batches(self, step: str) -> bool:
+        """Whether step ``step`` runs several per job at this scale: ``scales.<scale>.batch``
+        is true, or a list naming it (the steps whose runs are shorter than a job's start-up).
+
+        Examples
+        --------
+        >>> t = Study.__new__(Study)
+        >>> t.config, t.scale = {"scales": {"default": {"batch": ["x_run"]}}}, "default"
+        >>> t.batching, t.batches("x_run"), t.batches("x_long")
+        (True, True, False)
+        """
+        setting = self._batch_setting
+        return step in setting if isinstance(setting, list) else bool(setting)
+
+    def __init_subclass__(cls, **kwargs):
+        # Every study's steps() passes through _unbatched: a step the scale does
+        # not batch (a list in scales.<scale>.batch without its name) drops the
+        # batch fold() gave it, so one rule per run, as at scales without batches.
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("steps")
+        if own is not None and not getattr(own, "_filters_batches", False):
+            @functools.wraps(own)
+            def steps(self):
+                return [s if not s.batch or self.batches(s.name) else s.unbatched()
+                        for s in own(self)]
+            steps._filters_batches = True
+            cls.steps = steps
 
     def fold(self, *combinations: Mapping[str, Any], label: str = "",
              **values: Sequence[Any]) -> dict[str, list[dict]]:
@@ -589,6 +627,30 @@ def _study_class(key: str, spec: Mapping) -> type[Study]:
 def load_study(key: str, config: Mapping, scale: str | None = None, repo=None) -> Study:
     """The study ``key`` built from the config."""
     return _study_class(key, config["studies"][key])(config, scale, key=key, repo=repo)
+
+
+def check_batches(config: Mapping, studies: Sequence[Study]) -> None:
+    """Every step named in a ``scales.<scale>.batch`` list is a step of ``studies``
+    (or of a disabled study: its key starts the name); ConfigError naming the entry.
+
+    Examples
+    --------
+    >>> check_batches({"scales": {"default": {"batch": ["nope_run"]}}, "studies": {}}, [])
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: config scales.default.batch[0]: no step 'nope_run' in the enabled studies
+    """
+    names = {s.name for study in studies for s in study.steps()}
+    disabled = [key for key, spec in (config.get("studies") or {}).items()
+                if (spec or {}).get("enabled", True) is False]
+    for scale, spec in (config.get("scales") or {}).items():
+        listed = (spec or {}).get("batch")
+        if not isinstance(listed, list):
+            continue
+        for i, name in enumerate(listed):
+            if name not in names and not any(name.startswith(k + "_") for k in disabled):
+                raise ConfigError(f"config scales.{scale}.batch[{i}]: no step {name!r} in the "
+                                  "enabled studies")
 
 
 def enabled_studies(config: Mapping, scale: str | None = None, repo=None) -> list[Study]:

@@ -59,6 +59,7 @@ SCALE = config["scale"]
 #: Enabled studies with a Study class (simlib.studies): their rules come
 #: from their steps (workflow/rules/studies.smk).
 from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, load_study
+from simlib.studies.base import check_batches
 
 
 def is_study(key, spec):
@@ -257,6 +258,7 @@ MANIFEST = _read_manifest()
 # Studies first: they name their unknown traces before the manifest is consulted.
 for _s in STUDIES:
     _s.check()
+check_batches(config, STUDIES)
 check_config()
 
 

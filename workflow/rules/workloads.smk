@@ -35,7 +35,7 @@ def sweep_loads():
 
     loads = {}
     for study in STUDIES:
-        if isinstance(study, TraceSweep) and study.batching:
+        if isinstance(study, TraceSweep) and study.batches(f"{study.key}_simulate"):
             for trace in study.traces_:
                 loads.setdefault(trace, set()).update(load_tag(x) for x in study.loads())
     return {t: sorted(v, key=float) for t, v in sorted(loads.items())}
