@@ -198,3 +198,22 @@ def test_as_printed_with_zero_utilization_is_floored():
     Simulator(Platform.homogeneous(2), jobs, make_policy("fcfs_malleable", ov_max=0.0,
                                                           stretch="as_printed")).run()
     assert jobs[0].finish == pytest.approx(0.1)
+
+
+@SETTINGS
+@given(case=workloads())
+def test_the_seed_matters_only_through_ov(case):
+    # Policy.draws: without OV a run is the same for every seed (paper U's
+    # sweeps then simulate it once); with OV the seed is a real parameter.
+    cpus, rows = case
+    from simlib.policies.fcfs_malleable import FCFSMalleable
+    assert not FCFSMalleable.draws({"ov_max": 0.0}) and FCFSMalleable.draws({})
+    zero = [schedule(run("fcfs_malleable", rows, cpus, ov_max=0.0, seed=s)[0]) for s in (0, 7)]
+    assert zero[0] == zero[1]
+
+
+def test_ov_draws_depend_on_the_seed():
+    # The other half of the pair: with OV, two seeds give two schedules.
+    rows = [(10 * i, 6, 100, 200) for i in range(30)]   # every head needs shrunk jobs
+    ov = [schedule(run("fcfs_malleable", rows, 8, ov_max=50.0, seed=s)[0]) for s in (0, 7)]
+    assert ov[0] != ov[1]

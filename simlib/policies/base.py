@@ -20,6 +20,7 @@ A new policy is one module with one class plus one line in
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..engine.job import WAITING, Job
@@ -92,6 +93,16 @@ class Policy:
     #: Time-sharing layers of the ledger the policy needs (paper Z's
     #: Scojo-PECT: one per virtual machine); the simulator's default.
     layers: ClassVar[int] = 1
+
+    @classmethod
+    def draws(cls, params: Mapping[str, Any]) -> bool:
+        """Whether a run with ``params`` uses its ``seed`` parameter (random draws).
+
+        When it does not, runs that differ in the seed only are the same
+        run, and a sweep over seeds may simulate it once. Default: whether
+        the policy takes a ``seed`` at all.
+        """
+        return "seed" in cls.defaults
 
     def __init__(self, **params: Any) -> None:
         self.params = {**self.defaults, **params}

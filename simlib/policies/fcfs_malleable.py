@@ -82,6 +82,11 @@ class FCFSMalleable(QueuePolicy):
         "seed": 0,
     }
 
+    @classmethod
+    def draws(cls, params):
+        # The seed draws OV only (attach): without OV every seed gives one run.
+        return float({**cls.defaults, **params}["ov_max"]) > 0
+
     def __init__(self, **params):
         super().__init__(**params)
         p = self.params

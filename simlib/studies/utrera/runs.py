@@ -20,7 +20,7 @@ import pandas as pd
 from simlib.engine.simulator import Simulator
 from simlib.io import GZIP, write_csv, write_json
 from simlib.platform import Platform
-from simlib.policies import make_policy
+from simlib.policies import POLICIES, make_policy
 from simlib.runner import SimResult, batsim_table, jobs_from_workload, simulate
 from simlib.studies.utrera.transforms import long_jobs, set_long_job_cpu_util, toy_workload
 from simlib.workload.prepare import offered_load
@@ -192,7 +192,9 @@ def simulate_chunk(ctx) -> None:
     seed. With ``params.variants`` (policy label -> parameters: the other
     readings of the time model), each workload and seed runs under every
     variant, and each run records its label as coordinate ``policy``;
-    variants with equal parameters are simulated once. Outputs:
+    variants with equal parameters are simulated once, and so are the seeds
+    of a reading whose runs draw nothing (``Policy.draws``: FCFS-malleable
+    without OV), each seed keeping its record. Outputs:
     ``summary`` (one record per run: coordinates, seed, metrics of
     :func:`run_metrics` and the offered load), and ``jobs`` (Batsim
     columns) / ``timeline`` of the first run.
@@ -211,6 +213,10 @@ def simulate_chunk(ctx) -> None:
     # None: the chunk's one policy, coordinates as given (no label of its own).
     variants = p.get("variants") or {None: p["policy_params"]}
     cache, runs, first = {}, [], True
+    # Equal parameters (two names of one reading, or seeds of a reading that
+    # draws nothing: Policy.draws) on one workload: one run.
+    done = {}
+    policy_class = POLICIES[p["policy"]]
     t0 = time.perf_counter()
     for seed, path in plan:
         if path not in cache:
@@ -222,12 +228,12 @@ def simulate_chunk(ctx) -> None:
                              p["long_util"], p["long_util_mode"])
             cache = {path: wl}  # one workload in memory at a time
         wl = cache[path]
-        done = {}  # equal parameters (two names of one reading): one run
         for label, vparams in variants.items():
             params = dict(vparams)
             if p["seeded"] and seed is not None:
                 params["seed"] = int(seed)
-            key = json.dumps(params, sort_keys=True, default=str)
+            same = {k: v for k, v in params.items() if k != "seed" or policy_class.draws(params)}
+            key = (path, json.dumps(same, sort_keys=True, default=str))
             if key not in done:
                 res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
                                overrun=p["simulation"]["overrun"], debug=debug,
