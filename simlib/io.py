@@ -187,7 +187,8 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
         text = None
         end = to_csv_kwargs.get("lineterminator") or os.linesep
         if (to_csv_kwargs.get("index", True) is False and end in ("\n", "\r\n")
-                and set(to_csv_kwargs) <= {"index", "lineterminator", "compression"}):
+                and set(to_csv_kwargs) <= {"index", "lineterminator", "compression"}
+                and type(frame).__name__ == "DataFrame"):   # a Series: pandas
             # pandas formats every cell through its generic machinery: the
             # per-job tables of a paper K simulation step (240,000 rows) took
             # ~30 % of the step; csv_text writes the same text in a third of the time.
@@ -326,7 +327,9 @@ def _gzip_args(tmp: Path, compression):
     if compression == "gzip":
         return {}
     if isinstance(compression, dict) and compression.get("method") == "gzip" \
-            and set(compression) <= {"method", "mtime", "compresslevel"}:
+            and set(compression) <= {"method", "mtime", "compresslevel"} \
+            and compression.get("compresslevel", 9) != 0:
+        # Level 0 stores blocks whose bounds follow the writes: pandas' own.
         return {k: v for k, v in compression.items() if k != "method"}
     return False
 

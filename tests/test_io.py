@@ -232,3 +232,17 @@ def test_csv_text_equals_pandas_on_random_tables(seed):
     df = pd.DataFrame({name: columns[name] for name in names})
     assert csv_text(df) == df.to_csv(index=False, lineterminator="\n")
     assert csv_text(df.iloc[:0]) == df.iloc[:0].to_csv(index=False, lineterminator="\n")
+
+
+def test_series_and_stored_gzip_are_pandas_own(tmp_path):
+    # A Series has no columns (pandas writes it); level 0 stores blocks whose
+    # bounds follow the writes, so only pandas' own writes give its bytes.
+    s = pd.Series([1.5, 2.0], name="x")
+    write_csv(s, tmp_path / "s.csv", index=False)
+    assert (tmp_path / "s.csv").read_text() == s.to_csv(index=False)
+    frame = pd.concat([_edge_frame(seed=k) for k in range(20)], ignore_index=True)
+    stored = {"method": "gzip", "mtime": 0, "compresslevel": 0}
+    (tmp_path / "p").mkdir()
+    write_csv(frame, tmp_path / "t.csv.gz", index=False, lineterminator="\n", compression=stored)
+    frame.to_csv(tmp_path / "p" / "t.csv.gz", index=False, lineterminator="\n", compression=stored)
+    assert (tmp_path / "t.csv.gz").read_bytes() == (tmp_path / "p" / "t.csv.gz").read_bytes()

@@ -180,3 +180,11 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
                                "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
     assert zeng.published == load_published(zeng.published_path)
     assert zeng.published is zeng.published   # read once
+    # A study subclassed in another package keeps its parent's loader.
+    from simlib.studies.zeng import Zeng
+
+    class MyZeng(Zeng):
+        key = "zeng"
+
+    mine = MyZeng({"scale": "smoke", "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
+    assert MyZeng.__module__ == __name__ and mine.published == zeng.published

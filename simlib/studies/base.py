@@ -384,7 +384,10 @@ class Study:
         path = self.published_path
         if not Path(path).is_file():
             raise ConfigError(f"config studies.{self.key}.published: no such file {path}")
-        package = sys.modules[type(self).__module__].__package__
+        # Relative to the package of the class that names the loader (a
+        # subclass elsewhere inherits its parent's).
+        owner = next(c for c in type(self).__mro__ if "published_loader" in vars(c))
+        package = sys.modules[owner.__module__].__package__
         return importlib.import_module(self.published_loader, package).load_published(path)
 
     def __init__(self, config: Mapping, scale: str | None = None, *, key: str | None = None,
