@@ -204,14 +204,6 @@ class WholeNodes(LowestIds):
         super().__init__()
         self.units = units
 
-    def total_of(self, platform: Platform) -> int:
-        """``platform.cpus``, kept for the last platform seen (the property sums
-        an array; plans ask for every job they place, on one platform)."""
-        cached = getattr(self, "_total", None)
-        if cached is None or cached[0] is not platform:
-            cached = self._total = (platform, platform.cpus)
-        return cached[1]
-
     def select_mask(self, platform, free, size):
         """The mask :meth:`select` chooses (None: too few whole nodes free),
         without building the allocation (plans that are only checked, not
@@ -224,7 +216,7 @@ class WholeNodes(LowestIds):
         whole = free
         for k in range(1, u):
             whole &= free >> k
-        whole &= self._firsts(self.total_of(platform))  # bit u*n set: node n entirely free
+        whole &= self._firsts(platform.cpus)  # bit u*n set: node n entirely free
         if whole.bit_count() * u < size:
             return None
         # The lowest nodes (LowestIds on their first units), each with its u

@@ -486,9 +486,9 @@ class Study:
         return step in setting if isinstance(setting, list) else bool(setting)
 
     def __init_subclass__(cls, **kwargs):
-        # Every study's steps() passes through _unbatched: a step the scale does
-        # not batch (a list in scales.<scale>.batch without its name) drops the
-        # batch fold() gave it, so one rule per run, as at scales without batches.
+        # Every study's steps() is wrapped: a step the scale does not batch (a
+        # list in scales.<scale>.batch without its name) drops the batch fold()
+        # gave it (Step.unbatched), so one rule per run, as at scales without batches.
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("steps")
         if own is not None and not getattr(own, "_filters_batches", False):
