@@ -232,7 +232,8 @@ def simulate_chunk(ctx) -> None:
             params = dict(vparams)
             if p["seeded"] and seed is not None:
                 params["seed"] = int(seed)
-            same = {k: v for k, v in params.items() if k != "seed" or policy_class.draws(params)}
+            draws = policy_class.draws(params)
+            same = {k: v for k, v in params.items() if draws or k != "seed"}
             key = (path, json.dumps(same, sort_keys=True, default=str))
             if key not in done:
                 res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
