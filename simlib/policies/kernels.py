@@ -10,7 +10,10 @@ built by ``pip install`` through ``setup.py``):
 * ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`);
 * ``_placement_kernel``: the search of placement profiles
   (:meth:`simlib.policies.profile.PlacementProfile.earliest_start`: paper
-  D's allocation rules, paper Z's plans).
+  D's allocation rules, paper Z's plans);
+* ``_seeding_kernel``: the first uniforms of ``PCG64(SeedSequence(words))``
+  (:func:`simlib.studies.zeng.slowdowns.seeded_uniforms`: paper Z's
+  coscheduling slowdown of each pair of jobs, drawn from its own seed).
 
 Each has a pure-Python twin that gives bit-identical results; paired tests
 run both. The ``SIMLIB_KERNELS`` environment variable chooses:
@@ -50,7 +53,7 @@ from ..errors import ConfigError
 KERNEL_ENV = "SIMLIB_KERNELS"
 KERNEL_MODES = ("auto", "compiled", "python")
 #: The compiled modules, by name in :mod:`simlib.policies`.
-KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel")
+KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel", "_seeding_kernel")
 _HERE = Path(__file__).resolve().parent
 
 
