@@ -30,11 +30,14 @@ from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
 from .io import write_csv
 from .platform import Platform
-from .policies import Policy, make_policy
+from .policies import Policy, kernels, make_policy
 from .workload.swf import MAX_EXACT_TIME
 
 #: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
 #: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
+#: The compiled kernel of the jobs table's allocation text (see :func:`_intervals_of`).
+INTERVALS_KERNEL = "_intervals_kernel"
+
 BATSIM_COLUMNS = (
     "job_id", "workload_name", "profile", "submission_time",
     "requested_number_of_resources", "requested_time", "success", "final_state",
@@ -222,11 +225,29 @@ def intervals(ids) -> str:
 
 
 def _intervals_of(allocs: list[list[int]]) -> list[str]:
-    """``[intervals(a) for a in allocs]`` with numpy: sort, find the blocks, format once.
+    """``[intervals(a) for a in allocs]``: the ``allocated_resources`` column.
+
+    On the compiled kernel :mod:`simlib.policies._intervals_kernel` (one
+    pass over the ids in C), else with numpy (:func:`_intervals_numpy`);
+    ``SIMLIB_KERNELS`` chooses (:mod:`simlib.policies.kernels`).
 
     Examples
     --------
     >>> _intervals_of([[3], [], [5, 2, 0, 1], [9, 7, 8], [1, 4, 6, 3]])
+    ['3', '', '0-2 5', '7-9', '1 3-4 6']
+    """
+    kernel = kernels.load(INTERVALS_KERNEL)
+    if kernel is not None:
+        return kernel.intervals_of(allocs)
+    return _intervals_numpy(allocs)
+
+
+def _intervals_numpy(allocs: list[list[int]]) -> list[str]:
+    """:func:`_intervals_of` with numpy: sort, find the blocks, format once.
+
+    Examples
+    --------
+    >>> _intervals_numpy([[3], [], [5, 2, 0, 1], [9, 7, 8], [1, 4, 6, 3]])
     ['3', '', '0-2 5', '7-9', '1 3-4 6']
     """
     lens = np.fromiter(map(len, allocs), np.int64, len(allocs))

@@ -124,9 +124,10 @@ def test_intervals():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_intervals_of_many_allocations_as_one_by_one(seed):
-    # Paired: runner._intervals_of (numpy, one text) against intervals() per allocation,
-    # with empty allocations, single cores, blocks and the highest core id.
+def test_intervals_of_many_allocations_as_one_by_one(seed, kernel_path):
+    # Paired: runner._intervals_of (compiled kernel, or numpy: one text)
+    # against intervals() per allocation, with empty allocations, single
+    # cores, blocks, lists in and out of order and the highest core id.
     import random
 
     from simlib.runner import _intervals_of
@@ -134,6 +135,7 @@ def test_intervals_of_many_allocations_as_one_by_one(seed):
     rng = random.Random(seed)
     span = rng.choice([1, 2, 10, 128, 1152])
     allocs = [rng.sample(range(span), rng.randint(0, min(span, 40))) for _ in range(300)]
+    allocs += [sorted(a) for a in allocs[:100]]
     allocs.append(list(range(span)))
     assert _intervals_of(allocs) == [intervals(a) for a in allocs]
 

@@ -1,7 +1,7 @@
-"""Loading the policies' compiled kernels.
+"""Loading simlib's compiled kernels (kept together in this package).
 
-A few inner loops are compiled (Cython sources beside their policies,
-built by ``pip install`` through ``setup.py``):
+A few inner loops are compiled (Cython sources in this package, built by
+``pip install`` through ``setup.py``):
 
 * ``_conservative_kernel``: count-based conservative backfilling's profile,
   queue and compression (:mod:`simlib.policies.conservative`), whose count
@@ -11,6 +11,8 @@ built by ``pip install`` through ``setup.py``):
 * ``_placement_kernel``: the search of placement profiles
   (:meth:`simlib.policies.profile.PlacementProfile.earliest_start`: paper
   D's allocation rules, paper Z's plans);
+* ``_intervals_kernel``: the allocation text of a jobs table
+  (:func:`simlib.runner._intervals_of`; kept here with the others);
 * ``_seeding_kernel``: the first uniforms of ``PCG64(SeedSequence(words))``
   (:func:`simlib.studies.zeng.slowdowns.seeded_uniforms`: paper Z's
   coscheduling slowdown of each pair of jobs, drawn from its own seed).
@@ -53,7 +55,8 @@ from ..errors import ConfigError
 KERNEL_ENV = "SIMLIB_KERNELS"
 KERNEL_MODES = ("auto", "compiled", "python")
 #: The compiled modules, by name in :mod:`simlib.policies`.
-KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel", "_seeding_kernel")
+KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel", "_intervals_kernel",
+           "_seeding_kernel")
 _HERE = Path(__file__).resolve().parent
 
 
