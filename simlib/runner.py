@@ -389,6 +389,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs",
                                                        "processes"])
         table = batsim_table(jobs, workload_name)
+        sim.close()  # no reference cycle left: the run is freed with its result
     return SimResult(table, timeline, platform.cpus, policy.name, jobs)
 
 

@@ -3,6 +3,7 @@ import pytest
 
 from simlib.errors import ConfigError
 from simlib.figures.gantt import parse_intervals
+from simlib.policies import POLICIES
 from simlib.runner import BATSIM_COLUMNS, UnusableJobError, intervals, simulate, write_jobs_csv
 from simlib.workload.swf import SWF_FIELDS, Workload
 
@@ -153,3 +154,24 @@ def test_write_jobs_csv_fast_path_matches_pandas(tmp_path):
     assert path.read_text() == res.jobs.to_csv(index=False, lineterminator="\n")
 
 
+
+
+@pytest.mark.parametrize("policy", [p for p in POLICIES if p not in ("scojo_pect", "glomarc_ts")])
+def test_a_run_leaves_no_reference_cycle(policy):
+    # Papers K and U run many simulations with the collector paused
+    # (gc_paused around the set): a run must be freed by reference counting
+    # alone, or the set would hold every run's jobs until its end.
+    import gc
+
+    wl = _workload([(i, i * 3, 10 + i % 7, 1 + i % 4, 20, -1) for i in range(40)])
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        res = simulate(wl, policy, cpus=4)
+        assert len(res.jobs) == 40
+        del res
+        assert gc.collect() == 0
+    finally:
+        if was:
+            gc.enable()

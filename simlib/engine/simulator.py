@@ -276,6 +276,25 @@ class Simulator:
             getattr(self, "_on_" + name[4:]).append(hook)
         return observer
 
+    def close(self) -> None:
+        """Let go of the policy, the execution model and the observers.
+
+        Each of them points back at the simulator (``policy.sim``,
+        ``execution.sim``), a reference cycle that holds every job until
+        Python's cyclic collector runs. Call this when done asking the
+        simulator for anything but its jobs and timeline: the run's objects
+        are then freed as soon as the caller lets go of them, and a caller
+        running many simulations with the collector paused
+        (:func:`gc_paused`) does not accumulate them. The policy and the
+        model keep working (e.g. for their counters); the simulator cannot
+        run again.
+        """
+        self.policy = self.execution = None
+        self._model_started = self._model_ended = None
+        for hooks in (self._on_started, self._on_resized, self._on_suspended, self._on_resumed,
+                      self._on_ended):
+            hooks.clear()
+
     # ------------------------------------------------------------------ loop
     def run(self) -> None:
         """Simulate until every job has finished (the garbage collector paused: :func:`gc_paused`)."""

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ...engine.simulator import gc_paused
 from ...errors import ConfigError
 from ...io import GZIP, write_csv, write_json
 from ...metrics import kumar_slowdown, summarize
@@ -129,35 +130,39 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
     index = json.loads((Path(workload_dir) / "index.json").read_text(encoding="utf-8"))
     facts = {(float(e["load"]), int(e["seed"])): e for e in index["entries"]}
     records, tables = [], []
-    for run in spec_runs(spec, pick):
-        load, seed, cs = run["load"], run["seed"], run["cs"]
-        wl = read_cwf(workload_file(workload_dir, load, seed))
-        jobs_wl, commands = split_commands(wl)
-        params = dict(spec["policy_params"])
-        if cs is not None:
-            params["cs"] = cs_param(cs)
-        pol = make_policy(policy, **params)
-        name = f"{workload}@load{load_tag(load)}#seed{seed}"
-        res = simulate(jobs_wl, pol, cpus=machine, overrun=overrun, debug=debug,
-                       workload_name=name, record_timeline=False,
-                       commands=command_events(commands))
-        metrics = run_metrics(res, jobs_wl, machine, pol, tau=tau)
-        e = facts[(float(load), int(seed))]
-        rec = {"workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
-               "cs": None if cs is None else int(cs), **metrics,
-               "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
-               "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": len(res.jobs),
-               "commands": sum(e["commands"].values()),
-               "cs_used": math.nan if cs is None else float(cs)}
-        records.append(rec)
-        table = res.jobs.copy()
-        table.insert(0, "cs", -1 if cs is None else int(cs))
-        table.insert(0, "seed", int(seed))
-        table.insert(0, "load", float(load))
-        tables.append(table)
-        if log is not None:
-            log.info("%s %s cs=%s: wait %.0f s, utilization %.4f", policy, name, cs,
-                     metrics["mean_wait"], metrics["utilization"])
+    # Every run goes through runner.simulate, which leaves no reference cycle:
+    # with the collector paused for the whole set, no pass traverses the runs'
+    # jobs and allocations (refcounting frees each run once it is replaced).
+    with gc_paused():
+        for run in spec_runs(spec, pick):
+            load, seed, cs = run["load"], run["seed"], run["cs"]
+            wl = read_cwf(workload_file(workload_dir, load, seed))
+            jobs_wl, commands = split_commands(wl)
+            params = dict(spec["policy_params"])
+            if cs is not None:
+                params["cs"] = cs_param(cs)
+            pol = make_policy(policy, **params)
+            name = f"{workload}@load{load_tag(load)}#seed{seed}"
+            res = simulate(jobs_wl, pol, cpus=machine, overrun=overrun, debug=debug,
+                           workload_name=name, record_timeline=False,
+                           commands=command_events(commands))
+            metrics = run_metrics(res, jobs_wl, machine, pol, tau=tau)
+            e = facts[(float(load), int(seed))]
+            rec = {"workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
+                   "cs": None if cs is None else int(cs), **metrics,
+                   "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
+                   "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": len(res.jobs),
+                   "commands": sum(e["commands"].values()),
+                   "cs_used": math.nan if cs is None else float(cs)}
+            records.append(rec)
+            table = res.jobs.copy()
+            table.insert(0, "cs", -1 if cs is None else int(cs))
+            table.insert(0, "seed", int(seed))
+            table.insert(0, "load", float(load))
+            tables.append(table)
+            if log is not None:
+                log.info("%s %s cs=%s: wait %.0f s, utilization %.4f", policy, name, cs,
+                         metrics["mean_wait"], metrics["utilization"])
     return records, pd.concat(tables, ignore_index=True)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from simlib.engine.simulator import Simulator
+from simlib.engine.simulator import Simulator, gc_paused
 from simlib.io import GZIP, write_csv, write_json
 from simlib.platform import Platform
 from simlib.policies import POLICIES, make_policy
@@ -106,6 +106,7 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
     seg = seg.sort_values(["job_id", "start"], kind="mergesort").reset_index(drop=True)
     timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
     res = SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, pol.name, jobs)
+    sim.close()  # the run is freed with its result, not at the next collection
     return res, seg
 
 
@@ -218,44 +219,48 @@ def simulate_chunk(ctx) -> None:
     done = {}
     policy_class = POLICIES[p["policy"]]
     t0 = time.perf_counter()
-    for seed, path in plan:
-        if path not in cache:
-            wl = read_swf(path)
-            if p["kind"] == "long_util":
-                n_long = int(long_jobs(wl).sum())
-                wl = set_long_job_cpu_util(wl, p["long_util"], mode=p["long_util_mode"])
-                ctx.log.info("%d long jobs set to CPU utilization %s (%s)", n_long,
-                             p["long_util"], p["long_util_mode"])
-            cache = {path: wl}  # one workload in memory at a time
-        wl = cache[path]
-        for label, vparams in variants.items():
-            params = dict(vparams)
-            if p["seeded"] and seed is not None:
-                params["seed"] = int(seed)
-            draws = policy_class.draws(params)
-            same = {k: v for k, v in params.items() if draws or k != "seed"}
-            key = (path, json.dumps(same, sort_keys=True, default=str))
-            if key not in done:
-                res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
-                               overrun=p["simulation"]["overrun"], debug=debug,
-                               workload_name=f"{path}#seed{seed}", record_timeline=True)
-                metrics = run_metrics(res, tau=p["simulation"]["tau"])
-                metrics["offered_load"] = offered_load(wl, p["cpus"])
-                done[key] = metrics
-                if first:
-                    write_csv(res.jobs, ctx.output.jobs, index=False, lineterminator="\n")
-                    # mtime 0: equal runs give equal bytes.
-                    write_csv(res.timeline, ctx.output.timeline, index=False,
-                              lineterminator="\n", compression=GZIP)
-                    first = False
-            metrics = dict(done[key])
-            coords = {**p["coords"], **({"policy": label} if label is not None else {})}
-            runs.append({**coords, "seed": seed, "workload": path, "policy_params": params,
-                         "metrics": metrics})
-            ctx.log.info("%sseed %s: response %.1f slowdown %.3f frag %.4f mpl %.3f",
-                         f"{label} " if label else "", seed, metrics["mean_response"],
-                         metrics["utrera_slowdown"], metrics["utrera_fragmentation"],
-                         metrics["utrera_mean_mpl"])
+    # Every run goes through runner.simulate, which leaves no reference cycle:
+    # with the collector paused for the whole set, no pass traverses the runs'
+    # jobs and allocations (refcounting frees each run once it is replaced).
+    with gc_paused():
+        for seed, path in plan:
+            if path not in cache:
+                wl = read_swf(path)
+                if p["kind"] == "long_util":
+                    n_long = int(long_jobs(wl).sum())
+                    wl = set_long_job_cpu_util(wl, p["long_util"], mode=p["long_util_mode"])
+                    ctx.log.info("%d long jobs set to CPU utilization %s (%s)", n_long,
+                                 p["long_util"], p["long_util_mode"])
+                cache = {path: wl}  # one workload in memory at a time
+            wl = cache[path]
+            for label, vparams in variants.items():
+                params = dict(vparams)
+                if p["seeded"] and seed is not None:
+                    params["seed"] = int(seed)
+                draws = policy_class.draws(params)
+                same = {k: v for k, v in params.items() if draws or k != "seed"}
+                key = (path, json.dumps(same, sort_keys=True, default=str))
+                if key not in done:
+                    res = simulate(wl, p["policy"], cpus=p["cpus"], policy_params=params,
+                                   overrun=p["simulation"]["overrun"], debug=debug,
+                                   workload_name=f"{path}#seed{seed}", record_timeline=True)
+                    metrics = run_metrics(res, tau=p["simulation"]["tau"])
+                    metrics["offered_load"] = offered_load(wl, p["cpus"])
+                    done[key] = metrics
+                    if first:
+                        write_csv(res.jobs, ctx.output.jobs, index=False, lineterminator="\n")
+                        # mtime 0: equal runs give equal bytes.
+                        write_csv(res.timeline, ctx.output.timeline, index=False,
+                                  lineterminator="\n", compression=GZIP)
+                        first = False
+                metrics = dict(done[key])
+                coords = {**p["coords"], **({"policy": label} if label is not None else {})}
+                runs.append({**coords, "seed": seed, "workload": path, "policy_params": params,
+                             "metrics": metrics})
+                ctx.log.info("%sseed %s: response %.1f slowdown %.3f frag %.4f mpl %.3f",
+                             f"{label} " if label else "", seed, metrics["mean_response"],
+                             metrics["utrera_slowdown"], metrics["utrera_fragmentation"],
+                             metrics["utrera_mean_mpl"])
     ctx.log.info("%d runs in %.2f s", len(runs), time.perf_counter() - t0)
     write_json({"kind": p["kind"], "policy": p["policy"], "seeded": bool(p["seeded"]),
                 "cpus": p["cpus"], "coords": p["coords"], "runs": runs}, ctx.output.summary)

@@ -155,6 +155,7 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
                 "simulated_seconds": seconds, "jobs": n}
     if hasattr(pol, "group_stats"):
         counters.update(pol.group_stats())
+    sim.close()  # the run is freed with its result, not at the next collection
     return RunResult(table, usage, slices, counters, seconds, segments)
 
 
