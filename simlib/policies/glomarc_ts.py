@@ -453,6 +453,11 @@ class GLomarcTS(ScojoPECT):
         #: the same waiting jobs round after round. A job's own entry goes
         #: when it ends.
         self._pairs: dict[int, dict[int, tuple[float, Member, int] | None]] = {}
+        #: primary idx -> (ids of the waiting jobs it was last offered, their
+        #: candidates, its SL_cos with each): the queue is often unchanged
+        #: from one round to the next (read only: form_groups changes no
+        #: candidate).
+        self._candidates: dict[int, tuple[tuple[int, ...], list[Candidate], dict]] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -605,6 +610,10 @@ class GLomarcTS(ScojoPECT):
         """Step 1 for ``primary`` among waiting jobs: those with SL_cos <= MAX_SL
         both ways, as candidates (FCFS rank ``order``, at their own
         coscheduling PPN), and the primary's SL_cos with each, by key."""
+        key = tuple([j.idx for j in waiting])
+        last = self._candidates.get(primary.idx)
+        if last is not None and last[0] == key:
+            return last[1], last[2]
         max_sl = self.params["max_sl"]
         pairs = self._pairs.get(primary.idx)
         if pairs is None:
@@ -619,6 +628,7 @@ class GLomarcTS(ScojoPECT):
             ab, member, nodes = pair
             sl_a[j.idx] = ab
             cands.append(Candidate(member, nodes, order=order, remaining=member.work * member.self_slowdown))
+        self._candidates[primary.idx] = (key, cands, sl_a)
         return cands, sl_a
 
     def _pair(self, primary, j, max_sl):
@@ -1034,6 +1044,7 @@ class GLomarcTS(ScojoPECT):
     def _finish(self, job, now):
         super()._finish(job, now)
         self._pairs.pop(job.idx, None)
+        self._candidates.pop(job.idx, None)
         gid = self.group_of.pop(job.idx, None)
         if gid is None or gid not in self.groups:
             return
