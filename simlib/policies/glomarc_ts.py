@@ -458,6 +458,8 @@ class GLomarcTS(ScojoPECT):
         #: from one round to the next (read only: form_groups changes no
         #: candidate).
         self._candidates: dict[int, tuple[tuple[int, ...], list[Candidate], dict]] = {}
+        #: primary idx -> {member keys -> GroupRun} (see _case1)
+        self._group_runs: dict[int, dict[tuple[int, ...], GroupRun]] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -656,7 +658,9 @@ class GLomarcTS(ScojoPECT):
         a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
                    sl_a, ppn_a)
         chosen = {}
-        runs = {}   # form_groups' GroupRun of each group it scored
+        # form_groups' GroupRun of each group it scored: a function of the
+        # members' fixed numbers only, so kept for the primary's later rounds.
+        runs = self._group_runs.setdefault(primary.idx, {})
 
         def fair(group):
             plan = self._group_plan(a, group, runs.get(tuple(c.member.key for c in group)))
@@ -1045,6 +1049,7 @@ class GLomarcTS(ScojoPECT):
         super()._finish(job, now)
         self._pairs.pop(job.idx, None)
         self._candidates.pop(job.idx, None)
+        self._group_runs.pop(job.idx, None)
         gid = self.group_of.pop(job.idx, None)
         if gid is None or gid not in self.groups:
             return
