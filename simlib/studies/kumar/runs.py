@@ -133,11 +133,14 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
     # Every run goes through runner.simulate, which leaves no reference cycle:
     # with the collector paused for the whole set, no pass traverses the runs'
     # jobs and allocations (refcounting frees each run once it is replaced).
+    read = {}  # the last workload read: a C_s sweep runs it once per C_s
     with gc_paused():
         for run in spec_runs(spec, pick):
             load, seed, cs = run["load"], run["seed"], run["cs"]
-            wl = read_cwf(workload_file(workload_dir, load, seed))
-            jobs_wl, commands = split_commands(wl)
+            if (load, seed) not in read:
+                read = {(load, seed): split_commands(read_cwf(workload_file(workload_dir, load,
+                                                                            seed)))}
+            jobs_wl, commands = read[(load, seed)]
             params = dict(spec["policy_params"])
             if cs is not None:
                 params["cs"] = cs_param(cs)
