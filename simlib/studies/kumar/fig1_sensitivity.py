@@ -26,6 +26,7 @@ papers fix 50).
 """
 from __future__ import annotations
 
+import functools
 import json
 import time
 from pathlib import Path
@@ -35,6 +36,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
+from ...engine.simulator import gc_paused
 from ...errors import ConfigError
 
 __all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
@@ -132,24 +134,39 @@ def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: i
     from ...metrics import summarize
     from ...runner import simulate
     from ...workload.prepare import offered_load, rescale_to_load, subset
-    from ...workload.swf import read_swf
-    seg = subset(read_swf(trace_swf), first_job=first_job, n_jobs=n_jobs)
+    seg = subset(_read_trace(trace_swf), first_job=first_job, n_jobs=n_jobs)
     scaled, factor = rescale_to_load(seg, machine_procs, load, round_to_seconds=True)
     reached = offered_load(scaled, machine_procs)
     if log is not None:
         log.info("segment %s: %d jobs, load %.4f (factor %.4f)", segment_name(first_job, n_jobs),
                  len(scaled.jobs), reached, factor)
     out = []
-    for name, (policy, params) in variants.items():
-        t0 = time.perf_counter()
-        res = simulate(scaled, policy, cpus=machine_procs, policy_params=params,
-                       overrun=simulation["overrun"], record_timeline=False)
-        if log is not None:
-            log.info("%s: %.2f s", name, time.perf_counter() - t0)
-        rec = {"policy": name, **summarize(res.jobs, machine_procs, tau=simulation["tau"]),
-               "jobs": len(res.jobs), "offered_load": reached}
-        out.append(rec)
+    # runner.simulate leaves no reference cycle: no collector pass is needed
+    # while the variants run (see simlib.studies.kumar.runs.simulate_set).
+    with gc_paused():
+        for name, (policy, params) in variants.items():
+            t0 = time.perf_counter()
+            res = simulate(scaled, policy, cpus=machine_procs, policy_params=params,
+                           overrun=simulation["overrun"], record_timeline=False)
+            if log is not None:
+                log.info("%s: %.2f s", name, time.perf_counter() - t0)
+            rec = {"policy": name, **summarize(res.jobs, machine_procs, tau=simulation["tau"]),
+                   "jobs": len(res.jobs), "offered_load": reached}
+            out.append(rec)
     return out
+
+
+def _read_trace(path):
+    """The prepared trace at ``path``, read once per process while the file is
+    unchanged (a batch of segments reads the same whole log)."""
+    st = Path(path).stat()
+    return _read_trace_version(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=1)
+def _read_trace_version(path: str, mtime_ns: int, size: int):
+    from ...workload.swf import read_swf
+    return read_swf(path)
 
 
 def build_sensitivity_cube(summaries: Sequence[Mapping], attrs: Mapping) -> xr.Dataset:
