@@ -33,11 +33,11 @@ from .platform import Platform
 from .policies import Policy, kernels, make_policy
 from .workload.swf import MAX_EXACT_TIME
 
-#: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
-#: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
 #: The compiled kernel of the jobs table's allocation text (see :func:`_intervals_of`).
 INTERVALS_KERNEL = "_intervals_kernel"
 
+#: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
+#: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
 BATSIM_COLUMNS = (
     "job_id", "workload_name", "profile", "submission_time",
     "requested_number_of_resources", "requested_time", "success", "final_state",

@@ -54,13 +54,18 @@ def test_numpy_integers_are_words():
     assert kernel.first_uniforms(words) == numpy_uniforms([3, 2**32 - 1, 7], 2)
 
 
-@pytest.mark.parametrize("words, k, message", [
-    ([], 2, "at least one seed word"),
-    ([1, -1], 2, "must be >= 0"),
-    ([1], -1, "k must be >= 0"),
+def test_no_words_is_numpys_empty_entropy():
+    assert kernel.first_uniforms([]) == numpy_uniforms([], 2)
+
+
+@pytest.mark.parametrize("words, k, error, message", [
+    ([1, -1], 2, ValueError, "must be >= 0"),
+    ([1], -1, ValueError, "k must be >= 0"),
+    ([1.5], 2, TypeError, "integer"),            # numpy refuses a float too
+    ([1], 2**61 + 1, MemoryError, "do not fit"),  # not a wrapped-around malloc
 ])
-def test_bad_input_is_refused(words, k, message):
-    with pytest.raises(ValueError, match=message):
+def test_bad_input_is_refused(words, k, error, message):
+    with pytest.raises(error, match=message):
         kernel.first_uniforms(words, k)
 
 
@@ -77,3 +82,14 @@ def test_pair_draws_are_the_same_on_both_paths(monkeypatch):
     assert values["compiled"] == values["python"]
     assert values["compiled function"] == values["python function"]
     assert len(set(values["compiled"])) == len(values["compiled"])  # every pair its own draw
+
+
+def test_pair_slowdowns_pickle_without_their_kernel():
+    # A module does not pickle: the memo and the table travel, the kernel is
+    # chosen again on the other side.
+    import pickle
+    sl = S.CoschedulingSlowdowns(S.TABLE4, seed=4)
+    first = sl(1, 2)
+    copy = pickle.loads(pickle.dumps(sl))
+    assert copy.memo == sl.memo and copy(1, 2) == first and copy(2, 1) == sl(2, 1)
+    assert (copy.kernel is None) == (sl.kernel is None)

@@ -23,6 +23,9 @@ integers (GCC, Clang); elsewhere the build is skipped and numpy's objects
 are used (see :mod:`simlib.policies.kernels`). ``SOURCE_SHA256`` is this
 file's digest at build time.
 """
+import operator
+
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 
@@ -114,8 +117,8 @@ def first_uniforms(words, Py_ssize_t k=2):
     Parameters
     ----------
     words : sequence of int
-        The entropy, each ``>= 0`` (a long int counts as its 32-bit words,
-        lowest first, as in ``SeedSequence``); at least one.
+        The entropy, each an integer ``>= 0`` (a long int counts as its
+        32-bit words, lowest first, as in ``SeedSequence``).
     k : int
         How many doubles (``>= 0``).
 
@@ -134,9 +137,13 @@ def first_uniforms(words, Py_ssize_t k=2):
     cdef double dsmall[SMALL]
     cdef double *out = dsmall
     cdef Py_ssize_t n = 0, i
+    if k < 0:
+        raise ValueError(f"k must be >= 0, not {k}")
+    if k > PY_SSIZE_T_MAX // <Py_ssize_t> sizeof(double):
+        raise MemoryError(f"{k} doubles do not fit in memory")
     split = []
     for w in words:
-        w = int(w)
+        w = operator.index(w)  # an integer, as SeedSequence wants (a float is refused)
         if w < 0:
             raise ValueError(f"seed words must be >= 0, not {w}")
         if w == 0:
@@ -144,11 +151,7 @@ def first_uniforms(words, Py_ssize_t k=2):
         while w:
             split.append(w & 0xFFFFFFFF)
             w >>= 32
-    n = len(split)
-    if n == 0:
-        raise ValueError("at least one seed word is needed")
-    if k < 0:
-        raise ValueError(f"k must be >= 0, not {k}")
+    n = len(split)  # 0 words: SeedSequence's pool from zeros, as numpy does
     try:
         if n > SMALL:
             entropy = <uint32_t *> malloc(n * sizeof(uint32_t))

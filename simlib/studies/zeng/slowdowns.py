@@ -370,6 +370,14 @@ class CoschedulingSlowdowns:
         #: Values drawn so far, by ordered pair.
         self.memo: dict[tuple[int, int], float] = {}
 
+    def __getstate__(self):
+        # A module does not pickle: a copy chooses its kernel again.
+        return {k: v for k, v in self.__dict__.items() if k != "kernel"}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.kernel = seeding_kernel()
+
     def __call__(self, a: int, b: int) -> float:
         key = (a, b)
         value = self.memo.get(key)
