@@ -30,7 +30,7 @@ from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
 from .io import write_csv
 from .platform import Platform
-from .policies import Policy, kernels, make_policy
+from .policies import Policy, make_policy
 from .workload.swf import MAX_EXACT_TIME
 
 #: The compiled kernel of the jobs table's allocation text (see :func:`_intervals_of`).
@@ -236,6 +236,7 @@ def _intervals_of(allocs: list[list[int]]) -> list[str]:
     >>> _intervals_of([[3], [], [5, 2, 0, 1], [9, 7, 8], [1, 4, 6, 3]])
     ['3', '', '0-2 5', '7-9', '1 3-4 6']
     """
+    from .policies import kernels  # here: importing the runner loads no policy module
     kernel = kernels.load(INTERVALS_KERNEL)
     if kernel is not None:
         return kernel.intervals_of(allocs)
