@@ -141,8 +141,8 @@ def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: i
         log.info("segment %s: %d jobs, load %.4f (factor %.4f)", segment_name(first_job, n_jobs),
                  len(scaled.jobs), reached, factor)
     out = []
-    # runner.simulate leaves no reference cycle: no collector pass is needed
-    # while the variants run (see simlib.studies.kumar.runs.simulate_set).
+    # runner.simulate closes its simulator (no reference cycle left), so the
+    # collector can stay paused over the set: see Simulator.close.
     with gc_paused():
         for name, (policy, params) in variants.items():
             t0 = time.perf_counter()

@@ -130,9 +130,8 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
     index = json.loads((Path(workload_dir) / "index.json").read_text(encoding="utf-8"))
     facts = {(float(e["load"]), int(e["seed"])): e for e in index["entries"]}
     records, tables = [], []
-    # Every run goes through runner.simulate, which leaves no reference cycle:
-    # with the collector paused for the whole set, no pass traverses the runs'
-    # jobs and allocations (refcounting frees each run once it is replaced).
+    # runner.simulate closes its simulator (no reference cycle left), so the
+    # collector can stay paused over the set: see Simulator.close.
     read = {}  # the last workload read: a C_s sweep runs it once per C_s
     with gc_paused():
         for run in spec_runs(spec, pick):

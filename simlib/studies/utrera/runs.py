@@ -219,9 +219,8 @@ def simulate_chunk(ctx) -> None:
     done = {}
     policy_class = POLICIES[p["policy"]]
     t0 = time.perf_counter()
-    # Every run goes through runner.simulate, which leaves no reference cycle:
-    # with the collector paused for the whole set, no pass traverses the runs'
-    # jobs and allocations (refcounting frees each run once it is replaced).
+    # runner.simulate closes its simulator (no reference cycle left), so the
+    # collector can stay paused over the set: see Simulator.close.
     with gc_paused():
         for seed, path in plan:
             if path not in cache:

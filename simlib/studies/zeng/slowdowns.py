@@ -296,7 +296,7 @@ def seeded_uniforms(words: list[int], kernel=None) -> list[float]:
     """
     if kernel is not None:
         return kernel.first_uniforms(words, 2)
-    return np.random.default_rng(np.random.SeedSequence(words)).random(2).tolist()
+    return rng_for(words).random(2).tolist()
 
 
 def seeding_kernel():
