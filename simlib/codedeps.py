@@ -13,6 +13,12 @@ the policies it runs and gets exactly their modules (:func:`policy_files`).
 Likewise :mod:`simlib.studies` names every study: importing it counts as
 importing :mod:`simlib.studies.base` only.
 
+Compiled kernels (:mod:`simlib.policies.kernels`) are Cython sources, not
+parsed for imports: a module that runs one declares it in a module-level
+``COMPILED_KERNELS`` tuple of kernel names, and the kernel's ``.pyx`` file
+is then a code input wherever that module is (read from the tuple's text
+for the modules of the closure, from the imported module for policies).
+
 Examples
 --------
 >>> files = import_closure(["simlib.stats"])
@@ -31,7 +37,7 @@ from typing import Iterable
 
 from .policies import kernels
 
-__all__ = ["import_closure", "policy_files", "module_file"]
+__all__ = ["declared_kernels", "import_closure", "policy_files", "module_file"]
 
 #: Packages whose imports are followed.
 ROOT = "simlib"
@@ -110,6 +116,33 @@ def _imports(name: str, shallow: bool = False) -> tuple[str, ...]:
     return tuple(m for m in found if m == ROOT or m.startswith(ROOT + "."))
 
 
+@functools.lru_cache(maxsize=None)
+def declared_kernels(name: str) -> tuple[str, ...]:
+    """Kernel names in module ``name``'s top-level ``COMPILED_KERNELS = (...)``
+    (string literals), read without importing it.
+
+    Examples
+    --------
+    >>> declared_kernels("simlib.runner"), declared_kernels("simlib.stats")
+    (('_intervals_kernel',), ())
+    """
+    path = module_file(name)
+    if path is None:
+        return ()
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "COMPILED_KERNELS"):
+            value = node.value
+            items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+            if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
+                raise ValueError(f"{path}: COMPILED_KERNELS must be a tuple of string literals "
+                                 "(simlib.codedeps reads it without importing the module)")
+            return tuple(e.value for e in items)
+    return ()
+
+
 def _in_policies(name: str) -> bool:
     return name == POLICY_PACKAGE or name.startswith(POLICY_PACKAGE + ".")
 
@@ -150,7 +183,9 @@ def _closure(modules: tuple[str, ...], shallow: tuple[str, ...]) -> tuple[str, .
             continue
         todo += [p for p in _parents(name) if p not in seen]
         todo += [m for m in _imports(name) if m not in seen]
-    files = {module_file(m) for m in seen if not _in_policies(m) and m not in REGISTRIES}
+    modules = [m for m in seen if not _in_policies(m) and m not in REGISTRIES]
+    files = {module_file(m) for m in modules}
+    files.update(str(kernels.source(k)) for m in modules for k in declared_kernels(m))
     return tuple(sorted(f for f in files if f))
 
 

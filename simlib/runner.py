@@ -33,8 +33,10 @@ from .platform import Platform
 from .policies import Policy, make_policy
 from .workload.swf import MAX_EXACT_TIME
 
-#: The compiled kernel of the jobs table's allocation text (see :func:`_intervals_of`).
-INTERVALS_KERNEL = "_intervals_kernel"
+#: The compiled kernel of the jobs table's allocation text (see
+#: :func:`_intervals_of`); its Cython source is a code input of every step
+#: that imports this module (:mod:`simlib.codedeps` reads this tuple).
+COMPILED_KERNELS = ("_intervals_kernel",)
 
 #: Batsim's jobs.csv columns, in its order (Batsim's docs, "Jobs" output;
 #: evalys' ``JobSet`` reads them, ``allocated_resources`` as "0-3 5").
@@ -237,7 +239,7 @@ def _intervals_of(allocs: list[list[int]]) -> list[str]:
     ['3', '', '0-2 5', '7-9', '1 3-4 6']
     """
     from .policies import kernels  # here: importing the runner loads no policy module
-    kernel = kernels.load(INTERVALS_KERNEL)
+    kernel = kernels.load(COMPILED_KERNELS[0])
     if kernel is not None:
         return kernel.intervals_of(allocs)
     return _intervals_numpy(allocs)

@@ -3,7 +3,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from simlib.codedeps import import_closure, module_file, policy_files
+import pytest
+
+from simlib.codedeps import declared_kernels, import_closure, module_file, policy_files
 from simlib.policies import POLICIES
 
 SIMLIB = Path(__file__).resolve().parents[1] / "simlib"
@@ -23,7 +25,8 @@ def test_closure_follows_imports_and_parent_packages():
 
 def test_registries_are_not_entered():
     got = names(import_closure(["simlib.runner", "simlib.studies.baseline"]))
-    assert not any(n.startswith("policies/") for n in got)  # policies by name only
+    # Policies by name only (the runner's kernel source lives beside them).
+    assert not any(n.startswith("policies/") and n.endswith(".py") for n in got)
     assert "studies/__init__.py" not in got                  # every study otherwise
     assert "studies/base.py" in got
 
@@ -62,6 +65,47 @@ def test_policy_files_include_compiled_kernel_sources():
         assert placement in names(policy_files(POLICIES[name])), name
     for name in ("easy", "easy_d", "los_d", "hybrid_los"):
         assert placement not in names(policy_files(POLICIES[name])), name
+
+
+def test_closure_includes_kernels_declared_outside_the_policies():
+    # The runner's jobs table and paper Z's pair draws run compiled kernels:
+    # a changed .pyx reruns the steps that import them, and only those.
+    assert "policies/_intervals_kernel.pyx" in names(import_closure(["simlib.runner"]))
+    zeng = names(import_closure(["simlib.studies.zeng.runs"]))
+    assert "policies/_seeding_kernel.pyx" in zeng
+    assert "policies/_seeding_kernel.pyx" not in names(import_closure(["simlib.runner"]))
+    assert not any(n.endswith(".pyx") for n in names(import_closure(["simlib.stats"])))
+
+
+def test_every_declared_kernel_exists():
+    # Paired with the loader's list: a misspelt name would be an input
+    # Snakemake cannot find.
+    from simlib.policies import kernels
+    declared = {}
+    for path in SIMLIB.rglob("*.py"):
+        name = ".".join(("simlib",) + path.relative_to(SIMLIB).with_suffix("").parts)
+        name = name.removesuffix(".__init__")
+        if "COMPILED_KERNELS" in path.read_text(encoding="utf-8") and not name.startswith(
+                "simlib.policies"):
+            declared[name] = declared_kernels(name)
+    assert declared["simlib.runner"] == ("_intervals_kernel",)
+    assert declared["simlib.studies.zeng.slowdowns"] == ("_seeding_kernel",)
+    for name, found in declared.items():
+        assert set(found) <= set(kernels.KERNELS), name
+        assert all(kernels.source(k).is_file() for k in found), name
+
+
+def test_declared_kernels_must_be_literals(tmp_path, monkeypatch):
+    import simlib.codedeps as codedeps
+    bad = tmp_path / "bad.py"
+    bad.write_text("K = '_intervals_kernel'\nCOMPILED_KERNELS = (K,)\n")
+    monkeypatch.setattr(codedeps, "module_file", lambda name: str(bad))
+    codedeps.declared_kernels.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="string literals"):
+            codedeps.declared_kernels("simlib.bad")
+    finally:
+        codedeps.declared_kernels.cache_clear()
 
 
 def test_module_file_matches_find_spec_without_importing():

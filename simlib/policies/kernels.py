@@ -18,7 +18,9 @@ A few inner loops are compiled (Cython sources in this package, built by
   coscheduling slowdown of each pair of jobs, drawn from its own seed).
 
 Each has a pure-Python twin that gives bit-identical results; paired tests
-run both. The ``SIMLIB_KERNELS`` environment variable chooses:
+run both. A module that runs a kernel names it in its ``COMPILED_KERNELS``
+tuple, which makes the kernel's ``.pyx`` a code input of every pipeline
+step that uses the module (:mod:`simlib.codedeps`). The ``SIMLIB_KERNELS`` environment variable chooses:
 
 ``auto`` (default)
     the compiled kernel when it is built from the current source, else the

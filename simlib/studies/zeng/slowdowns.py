@@ -89,7 +89,8 @@ SELF_SLOWDOWN_STREAM = 0x5A454E01
 #: Stream constant of the per-pair coscheduling slowdowns ("ZEN" + 2).
 COSCHEDULING_STREAM = 0x5A454E02
 
-#: The compiled kernel the pair draws run on (:mod:`simlib.policies.kernels`).
+#: The compiled kernel the pair draws run on (:mod:`simlib.policies.kernels`;
+#: its source is a code input of the steps importing this module).
 COMPILED_KERNELS = ("_seeding_kernel",)
 
 
