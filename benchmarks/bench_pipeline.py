@@ -24,7 +24,10 @@ do, then runs it again with nothing to do. Reported, as a Markdown table:
 ``--summarize DIR`` prints only that per-study table for a run directory
 that already exists (e.g. a long ``--config scale=full`` run made with
 plain ``snakemake``), including runs cut short: the steps that finished;
-``--by-rule`` splits it per study step.
+``--by-rule`` splits it per study step. Both also say how many steps ran at
+once over the run (from each step log's first and last time stamps): with
+``--cores N``, the time with fewer than N steps running is where the DAG's
+shape, not the work, set the wall time.
 
 ``--repo TREE`` runs another copy of the project instead of this one (its
 Snakefile, profile and package, put first on ``PYTHONPATH`` for Snakemake
@@ -106,6 +109,42 @@ def per_study(workdir: Path, by_rule: bool = False) -> dict[str, dict]:
     return out
 
 
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ", re.M)
+
+
+def concurrency(workdir: Path) -> dict[int, float]:
+    """Seconds during which k steps were running, by k, from the first step's
+    start to the last one's end (each step log's first and last time stamp)."""
+    import datetime
+    events = []
+    for log in (workdir / "logs").rglob("*.log"):
+        text = log.read_text(encoding="utf-8", errors="replace")
+        if not _DONE.search(text):
+            continue
+        stamps = _STAMP.findall(text)
+        start, end = (datetime.datetime.strptime(s, "%Y-%m-%d %H:%M:%S,%f").timestamp()
+                      for s in (stamps[0], stamps[-1]))
+        events += [(start, 1), (end, -1)]
+    out: dict[int, float] = {}
+    running, last = 0, None
+    for t, change in sorted(events):
+        if last is not None and t > last:
+            out[running] = out.get(running, 0.0) + t - last
+        running += change
+        last = t
+    return out
+
+
+def print_concurrency(seconds: dict[int, float]) -> None:
+    total = sum(seconds.values())
+    if not total:
+        return
+    parts = ", ".join(f"{k} for {v:.0f} s ({100 * v / total:.0f} %)"
+                      for k, v in sorted(seconds.items(), reverse=True))
+    print(f"\nSteps running at once, over {total:.0f} s from the first step's start to the "
+          f"last one's end: {parts}.")
+
+
 def print_studies(studies: dict[str, dict]) -> None:
     print("\n| study (logs/ folder) | jobs | steps' work, wall | jobs' CPU with start-up and children "
           "| per job |")
@@ -142,6 +181,7 @@ def main(argv=None) -> int:
         if not (args.summarize / "logs").is_dir():
             sys.exit(f"bench_pipeline: {args.summarize} has no logs/ folder")
         print_studies(per_study(args.summarize, by_rule=args.by_rule))
+        print_concurrency(concurrency(args.summarize))
         return 0
     workdir = args.dir or Path(tempfile.mkdtemp(prefix=f"bench_pipeline_{args.scale}_"))
     if workdir.exists() and any(workdir.iterdir()):
@@ -161,6 +201,7 @@ def main(argv=None) -> int:
     print(f"| no-op re-run | {again['wall']:.1f} s | {again['snakemake_cpu']:.1f} s | "
           f"{again['jobs_cpu']:.1f} s |")
     print_studies(studies)
+    print_concurrency(concurrency(workdir))
     if not args.keep and not args.dir:
         shutil.rmtree(workdir, ignore_errors=True)
     elif args.keep:
