@@ -28,3 +28,17 @@ def test_explicit_ids_and_conflicts():
     with pytest.raises(SimulationError, match="already held"):
         led.take_ids([5, 6], owner=1)
     assert led.free_ids() == [0, 1, 2, 3, 6, 7]
+
+
+def test_take_ids_keeps_the_free_order_and_refuses_bad_ids_whole():
+    # Paired with the list a one-by-one removal leaves: take() after
+    # take_ids() hands out the same cores in the same order.
+    led = ResourceLedger(Platform.homogeneous(8))
+    led.give_back(led.take(5))
+    before = list(led._free)
+    assert led.take_ids([6, 1, 3]) == [6, 1, 3]
+    assert led._free == [c for c in before if c not in (6, 1, 3)]
+    for bad, what in (([2, 2], "twice"), ([0, 9], "out of range"), ([0, 6], "already held")):
+        with pytest.raises(SimulationError, match=what):
+            led.take_ids(bad)
+        assert led.free == 5  # nothing taken by a refused call

@@ -97,15 +97,33 @@ class ResourceLedger:
         return ids
 
     def take_ids(self, ids: list[int], owner: int = -2) -> list[int]:
-        """Allocate exactly the cores ``ids`` (placement-aware policies)."""
-        free = set(self._free)
-        for c in ids:
-            if c not in free:
-                what = "out of range" if not 0 <= c < self.total else "already held"
-                raise SimulationError(f"core {c} is {what} (not free)")
+        """Allocate exactly the cores ``ids`` (placement-aware policies).
+
+        One pass over the free list: every id was free when it drops by as
+        many cores as ``ids`` names (the free list keeps its order).
+
+        Examples
+        --------
+        >>> led = ResourceLedger(Platform.homogeneous(4))
+        >>> led.take_ids([2, 0]), led.free_ids()
+        ([2, 0], [1, 3])
+        >>> led.take_ids([1, 2])
+        Traceback (most recent call last):
+        ...
+        simlib.errors.SimulationError: core 2 is already held (not free)
+        """
+        ids = list(ids)
         wanted = set(ids)
-        self._free = [c for c in self._free if c not in wanted]
-        return list(ids)
+        kept = [c for c in self._free if c not in wanted]
+        if len(wanted) != len(ids) or len(self._free) - len(kept) != len(ids):
+            free = set(self._free)
+            for c in ids:
+                if c not in free:
+                    what = "out of range" if not 0 <= c < self.total else "already held"
+                    raise SimulationError(f"core {c} is {what} (not free)")
+            raise SimulationError(f"cores {ids} name a core twice")
+        self._free = kept
+        return ids
 
     def give_back(self, ids: list[int]) -> None:
         # Reversed so a job's lowest id is on top again: keeps blocks contiguous

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.allocation import Allocation, PlanChoice, ids_of, lowest_bits
+from ..engine.allocation import Allocation, PlanChoice, Planned, ids_of, lowest_bits, mask_of
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError
 from .profile import PlacementProfile
@@ -551,17 +551,23 @@ class GLomarcTS(ScojoPECT):
             return
         started = False
         self._head = queue[0]
+        waiting = None  # the jobs still waiting, made again after an option runs
         for job in queue:
             if job.state != WAITING:
                 continue
             if started and free_now() == 0:
                 break
-            others = [j for j in queue if j is not job and j.state == WAITING]
+            if waiting is None:
+                waiting = [j for j in queue if j.state == WAITING]
+                position = {j.idx: i for i, j in enumerate(waiting)}
+            i = position[job.idx]
+            others = waiting[:i] + waiting[i + 1:]
             best = self._best_option(vm, job, others, v, now)
             if best is not None:
                 best()
                 self._plan_base = {}
                 started = True
+                waiting = None
         if started:
             vm.queue = [j for j in vm.queue if j.state == WAITING]
 
@@ -913,16 +919,20 @@ class GLomarcTS(ScojoPECT):
             self.sim.jobs[idx].data = start
         self.counters["replans"] += 1
 
-    def _member_units(self, primary, matched, plan, prim: int, extra: int) -> dict[int, Allocation]:
+    def _member_units(self, primary, matched, plan, prim: int, extra: int) -> dict[int, Planned]:
         """Units of each member: unit 0 of the primary's nodes for it, unit 1 of them
-        (then of the extra nodes) for the matched jobs, in order."""
+        (then of the extra nodes) for the matched jobs, in order.
+
+        As masks (:class:`Planned`): the fairness check only plans with them,
+        and most groups checked never run (:meth:`_run_group` makes the
+        allocations of the one that does)."""
         nodes = ids_of(prim)
         k_a = -(-primary.procs // plan[primary.idx][1])
-        out = {primary.idx: Allocation.of(self.unit_platform, nodes[:k_a])}
+        out = {primary.idx: Planned(mask_of(nodes[:k_a]))}
         spare = [u + 1 for u in nodes + (ids_of(extra) if extra else [])]
         for j in matched:
             k = -(-j.procs // plan[j.idx][1])
-            out[j.idx], spare = Allocation.of(self.unit_platform, spare[:k]), spare[k:]
+            out[j.idx], spare = Planned(mask_of(spare[:k])), spare[k:]
         return out
 
     def _replan(self, vm, units, plan, v, now):
@@ -1021,7 +1031,9 @@ class GLomarcTS(ScojoPECT):
         self.case5 += 1
 
     def _run_group(self, vm, primary, matched, chosen, v):
-        plan, units, replan = chosen["plan"], chosen["units"], chosen["replan"]
+        plan, replan = chosen["plan"], chosen["replan"]
+        units = {idx: Allocation.from_mask(self.unit_platform, u.mask)
+                 for idx, u in chosen["units"].items()}
         gid = primary.idx
         self.groups[gid] = [primary.idx, {j.idx for j in matched}]
         for j in (primary, *matched):
