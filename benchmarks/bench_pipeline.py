@@ -114,7 +114,10 @@ _STAMP = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ", re.M)
 
 def concurrency(workdir: Path) -> dict[int, float]:
     """Seconds during which k steps were running, by k, from the first step's
-    start to the last one's end (each step log's first and last time stamp)."""
+    start to the last one's end (each step log's first and last time stamp).
+
+    For a directory filled by several Snakemake runs, the time between them
+    counts as time with no step running."""
     import datetime
     events = []
     for log in (workdir / "logs").rglob("*.log"):
@@ -122,9 +125,11 @@ def concurrency(workdir: Path) -> dict[int, float]:
         if not _DONE.search(text):
             continue
         stamps = _STAMP.findall(text)
+        if not stamps:
+            continue
         start, end = (datetime.datetime.strptime(s, "%Y-%m-%d %H:%M:%S,%f").timestamp()
                       for s in (stamps[0], stamps[-1]))
-        events += [(start, 1), (end, -1)]
+        events += [(start, 1), (max(end, start), -1)]
     out: dict[int, float] = {}
     running, last = 0, None
     for t, change in sorted(events):

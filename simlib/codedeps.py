@@ -130,17 +130,23 @@ def declared_kernels(name: str) -> tuple[str, ...]:
     if path is None:
         return ()
     tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+    rule = (f"{path}: COMPILED_KERNELS must be assigned once, as `COMPILED_KERNELS = (...)` "
+            "of string literals naming kernels of simlib.policies.kernels (simlib.codedeps "
+            "reads it without importing the module)")
+    found = None
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == "COMPILED_KERNELS"):
-            value = node.value
-            items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-            if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in items):
-                raise ValueError(f"{path}: COMPILED_KERNELS must be a tuple of string literals "
-                                 "(simlib.codedeps reads it without importing the module)")
-            return tuple(e.value for e in items)
-    return ()
+        targets = (node.targets if isinstance(node, ast.Assign) else
+                   [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        if not any(isinstance(t, ast.Name) and t.id == "COMPILED_KERNELS" for t in targets):
+            continue
+        if found is not None or not isinstance(node, ast.Assign) or len(targets) != 1:
+            raise ValueError(rule)
+        value = node.value
+        items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        if not all(isinstance(e, ast.Constant) and e.value in kernels.KERNELS for e in items):
+            raise ValueError(rule)
+        found = tuple(e.value for e in items)
+    return found or ()
 
 
 def _in_policies(name: str) -> bool:

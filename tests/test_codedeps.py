@@ -97,15 +97,21 @@ def test_every_declared_kernel_exists():
 
 def test_declared_kernels_must_be_literals(tmp_path, monkeypatch):
     import simlib.codedeps as codedeps
+    # Names, a misspelt kernel, an annotated or a second assignment: each
+    # refused with the rule (never a silently untracked or missing .pyx).
     bad = tmp_path / "bad.py"
-    bad.write_text("K = '_intervals_kernel'\nCOMPILED_KERNELS = (K,)\n")
     monkeypatch.setattr(codedeps, "module_file", lambda name: str(bad))
-    codedeps.declared_kernels.cache_clear()
-    try:
-        with pytest.raises(ValueError, match="string literals"):
-            codedeps.declared_kernels("simlib.bad")
-    finally:
+    for text in ("K = '_intervals_kernel'\nCOMPILED_KERNELS = (K,)\n",
+                 "COMPILED_KERNELS = ('_intervals_kernal',)\n",
+                 "COMPILED_KERNELS: tuple = ('_intervals_kernel',)\n",
+                 "COMPILED_KERNELS = ('_intervals_kernel',)\nCOMPILED_KERNELS += ('_los_kernel',)\n"):
+        bad.write_text(text)
         codedeps.declared_kernels.cache_clear()
+        try:
+            with pytest.raises(ValueError, match="string literals naming kernels"):
+                codedeps.declared_kernels("simlib.bad")
+        finally:
+            codedeps.declared_kernels.cache_clear()
 
 
 def test_module_file_matches_find_spec_without_importing():
