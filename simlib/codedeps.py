@@ -16,8 +16,8 @@ importing :mod:`simlib.studies.base` only.
 Compiled kernels (:mod:`simlib.policies.kernels`) are Cython sources, not
 parsed for imports: a module that runs one declares it in a module-level
 ``COMPILED_KERNELS`` tuple of kernel names, and the kernel's ``.pyx`` file
-is then a code input wherever that module is (read from the tuple's text
-for the modules of the closure, from the imported module for policies).
+is then a code input wherever that module is (read from the tuple's text,
+for the modules of a closure and for a policy's helper modules alike).
 
 Examples
 --------
@@ -240,6 +240,5 @@ def _policy_files(cls) -> tuple[str, ...]:
             files.add(f)
         files.update(import_closure(m for m in _imports(name) if not _in_policies(m)))
         # Compiled kernels a helper declares (Cython sources: not parsed).
-        for kernel in getattr(sys.modules.get(name), "COMPILED_KERNELS", ()):
-            files.add(str(kernels.source(kernel)))
+        files.update(str(kernels.source(k)) for k in declared_kernels(name))
     return tuple(sorted(files))

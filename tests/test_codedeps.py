@@ -85,11 +85,11 @@ def test_every_declared_kernel_exists():
     for path in SIMLIB.rglob("*.py"):
         name = ".".join(("simlib",) + path.relative_to(SIMLIB).with_suffix("").parts)
         name = name.removesuffix(".__init__")
-        if "COMPILED_KERNELS" in path.read_text(encoding="utf-8") and not name.startswith(
-                "simlib.policies"):
+        if "COMPILED_KERNELS =" in path.read_text(encoding="utf-8"):
             declared[name] = declared_kernels(name)
     assert declared["simlib.runner"] == ("_intervals_kernel",)
     assert declared["simlib.studies.zeng.slowdowns"] == ("_seeding_kernel",)
+    assert declared["simlib.policies.conservative"] == ("_conservative_kernel", "_placement_kernel")
     for name, found in declared.items():
         assert set(found) <= set(kernels.KERNELS), name
         assert all(kernels.source(k).is_file() for k in found), name

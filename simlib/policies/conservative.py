@@ -44,7 +44,7 @@ from ..engine.allocation import RULES, AllocationStrategy, PlanChoice, Planned, 
 from ..errors import ConfigError
 from . import kernels
 from .base import QueuePolicy
-from .profile import PLACEMENT_KERNEL, CountSchedule, PeakFree, PlacementProfile
+from .profile import CountSchedule, PeakFree, PlacementProfile
 
 #: Values of the ``allocation`` parameter: today's count-based planning, then
 #: paper D's five rules.
@@ -57,7 +57,7 @@ INF = float("inf")
 #: Compiled kernels (:mod:`simlib.policies.kernels`) the count-based path runs
 #: on; their sources are code inputs of the pipeline's steps like the
 #: policy's own (:mod:`simlib.codedeps`).
-COMPILED_KERNELS = ("_conservative_kernel", PLACEMENT_KERNEL)
+COMPILED_KERNELS = ("_conservative_kernel", "_placement_kernel")
 
 
 def count_kernel():

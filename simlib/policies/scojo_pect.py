@@ -69,10 +69,10 @@ from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
 from .base import Policy
-from .profile import PLACEMENT_KERNEL, PeakFree, PlacementProfile
+from .profile import PeakFree, PlacementProfile
 
 #: Compiled kernels the policy's plans run on (:mod:`simlib.codedeps`).
-COMPILED_KERNELS = (PLACEMENT_KERNEL,)
+COMPILED_KERNELS = ("_placement_kernel",)
 
 #: The job types, in slice order; the index is the virtual machine's ledger layer.
 TYPES = ("short", "medium", "long")
