@@ -332,6 +332,27 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
     }, columns=list(BATSIM_COLUMNS))
 
 
+TIMELINE_COLUMNS = ("time", "busy_cpus", "queued_jobs", "processes")
+
+
+def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
+    """The timeline table of a run from the simulator's rows (``Simulator.timeline``).
+
+    Through one float64 array (counts are exact in it, far below 2**53):
+    about half the time of pandas reading the tuples one by one.
+
+    Examples
+    --------
+    >>> timeline_frame([(0.0, 3, 1, 3), (2.5, 0, 0, 0)]).dtypes.tolist()
+    [dtype('float64'), dtype('int64'), dtype('int64'), dtype('int64')]
+    >>> len(timeline_frame([]))
+    0
+    """
+    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(TIMELINE_COLUMNS))
+    return pd.DataFrame({name: table[:, k] if k == 0 else table[:, k].astype(np.int64)
+                         for k, name in enumerate(TIMELINE_COLUMNS)})
+
+
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
@@ -388,9 +409,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
                         record_timeline=record_timeline, commands=commands, progress=progress,
                         execution=execution)
-        sim.run()
-        timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs",
-                                                       "processes"])
+        if not policy.compiled_run(sim):  # EASY alone has a compiled loop
+            sim.run()
+        timeline = timeline_frame(sim.timeline)
         table = batsim_table(jobs, workload_name)
         sim.close()  # no reference cycle left: the run is freed with its result
     return SimResult(table, timeline, platform.cpus, policy.name, jobs)

@@ -153,6 +153,16 @@ class Policy:
     def attach(self, sim) -> None:
         self.sim = sim
 
+    def compiled_run(self, sim) -> bool:
+        """Run ``sim`` to its end in compiled code if this policy can; whether it did.
+
+        :func:`simlib.runner.simulate` asks before running the engine's
+        loop. A policy that can (EASY) checks that nothing else takes part
+        in ``sim`` and leaves its jobs, ledger and timeline exactly as the
+        loop would. Default: it cannot.
+        """
+        return False
+
     def on_round(self, now: float, finished: list[Job], submitted: list[Job],
                  timers: list[Any], changed: list[Job]) -> None:
         raise NotImplementedError

@@ -22,13 +22,22 @@ previous pass minus what was started since, and the older queued jobs were
 already refused under conditions that only got stricter (``now`` grew), so
 only the newly submitted jobs are examined. This keeps submission-only
 rounds O(new jobs) instead of O(queue).
+
+:func:`simlib.runner.simulate` runs a whole EASY simulation in compiled
+code (:meth:`EASY.compiled_run`, the kernel ``_easy_kernel``) when nothing
+but the engine and this policy takes part: same rounds, same decisions,
+same cores, same timeline. The engine with this class is the reference and
+the kernel's pure-Python twin (``SIMLIB_KERNELS=python`` runs it).
 """
 from __future__ import annotations
 
 from itertools import islice
 
-from ..engine.job import WAITING
+from ..engine.job import PENDING, WAITING
 from .base import QueuePolicy, shadow_time
+
+#: Kernels this module runs (a code input of steps using it: simlib.codedeps).
+COMPILED_KERNELS = ("_easy_kernel",)
 
 
 class EASY(QueuePolicy):
@@ -45,6 +54,37 @@ class EASY(QueuePolicy):
     def __init__(self, **params):
         super().__init__(**params)
         self.reservation = None
+
+    def compiled_run(self, sim) -> bool:
+        """Run ``sim`` to its end in the compiled EASY loop when it can; whether it did.
+
+        It can when ``sim`` is fresh and holds only the engine and this
+        policy (exactly :class:`EASY`, not a subclass): the rate model,
+        overrun "kill", no observer, timer or command, no debug checks or
+        progress reports, one ledger layer, and the kernel built. Then the
+        jobs, the ledger and the timeline end as :meth:`Simulator.run
+        <simlib.engine.simulator.Simulator.run>` leaves them
+        (``tests/test_easy_kernel.py`` compares both).
+        """
+        from ..engine.execution import RateModel
+        from . import kernels
+
+        if (type(self) is not EASY or type(sim.execution) is not RateModel or sim._extend
+                or sim.debug or sim.progress is not None or sim.events._heap
+                or sim.ledger.layers != 1 or sim.running or sim.timeline
+                or any((sim._on_started, sim._on_resized, sim._on_suspended, sim._on_resumed,
+                        sim._on_ended))
+                or any(job.state != PENDING for job in sim.jobs)):
+            return False
+        kernel = kernels.load(COMPILED_KERNELS[0])
+        if kernel is None:
+            return False
+        ledger = sim.ledger
+        ledger._free, sim.now, sim.timeline = kernel.run(sim.jobs, ledger._free,
+                                                         sim.record_timeline)
+        self.queue = []
+        self.new_jobs = []
+        return True
 
     def shadow(self, head):
         """Return ``(shadow_time, extra_processors)`` for ``head`` (which does not fit now)."""

@@ -7,6 +7,10 @@ A few inner loops are compiled (Cython sources in this package, built by
   queue and compression (:mod:`simlib.policies.conservative`), whose count
   profile also holds paper K's dedicated-job plan
   (:mod:`simlib.policies.dedicated`);
+* ``_easy_kernel``: a whole EASY run of rigid jobs, engine loop and policy
+  together (:meth:`simlib.policies.easy.EASY.compiled_run`, used by
+  :func:`simlib.runner.simulate` when nothing else takes part); its twin is
+  the engine running :class:`~simlib.policies.easy.EASY`;
 * ``_los_kernel``: the LOS dynamic program (:func:`simlib.policies.los.los_dp`);
 * ``_placement_kernel``: the search of placement profiles
   (:meth:`simlib.policies.profile.PlacementProfile.earliest_start`: paper
@@ -57,8 +61,8 @@ from ..errors import ConfigError
 KERNEL_ENV = "SIMLIB_KERNELS"
 KERNEL_MODES = ("auto", "compiled", "python")
 #: The compiled modules, by name in :mod:`simlib.policies`.
-KERNELS = ("_conservative_kernel", "_los_kernel", "_placement_kernel", "_intervals_kernel",
-           "_seeding_kernel")
+KERNELS = ("_conservative_kernel", "_easy_kernel", "_los_kernel", "_placement_kernel",
+           "_intervals_kernel", "_seeding_kernel")
 _HERE = Path(__file__).resolve().parent
 
 

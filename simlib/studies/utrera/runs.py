@@ -21,7 +21,7 @@ from simlib.engine.simulator import Simulator, gc_paused
 from simlib.io import GZIP, write_csv, write_json
 from simlib.platform import Platform
 from simlib.policies import POLICIES, make_policy
-from simlib.runner import SimResult, batsim_table, jobs_from_workload, simulate
+from simlib.runner import SimResult, batsim_table, jobs_from_workload, simulate, timeline_frame
 from simlib.studies.utrera.transforms import long_jobs, set_long_job_cpu_util, toy_workload
 from simlib.workload.prepare import offered_load
 from simlib.workload.swf import read_swf
@@ -104,7 +104,7 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
     } for idx, t0, t1, ids in rows if t1 > t0],
         columns=["job_id", "procs", "start", "end", "cpus", "mpl", "cpu_ids"])
     seg = seg.sort_values(["job_id", "start"], kind="mergesort").reset_index(drop=True)
-    timeline = pd.DataFrame(sim.timeline, columns=["time", "busy_cpus", "queued_jobs", "processes"])
+    timeline = timeline_frame(sim.timeline)
     res = SimResult(batsim_table(jobs, workload_name), timeline, platform.cpus, pol.name, jobs)
     sim.close()  # the run is freed with its result, not at the next collection
     return res, seg

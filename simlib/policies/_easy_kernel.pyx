@@ -1,0 +1,402 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""A whole EASY simulation of rigid jobs, compiled: the engine loop and the policy in one pass.
+
+:func:`run` does what :class:`simlib.engine.simulator.Simulator` does with
+:class:`simlib.policies.easy.EASY` under the rate model, step by step and
+with the same arithmetic, for the case nothing else takes part in (no
+observer, timer, command, estimate watch, debug check or progress report;
+:meth:`simlib.policies.easy.EASY.compiled_run` says when): the same rounds
+(completions, then submissions, then one scheduling pass), the same order of
+completions (finish time, then start order), the same cores taken and given
+back (the ledger's free list as a stack), the same shadow time and extra
+processors, the same shortcut for submission-only passes, and the same
+timeline rows. That engine path is this kernel's pure-Python twin:
+``tests/test_easy_kernel.py`` compares both, job by job and row by row.
+
+This kernel is kept with the policies' (built the same way, see
+:mod:`simlib.policies.kernels`). ``SOURCE_SHA256`` is this file's digest at
+build time.
+"""
+from libc.stdlib cimport free, malloc
+from libc.string cimport memmove
+
+cdef extern from *:
+    """
+    #ifndef SIMLIB_KERNEL_SOURCE
+    #define SIMLIB_KERNEL_SOURCE "unknown"
+    #endif
+    """
+    const char* SIMLIB_KERNEL_SOURCE
+
+#: sha256 of this source file when the module was built.
+SOURCE_SHA256 = SIMLIB_KERNEL_SOURCE.decode("ascii")
+
+# simlib.engine.job's states (the kernel keeps its own copy of each job's).
+cdef enum:
+    PENDING = 0
+    WAITING = 1
+    RUNNING = 2
+    DONE = 3
+
+cdef double INF = float("inf")
+
+
+cdef struct Event:
+    double time   # finish time
+    long long seq  # start order: breaks ties as the rate model's heap does
+    Py_ssize_t job
+
+
+cdef inline bint _before(Event* a, Event* b) noexcept nogil:
+    return a.time < b.time or (a.time == b.time and a.seq < b.seq)
+
+
+cdef struct State:
+    Py_ssize_t n
+    double* submit
+    long long* procs
+    double* requested
+    double* work
+    double* start
+    double* finish
+    char* state
+    long long* cores      # each job's cores, in the order taken (offset[j] on)
+    long long* offset
+    long long* free_ids   # the ledger's free list: a stack, the next core taken on top
+    Py_ssize_t n_free
+    Event* heap           # completions, earliest first
+    Py_ssize_t n_heap
+    long long seq
+    double* end_time      # running jobs by (estimated end, index): by_estimated_end
+    Py_ssize_t* end_job
+    Py_ssize_t n_running
+    Py_ssize_t* queue     # waiting jobs in FCFS order: queue[q_first:q_last]
+    Py_ssize_t q_first
+    Py_ssize_t q_last
+    long long waiting
+    long long processes
+    double now
+
+
+cdef inline void _push(State* s, double time, Py_ssize_t job) noexcept nogil:
+    cdef Py_ssize_t i = s.n_heap, parent
+    cdef Event e
+    s.seq += 1
+    e.time = time
+    e.seq = s.seq
+    e.job = job
+    s.n_heap += 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _before(&e, &s.heap[parent]):
+            break
+        s.heap[i] = s.heap[parent]
+        i = parent
+    s.heap[i] = e
+
+
+cdef inline Py_ssize_t _pop(State* s) noexcept nogil:
+    cdef Py_ssize_t job = s.heap[0].job, i = 0, child
+    cdef Event last
+    s.n_heap -= 1
+    if s.n_heap == 0:
+        return job
+    last = s.heap[s.n_heap]
+    while True:
+        child = 2 * i + 1
+        if child >= s.n_heap:
+            break
+        if child + 1 < s.n_heap and _before(&s.heap[child + 1], &s.heap[child]):
+            child += 1
+        if not _before(&s.heap[child], &last):
+            break
+        s.heap[i] = s.heap[child]
+        i = child
+    s.heap[i] = last
+    return job
+
+
+cdef inline Py_ssize_t _end_position(State* s, double end, Py_ssize_t job) noexcept nogil:
+    """How many running jobs come before ``(end, job)`` in (estimated end, index) order."""
+    cdef Py_ssize_t lo = 0, hi = s.n_running, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if s.end_time[mid] < end or (s.end_time[mid] == end and s.end_job[mid] < job):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void _start(State* s, Py_ssize_t j) noexcept nogil:
+    """Simulator.start: take the top cores of the free list, index the estimated end."""
+    cdef long long p = s.procs[j], k
+    cdef long long* cores = s.cores + s.offset[j]
+    cdef double end = s.now + s.requested[j]
+    cdef Py_ssize_t at
+    for k in range(p):
+        cores[k] = s.free_ids[s.n_free - 1 - k]
+    s.n_free -= p
+    s.state[j] = RUNNING
+    s.start[j] = s.now
+    at = _end_position(s, end, j)
+    memmove(s.end_time + at + 1, s.end_time + at, (s.n_running - at) * sizeof(double))
+    memmove(s.end_job + at + 1, s.end_job + at, (s.n_running - at) * sizeof(Py_ssize_t))
+    s.end_time[at] = end
+    s.end_job[at] = j
+    s.n_running += 1
+    s.waiting -= 1
+    s.processes += p
+    _push(s, s.now + s.work[j] / 1.0, j)  # the rate model's finish: now + work left / rate
+
+
+cdef void _complete(State* s, Py_ssize_t j) noexcept nogil:
+    """Simulator._complete: give the cores back (reversed), drop the estimated end."""
+    cdef long long p = s.procs[j], k
+    cdef long long* cores = s.cores + s.offset[j]
+    cdef Py_ssize_t at
+    s.state[j] = DONE
+    s.finish[j] = s.now
+    for k in range(p - 1, -1, -1):
+        s.free_ids[s.n_free] = cores[k]
+        s.n_free += 1
+    at = _end_position(s, s.start[j] + s.requested[j], j)
+    memmove(s.end_time + at, s.end_time + at + 1, (s.n_running - at - 1) * sizeof(double))
+    memmove(s.end_job + at, s.end_job + at + 1, (s.n_running - at - 1) * sizeof(Py_ssize_t))
+    s.n_running -= 1
+    s.processes -= p
+
+
+cdef void _shadow(State* s, long long need, long long free_now, double* shadow,
+                  long long* extra) noexcept nogil:
+    """simlib.policies.base.shadow_time."""
+    cdef long long avail = free_now
+    cdef Py_ssize_t i = 0
+    cdef double at = s.now
+    while i < s.n_running:
+        avail += s.procs[s.end_job[i]]
+        i += 1
+        if avail >= need:
+            at = s.end_time[i - 1]
+            break
+    while i < s.n_running and s.end_time[i] == at:  # ties release their cores too
+        avail += s.procs[s.end_job[i]]
+        i += 1
+    shadow[0] = at if at > s.now else s.now
+    extra[0] = avail - need
+
+
+cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_last,
+                    Py_ssize_t* res_head, double* res_shadow, long long* res_extra) noexcept nogil:
+    """EASY.schedule (after QueuePolicy.on_round queued the new jobs)."""
+    cdef long long free_now = s.n_free, p, extra
+    cdef Py_ssize_t head, j, i, last, kept
+    cdef double shadow
+    cdef bint started = False, only_new
+    # start_head_jobs: strict FCFS while the head fits.
+    while s.q_first < s.q_last:
+        j = s.queue[s.q_first]
+        if s.procs[j] > free_now:
+            break
+        _start(s, j)
+        free_now -= s.procs[j]
+        s.q_first += 1
+    if s.q_first == s.q_last:
+        res_head[0] = -1
+        return
+    head = s.queue[s.q_first]
+    # Submissions only, same head: its reservation stands and only the new
+    # jobs (consecutive indices new_first..new_last-1) are candidates.
+    only_new = not full and res_head[0] == head
+    if only_new:
+        shadow = res_shadow[0]
+        extra = res_extra[0]
+        i = new_first
+        last = new_last
+    else:
+        _shadow(s, s.procs[head], free_now, &shadow, &extra)
+        i = s.q_first + 1
+        last = s.q_last
+    while i < last:
+        if free_now == 0:
+            break
+        j = i if only_new else s.queue[i]
+        i += 1
+        p = s.procs[j]
+        if p > free_now or s.state[j] != WAITING:
+            continue
+        if s.now + s.requested[j] <= shadow:
+            _start(s, j)
+        elif p <= extra:
+            _start(s, j)
+            extra -= p
+        else:
+            continue
+        free_now -= p
+        started = True
+    if started:  # drop the started jobs from the queue, keeping its order
+        kept = s.q_first
+        for i in range(s.q_first, s.q_last):
+            if s.state[s.queue[i]] == WAITING:
+                s.queue[kept] = s.queue[i]
+                kept += 1
+        s.q_last = kept
+    res_head[0] = head
+    res_shadow[0] = shadow
+    res_extra[0] = extra
+
+
+def run(list jobs, list free_ids, bint record_timeline):
+    """Simulate ``jobs`` (validated, in submission order) under EASY to the end.
+
+    Parameters
+    ----------
+    jobs : list of simlib.engine.job.Job
+        Every job pending, ``idx`` its position; ``work`` already capped at
+        the requested time (overrun "kill").
+    free_ids : list of int
+        The ledger's free list at the start (the last id is taken first).
+    record_timeline : bool
+        Whether to record the timeline rows.
+
+    Returns
+    -------
+    tuple
+        ``(free_ids, now, timeline)``: the free list at the end, the last
+        round's time and the timeline's rows ``(time, busy cores, queued
+        jobs, processes)`` (empty unless recorded). Each job's ``state``, ``start``, ``finish``,
+        ``cpus``, ``alloc``, ``estimated_end``, ``rate`` and the rate model's
+        ``work_left``, ``last_update``, ``version`` are set as the engine
+        leaves them.
+
+    Examples
+    --------
+    Two cores; the second job waits for the first (its shadow time, 10):
+
+    >>> from simlib.engine.job import Job
+    >>> jobs = [Job(0, 1, 0.0, 2, 10.0, 10.0), Job(1, 2, 1.0, 1, 5.0, 5.0)]
+    >>> free_ids, now, timeline = run(jobs, [1, 0], True)
+    >>> [(j.start, j.finish, j.alloc) for j in jobs]
+    [(0.0, 10.0, [0, 1]), (10.0, 15.0, [0])]
+    >>> free_ids, now
+    ([1, 0], 15.0)
+    >>> timeline
+    [(0.0, 2, 0, 2), (1.0, 2, 1, 2), (10.0, 1, 0, 1), (15.0, 0, 0, 0)]
+    """
+    cdef State st
+    cdef State* s = &st
+    cdef Py_ssize_t n = len(jobs), j, k, nxt = 0, new_first, rows = 0, cap_rows
+    cdef Py_ssize_t res_head = -1
+    cdef double res_shadow = 0.0, t_sub, t_end, t_now
+    cdef long long res_extra = 0, total_cores = 0, total = len(free_ids)
+    cdef bint finished
+    cdef double* tl_time = NULL
+    cdef long long* tl_busy = NULL
+    cdef long long* tl_queued = NULL
+    cdef long long* tl_processes = NULL
+    cdef object job
+    s.n = n
+    s.submit = <double*> malloc(n * sizeof(double))
+    s.procs = <long long*> malloc(n * sizeof(long long))
+    s.requested = <double*> malloc(n * sizeof(double))
+    s.work = <double*> malloc(n * sizeof(double))
+    s.start = <double*> malloc(n * sizeof(double))
+    s.finish = <double*> malloc(n * sizeof(double))
+    s.state = <char*> malloc(n)
+    s.offset = <long long*> malloc((n + 1) * sizeof(long long))
+    s.free_ids = <long long*> malloc((total + 1) * sizeof(long long))
+    s.heap = <Event*> malloc((n + 1) * sizeof(Event))
+    s.end_time = <double*> malloc((n + 1) * sizeof(double))
+    s.end_job = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
+    s.queue = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
+    s.cores = NULL
+    cap_rows = 2 * n + 1  # at most one row per submission time and one per finish time
+    if record_timeline:
+        tl_time = <double*> malloc(cap_rows * sizeof(double))
+        tl_busy = <long long*> malloc(cap_rows * sizeof(long long))
+        tl_queued = <long long*> malloc(cap_rows * sizeof(long long))
+        tl_processes = <long long*> malloc(cap_rows * sizeof(long long))
+    try:
+        if not (s.submit and s.procs and s.requested and s.work and s.start and s.finish
+                and s.state and s.offset and s.free_ids and s.heap and s.end_time
+                and s.end_job and s.queue):
+            raise MemoryError()
+        if record_timeline and not (tl_time and tl_busy and tl_queued and tl_processes):
+            raise MemoryError()
+        for j in range(n):
+            job = jobs[j]
+            s.submit[j] = job.submit
+            s.procs[j] = job.procs
+            s.requested[j] = job.requested_time
+            s.work[j] = job.work
+            s.state[j] = PENDING
+            s.offset[j] = total_cores
+            total_cores += s.procs[j]
+        s.offset[n] = total_cores
+        s.cores = <long long*> malloc((total_cores + 1) * sizeof(long long))
+        if not s.cores:
+            raise MemoryError()
+        s.n_free = 0
+        for c in free_ids:
+            s.free_ids[s.n_free] = c
+            s.n_free += 1
+        s.n_heap = 0
+        s.seq = 0
+        s.n_running = 0
+        s.q_first = s.q_last = 0
+        s.waiting = s.processes = 0
+        s.now = 0.0
+        with nogil:
+            while True:
+                t_sub = s.submit[nxt] if nxt < n else INF
+                t_end = s.heap[0].time if s.n_heap else INF
+                t_now = t_end if t_end < t_sub else t_sub
+                if t_now == INF:
+                    break
+                s.now = t_now
+                finished = False
+                if t_end == s.now:
+                    while s.n_heap and s.heap[0].time <= s.now:
+                        _complete(s, _pop(s))
+                        finished = True
+                new_first = nxt
+                if t_sub == s.now:
+                    while nxt < n and s.submit[nxt] == s.now:
+                        s.state[nxt] = WAITING
+                        s.queue[s.q_last] = nxt
+                        s.q_last += 1
+                        nxt += 1
+                    s.waiting += nxt - new_first
+                if not finished and nxt == new_first:
+                    continue
+                if s.q_first < s.q_last:
+                    _schedule(s, finished, new_first, nxt, &res_head, &res_shadow, &res_extra)
+                if record_timeline:
+                    if rows and tl_time[rows - 1] == s.now:
+                        rows -= 1  # a second round at one time replaces its row
+                    tl_time[rows] = s.now
+                    tl_busy[rows] = total - s.n_free
+                    tl_queued[rows] = s.waiting
+                    tl_processes[rows] = s.processes
+                    rows += 1
+        for j in range(n):
+            if s.state[j] != DONE:
+                raise RuntimeError(f"the compiled EASY loop left job {j} unfinished")
+            job = jobs[j]
+            job.state = DONE
+            job.start = s.start[j]
+            job.finish = s.finish[j]
+            job.rate = 1.0
+            job.cpus = s.procs[j]
+            job.alloc = [s.cores[k] for k in range(s.offset[j], s.offset[j + 1])]
+            job.estimated_end = s.start[j] + s.requested[j]
+            job.work_left = 0.0
+            job.last_update = s.start[j]
+            job.version += 1
+        timeline = [(tl_time[k], tl_busy[k], tl_queued[k], tl_processes[k]) for k in range(rows)]
+        return [s.free_ids[k] for k in range(s.n_free)], s.now, timeline
+    finally:
+        free(s.submit); free(s.procs); free(s.requested); free(s.work); free(s.start)
+        free(s.finish); free(s.state); free(s.offset); free(s.free_ids); free(s.heap)
+        free(s.end_time); free(s.end_job); free(s.queue); free(s.cores)
+        free(tl_time); free(tl_busy); free(tl_queued); free(tl_processes)

@@ -1,0 +1,171 @@
+"""Tests of :mod:`simlib.policies._easy_kernel` (a whole EASY run, compiled).
+
+Its pure-Python twin is the engine itself: :class:`Simulator` running
+:class:`EASY`. Every test runs both on the same jobs and requires the same
+end state bit for bit: each job's attributes, the ledger's free list (so the
+same cores are handed out next), the clock and every timeline row; and that
+:meth:`EASY.compiled_run` declines whenever something else takes part.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from helpers_sim import draw_rows, make_jobs
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simlib.engine.job import Job
+from simlib.engine.simulator import Observer, Simulator
+from simlib.platform import Platform
+from simlib.policies import make_policy
+from simlib.runner import simulate
+from simlib.workload.swf import SWF_FIELDS, Workload
+
+pytestmark = pytest.mark.compiled_kernel
+# Left out where the kernels are not built, except in CI (see conftest.py).
+KERNEL = "simlib.policies._easy_kernel"
+kernel = (importlib.import_module(KERNEL) if os.environ.get("CI", "").lower() == "true"
+          else pytest.importorskip(KERNEL))
+
+
+def state(sim):
+    """Everything a finished run leaves that a caller can read."""
+    jobs = [tuple("nan" if isinstance(v, float) and math.isnan(v) else v
+                  for v in (getattr(j, k) for k in Job.__slots__)) for j in sim.jobs]
+    return jobs, list(sim.ledger._free), sim.now, list(sim.timeline)
+
+
+def both(jobs_of, cpus, record_timeline=True):
+    """Run the engine and the kernel on fresh copies of the same jobs; return both states."""
+    engine = Simulator(Platform.homogeneous(cpus), jobs_of(), make_policy("easy"),
+                       record_timeline=record_timeline)
+    engine.run()
+    compiled = Simulator(Platform.homogeneous(cpus), jobs_of(), make_policy("easy"),
+                         record_timeline=record_timeline)
+    assert compiled.policy.compiled_run(compiled)
+    return state(engine), state(compiled)
+
+
+def assert_same_run(jobs_of, cpus, record_timeline=True):
+    engine, compiled = both(jobs_of, cpus, record_timeline)
+    for name, a, b in zip(("jobs", "free list", "clock", "timeline"), engine, compiled):
+        assert a == b, f"{name} differs"
+
+
+@st.composite
+def workloads(draw):
+    cpus = draw(st.integers(1, 12))
+    return draw_rows(draw, cpus, most=40), cpus
+
+
+@settings(max_examples=300, deadline=None)
+@given(workloads())
+def test_random_small_workloads_run_as_in_the_engine(case):
+    rows, cpus = case
+    assert_same_run(lambda: make_jobs(rows), cpus)
+
+
+def seeded_rows(seed, n, cpus):
+    """Bursts of submissions, ties in submit and estimated end, killed and zero-length jobs."""
+    rng = np.random.default_rng(seed)
+    submit = np.cumsum(rng.choice([0, 0, 1, 5, 60, 600], size=n))
+    procs = np.minimum(cpus, rng.choice([1, 1, 2, 4, 8, cpus // 2, cpus], size=n))
+    run = rng.choice([0, 1, 30, 60, 600, 3600], size=n) * rng.integers(1, 4, size=n)
+    req = np.maximum(1, run * rng.choice([1, 1, 2, 10], size=n) - rng.choice([0, 0, 10], size=n))
+    return list(zip(submit.tolist(), procs.tolist(), run.tolist(), req.tolist()))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_seeded_workloads_run_as_in_the_engine(seed):
+    rows = seeded_rows(seed, 3000, 64)
+    assert_same_run(lambda: make_jobs(rows), 64)
+
+
+def test_zero_length_jobs_end_in_their_start_round():
+    # A second round at the same time replaces that time's timeline row.
+    rows = [(0, 2, 0, 1), (0, 2, 0, 1), (0, 4, 5), (5, 1, 0, 2), (5, 4, 3, 3)]
+    assert_same_run(lambda: make_jobs(rows), 4)
+
+
+def test_jobs_ending_at_the_shadow_time_all_count_as_extra():
+    # The head (4 cores) can start when job 0 ends at 10; job 1 ends then
+    # too, so 1 extra core: the long 1-core job may start at once.
+    rows = [(0, 3, 10), (0, 1, 10), (1, 4, 5), (2, 1, 100)]
+    engine, compiled = both(jobs_for(rows), 5)
+    assert engine == compiled
+    assert [j[Job.__slots__.index("start")] for j in compiled[0]] == [0.0, 0.0, 10.0, 2.0]
+
+
+def test_without_a_timeline():
+    rows = seeded_rows(99, 500, 16)
+    engine, compiled = both(lambda: make_jobs(rows), 16, record_timeline=False)
+    assert engine == compiled
+    assert compiled[3] == []
+
+
+def jobs_for(rows):
+    return lambda: make_jobs(rows)
+
+
+class Watch(Observer):
+    def job_started(self, job, now):
+        pass
+
+
+@pytest.mark.parametrize("how", ["subclass", "extend", "debug", "observer", "timer", "progress",
+                                 "started", "layers"])
+def test_declines_when_something_else_takes_part(how):
+    jobs = make_jobs([(0, 1, 5), (1, 2, 5)])
+    policy = make_policy("easy_d" if how == "subclass" else "easy")
+    sim = Simulator(Platform.homogeneous(2), jobs, policy, overrun="extend" if how == "extend"
+                    else "kill", debug=how == "debug",
+                    commands=[(3.0, "tick")] if how == "timer" else (),
+                    progress=(lambda *a: None) if how == "progress" else None,
+                    layers=2 if how == "layers" else None)
+    if how == "observer":
+        sim.observe(Watch())
+    if how == "started":
+        sim.run()
+    before = state(sim)
+    assert policy.compiled_run(sim) is False
+    assert state(sim) == before
+
+
+def test_python_kernels_mode_runs_the_engine(monkeypatch):
+    monkeypatch.setenv("SIMLIB_KERNELS", "python")
+    sim = Simulator(Platform.homogeneous(2), make_jobs([(0, 1, 5)]), make_policy("easy"))
+    assert sim.policy.compiled_run(sim) is False
+
+
+def swf(rows):
+    frame = pd.DataFrame([[i + 1, s, -1, r, p, -1, -1, p, q] + [-1] * 9
+                          for i, (s, p, r, q) in enumerate(rows)], columns=SWF_FIELDS)
+    return Workload(frame, path="w.swf")
+
+
+def test_simulate_gives_the_same_tables_either_way(monkeypatch):
+    wl = swf(seeded_rows(7, 2000, 32))
+    monkeypatch.setenv("SIMLIB_KERNELS", "python")
+    engine = simulate(wl, "easy", cpus=32)
+    monkeypatch.setenv("SIMLIB_KERNELS", "compiled")
+    compiled = simulate(wl, "easy", cpus=32)
+    pd.testing.assert_frame_equal(engine.jobs, compiled.jobs, check_exact=True)
+    pd.testing.assert_frame_equal(engine.timeline, compiled.timeline, check_exact=True)
+
+
+@pytest.mark.real_traces
+@pytest.mark.parametrize("name,cpus", [("CTC-SP2-1996-3.1-cln.swf.gz", 338),
+                                       ("SDSC-SP2-1998-4.2-cln.swf.gz", 128)])
+def test_real_trace_prefix_runs_as_in_the_engine(name, cpus, real_traces):
+    from simlib.runner import jobs_from_workload
+    from simlib.workload.prepare import clean
+    from simlib.workload.swf import read_swf
+
+    wl, _ = clean(read_swf(real_traces / name), cpus)
+    wl.jobs = wl.jobs.iloc[:5000]
+    assert_same_run(lambda: jobs_from_workload(wl, cpus=cpus), cpus)
