@@ -11,7 +11,11 @@ header), in a fresh subprocess:
 * ``simulate()``: :func:`simlib.runner.simulate` as a whole (engine jobs
   from the workload, the event loop, the Batsim jobs table), median of
   ``--repeats`` runs;
-* ``loop``: ``Simulator.run()`` alone on jobs built beforehand, median;
+* ``loop``: ``Simulator.run()`` alone on jobs built beforehand, median:
+  the engine's event loop, as every policy runs;
+* ``compiled``: ``EASY.compiled_run(sim)`` alone on the same jobs, the
+  compiled EASY loop that ``simulate()`` uses when nothing else takes part
+  (``-`` for a tree without it);
 * ``process``: wall time of ``python -m simlib.cli simulate TRACE -o
   jobs.csv`` (start-up, imports, reading, cleaning, simulating, writing the
   table, summary), median of ``--repeats`` processes.
@@ -41,7 +45,7 @@ from bench_policies import FILES, trace_path  # noqa: E402
 
 def in_process(trace: str, repeats: int) -> dict:
     """simulate() and the loop alone, in this process (the tree on sys.path)."""
-    from simlib.engine.simulator import Simulator
+    from simlib.engine.simulator import Simulator, gc_paused
     from simlib.platform import Platform
     from simlib.policies import make_policy
     from simlib.runner import jobs_from_workload, simulate
@@ -51,7 +55,7 @@ def in_process(trace: str, repeats: int) -> dict:
     wl = read_swf(trace_path(trace))
     cpus = max_procs(wl)
     wl, _ = clean(wl, cpus)
-    whole, loop = [], []
+    whole, loop, compiled = [], [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
         simulate(wl, make_policy("easy"), cpus=cpus)
@@ -61,8 +65,21 @@ def in_process(trace: str, repeats: int) -> dict:
         t0 = time.perf_counter()
         sim.run()
         loop.append(time.perf_counter() - t0)
+        jobs = jobs_from_workload(wl, cpus=cpus)
+        sim = Simulator(Platform.homogeneous(cpus), jobs, make_policy("easy"))
+        if hasattr(sim.policy, "compiled_run"):
+            with gc_paused():  # as simulate() runs it
+                t0 = time.perf_counter()
+                ran = sim.policy.compiled_run(sim)
+                t1 = time.perf_counter()
+            if ran:
+                compiled.append(t1 - t0)
     return {"jobs": len(wl.jobs), "cpus": cpus, "simulate_s": statistics.median(whole),
-            "loop_s": statistics.median(loop)}
+            "loop_s": statistics.median(loop),
+            "compiled_s": statistics.median(compiled) if compiled else None}
+
+
+FIELDS = ("simulate_s", "loop_s", "compiled_s", "process_s")
 
 
 def measure(tree: Path, trace: str, repeats: int) -> dict:
@@ -100,17 +117,18 @@ def main() -> int:
                 for label, tree in trees:
                     m = measure(tree, trace, 1)
                     r = res.setdefault(label, {"jobs": m["jobs"], "cpus": m["cpus"], "simulate_s": [],
-                                               "loop_s": [], "process_s": []})
-                    r["simulate_s"].append(m["simulate_s"])
-                    r["loop_s"].append(m["loop_s"])
+                                               "loop_s": [], "compiled_s": [], "process_s": []})
+                    for field in ("simulate_s", "loop_s", "compiled_s"):
+                        if m[field] is not None:
+                            r[field].append(m[field])
                 for label, tree in trees:
                     res[label]["process_s"].append(process_time(tree, trace, Path(tmp, "jobs.csv")))
-            rows.append((trace, {k: {**v, **{f: statistics.median(v[f]) for f in
-                                             ("simulate_s", "loop_s", "process_s")}}
+            rows.append((trace, {k: {**v, **{f: statistics.median(v[f]) if v[f] else None
+                                             for f in FIELDS}}
                                  for k, v in res.items()}))
     labels = [label for label, _ in trees]
     head = ["trace", "jobs", "CPUs"]
-    for what in ("simulate() jobs/s", "loop jobs/s", "process s"):
+    for what in ("simulate() jobs/s", "engine loop jobs/s", "compiled loop jobs/s", "process s"):
         head += [f"{what} {label}".strip() for label in labels]
         if a.compare:
             head.append(f"{what.split()[0]} B/A")
@@ -121,11 +139,14 @@ def main() -> int:
     for trace, res in rows:
         first = res[labels[0]]
         cells = [trace, f"{first['jobs']:,}", str(first["cpus"])]
-        for field, rate in (("simulate_s", True), ("loop_s", True), ("process_s", False)):
+        for field in FIELDS:
+            rate = field != "process_s"
             vals = [res[label][field] for label in labels]
-            cells += [f"{first['jobs'] / v:,.0f}" if rate else f"{v:.3f}" for v in vals]
+            cells += ["-" if v is None else f"{first['jobs'] / v:,.0f}" if rate else f"{v:.3f}"
+                      for v in vals]
             if a.compare:
-                cells.append(f"{vals[0] / vals[1]:.2f}x" if rate else f"{vals[1] / vals[0]:.2f}")
+                cells.append("-" if None in vals else f"{vals[0] / vals[1]:.2f}x" if rate
+                             else f"{vals[1] / vals[0]:.2f}")
         print("| " + " | ".join(cells) + " |")
     return 0
 

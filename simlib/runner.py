@@ -385,6 +385,13 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         When jobs end (default: the rate model, see
         :mod:`simlib.engine.execution`).
 
+    Notes
+    -----
+    The policy may run the whole simulation in compiled code
+    (:meth:`~simlib.policies.base.Policy.compiled_run`; EASY does when
+    nothing else takes part): the same result, faster. ``SIMLIB_KERNELS=python``
+    runs the engine's loop instead.
+
     Raises
     ------
     ConfigError

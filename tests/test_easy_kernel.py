@@ -9,6 +9,7 @@ same cores are handed out next), the clock and every timeline row; and that
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 import os
 
@@ -20,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simlib.engine.job import Job
-from simlib.engine.simulator import Observer, Simulator
+from simlib.engine.simulator import OBSERVER_HOOKS, Observer, Simulator
 from simlib.platform import Platform
 from simlib.policies import make_policy
 from simlib.runner import simulate
@@ -134,6 +135,23 @@ def test_declines_when_something_else_takes_part(how):
     before = state(sim)
     assert policy.compiled_run(sim) is False
     assert state(sim) == before
+
+
+def test_compiled_run_looks_at_every_simulator_option():
+    # EASY.compiled_run declines whatever its kernel does not do. A new
+    # engine option must be added to its conditions, then to this list.
+    assert list(inspect.signature(Simulator.__init__).parameters) == [
+        "self", "platform", "jobs", "policy", "overrun", "overrun_step", "debug",
+        "record_timeline", "commands", "progress", "progress_every", "execution", "layers"]
+    assert OBSERVER_HOOKS == ("job_started", "job_resized", "job_suspended", "job_resumed",
+                              "job_ended")
+
+
+@pytest.mark.parametrize("hook", OBSERVER_HOOKS)
+def test_declines_with_any_observer_hook(hook):
+    sim = Simulator(Platform.homogeneous(2), make_jobs([(0, 1, 5)]), make_policy("easy"))
+    sim.observe(type("One", (), {hook: lambda self, job, now: None})())
+    assert sim.policy.compiled_run(sim) is False
 
 
 def test_python_kernels_mode_runs_the_engine(monkeypatch):

@@ -67,13 +67,17 @@ class EASY(QueuePolicy):
         (``tests/test_easy_kernel.py`` compares both).
         """
         from ..engine.execution import RateModel
+        from ..engine.simulator import OBSERVER_HOOKS
         from . import kernels
 
+        # Every Simulator option is looked at here (a test keeps this list
+        # in step with Simulator's parameters): what the kernel does not do
+        # makes it decline. overrun_step and progress_every only matter
+        # with overrun "extend" and a progress callback.
         if (type(self) is not EASY or type(sim.execution) is not RateModel or sim._extend
                 or sim.debug or sim.progress is not None or sim.events._heap
                 or sim.ledger.layers != 1 or sim.running or sim.timeline
-                or any((sim._on_started, sim._on_resized, sim._on_suspended, sim._on_resumed,
-                        sim._on_ended))
+                or any(getattr(sim, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS)
                 or any(job.state != PENDING for job in sim.jobs)):
             return False
         kernel = kernels.load(COMPILED_KERNELS[0])
