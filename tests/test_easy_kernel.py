@@ -20,6 +20,7 @@ from helpers_sim import draw_rows, make_jobs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simlib.engine.execution import RateModel
 from simlib.engine.job import Job
 from simlib.engine.simulator import OBSERVER_HOOKS, Observer, Simulator
 from simlib.platform import Platform
@@ -35,10 +36,18 @@ kernel = (importlib.import_module(KERNEL) if os.environ.get("CI", "").lower() ==
 
 
 def state(sim):
-    """Everything a finished run leaves that a caller can read."""
+    """Everything a finished run leaves that a caller can read.
+
+    The jobs, the free list (the cores handed out next), the clock, the
+    timeline, then the simulator's, rate model's and policy's records.
+    """
     jobs = [tuple("nan" if isinstance(v, float) and math.isnan(v) else v
                   for v in (getattr(j, k) for k in Job.__slots__)) for j in sim.jobs]
-    return jobs, list(sim.ledger._free), sim.now, list(sim.timeline)
+    model, policy = sim.execution, sim.policy
+    records = (sim.waiting_count, sim.processes, dict(sim.running), list(sim.by_estimated_end),
+               model._seq, list(model._heap), list(model._rate), list(model._work),
+               getattr(policy, "reservation", None), list(policy.queue))
+    return jobs, list(sim.ledger._free), sim.now, list(sim.timeline), records
 
 
 def both(jobs_of, cpus, record_timeline=True):
@@ -54,7 +63,8 @@ def both(jobs_of, cpus, record_timeline=True):
 
 def assert_same_run(jobs_of, cpus, record_timeline=True):
     engine, compiled = both(jobs_of, cpus, record_timeline)
-    for name, a, b in zip(("jobs", "free list", "clock", "timeline"), engine, compiled):
+    for name, a, b in zip(("jobs", "free list", "clock", "timeline", "records"), engine,
+                          compiled):
         assert a == b, f"{name} differs"
 
 
@@ -85,6 +95,19 @@ def seeded_rows(seed, n, cpus):
 def test_seeded_workloads_run_as_in_the_engine(seed):
     rows = seeded_rows(seed, 3000, 64)
     assert_same_run(lambda: make_jobs(rows), 64)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fractional_times_run_as_in_the_engine(seed):
+    # Sums and comparisons of non-integral floats (the trace times are whole
+    # seconds): tenths, and arbitrary fractions.
+    rng = np.random.default_rng(100 + seed)
+    rows = seeded_rows(seed, 2000, 32)
+    scale = 0.1 if seed % 2 else 1.0
+    rows = [(s * scale + (0 if seed % 2 else rng.random()), p, r * scale + rng.random() * (r > 0),
+             q * scale + rng.random() + 1.0) for s, p, r, q in rows]
+    rows.sort(key=lambda row: row[0])
+    assert_same_run(lambda: make_jobs(rows), 32)
 
 
 def test_zero_length_jobs_end_in_their_start_round():
@@ -118,23 +141,72 @@ class Watch(Observer):
         pass
 
 
-@pytest.mark.parametrize("how", ["subclass", "extend", "debug", "observer", "timer", "progress",
-                                 "started", "layers"])
+class SlowerModel(RateModel):
+    pass
+
+
+class OwnSimulator(Simulator):
+    pass
+
+
+@pytest.mark.parametrize("how", ["subclass", "extend", "debug", "observer", "timer", "started",
+                                 "layers", "model", "simulator", "foreign", "held", "int times",
+                                 "float size", "unsorted"])
 def test_declines_when_something_else_takes_part(how):
     jobs = make_jobs([(0, 1, 5), (1, 2, 5)])
+    if how == "int times":
+        jobs[1].submit = 1
+    if how == "float size":
+        jobs[1].procs = 2.0
     policy = make_policy("easy_d" if how == "subclass" else "easy")
-    sim = Simulator(Platform.homogeneous(2), jobs, policy, overrun="extend" if how == "extend"
-                    else "kill", debug=how == "debug",
-                    commands=[(3.0, "tick")] if how == "timer" else (),
-                    progress=(lambda *a: None) if how == "progress" else None,
-                    layers=2 if how == "layers" else None)
+    make = OwnSimulator if how == "simulator" else Simulator
+    kwargs = dict(overrun="extend" if how == "extend" else "kill", debug=how == "debug",
+                  commands=[(3.0, "tick")] if how == "timer" else (),
+                  layers=2 if how == "layers" else None,
+                  execution=SlowerModel() if how == "model" else None,
+                  record_timeline=how != "started")
+    sim = make(Platform.homogeneous(2), jobs, policy, **kwargs)
+    if how == "unsorted":  # after the Simulator's own check, as a caller could
+        jobs[0].submit, jobs[1].submit = 1.0, 0.0
     if how == "observer":
         sim.observe(Watch())
     if how == "started":
-        sim.run()
+        sim.run()   # no timeline, so only the jobs tell
+    if how == "held":
+        sim.ledger.take(1)
+    if how == "foreign":
+        policy = make_policy("easy")
     before = state(sim)
     assert policy.compiled_run(sim) is False
     assert state(sim) == before
+
+
+def test_simulate_runs_the_kernel(monkeypatch):
+    calls = []
+    real = kernel.run
+
+    def spy(*args):
+        calls.append(len(args[0]))
+        return real(*args)
+
+    monkeypatch.setattr(kernel, "run", spy)
+    monkeypatch.setenv("SIMLIB_KERNELS", "compiled")
+    simulate(swf(seeded_rows(3, 200, 8)), "easy", cpus=8)
+    assert calls == [200]
+
+
+def test_a_progress_callback_hears_the_end_once():
+    seen = []
+    sim = Simulator(Platform.homogeneous(4), make_jobs(seeded_rows(5, 300, 4)),
+                    make_policy("easy"), progress=lambda *a: seen.append(a))
+    assert sim.policy.compiled_run(sim)
+    assert seen == [(300, 300, sim.now)]
+
+
+def test_no_jobs():
+    sim = Simulator(Platform.homogeneous(3), [], make_policy("easy"))
+    assert sim.policy.compiled_run(sim)
+    assert (sim.now, sim.ledger._free, sim.timeline) == (0.0, [2, 1, 0], [])
 
 
 def test_compiled_run_looks_at_every_simulator_option():

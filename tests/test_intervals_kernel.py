@@ -37,6 +37,13 @@ def test_long_allocations_sorted_or_not(ids):
     assert kernel.intervals_of([ids, sorted(ids)]) == [intervals(ids)] * 2
 
 
+def test_the_extreme_64_bit_ids():
+    # Written digit by digit: the most negative id has no positive twin.
+    low, high = -2**63, 2**63 - 1
+    assert kernel.intervals_of([[low], [high], [low + 1, low], [high, high - 1]]) == [
+        str(low), str(high), f"{low}-{low + 1}", f"{high - 1}-{high}"]
+
+
 def test_other_sequences_and_empty_input():
     assert kernel.intervals_of([(4, 3), range(7, 10), []]) == ["3-4", "7-9", ""]
     assert kernel.intervals_of([]) == []

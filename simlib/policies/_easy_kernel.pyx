@@ -252,8 +252,10 @@ def run(list jobs, list free_ids, bint record_timeline):
     Parameters
     ----------
     jobs : list of simlib.engine.job.Job
-        Every job pending, ``idx`` its position; ``work`` already capped at
-        the requested time (overrun "kill").
+        Every job pending, ``idx`` its position, in submission order, with
+        float times, an integer size from 1 to the number of cores and
+        ``work`` within [0, requested time] (overrun "kill"); otherwise
+        None is returned and nothing is changed.
     free_ids : list of int
         The ledger's free list at the start (the last id is taken first).
     record_timeline : bool
@@ -261,7 +263,7 @@ def run(list jobs, list free_ids, bint record_timeline):
 
     Returns
     -------
-    tuple
+    tuple or None
         ``(free_ids, now, timeline)``: the free list at the end, the last
         round's time and the timeline's rows ``(time, busy cores, queued
         jobs, processes)`` (empty unless recorded). Each job's ``state``, ``start``, ``finish``,
@@ -287,7 +289,7 @@ def run(list jobs, list free_ids, bint record_timeline):
     cdef State* s = &st
     cdef Py_ssize_t n = len(jobs), j, k, nxt = 0, new_first, rows = 0, cap_rows
     cdef Py_ssize_t res_head = -1
-    cdef double res_shadow = 0.0, t_sub, t_end, t_now
+    cdef double res_shadow = 0.0, t_sub, t_end, t_now, previous = -INF
     cdef long long res_extra = 0, total_cores = 0, total = len(free_ids)
     cdef bint finished
     cdef double* tl_time = NULL
@@ -296,6 +298,8 @@ def run(list jobs, list free_ids, bint record_timeline):
     cdef long long* tl_processes = NULL
     cdef object job
     s.n = n
+    if n == 0:
+        return list(free_ids), 0.0, []
     s.submit = <double*> malloc(n * sizeof(double))
     s.procs = <long long*> malloc(n * sizeof(long long))
     s.requested = <double*> malloc(n * sizeof(double))
@@ -323,12 +327,22 @@ def run(list jobs, list free_ids, bint record_timeline):
             raise MemoryError()
         if record_timeline and not (tl_time and tl_busy and tl_queued and tl_processes):
             raise MemoryError()
+        # Jobs outside what this loop does are the engine's (it has the
+        # errors for them): decline before changing anything.
         for j in range(n):
             job = jobs[j]
+            if (type(job.submit) is not float or type(job.requested_time) is not float
+                    or type(job.work) is not float or type(job.procs) is not int
+                    or job.state != PENDING or job.idx != j):
+                return None
             s.submit[j] = job.submit
             s.procs[j] = job.procs
             s.requested[j] = job.requested_time
             s.work[j] = job.work
+            if not (1 <= s.procs[j] <= total and s.submit[j] >= previous and s.submit[j] < INF
+                    and 0.0 < s.requested[j] < INF and 0.0 <= s.work[j] <= s.requested[j]):
+                return None  # NaN fails every comparison
+            previous = s.submit[j]
             s.state[j] = PENDING
             s.offset[j] = total_cores
             total_cores += s.procs[j]

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from itertools import islice
 
-from ..engine.job import PENDING, WAITING
+from ..engine.job import WAITING
 from .base import QueuePolicy, shadow_time
 
 #: Kernels this module runs (a code input of steps using it: simlib.codedeps).
@@ -58,36 +58,48 @@ class EASY(QueuePolicy):
     def compiled_run(self, sim) -> bool:
         """Run ``sim`` to its end in the compiled EASY loop when it can; whether it did.
 
-        It can when ``sim`` is fresh and holds only the engine and this
-        policy (exactly :class:`EASY`, not a subclass): the rate model,
-        overrun "kill", no observer, timer or command, no debug checks or
-        progress reports, one ledger layer, and the kernel built. Then the
-        jobs, the ledger and the timeline end as :meth:`Simulator.run
-        <simlib.engine.simulator.Simulator.run>` leaves them
-        (``tests/test_easy_kernel.py`` compares both).
+        It can when ``sim`` is a fresh :class:`~simlib.engine.simulator.Simulator`
+        of this fresh policy (exactly :class:`EASY`, not a subclass) and
+        nothing else takes part: the rate model, overrun "kill", no
+        observer, timer or command, no debug checks, one ledger layer, and
+        the kernel built; every job pending, with float times and an integer
+        size (the kernel declines other jobs itself). Then the jobs, the
+        ledger, the rate model's records and the timeline end as
+        :meth:`Simulator.run <simlib.engine.simulator.Simulator.run>` leaves
+        them (``tests/test_easy_kernel.py`` compares both); a progress
+        callback is called once, at the end.
         """
         from ..engine.execution import RateModel
-        from ..engine.simulator import OBSERVER_HOOKS
+        from ..engine.simulator import OBSERVER_HOOKS, Simulator
         from . import kernels
 
         # Every Simulator option is looked at here (a test keeps this list
         # in step with Simulator's parameters): what the kernel does not do
         # makes it decline. overrun_step and progress_every only matter
         # with overrun "extend" and a progress callback.
-        if (type(self) is not EASY or type(sim.execution) is not RateModel or sim._extend
-                or sim.debug or sim.progress is not None or sim.events._heap
-                or sim.ledger.layers != 1 or sim.running or sim.timeline
-                or any(getattr(sim, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS)
-                or any(job.state != PENDING for job in sim.jobs)):
+        ledger = sim.ledger
+        if (type(self) is not EASY or type(sim) is not Simulator or sim.policy is not self
+                or self.queue or self.reservation is not None
+                or type(sim.execution) is not RateModel or sim.execution._heap or sim._extend
+                or sim.debug or sim.events._heap or ledger.layers != 1
+                or len(ledger._free) != ledger.total or sim.running or sim.timeline
+                or any(getattr(sim, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS)):
             return False
         kernel = kernels.load(COMPILED_KERNELS[0])
         if kernel is None:
             return False
-        ledger = sim.ledger
-        ledger._free, sim.now, sim.timeline = kernel.run(sim.jobs, ledger._free,
-                                                         sim.record_timeline)
-        self.queue = []
+        done = kernel.run(sim.jobs, ledger._free, sim.record_timeline)
+        if done is None:  # a job outside what the kernel does (it changed nothing)
+            return False
+        ledger._free, sim.now, sim.timeline = done
+        # The rate model's records, as its started() leaves them.
+        model, n = sim.execution, len(sim.jobs)
+        model._seq = n
+        model._rate = [1.0] * n
+        model._work = [job.work for job in sim.jobs]
         self.new_jobs = []
+        if sim.progress is not None:
+            sim.progress(n, n, sim.now)
         return True
 
     def shadow(self, head):
