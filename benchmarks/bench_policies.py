@@ -108,7 +108,9 @@ def main(argv=None) -> int:
         f"{load_before:.1f} before and {os.getloadavg()[0]:.1f} after (above 1, other work shared "
         "the cores: times are upper bounds).", "",
         "Full cleaned traces (simlib's default cleaning policy), original arrival times; "
-        "`sim s` is the event loop alone, `read s` the SWF parse, `table s` building the "
+        "`sim s` is the engine's event loop alone (`Simulator.run`; for EASY not the "
+        "compiled run that `simulate()` uses when nothing else takes part: "
+        "`bench_easy.py`), `read s` the SWF parse, `table s` building the "
         f"Batsim jobs table. Kernels: {paths}.", "",
         "| trace | policy | jobs | read s | sim s | table s | jobs/s | peak RSS MB |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
