@@ -75,8 +75,8 @@ class EASY(QueuePolicy):
 
         # Every Simulator option is looked at here (a test keeps this list
         # in step with Simulator's parameters): what the kernel does not do
-        # makes it decline. overrun_step and progress_every only matter
-        # with overrun "extend" and a progress callback.
+        # makes it decline. overrun_step only matters with overrun "extend";
+        # progress_every is moot (a progress callback hears the end once).
         ledger = sim.ledger
         if (type(self) is not EASY or type(sim) is not Simulator or sim.policy is not self
                 or self.queue or self.reservation is not None
