@@ -216,6 +216,14 @@ class RateModel(ExecutionModel):
             self._seq += 1
             heapq.heappush(self._heap, (now + job.work_left / rate, self._seq, job, job.version))
 
+    def ran_rigid(self, jobs: list[Job]) -> None:
+        """Keep the records :meth:`started` leaves for ``jobs``, each started once
+        at rate 1 and run to its end elsewhere (the compiled EASY run,
+        :meth:`simlib.policies.easy.EASY.compiled_run`)."""
+        self._seq = len(jobs)
+        self._rate = [1.0] * len(jobs)
+        self._work = [job.work for job in jobs]
+
     def rate_changed(self, job: Job) -> None:
         self._advance(job)
         if job.state == RUNNING:

@@ -52,7 +52,6 @@ cdef inline bint _before(Event* a, Event* b) noexcept nogil:
 
 
 cdef struct State:
-    Py_ssize_t n
     double* submit
     long long* procs
     double* requested
@@ -297,7 +296,6 @@ def run(list jobs, list free_ids, bint record_timeline):
     cdef long long* tl_queued = NULL
     cdef long long* tl_processes = NULL
     cdef object job
-    s.n = n
     if n == 0:
         return list(free_ids), 0.0, []
     s.submit = <double*> malloc(n * sizeof(double))

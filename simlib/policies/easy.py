@@ -92,14 +92,10 @@ class EASY(QueuePolicy):
         if done is None:  # a job outside what the kernel does (it changed nothing)
             return False
         ledger._free, sim.now, sim.timeline = done
-        # The rate model's records, as its started() leaves them.
-        model, n = sim.execution, len(sim.jobs)
-        model._seq = n
-        model._rate = [1.0] * n
-        model._work = [job.work for job in sim.jobs]
+        sim.execution.ran_rigid(sim.jobs)
         self.new_jobs = []
         if sim.progress is not None:
-            sim.progress(n, n, sim.now)
+            sim.progress(len(sim.jobs), len(sim.jobs), sim.now)
         return True
 
     def shadow(self, head):
