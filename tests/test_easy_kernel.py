@@ -61,6 +61,11 @@ def both(jobs_of, cpus, record_timeline=True):
     return state(engine), state(compiled)
 
 
+def jobs_for(rows):
+    """Fresh jobs of ``rows`` on each call (each run needs its own)."""
+    return lambda: make_jobs(rows)
+
+
 def assert_same_run(jobs_of, cpus, record_timeline=True):
     engine, compiled = both(jobs_of, cpus, record_timeline)
     for name, a, b in zip(("jobs", "free list", "clock", "timeline", "records"), engine,
@@ -78,7 +83,7 @@ def workloads(draw):
 @given(workloads())
 def test_random_small_workloads_run_as_in_the_engine(case):
     rows, cpus = case
-    assert_same_run(lambda: make_jobs(rows), cpus)
+    assert_same_run(jobs_for(rows), cpus)
 
 
 def seeded_rows(seed, n, cpus):
@@ -94,7 +99,7 @@ def seeded_rows(seed, n, cpus):
 @pytest.mark.parametrize("seed", range(8))
 def test_seeded_workloads_run_as_in_the_engine(seed):
     rows = seeded_rows(seed, 3000, 64)
-    assert_same_run(lambda: make_jobs(rows), 64)
+    assert_same_run(jobs_for(rows), 64)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -107,13 +112,16 @@ def test_fractional_times_run_as_in_the_engine(seed):
     rows = [(s * scale + (0 if seed % 2 else rng.random()), p, r * scale + rng.random() * (r > 0),
              q * scale + rng.random() + 1.0) for s, p, r, q in rows]
     rows.sort(key=lambda row: row[0])
-    assert_same_run(lambda: make_jobs(rows), 32)
+    assert_same_run(jobs_for(rows), 32)
 
 
 def test_zero_length_jobs_end_in_their_start_round():
     # A second round at the same time replaces that time's timeline row.
     rows = [(0, 2, 0, 1), (0, 2, 0, 1), (0, 4, 5), (5, 1, 0, 2), (5, 4, 3, 3)]
-    assert_same_run(lambda: make_jobs(rows), 4)
+    assert_same_run(jobs_for(rows), 4)
+    _, compiled = both(jobs_for(rows), 4)
+    # One row at 0: after the second round there (jobs 0 and 1 ended, job 2 started).
+    assert [row for row in compiled[3] if row[0] == 0.0] == [(0.0, 4, 0, 4)]
 
 
 def test_jobs_ending_at_the_shadow_time_all_count_as_extra():
@@ -127,13 +135,9 @@ def test_jobs_ending_at_the_shadow_time_all_count_as_extra():
 
 def test_without_a_timeline():
     rows = seeded_rows(99, 500, 16)
-    engine, compiled = both(lambda: make_jobs(rows), 16, record_timeline=False)
+    engine, compiled = both(jobs_for(rows), 16, record_timeline=False)
     assert engine == compiled
     assert compiled[3] == []
-
-
-def jobs_for(rows):
-    return lambda: make_jobs(rows)
 
 
 class Watch(Observer):
