@@ -295,6 +295,22 @@ class Simulator:
                       self._on_ended):
             hooks.clear()
 
+    def unobserved_and_fresh(self) -> bool:
+        """Whether only the policy and the execution model take part, and nothing ran yet.
+
+        No observer, timer or command, debug checks or estimate watches
+        (overrun "kill"); no job holding cores, no core taken, no timeline
+        row. A policy that can run a whole
+        simulation in compiled code (:meth:`Policy.compiled_run
+        <simlib.policies.base.Policy.compiled_run>`) asks this first; what
+        else it needs (its execution model, the ledger's layers, the jobs)
+        it checks itself.
+        """
+        ledger = self.ledger
+        return not (self._extend or self.debug or self.events._heap or self.running
+                    or self.timeline or len(ledger._free) != ledger.total
+                    or any(getattr(self, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS))
+
     # ------------------------------------------------------------------ loop
     def run(self) -> None:
         """Simulate until every job has finished (the garbage collector paused: :func:`gc_paused`)."""

@@ -70,21 +70,20 @@ class EASY(QueuePolicy):
         callback is called once, at the end.
         """
         from ..engine.execution import RateModel
-        from ..engine.simulator import OBSERVER_HOOKS, Simulator
+        from ..engine.simulator import Simulator
         from . import kernels
 
-        # Every Simulator option is looked at here (a test keeps this list
-        # in step with Simulator's parameters): what the kernel does not do
-        # makes it decline. overrun_step only matters with overrun "extend";
-        # progress_every is moot (a progress callback hears the end once).
-        ledger = sim.ledger
+        # Every Simulator option is looked at (here and in
+        # unobserved_and_fresh; a test keeps this in step with Simulator's
+        # parameters): what the kernel does not do makes it decline.
+        # overrun_step only matters with overrun "extend"; progress_every is
+        # moot (a progress callback hears the end once).
         if (type(self) is not EASY or type(sim) is not Simulator or sim.policy is not self
                 or self.queue or self.reservation is not None
-                or type(sim.execution) is not RateModel or sim.execution._heap or sim._extend
-                or sim.debug or sim.events._heap or ledger.layers != 1
-                or len(ledger._free) != ledger.total or sim.running or sim.timeline
-                or any(getattr(sim, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS)):
+                or type(sim.execution) is not RateModel or sim.ledger.layers != 1
+                or not sim.unobserved_and_fresh()):
             return False
+        ledger = sim.ledger
         kernel = kernels.load(COMPILED_KERNELS[0])
         if kernel is None:
             return False
