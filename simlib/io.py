@@ -214,32 +214,74 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
 #: Characters that make the csv module quote a cell (QUOTE_MINIMAL).
 _CSV_SPECIAL = (",", '"', "\n", "\r")
 _EXACT_INT = 2.0 ** 53
+#: Kinds of a column's cells, as the compiled writer numbers them
+#: (:func:`simlib.policies._intervals_kernel.csv_rows`).
+_CONSTANT, _INTEGERS, _FLOATS, _STRINGS = range(4)
+#: The kernel that writes a table's rows (see :mod:`simlib.policies.kernels`).
+COMPILED_KERNELS = ("_intervals_kernel",)
 
 
-def _csv_column(values) -> tuple[str, list | None] | None:
-    """One column as ``DataFrame.to_csv`` writes it: ``(piece, cells)``, or None if unsure.
+def _csv_field(values) -> tuple[int, object] | None:
+    """One column's cells as ``DataFrame.to_csv`` writes them: ``(kind, values)``, or None.
 
-    ``piece`` is the column's part of a ``%``-format line and ``cells`` the
-    values it formats, one a row (None when every row's cell is the same text,
-    then written in ``piece`` itself). int64/bool cells are ``str`` of the
-    value; float64 cells ``repr`` (what pandas' ``astype(str)`` gives; NaN
-    as the empty cell); plain strings as they are unless the csv module would
-    quote them. Anything else: None (the caller asks pandas).
+    int64 cells are the value in decimal (``_INTEGERS``); bool cells
+    ``True``/``False`` (as strings);
+    float64 cells ``repr`` (what pandas' ``astype(str)`` gives; NaN as the
+    empty cell; ``_FLOATS``); plain strings as they are unless the csv
+    module would quote them (``_STRINGS``, a list). A column of one string
+    repeated is ``(_CONSTANT, text)``. Anything else: None (the caller asks
+    pandas).
 
     Examples
     --------
     >>> import numpy as np
-    >>> _csv_column(np.array([3.0, 4.0])), _csv_column(np.array([0.5, np.nan]))
-    (('%s.0', [3, 4]), ('%s', [0.5, '']))
-    >>> _csv_column(np.array(["a%", "a%"], dtype=object)), _csv_column(np.array(["a,b"]))
-    (('a%%', None), None)
+    >>> _csv_field(np.array([3, 4]))[0] == _INTEGERS, _csv_field(np.array([0.5]))[0] == _FLOATS
+    (True, True)
+    >>> _csv_field(np.array(["a%", "a%"], dtype=object)), _csv_field(np.array(["a,b"]))
+    ((0, 'a%'), None)
     """
     import numpy as np
 
     kind = values.dtype.kind
-    if kind in "ib":
-        piece, cells = "%s", values.tolist()
-    elif values.dtype == np.float64:
+    if kind == "i":
+        return _INTEGERS, np.ascontiguousarray(values, dtype=np.int64)
+    if values.dtype == np.float64:
+        return _FLOATS, np.ascontiguousarray(values)
+    if kind == "b":   # written as str(bool)
+        cells = np.where(values, "True", "False").tolist()
+    elif kind == "O" or kind == "U" or kind == "T":
+        cells = values.tolist()
+        if set(map(type, cells)) - {str}:
+            return None
+        joined = "\x00".join(cells)
+        if any(ch in joined for ch in _CSV_SPECIAL):
+            return None
+    else:
+        return None
+    if cells and cells.count(cells[0]) == len(cells):
+        return _CONSTANT, cells[0]
+    return _STRINGS, cells
+
+
+def _csv_piece(kind: int, values) -> tuple[str, list | None]:
+    """A field of :func:`_csv_field` as ``(piece, cells)`` of a ``%``-format line.
+
+    ``cells`` are the values ``piece`` formats, one a row, or None when
+    every row's cell is the same text (then written in ``piece`` itself).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> _csv_piece(_FLOATS, np.array([3.0, 4.0])), _csv_piece(_FLOATS, np.array([0.5, np.nan]))
+    (('%s.0', [3, 4]), ('%s', [0.5, '']))
+    >>> _csv_piece(_CONSTANT, "a%")
+    ('a%%', None)
+    """
+    import numpy as np
+
+    if kind == _CONSTANT:
+        return values.replace("%", "%%"), None
+    if kind == _FLOATS:
         # Integral values below 2**53 (most times): repr is the integer and ".0",
         # formatted from int64 (several times faster than float repr); -0.0 is not.
         if (np.all(np.abs(values) < _EXACT_INT) and np.all(values == np.trunc(values))
@@ -249,38 +291,33 @@ def _csv_column(values) -> tuple[str, list | None] | None:
             piece, cells = "%s", values.tolist()  # str(float) is repr(float)
             for i in np.flatnonzero(np.isnan(values)).tolist():
                 cells[i] = ""
-    elif kind == "O" or kind == "U" or kind == "T":
-        cells = values.tolist()
-        if set(map(type, cells)) - {str}:
-            return None
-        joined = "\x00".join(cells)
-        if any(ch in joined for ch in _CSV_SPECIAL):
-            return None
-        piece = "%s"
+            return piece, cells
     else:
-        return None
-    # One text for the whole column (a name, a constant): part of the format.
+        piece, cells = "%s", values.tolist() if kind == _INTEGERS else values
+    # One text for the whole column (a constant): part of the format.
     # Not for float cells: 0.0 == -0.0, but their texts differ.
-    if cells and type(cells[0]) is not float and cells.count(cells[0]) == len(cells):
+    if cells and cells.count(cells[0]) == len(cells):
         return (piece % (cells[0],)).replace("%", "%%"), None
     return piece, cells
 
 
-def csv_text(frame, lineterminator: str = "\n") -> str | None:
+def csv_text(frame, lineterminator: str = "\n", *, compiled: bool | None = None) -> str | None:
     """``frame.to_csv(index=False, lineterminator=...)`` for plain columns, or None.
 
     The same text, several times faster, for tables of int64, bool, float64
     and string columns whose cells need no quoting (the jobs tables); None
-    otherwise, and the caller falls back to pandas. Each row is one
-    ``%``-format of its cells (formatting in C, no string per cell for
-    numbers).
+    otherwise, and the caller falls back to pandas. The rows are written by
+    a compiled kernel (:func:`simlib.policies._intervals_kernel.csv_rows`)
+    or, without it (or with ``compiled=False``), each as one ``%``-format of
+    its cells (formatting in C, no string per cell for numbers); ``SIMLIB_KERNELS``
+    chooses when ``compiled`` is None (:mod:`simlib.policies.kernels`).
 
     Examples
     --------
     >>> import pandas as pd
     >>> df = pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")], "c": ["x", "y z"],
     ...                    "d": [3.0, -0.0]})
-    >>> csv_text(df) == df.to_csv(index=False, lineterminator="\\n")
+    >>> csv_text(df) == csv_text(df, compiled=False) == df.to_csv(index=False, lineterminator="\\n")
     True
     >>> csv_text(pd.DataFrame({"a": ["x,y"], "b": [1]})) is None
     True
@@ -295,7 +332,7 @@ def csv_text(frame, lineterminator: str = "\n") -> str | None:
     if any(ch in "\x00".join(names) for ch in _CSV_SPECIAL):
         return None
     header = ",".join(names)
-    pieces, columns = [], []
+    fields = []
     for name in names:
         series = frame[name]
         if isinstance(series, pd.DataFrame):  # duplicate column names
@@ -303,14 +340,26 @@ def csv_text(frame, lineterminator: str = "\n") -> str | None:
         dtype = series.dtype
         if not isinstance(dtype, np.dtype) and not isinstance(dtype, pd.StringDtype):
             return None  # categorical, nullable integers, ...
-        column = _csv_column(series.to_numpy())
-        if column is None:
+        field = _csv_field(series.to_numpy())
+        if field is None:
             return None
-        pieces.append(column[0])
-        if column[1] is not None:
-            columns.append(column[1])
+        fields.append(field)
     if not len(frame):
         return header + end
+    kernel = None
+    if compiled is not False:
+        from .policies import kernels  # here: writing a table loads no policy module
+        kernel = kernels.load(COMPILED_KERNELS[0])
+        if compiled and kernel is None:
+            raise RuntimeError("csv_text: the compiled kernel is not available")
+    if kernel is not None:
+        return header + end + kernel.csv_rows(fields, len(frame), end)
+    pieces, columns = [], []
+    for kind, values in fields:
+        piece, cells = _csv_piece(kind, values)
+        pieces.append(piece)
+        if cells is not None:
+            columns.append(cells)
     line = ",".join(pieces) + end
     rows = zip(*columns) if columns else [()] * len(frame)
     return header + end + "".join(map(line.__mod__, rows))

@@ -1,8 +1,10 @@
-"""Tests of :mod:`simlib.policies._intervals_kernel` (the jobs table's allocation text).
+"""Tests of :mod:`simlib.policies._intervals_kernel` (the jobs table's text).
 
 ``intervals_of`` must give :func:`simlib.runner.intervals` of each
 allocation: blocks of consecutive ids in order, whatever order the ids come
 in, negative and very large ids, empty allocations, tuples and ranges.
+``csv_rows`` must write what the ``%``-format writer of
+:func:`simlib.io.csv_text` and pandas' ``to_csv`` write.
 """
 from __future__ import annotations
 
@@ -60,3 +62,44 @@ def test_ids_that_are_not_integers_are_refused():
         kernel.intervals_of([[1, "2"]])
     with pytest.raises(OverflowError):
         kernel.intervals_of([[2**70]])
+
+
+FLOATS = st.one_of(st.floats(allow_nan=True, allow_infinity=True),
+                   st.integers(-2**60, 2**60).map(float),
+                   st.sampled_from([0.0, -0.0, 2.0**53, 2.0**53 - 1, -2.0**53, 1e16, 1e-5]))
+TEXTS = st.text(st.characters(blacklist_characters=',"\r\n', blacklist_categories=("Cs",)),
+                max_size=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(
+    st.lists(FLOATS, min_size=n, max_size=n),
+    st.lists(st.integers(-2**63, 2**63 - 1), min_size=n, max_size=n),
+    st.lists(st.booleans(), min_size=n, max_size=n),
+    st.lists(TEXTS, min_size=n, max_size=n),
+    st.sampled_from(["\n", "\r\n"]))))
+def test_csv_rows_write_what_the_python_writer_and_pandas_write(table):
+    import numpy as np
+    import pandas as pd
+
+    from simlib.io import csv_text
+
+    floats, ints, bools, texts, end = table
+    df = pd.DataFrame({"f": np.array(floats, dtype=np.float64), "i": np.array(ints, dtype=np.int64),
+                       "b": bools, "s": texts, "c": "same%", "f_const": -1.0})
+    assert csv_text(df, end, compiled=True) == csv_text(df, end, compiled=False) \
+        == df.to_csv(index=False, lineterminator=end)
+
+
+def test_csv_rows_rejects_what_it_cannot_write():
+    import numpy as np
+
+    with pytest.raises(ValueError, match="shorter"):
+        kernel.csv_rows([(1, np.array([1]))], 2, "\n")
+    with pytest.raises(ValueError, match="list of str"):
+        kernel.csv_rows([(3, ("a",))], 1, "\n")
+    with pytest.raises(TypeError):
+        kernel.csv_rows([(3, [1])], 1, "\n")
+    with pytest.raises(ValueError, match="kind"):
+        kernel.csv_rows([(9, "x")], 1, "\n")
+    assert kernel.csv_rows([(1, np.array([], dtype=np.int64)), (0, "x")], 0, "\n") == ""

@@ -230,8 +230,12 @@ def test_csv_text_equals_pandas_on_random_tables(seed):
     names = list(columns)
     rng.shuffle(names)
     df = pd.DataFrame({name: columns[name] for name in names})
-    assert csv_text(df) == df.to_csv(index=False, lineterminator="\n")
-    assert csv_text(df.iloc[:0]) == df.iloc[:0].to_csv(index=False, lineterminator="\n")
+    # Both writers: the %-format one here, the compiled one (where it is
+    # built) in tests/test_intervals_kernel.py.
+    for end in ("\n", "\r\n"):
+        assert csv_text(df, end, compiled=False) == df.to_csv(index=False, lineterminator=end)
+    assert csv_text(df.iloc[:0], compiled=False) == df.iloc[:0].to_csv(index=False,
+                                                                    lineterminator="\n")
 
 
 def test_series_and_stored_gzip_are_pandas_own(tmp_path):

@@ -15,8 +15,9 @@ A few inner loops are compiled (Cython sources in this package, built by
 * ``_placement_kernel``: the search of placement profiles
   (:meth:`simlib.policies.profile.PlacementProfile.earliest_start`: paper
   D's allocation rules, paper Z's plans);
-* ``_intervals_kernel``: the allocation text of a jobs table
-  (:func:`simlib.runner._intervals_of`; kept here with the others);
+* ``_intervals_kernel``: the text of a jobs table, its allocations
+  (:func:`simlib.runner._intervals_of`) and its CSV rows
+  (:func:`simlib.io.csv_text`); kept here with the others;
 * ``_seeding_kernel``: the first uniforms of ``PCG64(SeedSequence(words))``
   (:func:`simlib.studies.zeng.slowdowns.seeded_uniforms`: paper Z's
   coscheduling slowdown of each pair of jobs, drawn from its own seed).
