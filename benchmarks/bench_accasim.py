@@ -21,6 +21,12 @@ both alike; the table gives each side's median and every pair's ratio.
   dispatcher is ``EASYBackfilling(FirstFit())`` on a system of one group
   of single-core nodes, as many as the trace's processors; it writes its
   dispatching plan (``scheduling_output``), statistics off.
+* **Bytecode.** pip compiled AccaSim's modules when it installed them;
+  simlib's editable install compiles its own on first import and caches
+  them, unless ``PYTHONDONTWRITEBYTECODE`` is set (as on our CI machine),
+  when every run would compile the modules edited since the cache was
+  written. So simlib's bytecode is compiled before timing (``compileall``):
+  both sides start as an installed program does.
 * **Semantics.** AccaSim's EASY differs from ours (Mu'alem & Feitelson's):
   it allocates nodes by first fit and keeps memory out of it here; it
   reads the same fields, but its start-up also builds a resource manager
@@ -32,6 +38,7 @@ file is kept).
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import platform as pyplatform
@@ -106,6 +113,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     acc_py = accasim_python()
     simlib = Path(sys.executable).with_name("simlib")
+    compileall.compile_dir(str(REPO / "simlib"), quiet=1)  # see "Bytecode" above
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         swf, cfg, n_jobs, procs = prepare(args.trace, work)
