@@ -8,7 +8,8 @@ Usage::
 Runs ``snakemake --workflow-profile profiles/local --cores N --config
 scale=S`` in a fresh directory (``DIR``, by default a temporary one, removed
 afterwards unless ``--keep``), the way ``make smoke`` / ``make reproduce``
-do, then runs it again with nothing to do. Reported, as a Markdown table:
+do (simlib's bytecode compiled first, as they do), then runs it again with
+nothing to do. Reported, as a Markdown table:
 
 * wall time of the run and of the no-op re-run;
 * CPU time of Snakemake's own process (DAG, scheduling, bookkeeping) and of
@@ -76,6 +77,10 @@ def run(repo: Path, workdir: Path, scale: str, cores: int, extra: list[str]) -> 
     snakemake_bin = Path(sys.executable).with_name("snakemake")
     if not snakemake_bin.exists():
         sys.exit(f"bench_pipeline: no snakemake beside {sys.executable}; run `make install` first")
+    # As `make reproduce` does first (Makefile, BYTECODE): simlib's bytecode
+    # compiled once, not by every step where PYTHONDONTWRITEBYTECODE is set.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "simlib"),
+                    str(repo / "workflow" / "scripts")], check=True)
     cmd = [sys.executable, "-c", _WRAPPER, "--snakefile", str(repo / "Snakefile"),
            "--workflow-profile", str(repo / "profiles" / "local"), "--cores", str(cores),
            "--config", f"scale={scale}", "--directory", str(workdir), *extra]
