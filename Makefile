@@ -11,9 +11,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.simlib-installed
-# Every pipeline step is a process importing simlib: its bytecode is
-# compiled once here (only what changed; ~0.1 s), not by each step where
-# PYTHONDONTWRITEBYTECODE keeps Python from caching it (~0.1 s a step).
+# Every pipeline step (and many tests) is a process importing simlib: its
+# bytecode is compiled once here (only what changed; ~0.1 s), not by each
+# process where PYTHONDONTWRITEBYTECODE keeps Python from caching it.
 BYTECODE = $(BIN)/python -m compileall -q simlib workflow/scripts
 # SimGrid for paper D, from Debian (scripts/simgrid.sh); rechecked when the
 # script changes. Never fails the build: paper D's rules say what is missing.
@@ -33,6 +33,7 @@ reproduce: $(STAMP) $(SIMGRID_STAMP)
 # pytest exits 5 when nothing was collected: fine for a selection that
 # happens to be empty (e.g. PYTEST_ARGS="-m slurm"), an error otherwise.
 test: $(STAMP) $(SIMGRID_STAMP)
+	@$(BYTECODE)
 	@status=0; $(BIN)/pytest $(PYTEST_ARGS) || status=$$?; \
 	if [ $$status -eq 5 ] && [ -n "$(PYTEST_ARGS)" ]; then \
 	  echo "pytest: no test matches '$(PYTEST_ARGS)' (exit 5), nothing to do"; status=0; fi; \
