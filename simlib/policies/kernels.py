@@ -18,6 +18,8 @@ A few inner loops are compiled (Cython sources in this package, built by
 * ``_intervals_kernel``: the text of a jobs table, its allocations
   (:func:`simlib.runner._intervals_of`) and its CSV rows
   (:func:`simlib.io.csv_text`); kept here with the others;
+* ``_trace_kernel``: the job lines of SWF and CWF files as numbers
+  (:func:`simlib.workload.swf._number_table`, the readers' fast path);
 * ``_seeding_kernel``: the first uniforms of ``PCG64(SeedSequence(words))``
   (:func:`simlib.studies.zeng.slowdowns.seeded_uniforms`: paper Z's
   coscheduling slowdown of each pair of jobs, drawn from its own seed).
@@ -63,7 +65,7 @@ KERNEL_ENV = "SIMLIB_KERNELS"
 KERNEL_MODES = ("auto", "compiled", "python")
 #: The compiled modules, by name in :mod:`simlib.policies`.
 KERNELS = ("_conservative_kernel", "_easy_kernel", "_los_kernel", "_placement_kernel",
-           "_intervals_kernel", "_seeding_kernel")
+           "_intervals_kernel", "_seeding_kernel", "_trace_kernel")
 _HERE = Path(__file__).resolve().parent
 
 

@@ -67,7 +67,6 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from io import BytesIO
 
 import numpy as np
 import pandas as pd
@@ -120,6 +119,8 @@ _SUBMIT = SWF_FIELDS.index("submit_time")
 # Fields a command line must leave at -1 (3..18, 0-based 2..17, and 19).
 _COMMAND_BLANK = SWF_FIELDS[2:] + ("requested_start",)
 _TYPE_SET = frozenset(REQUEST_TYPES)
+#: The kernel of the fast path (through :func:`simlib.workload.swf._number_table`).
+COMPILED_KERNELS = ("_trace_kernel",)
 _TYPE_TOKEN = re.compile(rb"(?<!\S)(?:S|ET|EP|RT|RP)(?!\S)")
 
 
@@ -400,18 +401,12 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
     # the SWF alphabet (exponents, nan, ';') goes to the line-by-line path.
     if _TYPE_TOKEN.sub(b"", body).translate(None, _swf._BODY_BYTES):
         return None
-    kwargs = _swf._read_csv_kwargs()
-    kwargs["dtype"] = {j: (object if j == _TYPE_COL else np.float64) for j in range(_N_FIELDS)}
-    try:
-        frame = pd.read_csv(BytesIO(body), **kwargs)
-    except (ValueError, pd.errors.ParserError, TypeError):
+    parsed = _swf._number_table(body, _N_FIELDS, _TYPE_COL)
+    if parsed is None:
         return None
-    if frame.shape[1] != _N_FIELDS:
-        return None
-    types = frame.iloc[:, _TYPE_COL].to_numpy(dtype=object)
-    if not all(isinstance(t, str) for t in types):
-        return None  # a short line padded with NaN
-    numeric = frame.drop(columns=frame.columns[_TYPE_COL]).to_numpy(dtype=np.float64)
+    values, texts = parsed
+    types = np.array(texts, dtype=object)
+    numeric = np.delete(values, _TYPE_COL, axis=1)
     if not np.isfinite(numeric).all():
         return None
     swf_part = numeric[:, :_N_SWF]

@@ -147,6 +147,8 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 # Every byte a valid job section can contain; anything else sends the reader
 # to the line-by-line path (which then names the culprit).
 _BODY_BYTES = b"0123456789.+- \t\n"
+#: The kernel of the readers' fast path (:func:`_number_table`).
+COMPILED_KERNELS = ("_trace_kernel",)
 _NUMBER = re.compile(rb"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")
 _INTEGER = re.compile(rb"[+-]?\d+")
 _INT64_DIGITS = len(str(2**63))  # more significant digits cannot fit
@@ -340,12 +342,9 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
         return _empty_columns()
     if body.translate(None, _BODY_BYTES):
         return None  # a letter, ';', exponent, nan, ... somewhere
-    try:
-        values = pd.read_csv(BytesIO(body), **_read_csv_kwargs()).to_numpy()
-    except (ValueError, pd.errors.ParserError):
-        return None  # bad token or too many fields on some line
-    if values.ndim != 2 or values.shape[1] != _N_FIELDS:
-        return None
+    values = _number_table(body, _N_FIELDS)
+    if values is None:
+        return None  # bad token or another number of fields on some line
     if not np.isfinite(values).all():
         return None  # short lines are padded with NaN
     ints = values[:, ~_IS_FLOAT]
@@ -363,6 +362,48 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
         name: values[:, j].astype(SWF_DTYPES[name])
         for j, name in enumerate(SWF_FIELDS)
     }
+
+
+def _number_table(body: bytes, n_fields: int, text_field: int = -1):
+    """The job lines as a float64 matrix (and the text field's tokens), or None.
+
+    On the compiled kernel (:func:`simlib.policies._trace_kernel.table_of`),
+    else, or where it gives up, with pandas' ``read_csv`` (a whitespace
+    separator, float64 columns, the text field as str): the same numbers,
+    correctly rounded. None when a line does not hold ``n_fields`` numbers
+    (the text field aside). Without a text field the result is the matrix
+    alone.
+
+    Examples
+    --------
+    >>> _number_table(b"1 2.5\\n3 4\\n", 2).tolist(), _number_table(b"1 2\\n3\\n", 2)
+    ([[1.0, 2.5], [3.0, 4.0]], None)
+    """
+    from simlib.policies import kernels  # here: reading a trace loads no policy module
+
+    kernel = kernels.load(COMPILED_KERNELS[0])
+    parsed = None if kernel is None else kernel.table_of(body, n_fields, text_field)
+    if parsed is not None:
+        return parsed[0] if text_field < 0 else parsed
+    # No kernel, or it gave up (a bad line, or a number it leaves to pandas).
+    kwargs = _read_csv_kwargs()
+    if text_field >= 0:
+        kwargs["dtype"] = {j: (object if j == text_field else np.float64) for j in range(n_fields)}
+    try:
+        frame = pd.read_csv(BytesIO(body), **kwargs)
+    except (ValueError, pd.errors.ParserError, TypeError):
+        return None  # bad token or too many fields on some line
+    if frame.shape[1] != n_fields:
+        return None
+    if text_field < 0:
+        values = frame.to_numpy(dtype=np.float64)
+        return values if np.isfinite(values).all() else None  # short lines: NaN
+    texts = frame.iloc[:, text_field].to_numpy(dtype=object)
+    if not all(isinstance(t, str) for t in texts):
+        return None  # a short line padded with NaN
+    values = frame.to_numpy(dtype=object)
+    values[:, text_field] = np.nan
+    return values.astype(np.float64), texts.tolist()
 
 
 def _has_duplicates(ids: np.ndarray) -> bool:
