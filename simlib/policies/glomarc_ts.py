@@ -27,7 +27,7 @@ from .profile import PlacementProfile
 from .scojo_pect import ScojoPECT, _release, self_slowdown
 
 __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
-           "windows", "purify", "form_groups", "VARIANTS", "GLomarcTS"]
+           "windows", "purify", "group_offers", "form_groups", "VARIANTS", "GLomarcTS"]
 
 
 # Not frozen: made by the hundred thousand per run (a frozen dataclass's
@@ -255,23 +255,21 @@ def purify(primary: Member, matched: list[Candidate], gain) -> list[Candidate]:
     return group
 
 
-def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
-                *, fair=lambda group: True, counters: dict | None = None,
-                runs: dict | None = None) -> list[Candidate] | None:
-    """Steps 2-6 of §4.5: the group to run with ``primary``, or None.
+def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
+                 runs: dict | None = None) -> list[list[Candidate]]:
+    """Steps 2-5 of §4.5: the groups offered to the fairness check, in the order offered.
 
-    ``cands`` are the pre-selected candidates (step 1). Groups are scored by
-    :func:`utilization_gain`; those below MIN_UTILGAIN, or whose matched jobs
-    run more than MATCHED_LONGER past the primary, are dropped. The best
-    group of the first block's windows is extended from the other blocks
-    while that raises the gain, every improvement kept (step 4); each kept
-    group is purified (step 5) and offered to ``fair`` in decreasing order of
-    gain (step 6, the fairness check). First-match variants offer the groups
-    in the order found and take the first that passes.
+    Groups are scored by :func:`utilization_gain`; those below MIN_UTILGAIN,
+    or whose matched jobs run more than MATCHED_LONGER past the primary, are
+    dropped. The best group of the first block's windows is extended from
+    the other blocks while that raises the gain, every improvement kept
+    (step 4); each kept group is purified (step 5); they are offered in
+    decreasing order of gain, or (first-match variants) in the order found.
 
-    ``runs``, when given, receives the :class:`GroupRun` of every group
-    scored, by its members' keys in order (``fair`` and the caller plan
-    with them).
+    A function of its arguments only (``runs`` is a memo): a caller whose
+    candidates have not changed may keep the answer. ``runs``, when given,
+    receives the :class:`GroupRun` of every group scored, by its members'
+    keys in order.
     """
     if runs is None:
         runs = {}
@@ -293,10 +291,8 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
         return gain_of(ms) >= rules.min_gain
 
     blocks = make_blocks(cands, rules)
-    if counters is not None:
-        counters.setdefault("candidates", []).append(len(cands))
     if not blocks:
-        return None
+        return []
     found: list[list[Candidate]] = []
     first = [w for w in windows(primary_nodes, blocks[0], rules) if ok(w)]
     if rules.first_match:
@@ -321,8 +317,22 @@ def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rul
             if found and rules.first_match:
                 break
     groups = [purify(primary, g, gain_of) for g in found]
-    order = groups if rules.first_match else sorted(groups, key=lambda g: -gain_of(g))
-    for g in order:
+    return groups if rules.first_match else sorted(groups, key=lambda g: -gain_of(g))
+
+
+def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
+                *, fair=lambda group: True, counters: dict | None = None,
+                runs: dict | None = None) -> list[Candidate] | None:
+    """Steps 2-6 of §4.5: the group to run with ``primary``, or None.
+
+    ``cands`` are the pre-selected candidates (step 1). The groups of
+    :func:`group_offers` are offered to ``fair`` in its order (step 6, the
+    fairness check); the first that passes is the group. ``runs``: as in
+    :func:`group_offers` (``fair`` and the caller plan with them).
+    """
+    if counters is not None:
+        counters.setdefault("candidates", []).append(len(cands))
+    for g in group_offers(primary, primary_nodes, cands, rules, runs):
         if fair(g):
             return g
     return None
@@ -460,6 +470,11 @@ class GLomarcTS(ScojoPECT):
         self._candidates: dict[int, tuple[tuple[int, ...], list[Candidate], dict]] = {}
         #: primary idx -> {member keys -> GroupRun} (see _case1)
         self._group_runs: dict[int, dict[tuple[int, ...], GroupRun]] = {}
+        #: primary idx -> (its candidates, the groups group_offers made of them) (see _case1)
+        self._offers: dict[int, tuple[list[Candidate], list[list[Candidate]]]] = {}
+        #: primary idx -> {member keys -> (plan, primary's and matched jobs'
+        #: planned runs, extra nodes, member jobs)} (see _case1)
+        self._group_plans: dict[int, dict[tuple[int, ...], tuple]] = {}
 
     # ------------------------------------------------------------ helpers
     def _sl_cos(self, a: Job, b: Job) -> float:
@@ -496,19 +511,24 @@ class GLomarcTS(ScojoPECT):
         hole = vm.profile.hole(v, dur) & ~self.busy_units
         return hole & (hole >> 1) & self._unit_firsts
 
-    def _holes_without(self, vm, members, v: float, durations) -> list[int]:
-        """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
-        with ``members``' own reservations given back (they are about to be replaced)."""
+    def _given_back(self, vm, members, v: float) -> list[tuple[float, float, int]]:
+        """What releasing ``members``' reservations in ``vm``'s plan would give
+        back (the part not yet past), for :meth:`PlacementProfile.hole_given_back`."""
         prof = vm.profile
         given = []
         for job in members:
             old, alloc = self.reservation[job.idx]
-            # What _release would give back: the part not yet past.
             start, end = max(old, v, prof.times[0]), old + self.plan[job.idx][3]
             if end > start:
                 given.append((start, end, alloc.mask))
+        return given
+
+    def _holes_without(self, vm, members, v: float, durations) -> list[int]:
+        """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
+        with ``members``' own reservations given back (they are about to be replaced)."""
+        given = self._given_back(vm, members, v)
         idle = ~self.busy_units
-        return [prof.hole_given_back(v, d, given) & idle for d in durations]
+        return [vm.profile.hole_given_back(v, d, given) & idle for d in durations]
 
     def _hole_without(self, vm, members, v: float, dur: float) -> int:
         """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""
@@ -657,27 +677,44 @@ class GLomarcTS(ScojoPECT):
         if nodes_a > self._hole_without(vm, [primary], v, 1e-9).bit_count():
             return None
         cands, sl_a = self._waiting_candidates(primary, others)
+        self.counters["candidates"].append(len(cands))
         if not cands:
-            self.counters["candidates"].append(0)
             return None
-        jobs = {j.idx: j for j in others}
+        jobs = self.sim.jobs
         a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
                    sl_a, ppn_a)
         chosen = {}
         # form_groups' GroupRun of each group it scored: a function of the
         # members' fixed numbers only, so kept for the primary's later rounds.
         runs = self._group_runs.setdefault(primary.idx, {})
+        # Steps 2-5 depend on the candidates only (``a`` is fixed per
+        # primary): unchanged candidates (the same list) offer the same groups.
+        last = self._offers.get(primary.idx)
+        if last is not None and last[0] is cands:
+            offers = last[1]
+        else:
+            offers = group_offers(a, nodes_a, cands, self.rules, runs)
+            self._offers[primary.idx] = (cands, offers)
+        # Each group's plan, durations and members: fixed too, by member keys.
+        fixed = self._group_plans.setdefault(primary.idx, {})
 
         def fair(group):
-            plan = self._group_plan(a, group, runs.get(tuple(c.member.key for c in group)))
-            dur_a = plan[primary.idx][0]
-            dur_m = max(plan[c.member.key][0] for c in group)
-            extra = max(0, sum(c.nodes for c in group) - nodes_a)
+            key = tuple([c.member.key for c in group])
+            known = fixed.get(key)
+            if known is None:
+                plan = self._group_plan(a, group, runs.get(key))
+                known = fixed[key] = (plan, plan[primary.idx][0], max(plan[k][0] for k in key),
+                                      max(0, sum(c.nodes for c in group) - nodes_a),
+                                      [primary, *(jobs[k] for k in key)])
+            plan, dur_a, dur_m, extra, members = known
             # The primary takes unit 0 of its nodes for its run, the matched
             # jobs unit 1 of them (then of extra nodes) for theirs; the
             # members' own reservations are given up for the group's.
-            h_a, h_m = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
-                                           v, [dur_a, dur_m])
+            given = self._given_back(vm, members, v)
+            idle = ~self.busy_units
+            hole_given_back = vm.profile.hole_given_back
+            h_a = hole_given_back(v, dur_a, given) & idle
+            h_m = hole_given_back(v, dur_m, given) & idle
             firsts = self._unit_firsts
             prim = h_a & (h_m >> 1) & firsts
             spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
@@ -688,20 +725,19 @@ class GLomarcTS(ScojoPECT):
                     return False
                 # Nodes idle now; the plan of the others is rebuilt around
                 # the group and checked against R_max (step 6).
-                (h_now,) = self._holes_without(vm, [primary, *(jobs[c.member.key] for c in group)],
-                                               v, [1e-9])
+                h_now = hole_given_back(v, 1e-9, given) & idle
                 prim = h_now & (h_now >> 1) & firsts
                 spare = (h_now >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
                 if prim.bit_count() < nodes_a or spare.bit_count() < extra:
                     self.counters["no_room"] += 1
                     return False
             prim = lowest_bits(prim, nodes_a)
-            units = self._member_units(primary, [jobs[c.member.key] for c in group], plan, prim,
+            units = self._member_units(primary, members[1:], plan, prim,
                                        lowest_bits(spare, extra) if extra else 0)
             f_slack = self.params["f_slack"]
+            r_est = self.r_est
             for idx, (dur, _) in plan.items():
-                job = primary if idx == primary.idx else jobs[idx]
-                if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
+                if self._wall_of(vm, v + dur, now) - jobs[idx].submit > f_slack * r_est[idx] + 1e-6:
                     self.counters["unfair"] += 1
                     return False
             replan = None
@@ -713,8 +749,7 @@ class GLomarcTS(ScojoPECT):
             chosen.update(plan=plan, units=units, replan=replan)
             return True
 
-        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters,
-                            runs=runs)
+        group = next((g for g in offers if fair(g)), None)
         if group is None:
             return None
         gain = runs[tuple(c.member.key for c in group)].gain
@@ -1062,6 +1097,8 @@ class GLomarcTS(ScojoPECT):
         self._pairs.pop(job.idx, None)
         self._candidates.pop(job.idx, None)
         self._group_runs.pop(job.idx, None)
+        self._offers.pop(job.idx, None)
+        self._group_plans.pop(job.idx, None)
         gid = self.group_of.pop(job.idx, None)
         if gid is None or gid not in self.groups:
             return
