@@ -386,14 +386,15 @@ class Planned:
 
 class PlanChoice:
     """A strategy as a plan's searches ask it: its choice as :class:`Planned`
-    cores (:meth:`AllocationStrategy.select_mask`), its refusals remembered.
+    cores (:meth:`AllocationStrategy.select_mask`), its answers remembered.
 
     A conservative plan offers the same holes again and again (queued jobs
     of one size scan the same candidate starts, and a rebuilt plan scans
     them again at the next completion); paper D's *local* rule refuses most
-    of them, each after a look at every cluster. A refused hole is refused
-    again at once (the answer depends on the arguments only); the memory is
-    emptied when it holds ``most`` refusals.
+    of them, each after a look at every cluster. A hole seen before gets the
+    same answer at once (it depends on the arguments only; one platform per
+    plan): a refusal, or the very :class:`Planned` chosen then (read only).
+    Each memory is emptied when it holds ``most`` answers.
 
     Examples
     --------
@@ -404,18 +405,24 @@ class PlanChoice:
     (None, None, 1)
     >>> choice.select(p, 0b11110000, 3)
     Planned(0b1110000)
+    >>> choice.select(p, 0b11110000, 3) is choice.select(p, 0b11110000, 3)
+    True
     """
 
-    __slots__ = ("strategy", "refused", "most", "_mask")
+    __slots__ = ("strategy", "refused", "chosen", "most", "_mask")
 
     def __init__(self, strategy: AllocationStrategy, most: int = 100_000) -> None:
         self.strategy = strategy
         self.refused: set[tuple[int, int]] = set()
+        self.chosen: dict[tuple[int, int], Planned] = {}
         self.most = most
         self._mask = mask_selector(strategy)
 
     def select(self, platform: Platform, free: int, size: int) -> Planned | None:
         key = (free, size)
+        got = self.chosen.get(key)
+        if got is not None:
+            return got
         refused = self.refused
         if key in refused:
             return None
@@ -425,7 +432,11 @@ class PlanChoice:
                 refused.clear()
             refused.add(key)
             return None
-        return Planned(mask)
+        chosen = self.chosen
+        if len(chosen) >= self.most:
+            chosen.clear()
+        got = chosen[key] = Planned(mask)
+        return got
 
     def __repr__(self) -> str:
         return repr(self.strategy)
