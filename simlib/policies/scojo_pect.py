@@ -408,6 +408,7 @@ class ScojoPECT(Policy):
         #: Physical usage after each round: (time, used nodes, used cores, waiting jobs).
         self.usage: list[tuple[float, int, int, int]] = []
         self.slice_log: list[tuple[float, float, float, str]] = []
+        self._wall_memo: tuple | None = None   # see _wall_of
         self.node_procs = [0] * plat.nodes
         self.used_nodes = 0
         #: Bit mask of the plan units some running job occupies now.
@@ -738,30 +739,49 @@ class ScojoPECT(Policy):
         need = vtarget - vm.vnow(now)
         if need <= 0:
             return now
+        # What does not depend on vtarget is kept for the round (the policy
+        # asks for hundreds of targets per round): a new layout list comes
+        # with every interval.
+        memo = self._wall_memo
+        if memo is None or memo[0] is not vm or memo[1] != now or memo[2] is not self.layout:
+            memo = self._wall_memo = (vm, now, self.layout, *self._wall_plan(vm, now))
+        first, base, per_interval, later = memo[3:]
+        for eff_from, span in first:
+            if need <= span:
+                return eff_from + need
+            need -= span
         interval = self.slices.interval
-        base, t = self.interval_start, now
-        name = vm.name
-        # This interval's slices of vm as laid out (self.layout is always the
-        # slices' layout of self.with_short, once an interval has begun),
-        # then those of later intervals.
-        own = self.slices.slices_of(name, self.with_short)[1] if self.layout else ()
-        per_interval, later = self.slices.slices_of(name, self.with_short or name == "short")  # > 0 (checked)
         while True:
-            for offset, head, length in own:
-                eff_from = max(t, base + offset + head)
+            if need > per_interval:  # skip whole intervals at once
+                whole = math.ceil(need / per_interval) - 1
+                need -= whole * per_interval
+                base += whole * interval
+            for offset, head, length in later:
+                eff_from = max(base, base + offset + head)
                 eff_to = base + offset + length
                 if eff_to > eff_from:
                     if need <= eff_to - eff_from:
                         return eff_from + need
                     need -= eff_to - eff_from
-            own = later
             base += interval
-            t = base
-            if need > per_interval:  # skip whole intervals at once
-                whole = math.ceil(need / per_interval) - 1
-                need -= whole * per_interval
-                base += whole * interval
-                t = base
+
+    def _wall_plan(self, vm: VirtualMachine, now: float) -> tuple:
+        """For :meth:`_wall_of` from ``now``: ``vm``'s effective spans left in this
+        interval as laid out (``(from, length)`` each), the next interval's
+        start, ``vm``'s effective time per later interval and its slices then."""
+        base = self.interval_start
+        name = vm.name
+        # self.layout is always the slices' layout of self.with_short, once
+        # an interval has begun.
+        own = self.slices.slices_of(name, self.with_short)[1] if self.layout else ()
+        first = []
+        for offset, head, length in own:
+            eff_from = max(now, base + offset + head)
+            eff_to = base + offset + length
+            if eff_to > eff_from:
+                first.append((eff_from, eff_to - eff_from))
+        per_interval, later = self.slices.slices_of(name, self.with_short or name == "short")  # > 0 (checked)
+        return tuple(first), base + self.slices.interval, per_interval, later
 
     # ---------------------------------------------------------------- checks
     def _check(self, now: float) -> None:
