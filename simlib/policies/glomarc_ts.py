@@ -621,14 +621,15 @@ class GLomarcTS(ScojoPECT):
             slow4 = self._self_at(job, 4)
             dur = job.requested_time * slow4
             nodes = -(-job.procs // 4)
-            whole = self._hole_without(vm, [job], v, dur)
             late = (self._wall_of(vm, v + dur, now) - job.submit
                     > self.params["f_slack"] * self.r_est[job.idx] + 1e-6)
             if late:  # step 6 for the job itself: slower at 4 per node than R_max allows
                 self.counters["unfair"] += 1
-            elif whole.bit_count() >= nodes:
-                gain = 4.0 / slow4 - 1.0
-                options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
+            else:
+                whole = self._hole_without(vm, [job], v, dur)
+                if whole.bit_count() >= nodes:
+                    gain = 4.0 / slow4 - 1.0
+                    options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
         # Case 1: a group of waiting jobs around this one.
         group = self._case1(vm, job, others, v, now)
         if group is not None:
@@ -961,13 +962,21 @@ class GLomarcTS(ScojoPECT):
         As masks (:class:`Planned`): the fairness check only plans with them,
         and most groups checked never run (:meth:`_run_group` makes the
         allocations of the one that does)."""
-        nodes = ids_of(prim)
         k_a = -(-primary.procs // plan[primary.idx][1])
-        out = {primary.idx: Planned(mask_of(nodes[:k_a]))}
-        spare = [u + 1 for u in nodes + (ids_of(extra) if extra else [])]
+        out = {primary.idx: Planned(lowest_bits(prim, k_a))}
+        # Unit 1 of each node: the primary's nodes first, then the extra ones
+        # (each set from its lowest node; the extra nodes may lie below).
+        first, then = prim << 1, extra << 1
         for j in matched:
             k = -(-j.procs // plan[j.idx][1])
-            out[j.idx], spare = Planned(mask_of(spare[:k])), spare[k:]
+            got = lowest_bits(first, k)
+            first ^= got
+            short = k - got.bit_count()
+            if short > 0:
+                more = lowest_bits(then, short)
+                then ^= more
+                got |= more
+            out[j.idx] = Planned(got)
         return out
 
     def _replan(self, vm, units, plan, v, now):
