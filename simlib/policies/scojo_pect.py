@@ -410,6 +410,8 @@ class ScojoPECT(Policy):
         self.slice_log: list[tuple[float, float, float, str]] = []
         self._wall_memo: tuple | None = None   # see _wall_of
         self.node_procs = [0] * plat.nodes
+        #: job idx -> (its cores, ((node, its cores there), ...)) while it holds cores (see _use)
+        self._per_node: dict[int, tuple] = {}
         self.used_nodes = 0
         #: Bit mask of the plan units some running job occupies now.
         self.busy_units = 0
@@ -422,17 +424,29 @@ class ScojoPECT(Policy):
 
     # ------------------------------------------------------ engine observer
     def _use(self, job: Job, sign: int) -> None:
-        cpus = self.cpus
+        # The job's cores per node, counted once: a job keeps its cores (the
+        # same list) from its start to its end, suspended or not.
+        held = self._per_node.get(job.idx)
+        if held is None or held[0] is not job.alloc:
+            cpus, node = self.cpus, self.core_node
+            per: dict[int, int] = {}
+            for c in job.alloc:
+                n = node[c % cpus]
+                per[n] = per.get(n, 0) + 1
+            held = self._per_node[job.idx] = (job.alloc, tuple(per.items()))
         npro = self.node_procs
-        node = self.core_node
-        for c in job.alloc:
-            n = node[c % cpus]
+        used = self.used_nodes
+        for n, k in held[1]:
             before = npro[n]
-            npro[n] = before + sign
-            if before == 0 and sign > 0:
-                self.used_nodes += 1
-            elif before == 1 and sign < 0:
-                self.used_nodes -= 1
+            npro[n] = before + sign * k
+            # As one core at a time: a node is counted when its count leaves 0
+            # (or uncounted when it reaches 0) on the way.
+            if sign > 0:
+                if -k < before <= 0:
+                    used += 1
+            elif 0 < before <= k:
+                used -= 1
+        self.used_nodes = used
         self.used_cores += sign * len(job.alloc)
         units = self.units[job.idx].mask
         self.busy_units = self.busy_units | units if sign > 0 else self.busy_units & ~units
@@ -448,6 +462,7 @@ class ScojoPECT(Policy):
 
     def job_ended(self, job, now):
         self._use(job, -1)
+        self._per_node.pop(job.idx, None)
 
     # --------------------------------------------------------------- slices
     def _begin_interval(self, start: float) -> None:
