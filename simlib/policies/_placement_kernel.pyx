@@ -203,6 +203,18 @@ def hole_given_back(profile, double start, double duration, given):
     return h
 
 
+cdef Py_ssize_t flip_range(list masks, list free, Py_ssize_t i, Py_ssize_t j, m, long count,
+                           expected) except -2:
+    cdef Py_ssize_t k
+    for k in range(i, j):
+        cur = <object>PyList_GET_ITEM(masks, k)
+        if (cur & m) != expected:
+            return k
+        masks[k] = cur ^ m
+        free[k] = free_at(free, k) - count
+    return -1
+
+
 def flip_steps(profile, Py_ssize_t i, Py_ssize_t j, m, long count, expected):
     """The loop of ``PlacementProfile._flip``: steps ``i .. j-1`` get ``m`` flipped
     and ``count`` taken from their free count, in order; returns -1, or the
@@ -219,13 +231,42 @@ def flip_steps(profile, Py_ssize_t i, Py_ssize_t j, m, long count, expected):
     >>> flip_steps(prof, 0, 1, 0b11, 2, 0b11)   # already taken
     0
     """
+    return flip_range(profile.masks, profile.free, i, j, m, count, expected)
+
+
+cdef Py_ssize_t split(list times, list masks, list free, t_obj) except -2:
+    """``_Steps._split(t)`` for ``t >= times[0]``: the index of the breakpoint at
+    ``t``, inserting ``t_obj`` there (with the values of the step it cuts)."""
+    cdef double t = t_obj
+    cdef Py_ssize_t i = step_of(times, PyList_GET_SIZE(times), t)
+    if time_at(times, i) == t:
+        return i
+    times.insert(i + 1, t_obj)
+    masks.insert(i + 1, <object>PyList_GET_ITEM(masks, i))
+    free.insert(i + 1, <object>PyList_GET_ITEM(free, i))
+    return i + 1
+
+
+def flip(profile, start, end, m, long count, expected):
+    """``PlacementProfile._flip``'s work for ``times[0] <= start < end``: the
+    breakpoints at ``start`` and ``end`` made as ``_split`` makes them, then
+    :func:`flip_steps` on the steps between; returns what that returns.
+
+    Examples
+    --------
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> flip(prof, 1.0, 2.0, 0b11, 2, 0b11), prof.times, prof.free
+    (-1, [0.0, 1.0, 2.0], [4, 2, 4])
+    >>> flip(prof, 0.0, 1.5, 0b10, 1, 0b10), prof.times   # core 1 taken from 1.0: step 1
+    (1, [0.0, 1.0, 1.5, 2.0])
+    """
+    cdef list times = profile.times
     cdef list masks = profile.masks
     cdef list free = profile.free
-    cdef Py_ssize_t k
-    for k in range(i, j):
-        cur = <object>PyList_GET_ITEM(masks, k)
-        if (cur & m) != expected:
-            return k
-        masks[k] = cur ^ m
-        free[k] = free_at(free, k) - count
-    return -1
+    if not start >= time_at(times, 0):
+        raise ValueError(f"flip: start {start} before the profile's first breakpoint")
+    cdef Py_ssize_t i = split(times, masks, free, start)
+    cdef Py_ssize_t j = split(times, masks, free, end)
+    return flip_range(masks, free, i, j, m, count, expected)

@@ -577,16 +577,19 @@ class PlacementProfile(_Steps):
         """Flip the cores of ``alloc`` on ``[start, end)``: all free before if ``taking``, else none."""
         if end <= start:
             return
-        i = self._split(start)
-        j = self._split(end)
         m, n = alloc.mask, len(alloc)
         expected, n = (m, n) if taking else (0, -n)
         masks, free = self.masks, self.free
-        if self._kernel is not None:
-            k = self._kernel.flip_steps(self, i, j, m, n, expected)
+        if self._kernel is not None and start >= self.times[0]:
+            # The breakpoints and the flips in one call (a profile is never
+            # changed before its first breakpoint, but that path stays Python).
+            k = self._kernel.flip(self, start, end, m, n, expected)
             if k < 0:
                 return
             i, j = k, k + 1  # the step to report, below (the ones before it are flipped)
+        else:
+            i = self._split(start)
+            j = self._split(end)
         for k in range(i, j):
             # Reserving: the cores of m not free; releasing: those already free.
             wrong = (masks[k] & m) ^ expected
