@@ -27,7 +27,7 @@ from .profile import PlacementProfile
 from .scojo_pect import ScojoPECT, _release, self_slowdown
 
 __all__ = ["Member", "GroupRun", "Candidate", "FormationRules", "utilization_gain", "make_blocks",
-           "windows", "purify", "group_offers", "form_groups", "VARIANTS", "GLomarcTS"]
+           "may_join", "windows", "purify", "group_offers", "form_groups", "VARIANTS", "GLomarcTS"]
 
 
 # Not frozen: made by the hundred thousand per run (a frozen dataclass's
@@ -196,6 +196,30 @@ def make_blocks(cands: list[Candidate], rules: FormationRules) -> list[list[Cand
 def fits(primary_nodes: int, matched: list[Candidate], rules: FormationRules) -> bool:
     """The matched jobs' nodes fill at most the primary's, plus MATCHED_LARGER of it."""
     return sum(c.nodes for c in matched) <= primary_nodes * (1.0 + rules.matched_larger)
+
+
+def may_join(primary: Member, primary_nodes: int, c: Candidate, rules: FormationRules) -> bool:
+    """Whether candidate ``c`` can be in a group :func:`group_offers` offers.
+
+    Every group offered is part of one that passes its test of the members
+    (each within MATCHED_LONGER of the primary's run; their nodes :func:`fits`),
+    so ``c`` alone must pass those tests: the same comparisons, one job.
+
+    Examples
+    --------
+    >>> a = Member(9, size=4, work=100.0)
+    >>> m = Member(1, 2, 1.0)
+    >>> rules = FormationRules(matched_longer=50.0, matched_larger=0.5)
+    >>> may_join(a, 2, Candidate(m, 3, order=0, remaining=150.0), rules)
+    True
+    >>> may_join(a, 2, Candidate(m, 3, order=0, remaining=151.0), rules)   # runs too long
+    False
+    >>> may_join(a, 2, Candidate(m, 4, order=0, remaining=1.0), rules)     # too wide
+    False
+    """
+    if c.remaining > primary.work * primary.self_slowdown + rules.matched_longer:
+        return False
+    return c.nodes <= primary_nodes * (1.0 + rules.matched_larger)
 
 
 def windows(primary_nodes: int, block: list[Candidate], rules: FormationRules) -> list[list[Candidate]]:
@@ -781,8 +805,13 @@ class GLomarcTS(ScojoPECT):
             cands, sl_r = self._waiting_candidates(r, waiting)
             if head.idx not in sl_r:
                 continue
-            jobs = {j.idx: j for j in waiting}
             a = Member(r.idx, r.procs, rem, self._self_at(r, ppn_r), sl_r, ppn_r)
+            if not may_join(a, nodes_r, cands[0], self.rules):  # cands[0]: the head's (FCFS rank 0)
+                # No group offered holds the head, and fair turns down every
+                # group without it: form_groups would only count the candidates.
+                self.counters["candidates"].append(len(cands))
+                continue
+            jobs = {j.idx: j for j in waiting}
             unit0 = Allocation.of(self.unit_platform, [u for u in self.units[r.idx].cores if u % 2 == 0])
             chosen = {}
 
