@@ -475,7 +475,9 @@ class GLomarcTS(ScojoPECT):
         self.case3 = 0
         self.case2 = 0
         self._head = None
-        self._plan_base: dict[tuple, PlacementProfile] = {}
+        #: (vm, v, running members) -> (the plan of running jobs and guests,
+        #: the waiting jobs) for _replan, until an option runs
+        self._plan_base: dict[tuple, tuple[PlacementProfile, list[tuple]]] = {}
         # Rebuilt plans are only checked (most fail step 6): masks, not
         # Allocations, and the node choice's refusals remembered.
         self._checked_choice = PlanChoice(self.node_choice)
@@ -1019,8 +1021,8 @@ class GLomarcTS(ScojoPECT):
         # a profile's breakpoints and masks are those of the union.
         skip = tuple(sorted(idx for idx in units if idx in vm.held))
         key = (vm.name, v, skip)
-        base = self._plan_base.get(key)
-        if base is None:
+        known = self._plan_base.get(key)
+        if known is None:
             base = PlacementProfile(v, self.unit_platform)
             for idx in vm.held:
                 if idx in units:  # a running member (Case 3): its new plan below
@@ -1032,25 +1034,31 @@ class GLomarcTS(ScojoPECT):
                 for _, vt, alloc in self.guests.values():
                     if vt > v:
                         base.reserve(v, vt, alloc)
-            self._plan_base[key] = base
-        prof = PlacementProfile(v, self.unit_platform)
-        prof.times, prof.masks, prof.free = list(base.times), list(base.masks), list(base.free)
+            # The waiting jobs in FCFS order, with what their check reads:
+            # fixed until an option runs too.
+            f_slack = self.params["f_slack"]
+            queue = []
+            for job in vm.queue:
+                if job.state == WAITING:
+                    _, _, k, dur, _ = self.plan[job.idx]
+                    queue.append((job.idx, k, dur, self.reservation[job.idx][0] + 1e-6, job.submit,
+                                  f_slack * self.r_est[job.idx] + 1e-6))
+            known = self._plan_base[key] = (base, queue)
+        base, queue = known
+        prof = base.copy()
         for idx, alloc in units.items():
             prof.reserve(v, v + plan[idx][0], alloc)
-        f_slack = self.params["f_slack"]
+        earliest_start, reserve, choice = prof.earliest_start, prof.reserve, self._checked_choice
         out = {}
-        for job in vm.queue:
-            if job.state != WAITING or job.idx in units:
+        for idx, k, dur, moved_after, submit, most in queue:
+            if idx in units:
                 continue
-            _, _, k, dur, _ = self.plan[job.idx]
-            start, chosen = prof.earliest_start(self._checked_choice, k, dur, v)
-            prof.reserve(start, start + dur, chosen)
-            out[job.idx] = (start, chosen.mask)
-            old = self.reservation[job.idx][0]
-            if start > old + 1e-6:
-                response = self._wall_of(vm, start + dur, now) - job.submit
-                if response > f_slack * self.r_est[job.idx] + 1e-6:
-                    return None
+            start, chosen = earliest_start(choice, k, dur, v)
+            reserve(start, start + dur, chosen)
+            out[idx] = (start, chosen.mask)
+            # Later than in today's plan, and its response past F_slack x R_est.
+            if start > moved_after and self._wall_of(vm, start + dur, now) - submit > most:
+                return None
         return {"profile": prof,
                 "reservations": {idx: (start, Allocation.from_mask(self.unit_platform, mask))
                                  for idx, (start, mask) in out.items()}}

@@ -552,6 +552,14 @@ class PlacementProfile(_Steps):
     def _columns(self) -> tuple[list, ...]:
         return (self.masks, self.free)
 
+    def copy(self) -> "PlacementProfile":
+        """The same steps in lists of its own, on the same core (plans rebuilt
+        from a common part copy it)."""
+        twin = type(self).__new__(type(self))
+        twin.platform, twin.total, twin._kernel = self.platform, self.total, self._kernel
+        twin.times, twin.masks, twin.free = list(self.times), list(self.masks), list(self.free)
+        return twin
+
     def reserve(self, start: float, end: float, alloc: Allocation) -> None:
         """Take the cores of ``alloc`` on ``[start, end)``.
 
