@@ -162,7 +162,7 @@ def test_a_strategy_that_can_never_place_the_job_is_an_error():
 
 
 def test_hole_given_back_is_the_hole_after_releasing_those_reservations(kernel_path):
-    # G-LOMARC-TS's _holes_without asks hole_given_back instead of releasing, asking and
+    # G-LOMARC-TS's _hole_without asks hole_given_back instead of releasing, asking and
     # reserving again: both must give the same hole on any plan.
     import random
 

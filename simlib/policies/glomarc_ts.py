@@ -496,8 +496,9 @@ class GLomarcTS(ScojoPECT):
         self._candidates: dict[int, tuple[tuple[int, ...], list[Candidate], dict]] = {}
         #: primary idx -> {member keys -> GroupRun} (see _case1)
         self._group_runs: dict[int, dict[tuple[int, ...], GroupRun]] = {}
-        #: primary idx -> (its candidates, the groups group_offers made of them) (see _case1)
-        self._offers: dict[int, tuple[list[Candidate], list[list[Candidate]]]] = {}
+        #: primary idx -> (its candidates, their keys, the groups group_offers
+        #: made of them) (see _case1)
+        self._offers: dict[int, tuple[list[Candidate], tuple[int, ...], list[list[Candidate]]]] = {}
         #: primary idx -> {member keys -> (plan, primary's and matched jobs'
         #: planned runs, extra nodes, member jobs)} (see _case1)
         self._group_plans: dict[int, dict[tuple[int, ...], tuple]] = {}
@@ -549,16 +550,10 @@ class GLomarcTS(ScojoPECT):
                 given.append((start, end, alloc.mask))
         return given
 
-    def _holes_without(self, vm, members, v: float, durations) -> list[int]:
-        """Unit masks free in ``vm``'s plan for ``[v, v+d)`` (each ``d``) and idle now,
-        with ``members``' own reservations given back (they are about to be replaced)."""
-        given = self._given_back(vm, members, v)
-        idle = ~self.busy_units
-        return [vm.profile.hole_given_back(v, d, given) & idle for d in durations]
-
-    def _hole_without(self, vm, members, v: float, dur: float) -> int:
-        """Whole nodes (first-unit bits) free for ``[v, v+dur)`` without ``members``' reservations."""
-        (hole,) = self._holes_without(vm, members, v, [dur])
+    def _hole_without(self, vm, given, v: float, dur: float) -> int:
+        """Whole nodes (first-unit bits) free in ``vm``'s plan for ``[v, v+dur)`` and
+        idle now, with the reservations ``given`` (:meth:`_given_back`) given back."""
+        hole = vm.profile.hole_given_back(v, dur, given) & ~self.busy_units
         return hole & (hole >> 1) & self._unit_firsts
 
     # ------------------------------------------------------------ scheduling
@@ -579,7 +574,7 @@ class GLomarcTS(ScojoPECT):
             # Whole nodes free now, counting those of jobs due now (they may
             # start in another way than planned).
             due = [j for j in vm.queue if j.state == WAITING and self.reservation[j.idx][0] <= v + 1e-6]
-            return self._hole_without(vm, due, v, 1e-9).bit_count()
+            return self._hole_without(vm, self._given_back(vm, due, v), v, 1e-9).bit_count()
 
         free = free_now()
         if not free:
@@ -638,6 +633,8 @@ class GLomarcTS(ScojoPECT):
 
     def _whole_node_options(self, vm, job, others, v, now, options):
         """Cases 4, 5 and 1: the options that need whole nodes free now."""
+        # The job's own reservation is given back (Cases 5 and 1 replace it).
+        given = self._given_back(vm, [job], v)
         if self.reservation[job.idx][0] <= v + 1e-6:
             # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
             ppn = self.plan[job.idx][1]
@@ -652,12 +649,12 @@ class GLomarcTS(ScojoPECT):
             if late:  # step 6 for the job itself: slower at 4 per node than R_max allows
                 self.counters["unfair"] += 1
             else:
-                whole = self._hole_without(vm, [job], v, dur)
+                whole = self._hole_without(vm, given, v, dur)
                 if whole.bit_count() >= nodes:
                     gain = 4.0 / slow4 - 1.0
                     options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
         # Case 1: a group of waiting jobs around this one.
-        group = self._case1(vm, job, others, v, now)
+        group = self._case1(vm, job, others, v, now, given)
         if group is not None:
             options.append(group)
 
@@ -673,6 +670,9 @@ class GLomarcTS(ScojoPECT):
         pairs = self._pairs.get(primary.idx)
         if pairs is None:
             pairs = self._pairs[primary.idx] = {}
+        # A candidate is fixed but for its rank: the last ones are kept where
+        # the rank is the same (jobs leave the queue and join at its end).
+        before = {c.member.key: c for c in last[1]} if last is not None else {}
         cands, sl_a = [], {}
         for order, j in enumerate(waiting):
             pair = pairs.get(j.idx, False)
@@ -682,7 +682,10 @@ class GLomarcTS(ScojoPECT):
                 continue
             ab, member, nodes = pair
             sl_a[j.idx] = ab
-            cands.append(Candidate(member, nodes, order=order, remaining=member.work * member.self_slowdown))
+            c = before.get(j.idx)
+            if c is None or c.order != order:
+                c = Candidate(member, nodes, order=order, remaining=member.work * member.self_slowdown)
+            cands.append(c)
         self._candidates[primary.idx] = (key, cands, sl_a)
         return cands, sl_a
 
@@ -698,10 +701,11 @@ class GLomarcTS(ScojoPECT):
         return ab, Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
                           {primary.idx: ba}, ppn), -(-j.procs // ppn)
 
-    def _case1(self, vm, primary, others, v, now):
+    def _case1(self, vm, primary, others, v, now, given):
+        """Case 1 (``given``: the primary's reservation, :meth:`_given_back`)."""
         ppn_a = self._cos_ppn(primary)
         nodes_a = -(-primary.procs // ppn_a)
-        if nodes_a > self._hole_without(vm, [primary], v, 1e-9).bit_count():
+        if nodes_a > self._hole_without(vm, given, v, 1e-9).bit_count():
             return None
         cands, sl_a = self._waiting_candidates(primary, others)
         self.counters["candidates"].append(len(cands))
@@ -715,13 +719,19 @@ class GLomarcTS(ScojoPECT):
         # members' fixed numbers only, so kept for the primary's later rounds.
         runs = self._group_runs.setdefault(primary.idx, {})
         # Steps 2-5 depend on the candidates only (``a`` is fixed per
-        # primary): unchanged candidates (the same list) offer the same groups.
+        # primary, a candidate per pair but for its rank, which only orders
+        # them): the same jobs as candidates, in the same order, are offered
+        # the same groups.
         last = self._offers.get(primary.idx)
         if last is not None and last[0] is cands:
-            offers = last[1]
+            offers = last[2]
         else:
-            offers = group_offers(a, nodes_a, cands, self.rules, runs)
-            self._offers[primary.idx] = (cands, offers)
+            keys = tuple([c.member.key for c in cands])
+            if last is not None and last[1] == keys:
+                offers = last[2]
+            else:
+                offers = group_offers(a, nodes_a, cands, self.rules, runs)
+            self._offers[primary.idx] = (cands, keys, offers)
         # Each group's plan, durations and members: fixed too, by member keys.
         fixed = self._group_plans.setdefault(primary.idx, {})
 
