@@ -179,6 +179,24 @@ def test_per_core_full_nodes_and_remainders():
     assert PerCore(ppn=4).max_size(Z) == 8 and PerCore(ppn=1).max_size(Z) == 2
 
 
+def test_per_core_on_whole_nodes_chooses_what_it_chooses_among_their_cores():
+    # select_whole (Scojo-PECT places jobs on whole free nodes) against
+    # select_mask on those nodes' cores: odd sockets and node sizes, any ppn.
+    import random
+    rng = random.Random(3)
+    plats = [Z, Platform.homogeneous(24, cores_per_node=6, sockets_per_node=3),
+             Platform.homogeneous(12, cores_per_node=1)]
+    for plat in plats:
+        lay = PerCore().layout(plat)
+        for ppn in (1, 2, 3, 4):
+            placer = PerCore(ppn=ppn)
+            for _ in range(60):
+                nodes = sorted(rng.sample(range(plat.nodes), rng.randint(0, plat.nodes)))
+                free = mask_of(c for n in nodes for c in ids_of(lay.node_masks[n]))
+                size = rng.randint(0, 4 * len(nodes) + 1)
+                assert placer.select_whole(plat, nodes, size) == placer.select_mask(plat, free, size)
+
+
 def test_per_core_rejects_nodes_where_the_job_cannot_be_spread():
     # Node 0 has cores 0 and 1 free, both on CPU 0: two processes of one job
     # would share a CPU, so node 1 is used instead.

@@ -608,6 +608,7 @@ class PerCore(MaskRule):
         if isinstance(ppn, bool) or not isinstance(ppn, int) or ppn < 1:
             raise ConfigError(f"per-core placement: ppn must be a positive integer, not {ppn!r}")
         self.ppn = ppn
+        self._shares = None  # (layout, {(node, processes): cores}), see select_whole
 
     def select_mask(self, platform, free, size):
         lay = self.layout(platform)
@@ -621,6 +622,43 @@ class PerCore(MaskRule):
             if mine.bit_count() < want:
                 continue
             got = self._on_node(mine, sockets, want)
+            if got is not None:
+                chosen |= got
+                left -= want
+                if not left:
+                    return chosen
+        return None
+
+    def select_whole(self, platform, nodes, size):
+        """:meth:`select_mask` of the cores of ``nodes`` (node ids, increasing),
+        every one free: the same walk, over those nodes only, and each node's
+        share of a free node kept (it depends on the node and the processes
+        placed there only).
+
+        Examples
+        --------
+        >>> from simlib.platform import Platform
+        >>> p = Platform.homogeneous(8, cores_per_node=4, sockets_per_node=2)
+        >>> placer = PerCore(ppn=4)
+        >>> placer.select_whole(p, [0, 1], 6) == placer.select_mask(p, mask_of(range(8)), 6)
+        True
+        >>> placer.select_whole(p, [1], 6) is None
+        True
+        """
+        lay = self.layout(platform)
+        memo = self._shares
+        if memo is None or memo[0] is not lay:
+            memo = self._shares = (lay, {})
+        shares = memo[1]
+        chosen = 0
+        left = size
+        for n in nodes:
+            want = min(self.ppn, left)
+            got = shares.get((n, want), -1)
+            if got == -1:
+                mine = lay.node_masks[n]
+                got = shares[(n, want)] = (None if mine.bit_count() < want
+                                           else self._on_node(mine, lay.node_sockets[n], want))
             if got is not None:
                 chosen |= got
                 left -= want

@@ -64,7 +64,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..engine.allocation import Allocation, LowestIds, PerCore, lowest_bits
+from ..engine.allocation import Allocation, LowestIds, PerCore, ids_of, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
@@ -361,9 +361,6 @@ class ScojoPECT(Policy):
         #: Node of each core, as a list: read at every start, suspension and
         #: resumption (numpy indexing per core would cost more than the rest).
         self.core_node = plat.core_node.tolist()
-        self.core_masks = [0] * plat.nodes
-        for core, node in enumerate(plat.core_node.tolist()):
-            self.core_masks[node] |= 1 << core
         self.placers: dict[int, PerCore] = {}
         p = self.params
         #: job idx -> type, ppn, units needed, planned duration, rate
@@ -621,15 +618,14 @@ class ScojoPECT(Policy):
         placer = self.placers.get(ppn)
         if placer is None:
             placer = self.placers[ppn] = PerCore(ppn)
-        mask = 0
         u = self.units_per_node
-        for n in sorted({unit // u for unit in nodes.cores}):  # plan "cores" are units
-            mask |= self.core_masks[n]
-        got = placer.select(self.sim.platform, mask, job.procs)
+        # The placer's choice among all cores of these nodes (plan "cores" are units).
+        got = placer.select_whole(self.sim.platform, sorted({unit // u for unit in nodes.cores}),
+                                  job.procs)
         if got is None:  # pragma: no cover - whole free nodes always host ppn processes
             raise SimulationError(f"{self.name}: cannot place job {job.job_id} on nodes {nodes.cores}")
         off = layer * self.cpus
-        return [c + off for c in got.cores]
+        return [c + off for c in ids_of(got)]
 
     def _launch(self, vm: VirtualMachine, job: Job, nodes: Allocation) -> bool:
         """Start ``job`` of ``vm`` on ``nodes`` now; False if a core is still held."""
