@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..engine.allocation import Allocation, PlanChoice, Planned, ids_of, lowest_bits, mask_of
+from ..engine.allocation import Allocation, PlanChoice, Planned, lowest_bits
 from ..engine.job import RUNNING, SUSPENDED, WAITING, Job
 from ..errors import ConfigError
 from .profile import PlacementProfile
@@ -702,7 +702,8 @@ class GLomarcTS(ScojoPECT):
                           {primary.idx: ba}, ppn), -(-j.procs // ppn)
 
     def _case1(self, vm, primary, others, v, now, given):
-        """Case 1 (``given``: the primary's reservation, :meth:`_given_back`)."""
+        """Case 1: ``primary`` with waiting jobs matched (steps 1-6 of §4.5);
+        ``given``: its own reservation as :meth:`_given_back` gives it back."""
         ppn_a = self._cos_ppn(primary)
         nodes_a = -(-primary.procs // ppn_a)
         if nodes_a > self._hole_without(vm, given, v, 1e-9).bit_count():
