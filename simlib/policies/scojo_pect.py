@@ -407,7 +407,7 @@ class ScojoPECT(Policy):
         #: Physical usage after each round: (time, used nodes, used cores, waiting jobs).
         self.usage: list[tuple[float, int, int, int]] = []
         self.slice_log: list[tuple[float, float, float, str]] = []
-        self._wall_memo: tuple | None = None   # see _wall_of
+        self._wall_memo: tuple = (None, None, None)   # see _wall_of
         self.node_procs = [0] * plat.nodes
         #: job idx -> (its cores, ((node, its cores there), ...)) while it holds cores (see _use)
         self._per_node: dict[int, tuple] = {}
@@ -775,21 +775,22 @@ class ScojoPECT(Policy):
         # asks for hundreds of targets per round): a new layout list comes
         # with every interval.
         memo = self._wall_memo
-        if memo is None or memo[0] is not vm or memo[1] != now or memo[2] is not self.layout:
+        if memo[0] is not vm or memo[1] != now or memo[2] is not self.layout:
             memo = self._wall_memo = (vm, now, self.layout, *self._wall_plan(vm, now))
-        first, base, per_interval, later = memo[3:]
+        _, _, _, first, base, per_interval, later, interval = memo
         for eff_from, span in first:
             if need <= span:
                 return eff_from + need
             need -= span
-        interval = self.slices.interval
         while True:
             if need > per_interval:  # skip whole intervals at once
                 whole = math.ceil(need / per_interval) - 1
                 need -= whole * per_interval
                 base += whole * interval
             for offset, head, length in later:
-                eff_from = max(base, base + offset + head)
+                eff_from = base + offset + head
+                if not eff_from > base:  # max(base, eff_from)
+                    eff_from = base
                 eff_to = base + offset + length
                 if eff_to > eff_from:
                     if need <= eff_to - eff_from:
@@ -800,7 +801,8 @@ class ScojoPECT(Policy):
     def _wall_plan(self, vm: VirtualMachine, now: float) -> tuple:
         """For :meth:`_wall_of` from ``now``: ``vm``'s effective spans left in this
         interval as laid out (``(from, length)`` each), the next interval's
-        start, ``vm``'s effective time per later interval and its slices then."""
+        start, ``vm``'s effective time per later interval, its slices then and
+        the interval."""
         base = self.interval_start
         name = vm.name
         # self.layout is always the slices' layout of self.with_short, once
@@ -813,7 +815,7 @@ class ScojoPECT(Policy):
             if eff_to > eff_from:
                 first.append((eff_from, eff_to - eff_from))
         per_interval, later = self.slices.slices_of(name, self.with_short or name == "short")  # > 0 (checked)
-        return tuple(first), base + self.slices.interval, per_interval, later
+        return tuple(first), base + self.slices.interval, per_interval, later, self.slices.interval
 
     # ---------------------------------------------------------------- checks
     def _check(self, now: float) -> None:
