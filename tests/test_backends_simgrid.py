@@ -243,3 +243,14 @@ def test_walltime_kills_and_reservations_at_the_same_instant_never_share_a_node(
         s.sort()
         for (a0, a1), (b0, _) in zip(s, s[1:]):
             assert b0 >= a1, (node, (a0, a1), b0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="CPU affinity: Linux")
+def test_a_simgrid_run_stays_on_the_core_it_started_on():
+    # In a child process: the test process itself must keep all its cores.
+    import subprocess
+    code = ("import os; from simlib.backends.simgrid import _stay_on_one_core; "
+            "allowed = os.sched_getaffinity(0); _stay_on_one_core(); "
+            "now = os.sched_getaffinity(0); print(len(now), now <= allowed)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "True"]

@@ -387,7 +387,30 @@ class SimGridExecution(ExecutionModel):
 
 
 # ------------------------------------------------------------------ isolation
+def _stay_on_one_core() -> None:
+    """Keep this process's threads on the core it runs on now (Linux).
+
+    SimGrid's Python actors are threads that run one at a time, handing over
+    to each other at every simulated event. Left to move, a woken thread is
+    often placed on another core -- busy with another pipeline step -- and
+    waits there while this one idles: a paper D step took 25 s of wall time
+    for 14.5 s of CPU beside a busy core, 12.1 s for 11.9 s kept on one
+    (``benchmarks/RESULTS.md``, session 17). Schedules are not affected.
+    Nothing is done where the call or ``/proc`` is missing.
+    """
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            # Field 39 is the core last run on; the command name (field 2,
+            # in parentheses) may hold spaces, so count after its ")".
+            core = int(f.read().rsplit(b")", 1)[1].split()[36])
+        if core in os.sched_getaffinity(0):
+            os.sched_setaffinity(0, {core})
+    except (OSError, AttributeError, IndexError, ValueError):
+        pass
+
+
 def _child(conn, fn, args) -> None:
+    _stay_on_one_core()
     try:
         result = ("ok", fn(*args))
     except BaseException as exc:  # noqa: BLE001 -- everything goes back to the parent
