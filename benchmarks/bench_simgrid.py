@@ -116,7 +116,7 @@ def main() -> None:
         "",
         *table,
         "",
-        f"Mean over the rows: {len(rows) / total:.2f} runs/s. The scheduler (pure-Python "
+        f"Mean over the rows: {len(rows) / total:.2f} runs/s. The scheduler (the "
         "placement profile, rebuilt at every completion) takes most of each run; SimGrid "
         "itself adds the difference between the two time columns.",
         END,
