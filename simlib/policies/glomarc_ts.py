@@ -346,17 +346,20 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
 
 def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
                 *, fair=lambda group: True, counters: dict | None = None,
-                runs: dict | None = None) -> list[Candidate] | None:
+                runs: dict | None = None, offers: list | None = None) -> list[Candidate] | None:
     """Steps 2-6 of §4.5: the group to run with ``primary``, or None.
 
     ``cands`` are the pre-selected candidates (step 1). The groups of
-    :func:`group_offers` are offered to ``fair`` in its order (step 6, the
-    fairness check); the first that passes is the group. ``runs``: as in
+    :func:`group_offers` (``offers``, when the caller kept them for these
+    candidates) are offered to ``fair`` in its order (step 6, the fairness
+    check); the first that passes is the group. ``runs``: as in
     :func:`group_offers` (``fair`` and the caller plan with them).
     """
     if counters is not None:
         counters.setdefault("candidates", []).append(len(cands))
-    for g in group_offers(primary, primary_nodes, cands, rules, runs):
+    if offers is None:
+        offers = group_offers(primary, primary_nodes, cands, rules, runs)
+    for g in offers:
         if fair(g):
             return g
     return None
@@ -709,8 +712,8 @@ class GLomarcTS(ScojoPECT):
         if nodes_a > self._hole_without(vm, given, v, 1e-9).bit_count():
             return None
         cands, sl_a = self._waiting_candidates(primary, others)
-        self.counters["candidates"].append(len(cands))
         if not cands:
+            self.counters["candidates"].append(0)
             return None
         jobs = self.sim.jobs
         a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
@@ -787,7 +790,8 @@ class GLomarcTS(ScojoPECT):
             chosen.update(plan=plan, units=units, replan=replan)
             return True
 
-        group = next((g for g in offers if fair(g)), None)
+        group = form_groups(a, nodes_a, cands, self.rules, fair=fair, counters=self.counters,
+                            runs=runs, offers=offers)
         if group is None:
             return None
         gain = runs[tuple(c.member.key for c in group)].gain
