@@ -346,7 +346,7 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
     if values is None:
         return None  # bad token or another number of fields on some line
     if not np.isfinite(values).all():
-        return None  # short lines are padded with NaN
+        return None  # inf: a number too large for a float64
     ints = values[:, ~_IS_FLOAT]
     if (np.abs(ints) >= _EXACT_INT_LIMIT).any() or (ints != np.trunc(ints)).any():
         return None
