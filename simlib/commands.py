@@ -370,7 +370,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from simlib.workload.swf import job_line, max_procs, read_swf
 
     workload = read_swf(args.trace, unsorted=args.unsorted)
-    if workload.jobs.empty:
+    if workload.table.empty:
         raise ConfigError(f"{args.trace}: the trace has no jobs")
     if cpus is None:
         cpus = max_procs(workload)
@@ -412,13 +412,16 @@ def _simulate(args: argparse.Namespace) -> int:
             bar.close()
     wall = time.perf_counter() - t0
 
-    jobs = res.jobs
+    # The jobs table as numpy columns: this command reads a trace, simulates and
+    # writes without pandas (see simlib.table), unless a Gantt chart or a
+    # timeline metric asks for DataFrames.
+    jobs = res.table
     if args.output:
         write_jobs_csv(jobs, args.output)
     if args.gantt:
         from simlib.figures.gantt import MAX_JOBS, plot_gantt
 
-        plot_gantt(jobs, args.gantt, cpus=cpus, max_jobs=gantt_jobs or MAX_JOBS,
+        plot_gantt(res.jobs, args.gantt, cpus=cpus, max_jobs=gantt_jobs or MAX_JOBS,
                    title=f"{name}: {policy.name} on {cpus} CPUs")
 
     if policy.rigid:

@@ -13,7 +13,8 @@ Inputs
     A per-job table in the Batsim ``jobs.csv`` schema (``submission_time``,
     ``starting_time``, ``execution_time``, ``finish_time``,
     ``waiting_time``, ``turnaround_time``, ``requested_number_of_resources``,
-    ...), as returned in ``SimResult.jobs``. Every row counts, including jobs
+    ...), as returned in ``SimResult.jobs`` (or its numpy columns,
+    ``SimResult.table``: the generic metrics read columns only). Every row counts, including jobs
     killed at their walltime (``success == 0``): they did occupy the machine.
     Filter the table first to evaluate a subset (e.g. Z's job classes).
 ``timeline``
@@ -28,12 +29,15 @@ empty run stays visibly missing.
 """
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import TYPE_CHECKING, Sequence, Union
 
 import numpy as np
-import pandas as pd
 
-ArrayOrColumn = Union[str, Sequence[float], np.ndarray, pd.Series]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: A column name or one value per job (a sequence, an array, a Series).
+ArrayOrColumn = Union[str, Sequence[float], np.ndarray, "pd.Series"]
 
 __all__ = [
     "METRICS",
@@ -75,11 +79,12 @@ DEFAULT_TAU = 10.0
 # helpers
 # --------------------------------------------------------------------------
 def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
+    # jobs: a DataFrame or a simlib.table.Table (the same columns as arrays)
     if name not in jobs.columns:
         raise KeyError(
             f"jobs table has no column {name!r} (columns: {', '.join(map(str, jobs.columns))})"
         )
-    return jobs[name].to_numpy(dtype=float)
+    return np.asarray(jobs[name], dtype=float)
 
 
 def _values(jobs: pd.DataFrame, spec: ArrayOrColumn, what: str) -> np.ndarray:

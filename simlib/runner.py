@@ -18,12 +18,11 @@ Examples
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import attrgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .engine.job import Job
 from .engine.simulator import Simulator, gc_paused
@@ -31,7 +30,11 @@ from .errors import ConfigError
 from .io import write_csv
 from .platform import Platform
 from .policies import Policy, make_policy
+from .table import Table, duplicated
 from .workload.swf import MAX_EXACT_TIME
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The compiled kernel of the jobs table's allocation text (see
 #: :func:`_intervals_of`); its Cython source is a code input of every step
@@ -48,7 +51,6 @@ BATSIM_COLUMNS = (
 )
 
 
-@dataclass
 class SimResult:
     """What one simulation produced.
 
@@ -56,6 +58,8 @@ class SimResult:
     ----------
     jobs : pandas.DataFrame
         One row per job, Batsim ``jobs.csv`` columns.
+    table : simlib.table.Table
+        The same columns as numpy arrays (no pandas needed).
     timeline : pandas.DataFrame
         ``time, busy_cpus, queued_jobs, processes``; each row holds from its
         time until the next row's.
@@ -63,13 +67,39 @@ class SimResult:
     policy : str
     engine_jobs : list of Job
         The engine's job objects (for policy-specific post-processing).
+
+    Notes
+    -----
+    ``jobs`` may be given as a :class:`~simlib.table.Table` and ``timeline``
+    as the simulator's rows (:attr:`Simulator.timeline`): each DataFrame is
+    then built on first use, so a run that reads neither imports no pandas
+    (``simlib simulate``; see :mod:`simlib.table`).
     """
 
-    jobs: pd.DataFrame
-    timeline: pd.DataFrame
-    platform_cpus: int
-    policy: str
-    engine_jobs: list
+    def __init__(self, jobs, timeline, platform_cpus: int, policy: str, engine_jobs: list
+                 ) -> None:
+        self._jobs, self._timeline = jobs, timeline
+        self.platform_cpus, self.policy, self.engine_jobs = platform_cpus, policy, engine_jobs
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if isinstance(self._jobs, Table):
+            self._jobs = self._jobs.to_frame()
+        return self._jobs
+
+    @property
+    def table(self) -> Table:
+        return self._jobs if isinstance(self._jobs, Table) else Table.from_frame(self._jobs)
+
+    @property
+    def timeline(self) -> pd.DataFrame:
+        if isinstance(self._timeline, list):
+            self._timeline = timeline_frame(self._timeline)
+        return self._timeline
+
+    def __repr__(self) -> str:
+        return (f"SimResult({len(self.table)} jobs, policy={self.policy!r}, "
+                f"platform_cpus={self.platform_cpus})")
 
 
 def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -> list[Job]:
@@ -112,28 +142,28 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     ...
     simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); ...
     """
-    df = workload.jobs
+    df = workload.table
     where = source or workload.path or "workload"
     if len(df) == 0:
         raise ConfigError(f"{where}: no jobs to simulate")
-    submit = df["submit_time"].to_numpy(dtype=np.float64)
-    run = df["run_time"].to_numpy(dtype=np.float64)
-    requested = df["requested_procs"].to_numpy(dtype=np.int64)
-    allocated = df["allocated_procs"].to_numpy(dtype=np.int64)
+    submit = np.asarray(df["submit_time"], dtype=np.float64)
+    run = np.asarray(df["run_time"], dtype=np.float64)
+    requested = np.asarray(df["requested_procs"], dtype=np.int64)
+    allocated = np.asarray(df["allocated_procs"], dtype=np.int64)
     procs = np.where(requested > 0, requested, allocated)
-    req = df["requested_time"].to_numpy(dtype=np.float64)
+    req = np.asarray(df["requested_time"], dtype=np.float64)
     req = np.where(req > 0, req, run)
     _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req)
-    cpu = df["avg_cpu_time"].to_numpy(dtype=np.float64)
+    cpu = np.asarray(df["avg_cpu_time"], dtype=np.float64)
     util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
     order = np.argsort(submit, kind="stable")
-    ids = df["job_id"].to_numpy(dtype=np.int64)[order].tolist()
+    ids = np.asarray(df["job_id"], dtype=np.int64)[order].tolist()
     # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
     jobs = list(map(Job, range(len(ids)), ids, submit[order].tolist(), procs[order].tolist(),
                     req[order].tolist(), run[order].tolist(), repeat(False),
                     util[order].tolist()))
     if "requested_start" in df.columns:  # CWF field 19 (paper K's dedicated jobs)
-        for job, rs in zip(jobs, df["requested_start"].to_numpy(dtype=np.float64)[order].tolist()):
+        for job, rs in zip(jobs, np.asarray(df["requested_start"], dtype=np.float64)[order].tolist()):
             job.requested_start = rs
     return jobs
 
@@ -158,13 +188,13 @@ class UnusableJobError(ConfigError):
 
 def _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req) -> None:
     """Raise ConfigError for the first job (by row) that cannot be simulated."""
-    ids = df["job_id"].to_numpy()
-    checks = [(pd.Series(ids).duplicated().to_numpy(), "job_id",
+    ids = df["job_id"]
+    checks = [(duplicated(ids), "job_id",
                lambda i: f"job id appears twice (first in row "
                          f"{int(np.flatnonzero(ids == ids[i])[0])})")]
     for name in ("submit_time", "run_time", "requested_time", "requested_start"):
         if name in df.columns:
-            raw = df[name].to_numpy()
+            raw = df[name]
             checks.append(((raw > MAX_EXACT_TIME) | (raw < -MAX_EXACT_TIME), name,
                            lambda i, raw=raw: f"time {raw[i]} is beyond 2**53 s, where float64 "
                                               f"is no longer exact"))
@@ -177,7 +207,7 @@ def _check_jobs(df, where, cpus, submit, run, requested, allocated, procs, req) 
          lambda i: f"size {procs[i]} is larger than the machine ({cpus} processors)"),
         (run < 0, "run_time", lambda i: f"no runtime ({run[i]:g})"),
         (req <= 0, "requested_time",
-         lambda i: f"no usable estimate: requested_time {df['requested_time'].iat[i]}, "
+         lambda i: f"no usable estimate: requested_time {df['requested_time'][i]}, "
                    f"run_time {run[i]:g}"),
     ]
     bad = np.zeros(len(df), dtype=bool)
@@ -297,7 +327,22 @@ def _intervals_numpy(allocs: list[list[int]]) -> list[str]:
 
 
 def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
-    """Per-job results in the Batsim jobs.csv schema."""
+    """Per-job results in the Batsim jobs.csv schema (a DataFrame of :func:`batsim_columns`)."""
+    return batsim_columns(jobs, workload_name).to_frame()
+
+
+def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
+    """Per-job results in the Batsim jobs.csv schema, as numpy columns.
+
+    Examples
+    --------
+    >>> from simlib.engine.job import Job
+    >>> j = Job(0, 7, 0.0, 2, 10.0, 5.0)
+    >>> j.start, j.finish, j.alloc = 1.0, 6.0, [0, 1]
+    >>> t = batsim_columns([j], "w")
+    >>> t["waiting_time"].tolist(), t["allocated_resources"].tolist(), t["final_state"].tolist()
+    ([1.0], ['0-1'], ['COMPLETED_SUCCESSFULLY'])
+    """
     n = len(jobs)
 
     def column(name, dtype):
@@ -311,25 +356,35 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
     turnaround = finish - submit
     with np.errstate(divide="ignore", invalid="ignore"):
         stretch = np.where(execution > 0, turnaround / np.where(execution > 0, execution, 1), np.nan)
-    return pd.DataFrame({
-        "job_id": list(map(str, map(attrgetter("job_id"), jobs))),
-        "workload_name": workload_name,
-        "profile": "rigid",
+
+    def constant(value):  # as a DataFrame broadcasts a scalar
+        return np.full(n, value, dtype=object if isinstance(value, str) else None)
+
+    def texts(cells: list[str]) -> np.ndarray:
+        # Straight to an object array: through numpy's fixed-width str type
+        # (np.asarray) costs ~20 ms per 50,000 cells.
+        return np.array(cells, dtype=object)
+
+    states = texts(["COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"])
+    return Table({
+        "job_id": texts(list(map(str, map(attrgetter("job_id"), jobs)))),
+        "workload_name": constant(workload_name),
+        "profile": constant("rigid"),
         "submission_time": submit,
         "requested_number_of_resources": column("procs", np.int64),
         "requested_time": column("requested_time", float),
         "success": np.where(killed, 0, 1),
-        "final_state": np.where(killed, "COMPLETED_WALLTIME_REACHED", "COMPLETED_SUCCESSFULLY"),
+        "final_state": states[killed.view(np.uint8)],
         "starting_time": start,
         "execution_time": execution,
         "finish_time": finish,
         "waiting_time": start - submit,
         "turnaround_time": turnaround,
         "stretch": stretch,
-        "allocated_resources": _intervals_of([j.alloc for j in jobs]),
-        "consumed_energy": -1.0,
-        "metadata": "",
-    }, columns=list(BATSIM_COLUMNS))
+        "allocated_resources": texts(_intervals_of([j.alloc for j in jobs])),
+        "consumed_energy": constant(-1.0),
+        "metadata": constant(""),
+    })
 
 
 TIMELINE_COLUMNS = ("time", "busy_cpus", "queued_jobs", "processes")
@@ -348,6 +403,8 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
     >>> len(timeline_frame([]))
     0
     """
+    import pandas as pd
+
     table = np.array(rows, dtype=np.float64).reshape(len(rows), len(TIMELINE_COLUMNS))
     return pd.DataFrame({name: table[:, k] if k == 0 else table[:, k].astype(np.int64)
                          for k, name in enumerate(TIMELINE_COLUMNS)})
@@ -418,14 +475,16 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
                         execution=execution)
         if not policy.compiled_run(sim):  # EASY alone has a compiled loop
             sim.run()
-        timeline = timeline_frame(sim.timeline)
-        table = batsim_table(jobs, workload_name)
+        timeline = list(sim.timeline)  # its DataFrame is made on first use
+        table = batsim_columns(jobs, workload_name)
         sim.close()  # no reference cycle left: the run is freed with its result
     return SimResult(table, timeline, platform.cpus, policy.name, jobs)
 
 
-def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
+def write_jobs_csv(jobs: pd.DataFrame | Table, path) -> None:
     """Write a per-job table as Batsim's ``jobs.csv`` (comma-separated, header).
+
+    ``jobs`` is a DataFrame or a :class:`~simlib.table.Table` (the same text).
 
     The file is replaced atomically: on any error nothing is left at ``path``
     (an existing file stays as it was).
@@ -433,6 +492,7 @@ def write_jobs_csv(jobs: pd.DataFrame, path) -> None:
     Examples
     --------
     >>> import os, tempfile
+    >>> import pandas as pd
     >>> from simlib.workload.swf import SWF_FIELDS, Workload
     >>> row = [1, 0, -1, 10, 4, -1, -1, 4, 20, -1, 1, 1, 1, 1, 1, 1, -1, -1]
     >>> res = simulate(Workload(pd.DataFrame([row], columns=SWF_FIELDS)), "fcfs", cpus=4)

@@ -89,6 +89,24 @@ def test_simulate_writes_the_batsim_table_and_prints_the_summary(tmp_path):
     assert s["jobs table"] == "jobs.csv"
 
 
+@pytest.mark.parametrize("options", [["--no-clean"], [], ["--load", "0.7"]])
+def test_simulate_of_a_rigid_policy_does_not_import_pandas(tmp_path, options):
+    # Importing pandas is a third of a whole run on a 50,000-job trace: the
+    # read-clean-simulate-write path keeps to numpy columns (simlib.table).
+    trace = _trace(tmp_path / "t.swf")
+    argv = ["simulate", str(trace), "--policy", "easy", "--cpus", "16", *options, "-o", "j.csv"]
+    probe = ("import sys\nfrom simlib.cli import main\n"
+             f"status = main({argv!r})\n"
+             "print(status, 'pandas' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.stderr == "" and proc.stdout.splitlines()[-1] == "0 False"
+    ref = simulate(read_swf(trace), "easy", cpus=16).jobs
+    if not options:  # and the table is the one the library gives
+        assert pd.read_csv(tmp_path / "j.csv", dtype={"job_id": str})["starting_time"].tolist() \
+            == ref["starting_time"].tolist()
+
+
 def test_simulate_takes_the_cpus_from_the_header_and_params_from_the_command_line(tmp_path):
     trace = _trace(tmp_path / "t.swf.gz", max_procs=8)
     code, out, _ = simlib("simulate", trace, "--policy", "delayed_los", "--param", "cs=0",

@@ -250,3 +250,13 @@ def test_series_and_stored_gzip_are_pandas_own(tmp_path):
     write_csv(frame, tmp_path / "t.csv.gz", index=False, lineterminator="\n", compression=stored)
     frame.to_csv(tmp_path / "p" / "t.csv.gz", index=False, lineterminator="\n", compression=stored)
     assert (tmp_path / "t.csv.gz").read_bytes() == (tmp_path / "p" / "t.csv.gz").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["a.csv", "a.csv.gz", "A.CSV.GZ", "a.tar", "a.tar.gz", "a.tgz",
+                                  "a.csv.bz2", "a.zip", "a.xz", "a.zst", "a.gz.csv", "gz"])
+def test_inferred_compression_is_pandas_inference(name):
+    from pandas.io.common import infer_compression
+
+    from simlib.io import _inferred_compression
+
+    assert _inferred_compression(name) == infer_compression(name, "infer")

@@ -122,6 +122,69 @@ def test_clean_already_clean_is_identity():
     assert counts["jobs_dropped"] == 0 and all(counts[r] == 0 for r in P.CLEANING_RULES)
 
 
+def _clean_with_pandas(workload: Workload, machine_procs: int, policy: P.CleaningPolicy):
+    """The cleaning rules as written on DataFrames before :func:`P.clean` used numpy
+    columns (commit 8baebc6): the reference it must equal, frame and counts."""
+    jobs = workload.jobs.copy()
+    keep = pd.Series(True, index=jobs.index)
+    counts = {"jobs_in": len(jobs)}
+
+    def apply(rule, mask):
+        mask = mask & keep
+        counts[rule] = int(mask.sum())
+        if getattr(policy, rule) == "drop":
+            keep[mask] = False
+        return getattr(policy, rule), mask
+
+    run = jobs["run_time"]
+    apply("runtime_missing", run < 0)
+    apply("runtime_zero", run == 0)
+    req, alloc = jobs["requested_procs"], jobs["allocated_procs"]
+    action, mask = apply("size_from_allocated", (req <= 0) & (alloc > 0))
+    if action == "allocated":
+        jobs.loc[mask, "requested_procs"] = jobs.loc[mask, "allocated_procs"]
+    apply("size_missing", (req <= 0) & (alloc <= 0))
+    action, mask = apply("size_above_machine", jobs["requested_procs"] > machine_procs)
+    if action == "clip":
+        jobs.loc[mask, "requested_procs"] = machine_procs
+    action, mask = apply("request_missing", jobs["requested_time"] <= 0)
+    if action == "runtime":
+        jobs.loc[mask, "requested_time"] = jobs.loc[mask, "run_time"]
+    action, mask = apply("runtime_above_request",
+                         (jobs["requested_time"] > 0) & (jobs["run_time"] > jobs["requested_time"]))
+    if action == "clip":
+        jobs.loc[mask, "run_time"] = jobs.loc[mask, "requested_time"]
+    jobs = jobs[keep].reset_index(drop=True)
+    counts["jobs_dropped"] = counts["jobs_in"] - len(jobs)
+    counts["jobs_out"] = len(jobs)
+    return jobs, counts
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_clean_equals_the_dataframe_rules(seed, tmp_path):
+    # Paired with the DataFrame formulation on random dirty workloads, every
+    # action of every rule drawn at random, read from a file (numpy columns)
+    # and given as a DataFrame.
+    rng = np.random.default_rng(seed)
+    n = 300
+    rows = [dict(job(int(t), int(rng.choice([-1, 0, rng.integers(1, 500)])),
+                     int(rng.choice([-1, 0, rng.integers(1, 40)])),
+                     int(rng.choice([-1, 0, rng.integers(1, 600)])),
+                     avg_cpu_time=float(rng.choice([-1.0, 0.5, 12.25]))),
+                 allocated_procs=int(rng.choice([-1, rng.integers(1, 40)])))
+            for t in np.sort(rng.integers(0, 10_000, n))]
+    policy = P.CleaningPolicy(**{rule: str(rng.choice([a for a in actions if a != "error"]))
+                                 for rule, (_, actions) in P.CLEANING_RULES.items()})
+    frame_workload = make_workload(rows)
+    swf.write_swf(frame_workload, tmp_path / "dirty.swf")
+    for workload in (frame_workload, swf.read_swf(tmp_path / "dirty.swf")):
+        want, want_counts = _clean_with_pandas(workload, 32, policy)
+        assert 0 < want_counts["jobs_out"] < n  # the rules did something
+        out, counts = P.clean(workload, 32, policy=policy)
+        pd.testing.assert_frame_equal(out.jobs, want, check_exact=True)
+        assert {k: counts[k] for k in want_counts} == want_counts
+
+
 def test_cleaning_policy_validation():
     with pytest.raises(ConfigError, match="runtime_zero"):
         P.CleaningPolicy(runtime_zero="clip")

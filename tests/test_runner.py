@@ -175,3 +175,23 @@ def test_a_run_leaves_no_reference_cycle(policy):
     finally:
         if was:
             gc.enable()
+
+
+def test_result_table_and_frames_agree_and_write_the_same_csv(tmp_path):
+    # SimResult keeps numpy columns and the simulator's rows; its DataFrames
+    # are built on first use: the same values, and the same jobs.csv bytes
+    # from either.
+    rows = [[i + 1, 3 * i, -1, 10 + (7 * i) % 50, 1 + i % 4, -1, -1, 1 + i % 4,
+             80, -1, 1, 1, 1, 1, 1, 1, -1, -1] for i in range(30)]
+    res = simulate(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)), "fcfs_malleable", cpus=8)
+    table, frame = res.table, res.jobs
+    assert table.columns == tuple(frame.columns) == BATSIM_COLUMNS and len(table) == 30
+    for name in BATSIM_COLUMNS:
+        assert table[name].tolist() == frame[name].tolist(), name
+    assert list(res.timeline.columns) == ["time", "busy_cpus", "queued_jobs", "processes"]
+    assert len(res.timeline) > 1 and res.timeline is res.timeline  # built once
+    write_jobs_csv(table, tmp_path / "a.csv")
+    write_jobs_csv(frame, tmp_path / "b.csv")
+    frame.to_csv(tmp_path / "c.csv", index=False, lineterminator="\n")
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes() \
+        == (tmp_path / "c.csv").read_bytes()

@@ -422,3 +422,18 @@ def test_job_line_maps_rows_to_file_lines(tmp_path):
     gz = tmp_path / "small.swf.gz"
     gz.write_bytes(gzip.compress(SMALL.encode()))
     assert job_line(gz, 1) == job_lines[1]
+
+
+def test_workload_from_columns_builds_its_frame_once_and_follows_it(tmp_path):
+    from simlib.table import Table
+
+    columns = {name: np.arange(3, dtype=SWF_DTYPES[name]) for name in SWF_FIELDS}
+    w = Workload(Table(columns), header=["; Version: 2.2"], path="w.swf")
+    assert len(w.table) == 3 and w.table["job_id"] is columns["job_id"]  # no copy, no pandas
+    frame = w.jobs
+    assert frame is w.jobs and list(frame.columns) == list(SWF_FIELDS)
+    assert list(frame.dtypes) == [SWF_DTYPES[name] for name in SWF_FIELDS]
+    frame.loc[1, "run_time"] = 99  # from now on the frame is the content
+    assert w.table["run_time"].tolist() == [0, 99, 2]
+    w.jobs = Table({name: columns[name][:1] for name in SWF_FIELDS})
+    assert len(w.jobs) == 1 and len(w.table) == 1

@@ -95,13 +95,15 @@ from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from simlib.errors import ConfigError, TraceFormatError
 from simlib.io import write_json, write_text
+from simlib.table import Table
 from simlib.workload.swf import Workload, max_procs, read_swf, write_swf
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from simlib.workload.fetch import (
         MANIFEST_COLUMNS,
         ManifestEntry,
@@ -213,8 +215,8 @@ class CleaningPolicy:
         return asdict(self)
 
 
-def _rule_error(workload: Workload, rule: str, field: str, jobs: pd.DataFrame, mask) -> None:
-    ids = jobs.loc[mask, "job_id"].tolist()
+def _rule_error(workload: Workload, rule: str, field: str, job_ids: np.ndarray, mask) -> None:
+    ids = job_ids[mask].tolist()
     shown = ", ".join(str(i) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
     raise TraceFormatError(
         workload.path or "<workload>", None, field,
@@ -261,19 +263,23 @@ def clean(workload: Workload, machine_procs: int, *,
     """
     if int(machine_procs) != machine_procs or machine_procs < 1:
         raise ConfigError(f"machine_procs must be a positive integer, got {machine_procs!r}")
-    jobs = workload.jobs.copy()
-    keep = pd.Series(True, index=jobs.index)
-    counts: dict[str, int] = {"jobs_in": len(jobs)}
+    table = workload.table
+    jobs = {name: table[name] for name in table.columns}  # columns are replaced, not changed
+    keep = np.ones(len(table), dtype=bool)
+    counts: dict[str, int] = {"jobs_in": len(table)}
 
-    def apply(rule: str, field: str, mask: pd.Series) -> tuple[str, pd.Series]:
+    def apply(rule: str, field: str, mask: np.ndarray) -> tuple[str, np.ndarray]:
         mask = mask & keep  # rules only see jobs still in the workload
         counts[rule] = int(mask.sum())
         action = getattr(policy, rule)
         if counts[rule] and action == "error":
-            _rule_error(workload, rule, field, jobs, mask)
+            _rule_error(workload, rule, field, jobs["job_id"], mask)
         if action == "drop":
             keep[mask] = False
         return action, mask
+
+    def set_where(name: str, mask: np.ndarray, values) -> None:
+        jobs[name] = _set_where(jobs[name], mask, values)
 
     run = jobs["run_time"]
     apply("runtime_missing", "run_time", run < 0)
@@ -282,24 +288,24 @@ def clean(workload: Workload, machine_procs: int, *,
     req, alloc = jobs["requested_procs"], jobs["allocated_procs"]
     action, mask = apply("size_from_allocated", "requested_procs", (req <= 0) & (alloc > 0))
     if action == "allocated":
-        jobs.loc[mask, "requested_procs"] = jobs.loc[mask, "allocated_procs"]
+        set_where("requested_procs", mask, jobs["allocated_procs"])
     apply("size_missing", "requested_procs", (req <= 0) & (alloc <= 0))
 
     action, mask = apply("size_above_machine", "requested_procs",
                          jobs["requested_procs"] > machine_procs)
     if action == "clip":
-        jobs.loc[mask, "requested_procs"] = machine_procs
+        set_where("requested_procs", mask, machine_procs)
 
     action, mask = apply("request_missing", "requested_time", jobs["requested_time"] <= 0)
     if action == "runtime":
-        jobs.loc[mask, "requested_time"] = jobs.loc[mask, "run_time"]
+        set_where("requested_time", mask, jobs["run_time"])
 
     action, mask = apply("runtime_above_request", "run_time",
                          (jobs["requested_time"] > 0) & (jobs["run_time"] > jobs["requested_time"]))
     if action == "clip":
-        jobs.loc[mask, "run_time"] = jobs.loc[mask, "requested_time"]
+        set_where("run_time", mask, jobs["requested_time"])
 
-    jobs = jobs[keep].reset_index(drop=True)
+    jobs = Table(jobs).take(keep)
     counts["jobs_dropped"] = counts["jobs_in"] - len(jobs)
     counts["jobs_out"] = len(jobs)
 
@@ -311,6 +317,39 @@ def clean(workload: Workload, machine_procs: int, *,
     header.append(f"; simlib:   jobs in {counts['jobs_in']}, dropped {counts['jobs_dropped']}, "
                   f"out {counts['jobs_out']} (job ids unchanged)")
     return Workload(jobs=jobs, header=header, path=workload.path), counts
+
+
+def _set_where(column: np.ndarray, mask: np.ndarray, values) -> np.ndarray:
+    """A copy of ``column`` with ``values`` where ``mask``, as pandas' ``loc`` sets them.
+
+    The column keeps its dtype when that holds the new values exactly (an
+    int64 column given integral floats stays int64), else takes their common
+    dtype, as ``DataFrame.loc[mask, name] = values`` does.
+
+    Examples
+    --------
+    >>> col = np.array([1, 2, 3])
+    >>> _set_where(col, np.array([False, True, False]), 9).tolist()
+    [1, 9, 3]
+    >>> _set_where(col, np.array([True, False, False]), np.array([5.0, 0, 0])).dtype
+    dtype('int64')
+    >>> _set_where(col, np.array([True, False, False]), np.array([0.5, 0, 0])).tolist()
+    [0.5, 2.0, 3.0]
+    """
+    new = np.broadcast_to(np.asarray(values), column.shape)[mask]
+    out = column.copy()
+    if new.size and new.dtype != column.dtype:
+        try:
+            cast = new.astype(column.dtype)
+            exact = bool((cast == new).all())
+        except (TypeError, ValueError, OverflowError):
+            exact = False
+        if exact:
+            new = cast
+        else:
+            out = out.astype(np.result_type(column, new))
+    out[mask] = new
+    return out
 
 
 def format_cleaning_log(name: str, counts: dict[str, int],
@@ -403,6 +442,8 @@ def subset(workload: Workload, *, first_job: int | None = None, n_jobs: int | No
     if t_start is not None and t_end is not None and t_end <= t_start:
         raise ConfigError(f"{where}: empty submit window [{t_start}, {t_end})")
 
+    import pandas as pd
+
     jobs = workload.jobs
     mask = pd.Series(True, index=jobs.index)
     if t_start is not None:
@@ -450,18 +491,19 @@ def job_size(jobs: pd.DataFrame) -> pd.Series:
 _SPANS = ("submit", "last_end")
 
 
-def _work_and_runs(jobs: pd.DataFrame) -> tuple[float, np.ndarray]:
-    size = job_size(jobs).to_numpy(dtype=float).clip(min=0)
-    run = jobs["run_time"].to_numpy(dtype=float).clip(min=0)
+def _work_and_runs(jobs: Table) -> tuple[float, np.ndarray]:
+    req = jobs["requested_procs"]
+    size = np.where(req > 0, req, jobs["allocated_procs"]).astype(float).clip(min=0)  # job_size
+    run = np.asarray(jobs["run_time"], dtype=float).clip(min=0)
     return float(np.sum(size * run)), run
 
 
-def _span(jobs: pd.DataFrame, span: str) -> float:
-    submit = jobs["submit_time"].to_numpy(dtype=float)
+def _span(jobs: Table, span: str) -> float:
+    submit = np.asarray(jobs["submit_time"], dtype=float)
     if span == "submit":
         return float(submit.max() - submit.min())
     if span == "last_end":
-        run = jobs["run_time"].to_numpy(dtype=float).clip(min=0)
+        run = np.asarray(jobs["run_time"], dtype=float).clip(min=0)
         return float((submit + run).max() - submit.min())
     raise ConfigError(f"unknown load span definition {span!r}; choose one of {list(_SPANS)}")
 
@@ -493,7 +535,7 @@ def offered_load(workload: Workload, machine_procs: int, *, span: str = "submit"
     >>> offered_load(workload, 100)   # doctest: +SKIP
     0.69
     """
-    jobs = workload.jobs
+    jobs = workload.table
     if jobs.empty:
         raise ConfigError(f"{workload.path or '<workload>'}: offered load of an empty workload")
     s = _span(jobs, span)
@@ -535,12 +577,12 @@ def scale_interarrivals(workload: Workload, factor: float, *,
     if not (isinstance(factor, (int, float, np.floating, np.integer))
             and math.isfinite(factor) and factor > 0):
         raise ConfigError(f"inter-arrival scale factor must be a finite number > 0, got {factor!r}")
-    jobs = workload.jobs.copy()
-    submit = jobs["submit_time"].to_numpy(dtype=float)
+    jobs = workload.table
+    submit = np.asarray(jobs["submit_time"], dtype=float)
     if len(submit):
         s0 = submit.min()
         new = s0 + float(factor) * (submit - s0)
-        jobs["submit_time"] = np.rint(new).astype(np.int64) if round_to_seconds else new
+        jobs = jobs.assign(submit_time=np.rint(new).astype(np.int64) if round_to_seconds else new)
     header = list(workload.header)
     header.append(f"; simlib: inter-arrival times multiplied by {float(factor)!r}"
                   + (" (submit times rounded to seconds)" if round_to_seconds else
@@ -595,11 +637,11 @@ def rescale_to_load(workload: Workload, machine_procs: int, target_load: float, 
     if span == "submit":
         factor = offered_load(workload, machine_procs, span="submit") / target_load
     elif span == "last_end":
-        jobs = workload.jobs
+        jobs = workload.table
         if jobs.empty:
             raise ConfigError(f"{workload.path or '<workload>'}: offered load of an empty workload")
         work, run = _work_and_runs(jobs)
-        submit = jobs["submit_time"].to_numpy(dtype=float)
+        submit = np.asarray(jobs["submit_time"], dtype=float)
         d = submit - submit.min()
         target_span = work / (target_load * machine_procs)
         moving = d > 0
@@ -746,6 +788,8 @@ def characterization_table(rows: dict[str, dict]) -> pd.DataFrame:
             if key not in CHARACTERIZATION_COLUMNS and key not in extra:
                 extra.append(key)
     columns = [*CHARACTERIZATION_COLUMNS, *extra]
+    import pandas as pd
+
     table = pd.DataFrame([{c: row.get(c, np.nan) for c in columns} for row in rows.values()],
                          index=pd.Index(list(rows), name="workload"), columns=columns)
     return table

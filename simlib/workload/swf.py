@@ -68,14 +68,17 @@ import gzip
 import os
 import re
 import zlib
-from dataclasses import dataclass, field
 from io import BytesIO
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from simlib.errors import TraceFormatError
 from simlib.io import write_bytes
+from simlib.table import Table, duplicated
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The 18 SWF fields, in file order, with simlib's column names.
 SWF_FIELDS: tuple[str, ...] = (
@@ -160,7 +163,6 @@ _HEADER_ITEM = re.compile(r";\s*([A-Za-z_][\w-]*)\s*:(.*)\Z", re.S)
 _GZIP_LEVEL = 6  # level 9 is ~6x slower for ~5% smaller files
 
 
-@dataclass
 class Workload:
     """A workload: one row per job with the 18 SWF columns, plus header.
 
@@ -169,15 +171,57 @@ class Workload:
     jobs : pandas.DataFrame
         Columns exactly :data:`SWF_FIELDS` in that order; ``-1`` means missing.
         Read workloads have the dtypes of :data:`SWF_DTYPES` and a RangeIndex.
+    table : simlib.table.Table
+        The same columns as numpy arrays (no pandas needed).
     header : list of str
         Header comment lines verbatim, each starting with ``;``.
     path : str or None
         Where it was read from, for error messages and provenance.
+
+    Notes
+    -----
+    A workload made from a :class:`~simlib.table.Table` (the readers, the
+    cleaning) builds its DataFrame on the first use of ``jobs``, which from
+    then on is the workload's content (changes to it are seen by ``table``);
+    a run that never asks for ``jobs`` never imports pandas (see
+    :mod:`simlib.table`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simlib.table import Table, duplicated
+    >>> w = Workload(Table({name: np.array([1, 2]) for name in SWF_FIELDS}), path="w.swf")
+    >>> len(w.table), w.jobs.shape
+    (2, (2, 18))
     """
 
-    jobs: pd.DataFrame
-    header: list[str] = field(default_factory=list)
-    path: str | None = None
+    def __init__(self, jobs, header: list[str] | None = None, path: str | None = None) -> None:
+        self._frame = self._table = None
+        self.jobs = jobs
+        self.header = [] if header is None else header
+        self.path = path
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        if self._frame is None:
+            self._frame = self._table.to_frame()
+            self._table = None  # the frame is the content from now on
+        return self._frame
+
+    @jobs.setter
+    def jobs(self, jobs) -> None:
+        if isinstance(jobs, Table):
+            self._frame, self._table = None, jobs
+        else:
+            self._frame, self._table = jobs, None
+
+    @property
+    def table(self) -> Table:
+        return self._table if self._table is not None else Table.from_frame(self._frame)
+
+    def __repr__(self) -> str:
+        return (f"Workload({len(self.table)} jobs, {len(self.header)} header lines, "
+                f"path={self.path!r})")
 
 
 # --------------------------------------------------------------------------
@@ -227,11 +271,11 @@ def read_swf(path: str | os.PathLike, *, unsorted: str = "reject",
     """
     path_str = str(path)
     header, columns = _read_columns(path_str, unsorted, allow_empty, _parse_body_fast, _parse_lines)
-    jobs = pd.DataFrame(columns, columns=list(SWF_FIELDS))
+    jobs = Table({name: columns[name] for name in SWF_FIELDS})
     if unsorted == "sort":
-        order = np.argsort(jobs["submit_time"].to_numpy(), kind="stable")
+        order = np.argsort(jobs["submit_time"], kind="stable")
         if np.any(order != np.arange(len(order))):
-            jobs = jobs.take(order).reset_index(drop=True)
+            jobs = jobs.take(order)
     return Workload(jobs=jobs, header=header, path=path_str)
 
 
@@ -327,6 +371,8 @@ def _split_header(data: bytes) -> tuple[list[str], int]:
 
 
 def _read_csv_kwargs() -> dict:
+    import pandas as pd
+
     kwargs = dict(sep=r"\s+", header=None, dtype=np.float64, engine="c",
                   na_filter=False)
     # pandas 2 needs round_trip for correctly rounded floats; pandas 3 always
@@ -386,6 +432,8 @@ def _number_table(body: bytes, n_fields: int, text_field: int = -1):
     if parsed is not None:
         return parsed[0] if text_field < 0 else parsed
     # No kernel, or it gave up (a bad line, or a number it leaves to pandas).
+    import pandas as pd
+
     kwargs = _read_csv_kwargs()
     if text_field >= 0:
         kwargs["dtype"] = {j: (object if j == text_field else np.float64) for j in range(n_fields)}
@@ -642,7 +690,7 @@ def _format_swf(workload: Workload) -> bytes:
     columns = [_column_values(jobs[name], name) for name in SWF_FIELDS]
     ids = columns[0]
     if _has_duplicates(ids):
-        row = int(np.flatnonzero(pd.Series(ids).duplicated().to_numpy())[0])
+        row = int(np.flatnonzero(duplicated(ids))[0])
         first = int(np.flatnonzero(ids == ids[row])[0])
         raise ValueError(f"job_id: job id {ids[row]} appears twice (rows {first} and {row})")
     submit = columns[_SUBMIT]
@@ -796,7 +844,7 @@ def header_value(workload: Workload, key: str) -> str | None:
 
     Examples
     --------
-    >>> w = Workload(jobs=pd.DataFrame(columns=list(SWF_FIELDS)),
+    >>> w = Workload(jobs=Table({name: [] for name in SWF_FIELDS}),
     ...              header=["; Version: 2.2", "; MaxProcs: 338"])
     >>> header_value(w, "MaxProcs")
     '338'
@@ -826,7 +874,7 @@ def max_procs(workload: Workload) -> int | None:
 
     Examples
     --------
-    >>> w = Workload(jobs=pd.DataFrame(columns=list(SWF_FIELDS)),
+    >>> w = Workload(jobs=Table({name: [] for name in SWF_FIELDS}),
     ...              header=["; MaxNodes: 128", "; MaxProcs: -1"])
     >>> max_procs(w)
     128
