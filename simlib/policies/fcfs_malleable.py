@@ -120,36 +120,50 @@ class FCFSMalleable(QueuePolicy):
                 job.cpu_util = miss
         #: Jobs shrunk while running (eligible for expansion).
         self.shrunk: dict[int, object] = {}
+        #: The queue head that last failed to start, while nothing has
+        #: changed since (see :meth:`schedule`).
+        self.blocked_head = None
+        # The time model's switches, read once (rate() runs at every start and resize).
+        self._as_printed = p["stretch"] == "as_printed"
+        self._ov_always = p["ov_scope"] == "all_work"
+        self._communication = p["ov_fraction"] == "communication"
 
     # ------------------------------------------------------------ time model
     def rate(self, job, cpus: int) -> float:
         """Progress rate (expanded-work seconds per second) on ``cpus`` CPUs."""
         mpl = job.procs / cpus
         u = job.cpu_util
-        if self.params["stretch"] == "as_printed":
+        if self._as_printed:
             # As printed, a job with no computation would take no time at all:
             # floor the stretch so the reading stays usable for sensitivity runs.
             stretch = max(mpl * u, 0.01)
         else:
             stretch = max(1.0, mpl * u)
-        if cpus < job.procs or self.params["ov_scope"] == "all_work":
-            share = (1.0 - u) if self.params["ov_fraction"] == "communication" else 1.0
+        if cpus < job.procs or self._ov_always:
+            share = (1.0 - u) if self._communication else 1.0
             stretch += self.ov[job.idx] * max(0.0, share)
         return 1.0 / stretch
 
     # ------------------------------------------------------------- algorithm
     def schedule(self, now, full):
         q = self.queue
+        if not full and q and q[0] is self.blocked_head:
+            # Only arrivals since the head failed to start (no completion,
+            # command or timer: ``full`` is False): the free CPUs and the
+            # running jobs are those it failed with, and FCFS looks no further.
+            return
         k = 0
         while k < len(q) and self.try_start(q[k]):
             k += 1
         if k:
             del q[:k]
+        self.blocked_head = q[0] if q else None
         # Expansion happens at completions only, once the queue is empty
         # (or, expand_when_blocked, also while its head cannot start).
         if (full and self.sim.free and self.shrunk
                 and (not q or self.params["expand_when_blocked"])):
             self.expand()
+            self.blocked_head = None  # the expansion took free CPUs: try the head again
 
     def try_start(self, job) -> bool:
         """Algorithm 1 for ``job`` (the queue head); True if it started."""
@@ -158,9 +172,13 @@ class FCFSMalleable(QueuePolicy):
         if job.procs <= free:
             sim.start(job, rate=self.rate(job, job.procs))
             return True
-        candidates = sorted((j for j in sim.running.values() if j.cpus == j.procs and j.procs > 1),
-                            key=self.key)
+        expanded = [j for j in sim.running.values() if j.cpus == j.procs and j.procs > 1]
         half = math.ceil(job.procs / 2)
+        # Shrinking an expanded job frees procs // 2 CPUs: when shrinking all
+        # of them leaves no room even for the head's half, no target below can.
+        if free + sum(j.procs // 2 for j in expanded) < half:
+            return False
+        candidates = sorted(expanded, key=self.key)
         for target in (job.procs, half) if half < job.procs else (job.procs,):
             need = target - free
             chosen, freed = [], 0
