@@ -217,3 +217,25 @@ def test_ov_draws_depend_on_the_seed():
     rows = [(10 * i, 6, 100, 200) for i in range(30)]   # every head needs shrunk jobs
     ov = [schedule(run("fcfs_malleable", rows, 8, ov_max=50.0, seed=s)[0]) for s in (0, 7)]
     assert ov[0] != ov[1]
+
+
+class _AlwaysRetry(make_policy("fcfs_malleable").__class__):
+    """FCFS-malleable that tries its blocked head at every round (no shortcut)."""
+
+    def schedule(self, now, full):
+        self.blocked_head = None
+        super().schedule(now, full)
+
+
+@pytest.mark.parametrize("params", [{}, {"expand_when_blocked": True},
+                                    {"expand_started_shrunk": True, "order": "longest"}])
+@SETTINGS
+@given(case=workloads())
+def test_skipping_a_blocked_head_changes_no_schedule(params, case):
+    # Paired: the policy skips its blocked head on rounds of arrivals only;
+    # the same policy trying it at every round must give the same schedule.
+    cpus, rows = case
+    fast, _ = run("fcfs_malleable", rows, cpus, ov_max=0.5, **params)
+    slow, _ = run(_AlwaysRetry(ov_max=0.5, **params), rows, cpus)
+    assert schedule(fast) == schedule(slow)
+    assert [j.cpus for j in fast] == [j.cpus for j in slow]

@@ -163,7 +163,7 @@ class FCFSMalleable(QueuePolicy):
         if (full and self.sim.free and self.shrunk
                 and (not q or self.params["expand_when_blocked"])):
             self.expand()
-            self.blocked_head = None  # the expansion took free CPUs: try the head again
+            self.blocked_head = None  # the running jobs changed: try the head again
 
     def try_start(self, job) -> bool:
         """Algorithm 1 for ``job`` (the queue head); True if it started."""
