@@ -42,8 +42,11 @@ def test_frame_round_trip_keeps_values_and_dtypes():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_duplicated_is_pandas_duplicated(seed):
-    values = np.random.default_rng(seed).integers(0, 30, size=60)
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 30, size=60)
     assert duplicated(values).tolist() == pd.Series(values).duplicated().tolist()
+    floats = np.where(rng.random(60) < 0.2, np.nan, rng.integers(0, 20, size=60) / 4)
+    assert duplicated(floats).tolist() == pd.Series(floats).duplicated().tolist()
 
 
 def test_duplicated_of_nothing():
