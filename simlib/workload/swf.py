@@ -391,23 +391,30 @@ def _parse_body_fast(body: bytes, unsorted: str) -> dict | None:
     values = _number_table(body, _N_FIELDS)
     if values is None:
         return None  # bad token or another number of fields on some line
-    if not np.isfinite(values).all():
-        return None  # inf: a number too large for a float64
-    ints = values[:, ~_IS_FLOAT]
-    if (np.abs(ints) >= _EXACT_INT_LIMIT).any() or (ints != np.trunc(ints)).any():
-        return None
-    nonneg = values[:, _IS_NONNEG]
-    if ((nonneg < 0) & (nonneg != -1)).any():
-        return None
-    submit = values[:, _SUBMIT]
+    # One row per field: each check and cast reads contiguous memory (half
+    # the time of checking the job-per-row matrix through column masks).
+    fields = np.ascontiguousarray(values.T)
+    columns = {}
+    for j, name in enumerate(SWF_FIELDS):
+        field = fields[j]
+        if _IS_FLOAT[j]:
+            if not np.isfinite(field).all():
+                return None  # inf: a number too large for a float64
+            columns[name] = field
+        else:
+            if not (np.abs(field) < _EXACT_INT_LIMIT).all():  # inf fails too
+                return None
+            columns[name] = integral = field.astype(np.int64)  # exact below 2**53
+            if (integral != field).any():
+                return None  # a fraction in an integer field
+        if _IS_NONNEG[j] and ((field < 0) & (field != -1)).any():
+            return None
+    submit = fields[_SUBMIT]
     if unsorted == "reject" and (submit[1:] < submit[:-1]).any():
         return None
-    if _has_duplicates(values[:, 0]):
+    if _has_duplicates(fields[0]):
         return None
-    return {
-        name: values[:, j].astype(SWF_DTYPES[name])
-        for j, name in enumerate(SWF_FIELDS)
-    }
+    return columns
 
 
 def _number_table(body: bytes, n_fields: int, text_field: int = -1):
