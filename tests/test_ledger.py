@@ -42,3 +42,23 @@ def test_take_ids_keeps_the_free_order_and_refuses_bad_ids_whole():
         with pytest.raises(SimulationError, match=what):
             led.take_ids(bad)
         assert led.free == 5  # nothing taken by a refused call
+
+
+def test_time_shared_ledger_hands_out_what_the_list_ledger_does():
+    # The dict-backed stack of many layers against the list one, step by step.
+    from simlib.engine.ledger import TimeSharedLedger, make_ledger
+    plat = Platform.homogeneous(6)
+    a, b = ResourceLedger(plat, layers=3), make_ledger(plat, layers=3)
+    assert isinstance(b, TimeSharedLedger)
+    for op, arg in (("take", 4), ("take_ids", [17, 8, 9]), ("give_back", [0, 1]),
+                    ("take", 3), ("take_ids", [5, 11]), ("give_back", [17, 9, 8]), ("take", 6)):
+        assert getattr(a, op)(arg) == getattr(b, op)(arg)
+        assert list(a._free) == list(b._free) and a.free == b.free
+        assert a.free_ids() == b.free_ids() and a.free_mask() == b.free_mask()
+    c = b.free_ids()[0]
+    for bad, what in (([c, c], "twice"), ([c, 99], "out of range"), ([c, 5], "already held")):
+        with pytest.raises(SimulationError, match=what):
+            b.take_ids(bad)
+        assert list(a._free) == list(b._free)  # nothing taken by a refused call
+    with pytest.raises(SimulationError, match="over-allocation"):
+        b.take(b.free + 1)

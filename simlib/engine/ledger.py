@@ -116,14 +116,18 @@ class ResourceLedger:
         wanted = set(ids)
         kept = [c for c in self._free if c not in wanted]
         if len(wanted) != len(ids) or len(self._free) - len(kept) != len(ids):
-            free = set(self._free)
-            for c in ids:
-                if c not in free:
-                    what = "out of range" if not 0 <= c < self.total else "already held"
-                    raise SimulationError(f"core {c} is {what} (not free)")
-            raise SimulationError(f"cores {ids} name a core twice")
+            self._refuse(ids)
         self._free = kept
         return ids
+
+    def _refuse(self, ids: list[int]) -> None:
+        """Raise why :meth:`take_ids` cannot take ``ids`` (one not free, or named twice)."""
+        free = set(self._free)
+        for c in ids:
+            if c not in free:
+                what = "out of range" if not 0 <= c < self.total else "already held"
+                raise SimulationError(f"core {c} is {what} (not free)")
+        raise SimulationError(f"cores {ids} name a core twice")
 
     def give_back(self, ids: list[int]) -> None:
         # Reversed so a job's lowest id is on top again: keeps blocks contiguous
@@ -165,3 +169,50 @@ class ResourceLedger:
             raise SimulationError(f"cores both free and held: {sorted(free & held.keys())[:5]}")
         if len(free) + len(held) != self.total:
             raise SimulationError(f"{len(free)} free + {len(held)} held != {self.total} cores")
+
+
+class TimeSharedLedger(ResourceLedger):
+    """A :class:`ResourceLedger` for many layers: the same stack of free cores,
+    kept as the keys of an insertion-ordered dict.
+
+    Time-sharing policies (paper Z) place every job on named cores, in a
+    free list ``layers`` times the machine: a list would be scanned whole
+    at every start, the dict drops the named cores one by one. Its key
+    order is the list's order (top last), so :meth:`take` hands out the
+    same cores in the same order as the list would.
+
+    Examples
+    --------
+    >>> led = TimeSharedLedger(Platform.homogeneous(4), layers=2)
+    >>> led.take_ids([6, 1]), led.take(2), led.free_ids()
+    ([6, 1], [0, 2], [3, 4, 5, 7])
+    """
+
+    __slots__ = ()
+
+    def __init__(self, platform: Platform, layers: int = 1) -> None:
+        super().__init__(platform, layers)
+        self._free = dict.fromkeys(self._free)
+
+    def take(self, count: int, owner: int = -2) -> list[int]:
+        free = self._free
+        if count > len(free):
+            raise SimulationError(f"over-allocation: {count} cores asked, {len(free)} free")
+        return [free.popitem()[0] for _ in range(count)]  # the top first, as the list's
+
+    def take_ids(self, ids: list[int], owner: int = -2) -> list[int]:
+        ids = list(ids)
+        free = self._free
+        if len(set(ids)) != len(ids) or not all(c in free for c in ids):
+            self._refuse(ids)
+        for c in ids:
+            del free[c]
+        return ids
+
+    def give_back(self, ids: list[int]) -> None:
+        self._free.update(dict.fromkeys(reversed(ids)))
+
+
+def make_ledger(platform: Platform, layers: int = 1) -> ResourceLedger:
+    """The ledger for ``layers``: a list stack for one, the dict stack for more."""
+    return ResourceLedger(platform) if layers == 1 else TimeSharedLedger(platform, layers)

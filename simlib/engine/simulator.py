@@ -43,7 +43,7 @@ from ..platform import Platform
 from .events import CHANGE, SUBMIT, TIMER, EventQueue
 from .execution import ExecutionModel, RateModel
 from .job import DONE, RUNNING, SUSPENDED, WAITING, Job
-from .ledger import ResourceLedger
+from .ledger import make_ledger
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..policies.base import Policy
@@ -205,7 +205,7 @@ class Simulator:
             layers = getattr(policy, "layers", 1)
         if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
             raise ConfigError(f"layers must be a positive integer, not {layers!r}")
-        self.ledger = ResourceLedger(platform, layers)
+        self.ledger = make_ledger(platform, layers)
         self.events = EventQueue()
         self.now = 0.0
         self.running: dict[int, Job] = {}
