@@ -203,7 +203,8 @@ class TimeSharedLedger(ResourceLedger):
     def take_ids(self, ids: list[int], owner: int = -2) -> list[int]:
         ids = list(ids)
         free = self._free
-        if len(set(ids)) != len(ids) or not all(c in free for c in ids):
+        wanted = set(ids)
+        if len(wanted) != len(ids) or not free.keys() >= wanted:
             self._refuse(ids)
         for c in ids:
             del free[c]
