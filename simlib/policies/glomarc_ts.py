@@ -99,18 +99,22 @@ def utilization_gain(primary: Member, matched: list[Member]) -> GroupRun:
     >>> r.gain                     # formula 5: (125*4 + 50*4 + 100*8 - 125*8/2) / (125*8/2)
     2.0
     """
-    rem = {m.key: m.work for m in matched}
+    by_key = {m.key: m for m in matched}
+    # In increasing key order: deleting keys keeps it, so tuple(rem) is the
+    # running matched jobs sorted (this runs for every group scored).
+    rem = {k: by_key[k].work for k in sorted(by_key)}
     rate = {m.key: 1.0 / (m.self_slowdown * m.sl_cos[primary.key]) for m in matched}
     size = {m.key: m.size for m in matched}
+    sl_cos_a = primary.sl_cos
     left_a = primary.work
     t_total = work = 0.0
     periods = []
     while rem and left_a > 0:
-        running = tuple(sorted(rem))
-        sl_q = max(primary.sl_cos[k] for k in running)
+        running = tuple(rem)
+        sl_q = max([sl_cos_a[k] for k in running])
         rate_a = 1.0 / (primary.self_slowdown * sl_q)
         # The next termination: the primary or a matched job.
-        t = min(left_a / rate_a, *(rem[k] / rate[k] for k in running))
+        t = min(left_a / rate_a, *[rem[k] / rate[k] for k in running])
         periods.append((t, running))
         t_total += t
         work += t * primary.size * rate_a
