@@ -642,6 +642,10 @@ class GLomarcTS(ScojoPECT):
         """Cases 4, 5 and 1: the options that need whole nodes free now."""
         # The job's own reservation is given back (Cases 5 and 1 replace it).
         given = self._given_back(vm, [job], v)
+        # Whole nodes free now: Case 1 needs that many for its primary, and
+        # Case 5's hole over its run lies within this one (a longer window
+        # keeps fewer cores free), so too few now rule Case 5 out as well.
+        whole_now = self._hole_without(vm, given, v, 1e-9).bit_count()
         if self.reservation[job.idx][0] <= v + 1e-6:
             # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
             ppn = self.plan[job.idx][1]
@@ -655,13 +659,13 @@ class GLomarcTS(ScojoPECT):
                     > self.params["f_slack"] * self.r_est[job.idx] + 1e-6)
             if late:  # step 6 for the job itself: slower at 4 per node than R_max allows
                 self.counters["unfair"] += 1
-            else:
+            elif whole_now >= nodes:
                 whole = self._hole_without(vm, given, v, dur)
                 if whole.bit_count() >= nodes:
                     gain = 4.0 / slow4 - 1.0
                     options.append((gain, lambda: self._run_case5(vm, job, whole, nodes, dur, v)))
         # Case 1: a group of waiting jobs around this one.
-        group = self._case1(vm, job, others, v, now, given)
+        group = self._case1(vm, job, others, v, now, given, whole_now)
         if group is not None:
             options.append(group)
 
@@ -708,12 +712,13 @@ class GLomarcTS(ScojoPECT):
         return ab, Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
                           {primary.idx: ba}, ppn), -(-j.procs // ppn)
 
-    def _case1(self, vm, primary, others, v, now, given):
+    def _case1(self, vm, primary, others, v, now, given, whole_now):
         """Case 1: ``primary`` with waiting jobs matched (steps 1-6 of §4.5);
-        ``given``: its own reservation as :meth:`_given_back` gives it back."""
+        ``given``: its own reservation as :meth:`_given_back` gives it back;
+        ``whole_now``: the whole nodes free now with it given back."""
         ppn_a = self._cos_ppn(primary)
         nodes_a = -(-primary.procs // ppn_a)
-        if nodes_a > self._hole_without(vm, given, v, 1e-9).bit_count():
+        if nodes_a > whole_now:
             return None
         cands, sl_a = self._waiting_candidates(primary, others)
         if not cands:
