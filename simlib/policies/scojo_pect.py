@@ -667,8 +667,12 @@ class ScojoPECT(Policy):
         v = vm.vnow(now)
         # A job due now that could not start waits for a job ending at this
         # very instant (rounding): that completion brings the next round.
-        nxt = min((s for s in (self.reservation[j.idx][0] for j in vm.queue) if s > v + _EPS),
-                  default=math.inf)
+        # The earliest reservation after v + _EPS (a loop: this runs every round).
+        nxt, after, reservation = math.inf, v + _EPS, self.reservation
+        for j in vm.queue:
+            s = reservation[j.idx][0]
+            if after < s < nxt:
+                nxt = s
         if nxt == math.inf:
             return
         wall = now + (nxt - v)
