@@ -612,9 +612,15 @@ def _runtimes(p: KumarParams, d: _Draws, size: np.ndarray) -> np.ndarray:
     return np.maximum(np.floor(np.exp(g)), 1.0).astype(np.int64)
 
 
-def _submits(p: KumarParams, d: _Draws, barr: float) -> np.ndarray:
+def _submits(p: KumarParams, d: _Draws, barr: float, stream: lublin.JobTypeParams) -> np.ndarray:
+    """Submit times for scale ``barr``; ``stream`` is ``p.lublin_equivalent()``.
+
+    ``arrival_times`` reads only the daily cycle (``anum``, ``bnum``) of
+    ``stream``, never its ``barr``: so one ``stream`` serves every step of
+    the load calibration (building it per step was a tenth of the solve).
+    """
     g = _truncated_gamma(d.arrival_u, p.aarr * p.arar, barr, _G_ARR_LIMIT)
-    t = lublin.arrival_times(np.exp(g), p.lublin_equivalent(barr), start_hour=p.start_hour,
+    t = lublin.arrival_times(np.exp(g), stream, start_hour=p.start_hour,
                              arrival_clock=p.arrival_clock)
     return np.floor(t).astype(np.int64)
 
@@ -695,15 +701,16 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     size = _sizes(p, d)
     run = _runtimes(p, d, size)
     M = p.machine_size
+    stream = p.lublin_equivalent()
     if load is None:
         barr = p.barr
     else:
         if isinstance(load, bool) or not isinstance(load, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(load) and load > 0):
             raise ConfigError(f"load must be a finite number > 0, got {load!r}")
-        barr = lublin._solve_decreasing(lambda b: _load(size, run, _submits(p, d, b), M),
+        barr = lublin._solve_decreasing(lambda b: _load(size, run, _submits(p, d, b, stream), M),
                                         float(load), p.barr, f"Load calibration to {load}")
-    submit = _submits(p, d, barr)
+    submit = _submits(p, d, barr, stream)
     achieved = _load(size, run, submit, M)
     if load is not None and not abs(achieved / load - 1.0) <= tolerance:
         raise ConfigError(f"Load calibration to {load}: reached only {achieved:.6g} "
