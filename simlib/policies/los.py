@@ -130,17 +130,18 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
         return []
     if unit < 1:
         raise ConfigError(f"los_dp: unit must be >= 1, not {unit}")
-    weights = [[-(-int(s) // unit) for s in sizes]]
+    # Sizes in units, rounded up (with unit 1, the sizes: no divisions).
+    weights = [list(map(int, sizes)) if unit == 1 else [-(-int(s) // unit) for s in sizes]]
     caps = [int(free) // unit]
     for frenums, frec in freezes:
         if len(frenums) != n:
             raise ValueError(f"los_dp: {len(frenums)} frenums for {n} jobs")
-        weights.append([-(-int(f) // unit) if f > 0 else 0 for f in frenums])
+        weights.append([(int(f) if unit == 1 else -(-int(f) // unit)) if f > 0 else 0
+                        for f in frenums])
         caps.append(max(int(frec), 0) // unit)
     g = 0
     for row in weights:
-        for x in row:
-            g = math.gcd(g, x)
+        g = math.gcd(g, *row)  # one call per row: the same gcd
     if g > 1:  # exact: every weight is a multiple of g
         weights = [[x // g for x in row] for row in weights]
         caps = [c // g for c in caps]
@@ -320,6 +321,7 @@ class LOS(QueuePolicy):
         stats = self.stats
         k = 0
         started = False
+        chosen = ()
         self.reservation = None
         while k < len(q) and cons.free > 0:
             head = q[k]
@@ -345,7 +347,11 @@ class LOS(QueuePolicy):
             started = started or bool(chosen)
             break
         if started:
-            self.prune()
+            # The queue holds waiting jobs only: the started ones are the k
+            # heads and the DP's chosen, cheaper to remove than a pass of
+            # prune() over the whole queue (same order left).
+            del q[:k]
+            self.drop(chosen)
 
     def select(self, window, cons: Freezes) -> list:
         """The DP's choice among ``window`` (jobs in queue order).
@@ -355,7 +361,10 @@ class LOS(QueuePolicy):
         starts at least one job, so it never reruns on an unchanged state.
         """
         now = cons.now
-        cands = [j for j in window if j.state == WAITING and cons.admits(j)]
+        free = cons.free
+        # `procs <= free` first: admits() refuses the others anyway, and most
+        # of a window is refused by size, without a method call.
+        cands = [j for j in window if j.state == WAITING and j.procs <= free and cons.admits(j)]
         if not cands:
             return []
         # Only freeze points that can bind go into the DP, earliest first.
@@ -365,7 +374,6 @@ class LOS(QueuePolicy):
             if sum(frenums) > frec:
                 points.append((frenums, frec))
         points = points[:self.max_freezes]
-        free = cons.free
         unit = self.unit
         while points and ((free // unit + 1) * math.prod(frec // unit + 1 for _, frec in points)
                           > min(MAX_DP_CELLS, MAX_TABLE_CELLS // (len(cands) + 1))):
