@@ -54,9 +54,12 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
     """
     out = summarize(res.jobs, cpus, tau=tau)
     out["kumar_slowdown"] = kumar_slowdown(res.jobs)
-    rs = dict(zip(jobs_workload.jobs["job_id"].astype(str),
-                  jobs_workload.jobs["requested_start"].to_numpy(float)))
-    req = res.jobs["job_id"].map(rs).to_numpy(float)
+    # Requested start of each result row, by job id (NaN if unknown): a dict
+    # lookup per row, what Series.map does, without its per-call overhead.
+    wl = jobs_workload.jobs
+    rs = dict(zip(map(str, wl["job_id"].tolist()), wl["requested_start"].to_numpy(float).tolist()))
+    req = np.fromiter((rs.get(j, math.nan) for j in res.jobs["job_id"].tolist()), float,
+                      len(res.jobs))
     ded = req >= 0
     if ded.any():
         delay = res.jobs["starting_time"].to_numpy(float)[ded] - req[ded]
