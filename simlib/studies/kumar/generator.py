@@ -625,11 +625,16 @@ def _submits(p: KumarParams, d: _Draws, barr: float, stream: lublin.JobTypeParam
     return np.floor(t).astype(np.int64)
 
 
-def _load(size, run, submit, machine_size) -> float:
+def _work(size, run) -> np.float64:
+    """Processor-seconds of the jobs: the numerator of :func:`_load`."""
+    return np.sum(size * run.astype(float))
+
+
+def _load(work, submit, machine_size) -> float:
     span = submit[-1] - submit[0]
     if span <= 0:
         return math.inf
-    return float(np.sum(size * run.astype(float)) / (span * machine_size))
+    return float(work / (span * machine_size))
 
 
 def _commands(p: KumarParams, d: _Draws, ids, run, earliest) -> tuple[list, int]:
@@ -702,16 +707,17 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     run = _runtimes(p, d, size)
     M = p.machine_size
     stream = p.lublin_equivalent()
+    work = _work(size, run)  # the same at every calibration step
     if load is None:
         barr = p.barr
     else:
         if isinstance(load, bool) or not isinstance(load, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(load) and load > 0):
             raise ConfigError(f"load must be a finite number > 0, got {load!r}")
-        barr = lublin._solve_decreasing(lambda b: _load(size, run, _submits(p, d, b, stream), M),
+        barr = lublin._solve_decreasing(lambda b: _load(work, _submits(p, d, b, stream), M),
                                         float(load), p.barr, f"Load calibration to {load}")
     submit = _submits(p, d, barr, stream)
-    achieved = _load(size, run, submit, M)
+    achieved = _load(work, submit, M)
     if load is not None and not abs(achieved / load - 1.0) <= tolerance:
         raise ConfigError(f"Load calibration to {load}: reached only {achieved:.6g} "
                           f"(tolerance {tolerance}); generate more jobs")
