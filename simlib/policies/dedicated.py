@@ -173,18 +173,24 @@ class DedicatedMixin:
             # Each reserved where it is planned, or from now if it starts now
             # (the same reservation): placing never depends on who starts.
             starts = plan.profile.place_in_order(procs, durations, requested_starts, now)
-            if min(starts) == now:  # no start is before now
-                keep = []
-                for k, start in enumerate(starts):
-                    if start == now and procs[k] <= plan.free:
+            if now in starts:  # no start is before now: some are now
+                # In order, the jobs planned now (found by list.index, in C).
+                started = []
+                k = starts.index(now)
+                while k >= 0:
+                    if procs[k] <= plan.free:
                         sim.start(jobs[k])
                         plan.free -= procs[k]  # no freeze point yet: refresh() comes after
-                    else:
-                        keep.append(k)
-                if len(keep) < len(starts):
-                    self.dedicated = [self.dedicated[k] for k in keep]
-                    self._columns = tuple([column[k] for k in keep] for column in self._columns)
-                    starts = [starts[k] for k in keep]
+                        started.append(k)
+                    try:
+                        k = starts.index(now, k + 1)
+                    except ValueError:
+                        k = -1
+                # Deleted in place, last first: a job or two of dozens, cheaper
+                # than rebuilding every list without them.
+                for k in reversed(started):
+                    for column in (self.dedicated, starts, *self._columns):
+                        del column[k]
             self._starts = starts
         else:
             self._starts = []
