@@ -339,13 +339,13 @@ def csv_text(frame, lineterminator: str = "\n", *, compiled: bool | None = None)
     header = ",".join(names)
     fields = []
     table = type(frame).__name__ == "Table"  # numpy columns: no pandas to import
+    if not table:
+        import numpy as np
+        import pandas as pd
     for name in names:
         if table:
             values = frame[name]
         else:
-            import numpy as np
-            import pandas as pd
-
             series = frame[name]
             if isinstance(series, pd.DataFrame):  # duplicate column names
                 return None
