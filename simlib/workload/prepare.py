@@ -473,8 +473,10 @@ def subset(workload: Workload, *, first_job: int | None = None, n_jobs: int | No
 # Load
 # --------------------------------------------------------------------------
 
-def job_size(jobs: pd.DataFrame) -> pd.Series:
+def job_size(jobs: pd.DataFrame | Table) -> pd.Series | np.ndarray:
     """Processors of each job: ``requested_procs``, else ``allocated_procs``.
+
+    A Series for a DataFrame, an array for a :class:`~simlib.table.Table`.
 
     The fallback only matters for uncleaned workloads (cleaning fills field 8).
     Missing sizes stay ``-1``.
@@ -485,6 +487,8 @@ def job_size(jobs: pd.DataFrame) -> pd.Series:
     100
     """
     req = jobs["requested_procs"]
+    if isinstance(req, np.ndarray):
+        return np.where(req > 0, req, jobs["allocated_procs"])
     return req.where(req > 0, jobs["allocated_procs"])
 
 
@@ -492,8 +496,7 @@ _SPANS = ("submit", "last_end")
 
 
 def _work_and_runs(jobs: Table) -> tuple[float, np.ndarray]:
-    req = jobs["requested_procs"]
-    size = np.where(req > 0, req, jobs["allocated_procs"]).astype(float).clip(min=0)  # job_size
+    size = np.asarray(job_size(jobs), dtype=float).clip(min=0)
     run = np.asarray(jobs["run_time"], dtype=float).clip(min=0)
     return float(np.sum(size * run)), run
 
