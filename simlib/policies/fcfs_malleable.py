@@ -162,8 +162,10 @@ class FCFSMalleable(QueuePolicy):
         # (or, expand_when_blocked, also while its head cannot start).
         if (full and self.sim.free and self.shrunk
                 and (not q or self.params["expand_when_blocked"])):
+            # A blocked head stays blocked: an expanded job gives back as many
+            # CPUs by shrinking (procs // 2) as its expansion took from the
+            # free ones, so free + shrinkable is what the head failed with.
             self.expand()
-            self.blocked_head = None  # the running jobs changed: try the head again
 
     def try_start(self, job) -> bool:
         """Algorithm 1 for ``job`` (the queue head); True if it started."""
