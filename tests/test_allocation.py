@@ -194,7 +194,14 @@ def test_per_core_on_whole_nodes_chooses_what_it_chooses_among_their_cores():
                 nodes = sorted(rng.sample(range(plat.nodes), rng.randint(0, plat.nodes)))
                 free = mask_of(c for n in nodes for c in ids_of(lay.node_masks[n]))
                 size = rng.randint(0, 4 * len(nodes) + 1)
-                assert placer.select_whole(plat, nodes, size) == placer.select_mask(plat, free, size)
+                # A fresh placer has no node share kept: the plain walk.
+                want = PerCore(ppn=ppn).select_mask(plat, free, size)
+                assert placer.select_whole(plat, nodes, size) == want
+                assert placer.select_mask(plat, free, size) == want
+                # Partly free nodes beside whole ones, with the shares kept.
+                some = free & ~mask_of(rng.sample(range(plat.cpus), plat.cpus // 3))
+                assert placer.select_mask(plat, some, size) == \
+                    PerCore(ppn=ppn).select_mask(plat, some, size)
 
 
 def test_per_core_rejects_nodes_where_the_job_cannot_be_spread():

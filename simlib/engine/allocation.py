@@ -608,32 +608,15 @@ class PerCore(MaskRule):
         if isinstance(ppn, bool) or not isinstance(ppn, int) or ppn < 1:
             raise ConfigError(f"per-core placement: ppn must be a positive integer, not {ppn!r}")
         self.ppn = ppn
-        self._shares = None  # (layout, {(node, processes): cores}), see select_whole
+        self._shares = None  # (layout, {(node, processes): cores}), see _walk
 
     def select_mask(self, platform, free, size):
         lay = self.layout(platform)
-        chosen = 0
-        left = size
-        for node_mask, sockets in zip(lay.node_masks, lay.node_sockets):
-            mine = free & node_mask
-            if not mine:
-                continue
-            want = min(self.ppn, left)
-            if mine.bit_count() < want:
-                continue
-            got = self._on_node(mine, sockets, want)
-            if got is not None:
-                chosen |= got
-                left -= want
-                if not left:
-                    return chosen
-        return None
+        return self._walk(lay, free, range(len(lay.node_masks)), size)
 
     def select_whole(self, platform, nodes, size):
         """:meth:`select_mask` of the cores of ``nodes`` (node ids, increasing),
-        every one free: the same walk, over those nodes only, and each node's
-        share of a free node kept (it depends on the node and the processes
-        placed there only).
+        every one free: the same walk, over those nodes only.
 
         Examples
         --------
@@ -645,20 +628,33 @@ class PerCore(MaskRule):
         >>> placer.select_whole(p, [1], 6) is None
         True
         """
-        lay = self.layout(platform)
+        return self._walk(self.layout(platform), -1, nodes, size)  # -1: every core free
+
+    def _walk(self, lay, free: int, nodes, size: int) -> int | None:
+        """The cores of ``size`` processes, ``ppn`` a node, on the free cores of
+        ``nodes`` in order; a wholly free node's share is kept (it depends on
+        the node and the processes placed there only)."""
         memo = self._shares
         if memo is None or memo[0] is not lay:
             memo = self._shares = (lay, {})
-        shares = memo[1]
+        shares, masks, ppn = memo[1], lay.node_masks, self.ppn
         chosen = 0
         left = size
         for n in nodes:
-            want = min(self.ppn, left)
-            got = shares.get((n, want), -1)
-            if got == -1:
-                mine = lay.node_masks[n]
-                got = shares[(n, want)] = (None if mine.bit_count() < want
-                                           else self._on_node(mine, lay.node_sockets[n], want))
+            node = masks[n]
+            mine = free & node
+            if not mine:
+                continue
+            want = min(ppn, left)
+            if mine == node:
+                got = shares.get((n, want), -1)
+                if got == -1:
+                    got = shares[(n, want)] = (None if node.bit_count() < want
+                                               else self._on_node(node, lay.node_sockets[n], want))
+            elif mine.bit_count() < want:
+                continue
+            else:
+                got = self._on_node(mine, lay.node_sockets[n], want)
             if got is not None:
                 chosen |= got
                 left -= want
