@@ -99,10 +99,9 @@ def utilization_gain(primary: Member, matched: list[Member]) -> GroupRun:
     >>> r.gain                     # formula 5: (125*4 + 50*4 + 100*8 - 125*8/2) / (125*8/2)
     2.0
     """
-    by_key = {m.key: m for m in matched}
     # In increasing key order: deleting keys keeps it, so tuple(rem) is the
     # running matched jobs sorted (this runs for every group scored).
-    rem = {k: by_key[k].work for k in sorted(by_key)}
+    rem = {m.key: m.work for m in sorted(matched, key=lambda m: m.key)}
     rate = {m.key: 1.0 / (m.self_slowdown * m.sl_cos[primary.key]) for m in matched}
     size = {m.key: m.size for m in matched}
     sl_cos_a = primary.sl_cos
@@ -202,6 +201,11 @@ def fits(primary_nodes: int, matched: list[Candidate], rules: FormationRules) ->
     return sum(c.nodes for c in matched) <= primary_nodes * (1.0 + rules.matched_larger)
 
 
+def runs_short(primary: Member, c: Candidate, rules: FormationRules) -> bool:
+    """Candidate ``c`` ends at most MATCHED_LONGER after the primary's run."""
+    return not c.remaining > primary.work * primary.self_slowdown + rules.matched_longer
+
+
 def may_join(primary: Member, primary_nodes: int, c: Candidate, rules: FormationRules) -> bool:
     """Whether candidate ``c`` can be in a group :func:`group_offers` offers.
 
@@ -221,9 +225,7 @@ def may_join(primary: Member, primary_nodes: int, c: Candidate, rules: Formation
     >>> may_join(a, 2, Candidate(m, 4, order=0, remaining=1.0), rules)     # too wide
     False
     """
-    if c.remaining > primary.work * primary.self_slowdown + rules.matched_longer:
-        return False
-    return c.nodes <= primary_nodes * (1.0 + rules.matched_larger)
+    return runs_short(primary, c, rules) and fits(primary_nodes, [c], rules)
 
 
 def windows(primary_nodes: int, block: list[Candidate], rules: FormationRules) -> list[list[Candidate]]:
@@ -314,7 +316,7 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
     def ok(ms):
         if not ms or not fits(primary_nodes, ms, rules):
             return False
-        if any(c.remaining > primary.work * primary.self_slowdown + rules.matched_longer for c in ms):
+        if not all(runs_short(primary, c, rules) for c in ms):
             return False
         return gain_of(ms) >= rules.min_gain
 

@@ -435,22 +435,15 @@ class ScojoPECT(Policy):
             held = self._per_node[job.idx] = (job.alloc, tuple(per.items()))
         npro = self.node_procs
         used = self.used_nodes
-        # As one core at a time: a node is counted when its count leaves 0
-        # (or uncounted when it reaches 0) on the way. ``sign`` is +1 or -1:
-        # tested once per call, not per node (this runs at every suspension
-        # and resumption).
-        if sign > 0:
-            for n, k in held[1]:
-                before = npro[n]
-                npro[n] = before + k
-                if -k < before <= 0:
-                    used += 1
-        else:
-            for n, k in held[1]:
-                before = npro[n]
-                npro[n] = before - k
-                if 0 < before <= k:
-                    used -= 1
+        # A node is counted while its count of processes is above 0 (counts
+        # are never negative): counted when it leaves 0, uncounted at 0.
+        for n, k in held[1]:
+            before = npro[n]
+            npro[n] = after = before + sign * k
+            if not before:
+                used += 1
+            elif not after:
+                used -= 1
         self.used_nodes = used
         self.used_cores += sign * len(job.alloc)
         units = self.units[job.idx].mask
