@@ -371,3 +371,66 @@ def test_compiled_and_python_profiles_agree_operation_by_operation(seed, monkeyp
             now = profiles[0].times[0] + rng.randint(0, 3)
             on_both("advance", now)
             held = [(s0, e0, a0) for s0, e0, a0 in held if e0 > now]
+
+
+def random_platform(rng):
+    """Single-core nodes in clusters of uneven sizes, across 64-bit word
+    boundaries; clusters either blocks of ids or interleaved (then paper D's
+    *local* rule compares id sums instead of taking the first with room)."""
+    import numpy as np
+    nodes = rng.choice([8, 24, 63, 64, 65, 130, 200])
+    k = rng.choice([1, 2, 3, 5])
+    if rng.random() < 0.5:
+        cluster = np.sort(np.array([rng.randrange(k) for _ in range(nodes)]))
+    else:
+        cluster = np.array([rng.randrange(k) for _ in range(nodes)])
+    cluster = np.unique(cluster, return_inverse=True)[1]  # no empty cluster
+    return Platform(np.ones(nodes, dtype=np.int64), cluster, np.ones(nodes), name="random")
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_place_in_order_is_one_search_and_reservation_per_job(seed, monkeypatch):
+    # Paired: a queue placed by PlacementProfile.place_in_order (through a
+    # PlanChoice, as conservative backfilling's rebuild asks it: the compiled
+    # path then runs paper D's rules on C words; on the raw rule, called
+    # back) against each job's earliest_start and reserve on the Python path
+    # with the raw rule: the same starts, cores and profile lists.
+    import random
+
+    from simlib.engine.allocation import PlanChoice
+    from simlib.policies.kernels import KERNEL_ENV
+    rng = random.Random(seed)
+    plat = random_platform(rng)
+    running = []
+    for _ in range(rng.randint(0, 12)):
+        cores = rng.sample(range(plat.cpus), rng.randint(1, max(1, plat.cpus // 3)))
+        running.append((rng.choice([0.5, 1.0]) * rng.randint(1, 50), Allocation.of(plat, cores)))
+    widest = max(OneCluster().max_size(plat), 1)
+    queue = [(rng.randint(1, widest), rng.choice([0.5, 1.0, 4.0]) * rng.randint(1, 30))
+             for _ in range(rng.randint(1, 40))]
+    sizes, durations = [s for s, _ in queue], [d for _, d in queue]
+
+    def fresh(path):
+        monkeypatch.setenv(KERNEL_ENV, path)
+        prof = PlacementProfile(0.0, plat)
+        held = 0
+        for end, alloc in running:
+            if alloc.mask & held == 0:
+                prof.reserve(0.0, end, alloc)
+                held |= alloc.mask
+        return prof
+
+    for name in ("basic", "contiguous", "local", "best_effort_contiguous", "best_effort_local"):
+        want_prof = fresh("python")
+        want = []
+        for size, dur in queue:
+            start, alloc = want_prof.earliest_start(make_rule(name), size, dur, 0.0)
+            want_prof.reserve(start, start + dur, alloc)
+            want.append((start, alloc.mask))
+        for path in ("compiled", "python"):
+            for choice in (PlanChoice(make_rule(name)), make_rule(name)):
+                prof = fresh(path)
+                got = prof.place_in_order(choice, sizes, durations, 0.0)
+                assert [(s, a.mask) for s, a in got] == want, (name, path, choice)
+                assert (prof.times, prof.masks, prof.free) == \
+                    (want_prof.times, want_prof.masks, want_prof.free), (name, path)

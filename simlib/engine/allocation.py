@@ -442,6 +442,41 @@ class PlanChoice:
         return repr(self.strategy)
 
 
+def kernel_rule(strategy, platform: Platform):
+    """How the compiled placement kernel runs ``strategy``, or None.
+
+    A :class:`PlanChoice` over one of paper D's rules, of exactly the classes
+    below (a subclass may choose differently), as ``(preferred, fallback,
+    cluster masks, clusters ordered)``: codes 1 = :class:`LowestIds`, 2 =
+    :class:`Contiguous`, 3 = :class:`OneCluster`, fallback 0 = none (a
+    :class:`BestEffort` has its strict rule first, then basic).
+
+    Examples
+    --------
+    >>> from simlib.platform import Platform
+    >>> p = Platform.homogeneous(4, clusters=2)
+    >>> kernel_rule(PlanChoice(make_rule("best_effort_local")), p)
+    (3, 1, [3, 12], True)
+    >>> kernel_rule(make_rule("basic"), p) is None      # not through a PlanChoice
+    True
+    """
+    if type(strategy) is not PlanChoice:
+        return None
+    rule = strategy.strategy
+    codes = {LowestIds: 1, Contiguous: 2, OneCluster: 3}
+    if type(rule) is BestEffort:
+        if type(rule.fallback) is not LowestIds or type(rule.preferred) not in codes:
+            return None
+        preferred, fallback = codes[type(rule.preferred)], 1
+        rule = rule.preferred
+    elif type(rule) in codes:
+        preferred, fallback = codes[type(rule)], 0
+    else:
+        return None
+    lay = rule.layout(platform)
+    return preferred, fallback, lay.cluster_masks, lay.cluster_ordered
+
+
 class LowestIds(MaskRule):
     """Paper D's *basic* rule: the ``size`` free cores of smallest ids.
 

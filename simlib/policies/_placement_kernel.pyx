@@ -10,11 +10,25 @@ any width work and nothing is mirrored: the profile's other methods and the
 policies that read its lists (paper Z's plans) see no difference.
 ``tests/test_profile.py`` runs both paths against a scan of every candidate.
 
+:func:`place_in_order` is a plan rebuilt from scratch (conservative
+backfilling's ``recompute="rebuild"``, paper D's reading): every queued job
+searched and reserved in turn. For paper D's rules behind a ``PlanChoice``
+it copies the profile to C arrays (masks as 64-bit words) and runs the
+rules there (:func:`place_bits`), as ``allocation.py`` states them: a
+rebuild re-places the whole queue at every completion, and Python-int masks
+cost ~4 us a placement (``benchmarks/RESULTS.md``, session 19).
+
 Built by ``pip install`` (``setup.py``); ``SOURCE_SHA256`` is this file's
 digest at build time (see :mod:`simlib.policies.kernels`).
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free as c_free
+from libc.stdlib cimport malloc
+from libc.math cimport INFINITY
+from libc.string cimport memcpy, memmove
 
+from simlib.engine.allocation import Planned, ids_of, kernel_rule
 from simlib.errors import SimulationError
 
 cdef extern from *:
@@ -24,6 +38,7 @@ cdef extern from *:
     #endif
     """
     const char* SIMLIB_KERNEL_SOURCE
+    int popcount64 "__builtin_popcountll"(unsigned long long) nogil
 
 #: sha256 of this source file when the module was built.
 SOURCE_SHA256 = SIMLIB_KERNEL_SOURCE.decode("ascii")
@@ -51,28 +66,11 @@ cdef inline Py_ssize_t step_of(list times, Py_ssize_t n, double t):
     return lo - 1 if lo > 0 else 0
 
 
-def earliest_start(profile, strategy, long size, double duration, not_before,
-                   limit=float("inf")):
-    """``PlacementProfile.earliest_start(strategy, size, duration, not_before, limit)``.
-
-    Examples
-    --------
-    >>> from simlib.engine.allocation import Allocation, LowestIds
-    >>> from simlib.platform import Platform
-    >>> from simlib.policies.profile import PlacementProfile
-    >>> p = Platform.homogeneous(4)
-    >>> prof = PlacementProfile(0.0, p)
-    >>> prof.reserve(0.0, 10.0, Allocation.of(p, [0, 1, 2]))
-    >>> t, a = earliest_start(prof, LowestIds(), 2, 5.0, 0.0)
-    >>> t, a.cores
-    (10.0, (0, 1))
-    """
-    cdef list times = profile.times
-    cdef list masks = profile.masks
-    cdef list free = profile.free
-    platform = profile.platform
+cdef tuple search(list times, list masks, list free, platform, long total, strategy,
+                  long size, double duration, not_before, double stop, limit):
+    """The body of :func:`earliest_start` on the profile's lists."""
     cdef Py_ssize_t n = PyList_GET_SIZE(times)
-    cdef double start, end, nb = not_before, stop = limit
+    cdef double start, end, nb = not_before
     cdef Py_ssize_t i = step_of(times, n, nb), j, k
     # The first start is max(not_before, times[i]), that very object (as
     # the Python path returns it).
@@ -119,10 +117,30 @@ def earliest_start(profile, strategy, long size, double duration, not_before,
             j += 1
         if i >= n:
             raise SimulationError(f"{strategy!r} can never place {size} cores on "
-                                  f"{platform.name} ({profile.total} cores)")
+                                  f"{platform.name} ({total} cores)")
         cand = <object>PyList_GET_ITEM(times, i)
         start = cand
     return limit, None
+
+
+def earliest_start(profile, strategy, long size, double duration, not_before,
+                   limit=float("inf")):
+    """``PlacementProfile.earliest_start(strategy, size, duration, not_before, limit)``.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import Allocation, LowestIds
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> p = Platform.homogeneous(4)
+    >>> prof = PlacementProfile(0.0, p)
+    >>> prof.reserve(0.0, 10.0, Allocation.of(p, [0, 1, 2]))
+    >>> t, a = earliest_start(prof, LowestIds(), 2, 5.0, 0.0)
+    >>> t, a.cores
+    (10.0, (0, 1))
+    """
+    return search(profile.times, profile.masks, profile.free, profile.platform, profile.total,
+                  strategy, size, duration, not_before, limit, limit)
 
 
 def hole(profile, double start, double duration):
@@ -215,25 +233,6 @@ cdef Py_ssize_t flip_range(list masks, list free, Py_ssize_t i, Py_ssize_t j, m,
     return -1
 
 
-def flip_steps(profile, Py_ssize_t i, Py_ssize_t j, m, long count, expected):
-    """The loop of ``PlacementProfile._flip``: steps ``i .. j-1`` get ``m`` flipped
-    and ``count`` taken from their free count, in order; returns -1, or the
-    first step where ``masks[k] & m`` is not ``expected`` (left unflipped,
-    with the steps before it flipped, for the caller to report).
-
-    Examples
-    --------
-    >>> from simlib.platform import Platform
-    >>> from simlib.policies.profile import PlacementProfile
-    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
-    >>> flip_steps(prof, 0, 1, 0b11, 2, 0b11), bin(prof.masks[0]), prof.free
-    (-1, '0b1100', [2])
-    >>> flip_steps(prof, 0, 1, 0b11, 2, 0b11)   # already taken
-    0
-    """
-    return flip_range(profile.masks, profile.free, i, j, m, count, expected)
-
-
 cdef Py_ssize_t split(list times, list masks, list free, t_obj) except -2:
     """``_Steps._split(t)`` for ``t >= times[0]``: the index of the breakpoint at
     ``t``, inserting ``t_obj`` there (with the values of the step it cuts)."""
@@ -250,7 +249,10 @@ cdef Py_ssize_t split(list times, list masks, list free, t_obj) except -2:
 def flip(profile, start, end, m, long count, expected):
     """``PlacementProfile._flip``'s work for ``times[0] <= start < end``: the
     breakpoints at ``start`` and ``end`` made as ``_split`` makes them, then
-    :func:`flip_steps` on the steps between; returns what that returns.
+    the steps between flipped (``masks[k] ^ m``, ``count`` taken from
+    ``free[k]``) in order; returns -1, or the first step where ``masks[k] & m``
+    is not ``expected`` (left unflipped, the steps before it flipped, for the
+    caller to report).
 
     Examples
     --------
@@ -270,3 +272,338 @@ def flip(profile, start, end, m, long count, expected):
     cdef Py_ssize_t i = split(times, masks, free, start)
     cdef Py_ssize_t j = split(times, masks, free, end)
     return flip_range(masks, free, i, j, m, count, expected)
+
+
+def place_in_order(profile, strategy, list sizes, list durations, not_before):
+    """``PlacementProfile.place_in_order(strategy, sizes, durations, not_before)``
+    for ``not_before >= times[0]``: each job's :func:`earliest_start` and its
+    reservation (the flip of ``PlacementProfile.reserve``) before the next
+    job's search, with no Python frame per job.
+
+    When ``strategy`` is a :class:`~simlib.engine.allocation.PlanChoice` over
+    one of paper D's rules (:func:`~simlib.engine.allocation.kernel_rule`),
+    the whole loop runs on C words (:func:`place_bits`); otherwise the
+    strategy is called back with Python-int holes.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import LowestIds, PlanChoice
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> [(t, a.cores) for t, a in place_in_order(prof, LowestIds(), [3, 2], [5.0, 1.0], 0.0)]
+    [(0.0, (0, 1, 2)), (5.0, (0, 1))]
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> place_in_order(prof, PlanChoice(LowestIds()), [3, 2], [5.0, 1.0], 0.0)
+    [(0.0, Planned(0b111)), (5.0, Planned(0b11))]
+    """
+    cdef list times = profile.times
+    if not not_before >= time_at(times, 0):
+        raise ValueError(f"place_in_order: not_before {not_before} before the profile's "
+                         "first breakpoint")
+    rule = kernel_rule(strategy, profile.platform)
+    if rule is not None:
+        return place_bits(profile, strategy, rule, sizes, durations, not_before)
+    cdef list masks = profile.masks
+    cdef list free = profile.free
+    platform = profile.platform
+    cdef long total = profile.total
+    inf = float("inf")
+    cdef list out = []
+    cdef Py_ssize_t q, i, j, k
+    for q in range(PyList_GET_SIZE(sizes)):
+        duration = <object>PyList_GET_ITEM(durations, q)
+        start, alloc = search(times, masks, free, platform, total, strategy,
+                              <object>PyList_GET_ITEM(sizes, q), duration, not_before, inf, inf)
+        end = start + duration  # as the Python path adds them
+        if end > start:
+            m = alloc.mask
+            i = split(times, masks, free, start)
+            j = split(times, masks, free, end)
+            k = flip_range(masks, free, i, j, m, bit_count(m), m)
+            if k >= 0:
+                raise SimulationError(f"reserving cores {ids_of(m & ~masks[k])} on [{start}, "
+                                      f"{end}): already taken at {times[k]}")
+        out.append((start, alloc))
+    return out
+
+
+# ------------------------------------------------------------ on C words
+# Paper D's rules on masks of `w` 64-bit words (bit c of the mask = bit
+# c % 64 of word c // 64), as allocation.py states them on Python ints.
+# Codes: kernel_rule's.
+cdef enum:
+    LOWEST = 1
+    CONTIGUOUS = 2
+    ONE_CLUSTER = 3
+
+
+cdef inline long pop(const uint64_t* a, Py_ssize_t w) noexcept nogil:
+    cdef long c = 0
+    cdef Py_ssize_t k
+    for k in range(w):
+        c += popcount64(a[k])
+    return c
+
+
+cdef inline void and_into(uint64_t* out, const uint64_t* a, const uint64_t* b,
+                          Py_ssize_t w) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(w):
+        out[k] = a[k] & b[k]
+
+
+cdef bint lowest(const uint64_t* hole, long size, Py_ssize_t w, uint64_t* out) noexcept nogil:
+    """LowestIds.select_mask: the ``size`` lowest bits of ``hole`` (none if fewer)."""
+    if pop(hole, w) < size:
+        return False
+    cdef long left = size, c
+    cdef Py_ssize_t k
+    cdef uint64_t word, low
+    for k in range(w):
+        word = hole[k]
+        c = popcount64(word)
+        if c <= left:
+            out[k] = word
+            left -= c
+        else:
+            out[k] = 0
+            while left > 0:
+                low = word & (~word + 1)
+                out[k] |= low
+                word ^= low
+                left -= 1
+    return True
+
+
+cdef bint contiguous(const uint64_t* hole, long size, Py_ssize_t w, uint64_t* out) noexcept nogil:
+    """Contiguous.select_mask: the lowest run of ``size`` consecutive bits."""
+    cdef long run = 0, p, first, b
+    for p in range(64 * w):
+        if hole[p >> 6] >> (p & 63) & 1:
+            run += 1
+            if run == size:
+                first = p - size + 1
+                for b in range(w):
+                    out[b] = 0
+                for b in range(first, p + 1):
+                    out[b >> 6] |= (<uint64_t>1) << (b & 63)
+                return True
+        else:
+            run = 0
+    return False
+
+
+cdef long id_sum(const uint64_t* a, Py_ssize_t w) noexcept nogil:
+    cdef long s = 0, p
+    for p in range(64 * w):
+        if a[p >> 6] >> (p & 63) & 1:
+            s += p
+    return s
+
+
+cdef bint one_cluster(const uint64_t* hole, long size, Py_ssize_t w, const uint64_t* clusters,
+                      Py_ssize_t nclusters, bint ordered, uint64_t* out,
+                      uint64_t* mine, uint64_t* chosen) noexcept nogil:
+    """OneCluster.select_mask: in the first cluster with room (ids in blocks),
+    else in the one whose ``size`` lowest free ids have the smallest sum."""
+    cdef bint found = False
+    cdef long best_sum = 0, s
+    cdef Py_ssize_t c, k
+    for c in range(nclusters):
+        and_into(mine, hole, clusters + c * w, w)
+        if pop(mine, w) < size:
+            continue
+        lowest(mine, size, w, chosen)
+        if ordered:
+            memcpy(out, chosen, w * sizeof(uint64_t))
+            return True
+        s = id_sum(chosen, w)
+        if not found or s < best_sum:
+            found, best_sum = True, s
+            memcpy(out, chosen, w * sizeof(uint64_t))
+    return found
+
+
+cdef bint select_rule(int code, const uint64_t* hole, long size, Py_ssize_t w,
+                      const uint64_t* clusters, Py_ssize_t nclusters, bint ordered,
+                      uint64_t* out, uint64_t* tmp1, uint64_t* tmp2) noexcept nogil:
+    if code == LOWEST:
+        return lowest(hole, size, w, out)
+    if code == CONTIGUOUS:
+        return contiguous(hole, size, w, out)
+    return one_cluster(hole, size, w, clusters, nclusters, ordered, out, tmp1, tmp2)
+
+
+cdef void to_words(m, uint64_t* out, Py_ssize_t w) except *:
+    cdef Py_ssize_t k
+    for k in range(w):
+        out[k] = <uint64_t>(m & 0xFFFFFFFFFFFFFFFF)
+        m = m >> 64
+
+
+cdef object from_words(const uint64_t* a, Py_ssize_t w):
+    m = 0
+    cdef Py_ssize_t k
+    for k in range(w - 1, -1, -1):
+        m = (m << 64) | a[k]
+    return m
+
+
+cdef Py_ssize_t step_at(const double* times, Py_ssize_t n, double t) noexcept nogil:
+    """``max(bisect_right(times, t) - 1, 0)`` on a C array."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < times[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1 if lo > 0 else 0
+
+
+cdef Py_ssize_t split_words(double* times, long* free, uint64_t* masks, Py_ssize_t* n,
+                            Py_ssize_t w, double t) noexcept nogil:
+    """``_Steps._split(t)`` for ``t >= times[0]`` on C arrays with room for one more step."""
+    cdef Py_ssize_t i = step_at(times, n[0], t), tail = n[0] - i - 1
+    if times[i] == t:
+        return i
+    memmove(times + i + 2, times + i + 1, tail * sizeof(double))
+    memmove(free + i + 2, free + i + 1, tail * sizeof(long))
+    memmove(masks + (i + 2) * w, masks + (i + 1) * w, tail * w * sizeof(uint64_t))
+    times[i + 1] = t
+    free[i + 1] = free[i]
+    memcpy(masks + (i + 1) * w, masks + i * w, w * sizeof(uint64_t))
+    n[0] += 1
+    return i + 1
+
+
+def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_before):
+    """:func:`place_in_order` for a rule in C: the profile copied to C arrays
+    (times, free counts, masks as words), every job searched and reserved
+    there with the same candidates, skips and choices as :func:`search`
+    and the rule's ``select_mask``, then written back to the profile's lists
+    (times as floats). Allocations are :class:`~simlib.engine.allocation.Planned`,
+    as a ``PlanChoice`` gives them. ``rule`` is ``kernel_rule``'s answer."""
+    cdef int preferred = rule[0], fallback = rule[1]
+    cdef list cluster_masks = list(rule[2])
+    cdef bint ordered = rule[3]
+    cdef list times_l = profile.times
+    cdef list masks_l = profile.masks
+    cdef list free_l = profile.free
+    cdef long total = profile.total
+    cdef Py_ssize_t w = max((total + 63) // 64, 1)
+    cdef Py_ssize_t n = PyList_GET_SIZE(times_l), q, nq = PyList_GET_SIZE(sizes)
+    cdef Py_ssize_t cap = n + 2 * nq + 2, nclusters = len(cluster_masks)
+    cdef double* times = <double*>malloc(cap * sizeof(double))
+    cdef long* free = <long*>malloc(cap * sizeof(long))
+    cdef uint64_t* masks = <uint64_t*>malloc(cap * w * sizeof(uint64_t))
+    # window, suffix, wider, choice, two scratch masks, then the clusters
+    cdef uint64_t* scratch = <uint64_t*>malloc((6 + nclusters) * w * sizeof(uint64_t))
+    if times == NULL or free == NULL or masks == NULL or scratch == NULL:
+        c_free(times); c_free(free); c_free(masks); c_free(scratch)
+        raise MemoryError()
+    cdef uint64_t* window = scratch
+    cdef uint64_t* suffix = scratch + w
+    cdef uint64_t* wider = scratch + 2 * w
+    cdef uint64_t* choice = scratch + 3 * w
+    cdef uint64_t* tmp1 = scratch + 4 * w
+    cdef uint64_t* tmp2 = scratch + 5 * w
+    cdef uint64_t* clusters = scratch + 6 * w
+    cdef Py_ssize_t i, j, k, b
+    cdef long size, count
+    cdef double nb = not_before, start, end, duration
+    cdef bint ok, bad
+    cdef list out = []
+    try:
+        for i in range(n):
+            times[i] = time_at(times_l, i)
+            free[i] = free_at(free_l, i)
+            to_words(<object>PyList_GET_ITEM(masks_l, i), masks + i * w, w)
+        for k in range(nclusters):
+            to_words(cluster_masks[k], clusters + k * w, w)
+        for q in range(nq):
+            size = <object>PyList_GET_ITEM(sizes, q)
+            duration = <object>PyList_GET_ITEM(durations, q)
+            # -- the search (as `search`, on words) --
+            i = step_at(times, n, nb)
+            start = nb if nb >= times[i] else times[i]
+            for b in range(w):
+                window[b] = ~(<uint64_t>0)
+            j = i
+            ok = False
+            while start < INFINITY:
+                end = start + duration
+                while True:
+                    if j > i and (j == n or times[j] >= end):
+                        ok = select_rule(preferred, window, size, w, clusters, nclusters,
+                                         ordered, choice, tmp1, tmp2)
+                        if not ok and fallback:
+                            ok = select_rule(fallback, window, size, w, clusters, nclusters,
+                                             ordered, choice, tmp1, tmp2)
+                        if ok:
+                            break
+                        i += 1
+                        for b in range(w):
+                            window[b] = ~(<uint64_t>0)
+                        j = i
+                        break
+                    if free[j] < size:
+                        i = j + 1
+                        for b in range(w):
+                            window[b] = ~(<uint64_t>0)
+                        j = i
+                        break
+                    and_into(window, window, masks + j * w, w)
+                    if pop(window, w) < size:
+                        memcpy(suffix, masks + j * w, w * sizeof(uint64_t))
+                        k = j
+                        while k > i + 1:
+                            and_into(wider, suffix, masks + (k - 1) * w, w)
+                            if pop(wider, w) < size:
+                                break
+                            memcpy(suffix, wider, w * sizeof(uint64_t))
+                            k -= 1
+                        i = k
+                        memcpy(window, suffix, w * sizeof(uint64_t))
+                        j += 1
+                        break
+                    j += 1
+                if ok:
+                    break
+                if i >= n:
+                    raise SimulationError(f"{strategy!r} can never place {size} cores on "
+                                          f"{profile.platform.name} ({total} cores)")
+                start = times[i]
+            if not ok:  # every later step ends at infinity: no finite start
+                raise SimulationError(f"{strategy!r} finds no finite start for {size} cores")
+            # -- the reservation (as `PlacementProfile.reserve`) --
+            end = start + duration
+            if end > start:
+                i = split_words(times, free, masks, &n, w, start)
+                j = split_words(times, free, masks, &n, w, end)
+                count = pop(choice, w)
+                for k in range(i, j):
+                    bad = False
+                    for b in range(w):
+                        if masks[k * w + b] & choice[b] != choice[b]:
+                            bad = True
+                    if bad:
+                        and_into(tmp1, choice, masks + k * w, w)
+                        for b in range(w):
+                            tmp1[b] ^= choice[b]
+                        raise SimulationError(f"reserving cores {ids_of(from_words(tmp1, w))} "
+                                              f"on [{start}, {end}): already taken at {times[k]}")
+                    for b in range(w):
+                        masks[k * w + b] ^= choice[b]
+                    free[k] -= count
+            out.append((start, Planned(from_words(choice, w))))
+        times_l[:] = [times[i] for i in range(n)]
+        free_l[:] = [free[i] for i in range(n)]
+        masks_l[:] = [from_words(masks + i * w, w) for i in range(n)]
+    finally:
+        c_free(times)
+        c_free(free)
+        c_free(masks)
+        c_free(scratch)
+    return out

@@ -203,9 +203,12 @@ class Conservative(QueuePolicy):
         for job in self.sim.running.values():
             # An estimate already passed still holds its cores until `now`.
             prof.reserve(now, max(job.estimated_end, now), held[job.idx])
-        for job in self.queue:
-            if job.data is not None:
-                self._place(job, now)
+        planned = [job for job in self.queue if job.data is not None]
+        placed = prof.place_in_order(self._choose, [job.procs for job in planned],
+                                     [job.requested_time for job in planned], now)
+        for job, (start, alloc) in zip(planned, placed):
+            held[job.idx] = alloc
+            job.data = start
 
     def _compress(self, now):
         """Compress the schedule: the rule as stated."""

@@ -736,4 +736,31 @@ class PlacementProfile(_Steps):
             start = times[i]
         return limit, None
 
+    def place_in_order(self, strategy: AllocationStrategy, sizes: list[int],
+                       durations: list[float], not_before: float
+                       ) -> list[tuple[float, Allocation]]:
+        """Place jobs one after the other: each at its :meth:`earliest_start`
+        from ``not_before``, reserved before the next one is searched.
+
+        What a plan built from scratch does with its queue (conservative
+        backfilling's rebuild), in one call: the compiled core runs the
+        whole loop. Returns each job's ``(start, allocation)``, in order.
+
+        Examples
+        --------
+        >>> from simlib.engine.allocation import LowestIds
+        >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+        >>> [(t, a.cores) for t, a in prof.place_in_order(LowestIds(), [3, 2], [5.0, 1.0], 0.0)]
+        [(0.0, (0, 1, 2)), (5.0, (0, 1))]
+        """
+        if self._kernel is not None and not_before >= self.times[0]:
+            return self._kernel.place_in_order(self, strategy, list(sizes), list(durations),
+                                               not_before)
+        out = []
+        for size, duration in zip(sizes, durations):
+            start, alloc = self.earliest_start(strategy, size, duration, not_before)
+            self.reserve(start, start + duration, alloc)
+            out.append((start, alloc))
+        return out
+
 
