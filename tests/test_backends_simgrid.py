@@ -245,6 +245,51 @@ def test_walltime_kills_and_reservations_at_the_same_instant_never_share_a_node(
             assert b0 >= a1, (node, (a0, a1), b0)
 
 
+class _NoReuse(list):
+    """An idle list that keeps nobody: each job actor ends after its job."""
+
+    def append(self, actor):
+        actor.give(None)
+
+
+@pytest.mark.simgrid
+@pytest.mark.parametrize("rule", ["basic", "contiguous", "best_effort_local"])
+def test_job_actors_given_new_jobs_time_them_as_one_actor_per_job(rule, monkeypatch):
+    # Paired: job actors reused (what runs) against one fresh actor per job,
+    # with communication sharing links and jobs killed at their walltimes.
+    import simlib.backends.simgrid as backend
+    rng = np.random.default_rng(3)
+    n = 60
+    run = rng.integers(3600, 14400, n).astype(float)
+    size = rng.integers(1, 17, n)
+    wall = run * np.where(rng.random(n) < 0.5, 20.0, 1e4)  # some killed, some not
+    net = NetworkPlatform.homogeneous(clusters=4, nodes=16, speed=286.097e3, bw=1.25e6,
+                                      lat=24e-9, switch_bw=1.25e9, switch_lat=0.0,
+                                      backbone_bw=1.25e9, backbone_lat=24e-9)
+
+    def task(job):
+        k = len(job.alloc)
+        return [job.work * 1e6] * k, [job.work * 2e6] * (k * k)
+
+    def jobs():
+        return simulate_simgrid(workload(list(zip(run, size, wall))),
+                                make_policy("conservative", allocation=rule, recompute="rebuild"),
+                                net, task).jobs
+
+    reused = jobs()
+
+    class OneActorPerJob(backend.SimGridExecution):
+        def __init__(self, *args):
+            super().__init__(*args)
+            self._idle = _NoReuse()
+
+    monkeypatch.setattr(backend, "SimGridExecution", OneActorPerJob)
+    fresh = jobs()
+    pd.testing.assert_frame_equal(reused, fresh)
+    killed = reused["final_state"] == "COMPLETED_WALLTIME_REACHED"
+    assert killed.any() and (~killed).any()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="CPU affinity: Linux")
 def test_a_simgrid_run_stays_on_the_core_it_started_on():
     # In a child process: the test process itself must keep all its cores.
