@@ -406,7 +406,12 @@ def test_place_in_order_is_one_search_and_reservation_per_job(seed, monkeypatch)
         cores = rng.sample(range(plat.cpus), rng.randint(1, max(1, plat.cpus // 3)))
         running.append((rng.choice([0.5, 1.0]) * rng.randint(1, 50), Allocation.of(plat, cores)))
     widest = max(OneCluster().max_size(plat), 1)
-    queue = [(rng.randint(1, widest), rng.choice([0.5, 1.0, 4.0]) * rng.randint(1, 30))
+    # Now or later than the profile's start (a breakpoint or between two);
+    # an endless job now and then (the jobs after it may find no finite start).
+    nb = rng.choice([0.0, 0.5 * rng.randint(0, 40)])
+    queue = [(rng.randint(1, widest),
+              float("inf") if rng.random() < 0.03 else
+              rng.choice([0.5, 1.0, 4.0]) * rng.randint(1, 30))
              for _ in range(rng.randint(1, 40))]
     sizes, durations = [s for s, _ in queue], [d for _, d in queue]
 
@@ -424,13 +429,33 @@ def test_place_in_order_is_one_search_and_reservation_per_job(seed, monkeypatch)
         want_prof = fresh("python")
         want = []
         for size, dur in queue:
-            start, alloc = want_prof.earliest_start(make_rule(name), size, dur, 0.0)
+            start, alloc = want_prof.earliest_start(make_rule(name), size, dur, nb)
             want_prof.reserve(start, start + dur, alloc)
-            want.append((start, alloc.mask))
+            want.append((start, alloc and alloc.mask))
         for path in ("compiled", "python"):
             for choice in (PlanChoice(make_rule(name)), make_rule(name)):
                 prof = fresh(path)
-                got = prof.place_in_order(choice, sizes, durations, 0.0)
-                assert [(s, a.mask) for s, a in got] == want, (name, path, choice)
+                got = prof.place_in_order(choice, sizes, durations, nb)
+                assert [(s, a and a.mask) for s, a in got] == want, (name, path, choice)
                 assert (prof.times, prof.masks, prof.free) == \
                     (want_prof.times, want_prof.masks, want_prof.free), (name, path)
+
+
+def test_place_in_order_leaves_the_profile_as_the_python_path_when_a_job_cannot_be_placed(
+        monkeypatch):
+    # The third job is wider than any cluster: paper D's *local* rule can
+    # never place it. Both paths raise the same error and keep the first two
+    # jobs reserved; lists of different lengths are refused.
+    from simlib.engine.allocation import PlanChoice
+    from simlib.policies.kernels import KERNEL_ENV
+    outcomes = []
+    for path in ("compiled", "python"):
+        monkeypatch.setenv(KERNEL_ENV, path)
+        prof = PlacementProfile(0.0, D)
+        with pytest.raises(SimulationError) as err:
+            prof.place_in_order(PlanChoice(OneCluster()), [2, 3, 5], [4.0, 2.0, 1.0], 0.0)
+        outcomes.append((str(err.value), prof.times, prof.masks, prof.free))
+        with pytest.raises(ValueError, match="2 sizes for 1 durations"):
+            prof.place_in_order(PlanChoice(OneCluster()), [1, 1], [1.0], 0.0)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1] == [0.0, 2.0, 4.0]

@@ -301,6 +301,8 @@ def place_in_order(profile, strategy, list sizes, list durations, not_before):
     if not not_before >= time_at(times, 0):
         raise ValueError(f"place_in_order: not_before {not_before} before the profile's "
                          "first breakpoint")
+    if PyList_GET_SIZE(sizes) != PyList_GET_SIZE(durations):
+        raise ValueError(f"place_in_order: {len(sizes)} sizes for {len(durations)} durations")
     rule = kernel_rule(strategy, profile.platform)
     if rule is not None:
         return place_bits(profile, strategy, rule, sizes, durations, not_before)
@@ -483,8 +485,14 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
     (times, free counts, masks as words), every job searched and reserved
     there with the same candidates, skips and choices as :func:`search`
     and the rule's ``select_mask``, then written back to the profile's lists
-    (times as floats). Allocations are :class:`~simlib.engine.allocation.Planned`,
-    as a ``PlanChoice`` gives them. ``rule`` is ``kernel_rule``'s answer."""
+    (times as floats; also when a job raises, with the jobs before it
+    reserved, as the Python path leaves it). Allocations are
+    :class:`~simlib.engine.allocation.Planned`, as a ``PlanChoice`` gives
+    them; a job with no finite start gets ``(inf, None)`` and no
+    reservation, as from ``earliest_start``. ``rule`` is ``kernel_rule``'s
+    answer; ``sizes`` and ``durations`` have the same length (checked by
+    :func:`place_in_order`)."""
+    cdef double nb = not_before
     cdef int preferred = rule[0], fallback = rule[1]
     cdef list cluster_masks = list(rule[2])
     cdef bint ordered = rule[3]
@@ -512,8 +520,8 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
     cdef uint64_t* clusters = scratch + 6 * w
     cdef Py_ssize_t i, j, k, b
     cdef long size, count
-    cdef double nb = not_before, start, end, duration
-    cdef bint ok, bad
+    cdef double start, end, duration
+    cdef bint ok, bad, copied = False
     cdef list out = []
     try:
         for i in range(n):
@@ -522,6 +530,7 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
             to_words(<object>PyList_GET_ITEM(masks_l, i), masks + i * w, w)
         for k in range(nclusters):
             to_words(cluster_masks[k], clusters + k * w, w)
+        copied = True
         for q in range(nq):
             size = <object>PyList_GET_ITEM(sizes, q)
             duration = <object>PyList_GET_ITEM(durations, q)
@@ -575,8 +584,9 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
                     raise SimulationError(f"{strategy!r} can never place {size} cores on "
                                           f"{profile.platform.name} ({total} cores)")
                 start = times[i]
-            if not ok:  # every later step ends at infinity: no finite start
-                raise SimulationError(f"{strategy!r} finds no finite start for {size} cores")
+            if not ok:  # the search reached infinity: no finite start, nothing reserved
+                out.append((float("inf"), None))
+                continue
             # -- the reservation (as `PlacementProfile.reserve`) --
             end = start + duration
             if end > start:
@@ -598,10 +608,11 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
                         masks[k * w + b] ^= choice[b]
                     free[k] -= count
             out.append((start, Planned(from_words(choice, w))))
-        times_l[:] = [times[i] for i in range(n)]
-        free_l[:] = [free[i] for i in range(n)]
-        masks_l[:] = [from_words(masks + i * w, w) for i in range(n)]
     finally:
+        if copied:
+            times_l[:] = [times[i] for i in range(n)]
+            free_l[:] = [free[i] for i in range(n)]
+            masks_l[:] = [from_words(masks + i * w, w) for i in range(n)]
         c_free(times)
         c_free(free)
         c_free(masks)

@@ -753,6 +753,8 @@ class PlacementProfile(_Steps):
         >>> [(t, a.cores) for t, a in prof.place_in_order(LowestIds(), [3, 2], [5.0, 1.0], 0.0)]
         [(0.0, (0, 1, 2)), (5.0, (0, 1))]
         """
+        if len(sizes) != len(durations):
+            raise ValueError(f"place_in_order: {len(sizes)} sizes for {len(durations)} durations")
         if self._kernel is not None and not_before >= self.times[0]:
             return self._kernel.place_in_order(self, strategy, list(sizes), list(durations),
                                                not_before)
