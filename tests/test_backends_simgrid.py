@@ -20,6 +20,7 @@ from simlib.engine.allocation import RULES
 from simlib.errors import ConfigError, SimulationError
 from simlib.policies import make_policy
 from simlib.runner import simulate
+from simlib.studies.dutot.tasks import task_function
 from simlib.workload.swf import SWF_FIELDS, Workload
 
 
@@ -220,17 +221,10 @@ def test_walltime_kills_and_reservations_at_the_same_instant_never_share_a_node(
     rng = np.random.default_rng(1)
     run = rng.integers(3600, 14400, 30).astype(float)
     size = rng.integers(1, 17, 30)
-    net = NetworkPlatform.homogeneous(clusters=8, nodes=16, speed=286.097e3, bw=1.25e6,
-                                      lat=24e-9, switch_bw=1.25e9, switch_lat=0.0,
-                                      backbone_bw=1.25e9, backbone_lat=24e-9)
-
-    def task(job):
-        k = len(job.alloc)
-        return [job.work * 1e6] * k, [job.work * 2e8] * (k * k)
-
     jobs = simulate_simgrid(workload(list(zip(run, size, run * 1000))),
                             make_policy("conservative", allocation=rule, recompute="rebuild"),
-                            net, task).jobs
+                            homogeneous(clusters=8, nodes=16, speed=286.097e3),
+                            task_function(f_comp=1e6, f_comm=2e8)).jobs
     killed = jobs["final_state"] == "COMPLETED_WALLTIME_REACHED"
     assert killed.any() and (~killed).any()
     assert (jobs.loc[killed, "finish_time"]
@@ -263,18 +257,11 @@ def test_job_actors_given_new_jobs_time_them_as_one_actor_per_job(rule, monkeypa
     run = rng.integers(3600, 14400, n).astype(float)
     size = rng.integers(1, 17, n)
     wall = run * np.where(rng.random(n) < 0.5, 20.0, 1e4)  # some killed, some not
-    net = NetworkPlatform.homogeneous(clusters=4, nodes=16, speed=286.097e3, bw=1.25e6,
-                                      lat=24e-9, switch_bw=1.25e9, switch_lat=0.0,
-                                      backbone_bw=1.25e9, backbone_lat=24e-9)
-
-    def task(job):
-        k = len(job.alloc)
-        return [job.work * 1e6] * k, [job.work * 2e6] * (k * k)
-
     def jobs():
         return simulate_simgrid(workload(list(zip(run, size, wall))),
                                 make_policy("conservative", allocation=rule, recompute="rebuild"),
-                                net, task).jobs
+                                homogeneous(clusters=4, nodes=16, speed=286.097e3),
+                                task_function(f_comp=1e6, f_comm=2e6)).jobs
 
     reused = jobs()
 
