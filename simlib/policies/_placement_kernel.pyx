@@ -11,12 +11,12 @@ policies that read its lists (paper Z's plans) see no difference.
 ``tests/test_profile.py`` runs both paths against a scan of every candidate.
 
 :func:`place_in_order` is a plan rebuilt from scratch (conservative
-backfilling's ``recompute="rebuild"``, paper D's reading): every queued job
-searched and reserved in turn. For paper D's rules behind a ``PlanChoice``
-it copies the profile to C arrays (masks as 64-bit words) and runs the
-rules there (:func:`place_bits`), as ``allocation.py`` states them: a
-rebuild re-places the whole queue at every completion, and Python-int masks
-cost ~4 us a placement (``benchmarks/RESULTS.md``, session 19).
+backfilling's ``recompute="rebuild"``, paper D's reading) for paper D's
+rules behind a ``PlanChoice``: every queued job searched and reserved in
+turn on a C copy of the profile (masks as 64-bit words), the rules run as
+``allocation.py`` states them. A rebuild re-places the whole queue at every
+completion, and Python-int masks cost ~4 us a placement
+(``benchmarks/RESULTS.md``, session 19).
 
 Built by ``pip install`` (``setup.py``); ``SOURCE_SHA256`` is this file's
 digest at build time (see :mod:`simlib.policies.kernels`).
@@ -28,7 +28,7 @@ from libc.stdlib cimport malloc
 from libc.math cimport INFINITY
 from libc.string cimport memcpy, memmove
 
-from simlib.engine.allocation import Planned, ids_of, kernel_rule
+from simlib.engine.allocation import Planned, ids_of
 from simlib.errors import SimulationError
 
 cdef extern from *:
@@ -66,11 +66,28 @@ cdef inline Py_ssize_t step_of(list times, Py_ssize_t n, double t):
     return lo - 1 if lo > 0 else 0
 
 
-cdef tuple search(list times, list masks, list free, platform, long total, strategy,
-                  long size, double duration, not_before, double stop, limit):
-    """The body of :func:`earliest_start` on the profile's lists."""
+def earliest_start(profile, strategy, long size, double duration, not_before,
+                   limit=float("inf")):
+    """``PlacementProfile.earliest_start(strategy, size, duration, not_before, limit)``.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import Allocation, LowestIds
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> p = Platform.homogeneous(4)
+    >>> prof = PlacementProfile(0.0, p)
+    >>> prof.reserve(0.0, 10.0, Allocation.of(p, [0, 1, 2]))
+    >>> t, a = earliest_start(prof, LowestIds(), 2, 5.0, 0.0)
+    >>> t, a.cores
+    (10.0, (0, 1))
+    """
+    cdef list times = profile.times
+    cdef list masks = profile.masks
+    cdef list free = profile.free
+    platform = profile.platform
     cdef Py_ssize_t n = PyList_GET_SIZE(times)
-    cdef double start, end, nb = not_before
+    cdef double start, end, nb = not_before, stop = limit
     cdef Py_ssize_t i = step_of(times, n, nb), j, k
     # The first start is max(not_before, times[i]), that very object (as
     # the Python path returns it).
@@ -117,30 +134,10 @@ cdef tuple search(list times, list masks, list free, platform, long total, strat
             j += 1
         if i >= n:
             raise SimulationError(f"{strategy!r} can never place {size} cores on "
-                                  f"{platform.name} ({total} cores)")
+                                  f"{platform.name} ({profile.total} cores)")
         cand = <object>PyList_GET_ITEM(times, i)
         start = cand
     return limit, None
-
-
-def earliest_start(profile, strategy, long size, double duration, not_before,
-                   limit=float("inf")):
-    """``PlacementProfile.earliest_start(strategy, size, duration, not_before, limit)``.
-
-    Examples
-    --------
-    >>> from simlib.engine.allocation import Allocation, LowestIds
-    >>> from simlib.platform import Platform
-    >>> from simlib.policies.profile import PlacementProfile
-    >>> p = Platform.homogeneous(4)
-    >>> prof = PlacementProfile(0.0, p)
-    >>> prof.reserve(0.0, 10.0, Allocation.of(p, [0, 1, 2]))
-    >>> t, a = earliest_start(prof, LowestIds(), 2, 5.0, 0.0)
-    >>> t, a.cores
-    (10.0, (0, 1))
-    """
-    return search(profile.times, profile.masks, profile.free, profile.platform, profile.total,
-                  strategy, size, duration, not_before, limit, limit)
 
 
 def hole(profile, double start, double duration):
@@ -274,62 +271,6 @@ def flip(profile, start, end, m, long count, expected):
     return flip_range(masks, free, i, j, m, count, expected)
 
 
-def place_in_order(profile, strategy, list sizes, list durations, not_before):
-    """``PlacementProfile.place_in_order(strategy, sizes, durations, not_before)``
-    for ``not_before >= times[0]``: each job's :func:`earliest_start` and its
-    reservation (the flip of ``PlacementProfile.reserve``) before the next
-    job's search, with no Python frame per job.
-
-    When ``strategy`` is a :class:`~simlib.engine.allocation.PlanChoice` over
-    one of paper D's rules (:func:`~simlib.engine.allocation.kernel_rule`),
-    the whole loop runs on C words (:func:`place_bits`); otherwise the
-    strategy is called back with Python-int holes.
-
-    Examples
-    --------
-    >>> from simlib.engine.allocation import LowestIds, PlanChoice
-    >>> from simlib.platform import Platform
-    >>> from simlib.policies.profile import PlacementProfile
-    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
-    >>> [(t, a.cores) for t, a in place_in_order(prof, LowestIds(), [3, 2], [5.0, 1.0], 0.0)]
-    [(0.0, (0, 1, 2)), (5.0, (0, 1))]
-    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
-    >>> place_in_order(prof, PlanChoice(LowestIds()), [3, 2], [5.0, 1.0], 0.0)
-    [(0.0, Planned(0b111)), (5.0, Planned(0b11))]
-    """
-    cdef list times = profile.times
-    if not not_before >= time_at(times, 0):
-        raise ValueError(f"place_in_order: not_before {not_before} before the profile's "
-                         "first breakpoint")
-    if PyList_GET_SIZE(sizes) != PyList_GET_SIZE(durations):
-        raise ValueError(f"place_in_order: {len(sizes)} sizes for {len(durations)} durations")
-    rule = kernel_rule(strategy, profile.platform)
-    if rule is not None:
-        return place_bits(profile, strategy, rule, sizes, durations, not_before)
-    cdef list masks = profile.masks
-    cdef list free = profile.free
-    platform = profile.platform
-    cdef long total = profile.total
-    inf = float("inf")
-    cdef list out = []
-    cdef Py_ssize_t q, i, j, k
-    for q in range(PyList_GET_SIZE(sizes)):
-        duration = <object>PyList_GET_ITEM(durations, q)
-        start, alloc = search(times, masks, free, platform, total, strategy,
-                              <object>PyList_GET_ITEM(sizes, q), duration, not_before, inf, inf)
-        end = start + duration  # as the Python path adds them
-        if end > start:
-            m = alloc.mask
-            i = split(times, masks, free, start)
-            j = split(times, masks, free, end)
-            k = flip_range(masks, free, i, j, m, bit_count(m), m)
-            if k >= 0:
-                raise SimulationError(f"reserving cores {ids_of(m & ~masks[k])} on [{start}, "
-                                      f"{end}): already taken at {times[k]}")
-        out.append((start, alloc))
-    return out
-
-
 # ------------------------------------------------------------ on C words
 # Paper D's rules on masks of `w` 64-bit words (bit c of the mask = bit
 # c % 64 of word c // 64), as allocation.py states them on Python ints.
@@ -346,6 +287,12 @@ cdef inline long pop(const uint64_t* a, Py_ssize_t w) noexcept nogil:
     for k in range(w):
         c += popcount64(a[k])
     return c
+
+
+cdef inline void fill_ones(uint64_t* a, Py_ssize_t w) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(w):
+        a[k] = ~(<uint64_t>0)
 
 
 cdef inline void and_into(uint64_t* out, const uint64_t* a, const uint64_t* b,
@@ -480,18 +427,30 @@ cdef Py_ssize_t split_words(double* times, long* free, uint64_t* masks, Py_ssize
     return i + 1
 
 
-def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_before):
-    """:func:`place_in_order` for a rule in C: the profile copied to C arrays
-    (times, free counts, masks as words), every job searched and reserved
-    there with the same candidates, skips and choices as :func:`search`
-    and the rule's ``select_mask``, then written back to the profile's lists
-    (times as floats; also when a job raises, with the jobs before it
-    reserved, as the Python path leaves it). Allocations are
+def place_in_order(profile, strategy, tuple rule, list sizes, list durations, not_before):
+    """``PlacementProfile.place_in_order`` for one of paper D's rules behind a
+    ``PlanChoice`` (``rule``: :func:`~simlib.engine.allocation.kernel_rule`'s
+    answer), ``not_before >= times[0]`` and as many durations as sizes (the
+    method checks both). The profile is copied to C arrays (times, free
+    counts, masks as words); every job is searched and reserved there with
+    the same candidates, skips and choices as :func:`earliest_start` and the
+    rule's ``select_mask``; the lists are written back (times as floats),
+    also when a job raises, with the jobs before it reserved, as the Python
+    path leaves them. Allocations are
     :class:`~simlib.engine.allocation.Planned`, as a ``PlanChoice`` gives
     them; a job with no finite start gets ``(inf, None)`` and no
-    reservation, as from ``earliest_start``. ``rule`` is ``kernel_rule``'s
-    answer; ``sizes`` and ``durations`` have the same length (checked by
-    :func:`place_in_order`)."""
+    reservation, as from ``earliest_start``.
+
+    Examples
+    --------
+    >>> from simlib.engine.allocation import LowestIds, PlanChoice, kernel_rule
+    >>> from simlib.platform import Platform
+    >>> from simlib.policies.profile import PlacementProfile
+    >>> prof = PlacementProfile(0.0, Platform.homogeneous(4))
+    >>> choice = PlanChoice(LowestIds())
+    >>> place_in_order(prof, choice, kernel_rule(choice, prof.platform), [3, 2], [5.0, 1.0], 0.0)
+    [(0.0, Planned(0b111)), (5.0, Planned(0b11))]
+    """
     cdef double nb = not_before
     cdef int preferred = rule[0], fallback = rule[1]
     cdef list cluster_masks = list(rule[2])
@@ -537,8 +496,7 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
             # -- the search (as `search`, on words) --
             i = step_at(times, n, nb)
             start = nb if nb >= times[i] else times[i]
-            for b in range(w):
-                window[b] = ~(<uint64_t>0)
+            fill_ones(window, w)  # no step intersected yet
             j = i
             ok = False
             while start < INFINITY:
@@ -553,14 +511,12 @@ def place_bits(profile, strategy, tuple rule, list sizes, list durations, not_be
                         if ok:
                             break
                         i += 1
-                        for b in range(w):
-                            window[b] = ~(<uint64_t>0)
+                        fill_ones(window, w)
                         j = i
                         break
                     if free[j] < size:
                         i = j + 1
-                        for b in range(w):
-                            window[b] = ~(<uint64_t>0)
+                        fill_ones(window, w)
                         j = i
                         break
                     and_into(window, window, masks + j * w, w)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 
-from ..engine.allocation import Allocation, AllocationStrategy, ids_of
+from ..engine.allocation import Allocation, AllocationStrategy, ids_of, kernel_rule
 from ..errors import SimulationError
 from ..platform import Platform
 from . import kernels
@@ -743,8 +743,11 @@ class PlacementProfile(_Steps):
         from ``not_before``, reserved before the next one is searched.
 
         What a plan built from scratch does with its queue (conservative
-        backfilling's rebuild), in one call: the compiled core runs the
-        whole loop. Returns each job's ``(start, allocation)``, in order.
+        backfilling's rebuild), in one call: for paper D's rules behind a
+        :class:`~simlib.engine.allocation.PlanChoice`
+        (:func:`~simlib.engine.allocation.kernel_rule`) the compiled core
+        runs the whole loop. Returns each job's ``(start, allocation)``, in
+        order.
 
         Examples
         --------
@@ -755,9 +758,10 @@ class PlacementProfile(_Steps):
         """
         if len(sizes) != len(durations):
             raise ValueError(f"place_in_order: {len(sizes)} sizes for {len(durations)} durations")
-        if self._kernel is not None and not_before >= self.times[0]:
-            return self._kernel.place_in_order(self, strategy, list(sizes), list(durations),
-                                               not_before)
+        rule = None if self._kernel is None else kernel_rule(strategy, self.platform)
+        if rule is not None and not_before >= self.times[0]:
+            return self._kernel.place_in_order(self, strategy, rule, list(sizes),
+                                               list(durations), not_before)
         out = []
         for size, duration in zip(sizes, durations):
             start, alloc = self.earliest_start(strategy, size, duration, not_before)
