@@ -441,6 +441,14 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
     them; a job with no finite start gets ``(inf, None)`` and no
     reservation, as from ``earliest_start``.
 
+    A job's search starts at the latest start of the jobs before it that it
+    *dominates* (no more cores, no longer duration): where it would fit, in
+    a plan that has only gained reservations since, each of those would have
+    fitted too (a window of fewer steps holds more free cores, and every
+    rule that takes ``size`` cores of a mask also takes fewer, of it or of a
+    larger one), and each was placed at its earliest feasible start. The
+    starts skipped are all infeasible: the search finds the same start.
+
     Examples
     --------
     >>> from simlib.engine.allocation import LowestIds, PlanChoice, kernel_rule
@@ -467,8 +475,14 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
     cdef uint64_t* masks = <uint64_t*>malloc(cap * w * sizeof(uint64_t))
     # window, suffix, wider, choice, two scratch masks, then the clusters
     cdef uint64_t* scratch = <uint64_t*>malloc((6 + nclusters) * w * sizeof(uint64_t))
-    if times == NULL or free == NULL or masks == NULL or scratch == NULL:
+    # each job's size, duration and start (inf: none), for the dominance bound
+    cdef long* placed_size = <long*>malloc((nq + 1) * sizeof(long))
+    cdef double* placed_duration = <double*>malloc((nq + 1) * sizeof(double))
+    cdef double* placed_start = <double*>malloc((nq + 1) * sizeof(double))
+    if (times == NULL or free == NULL or masks == NULL or scratch == NULL
+            or placed_size == NULL or placed_duration == NULL or placed_start == NULL):
         c_free(times); c_free(free); c_free(masks); c_free(scratch)
+        c_free(placed_size); c_free(placed_duration); c_free(placed_start)
         raise MemoryError()
     cdef uint64_t* window = scratch
     cdef uint64_t* suffix = scratch + w
@@ -479,7 +493,7 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
     cdef uint64_t* clusters = scratch + 6 * w
     cdef Py_ssize_t i, j, k, b
     cdef long size, count
-    cdef double start, end, duration
+    cdef double start, end, duration, lower
     cdef bint ok, bad, copied = False
     cdef list out = []
     try:
@@ -493,9 +507,20 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
         for q in range(nq):
             size = <object>PyList_GET_ITEM(sizes, q)
             duration = <object>PyList_GET_ITEM(durations, q)
-            # -- the search (as `search`, on words) --
-            i = step_at(times, n, nb)
-            start = nb if nb >= times[i] else times[i]
+            # -- the search (as `search`, on words), from the dominance bound --
+            lower = nb
+            for k in range(q):
+                if (placed_size[k] <= size and placed_duration[k] <= duration
+                        and placed_start[k] > lower):
+                    lower = placed_start[k]
+            placed_size[q] = size
+            placed_duration[q] = duration
+            placed_start[q] = INFINITY  # until placed
+            if lower == INFINITY:  # a job it dominates has no finite start: neither has it
+                out.append((float("inf"), None))
+                continue
+            i = step_at(times, n, lower)
+            start = lower if lower >= times[i] else times[i]
             fill_ones(window, w)  # no step intersected yet
             j = i
             ok = False
@@ -543,6 +568,7 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
             if not ok:  # the search reached infinity: no finite start, nothing reserved
                 out.append((float("inf"), None))
                 continue
+            placed_start[q] = start
             # -- the reservation (as `PlacementProfile.reserve`) --
             end = start + duration
             if end > start:
@@ -573,4 +599,7 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
         c_free(free)
         c_free(masks)
         c_free(scratch)
+        c_free(placed_size)
+        c_free(placed_duration)
+        c_free(placed_start)
     return out
