@@ -1,15 +1,18 @@
 """Dedicated jobs (paper K): EASY-D, LOS-D and the layer Hybrid-LOS shares."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from helpers_los import heterogeneous_workloads, run_k
 from helpers_sim import assert_valid_schedule, schedule
+from reference_dedicated import EagerPlan, eager
 from test_policy_properties import workloads
 
 from simlib.policies import POLICIES
+from simlib.policies.profile import INF
 
 HETEROGENEOUS = sorted(name for name, cls in POLICIES.items() if cls.heterogeneous)
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True)
@@ -128,3 +131,109 @@ def test_dedicated_jobs_known_in_advance_are_always_on_time(policy, params, case
     jobs, _, _ = run_k(policy, rows, cpus, dedicated=ded, **params)
     for i, rs in ded.items():
         assert jobs[i].start == rs, (i, schedule(jobs))
+
+
+# -- the plan placed lazily against the plan placed whole (reference_dedicated)
+
+def starts_of(jobs):
+    return [(j.job_id, j.start, j.finish) for j in jobs]
+
+
+@pytest.mark.parametrize("policy", HETEROGENEOUS)
+@SETTINGS
+@given(case=heterogeneous_workloads())
+def test_the_lazy_plan_schedules_as_the_whole_plan(policy, case):
+    cpus, rows, ded, cmds = case
+    cmds = cmds if pol_elastic(policy) else ()
+    lazy, _, _ = run_k(policy, rows, cpus, dedicated=ded, commands=cmds)
+    whole, _, _ = run_k(eager(policy), rows, cpus, dedicated=ded, commands=cmds)
+    assert starts_of(lazy) == starts_of(whole)
+
+
+def seeded_heterogeneous(seed, n=300, cpus=64):
+    """Rows, requested starts and commands like paper K's: dedicated jobs
+    requested from now to many runtimes ahead (most of a plan is far away)."""
+    rng = np.random.default_rng(seed)
+    rows, ded, t = [], {}, 0
+    for i in range(n):
+        t += int(rng.integers(0, 40))
+        run = int(rng.integers(1, 400))
+        rows.append((t, int(rng.integers(1, cpus + 1)), run, int(run * rng.choice([1, 1, 2, 4]))))
+        if rng.random() < 0.4:
+            ded[i] = t + int(rng.choice([0, 1, 50, 500, 5_000, 50_000]))
+    cmds = sorted((rows[i][0] + int(rng.integers(0, 600)), i + 1, str(rng.choice(["ET", "RT"])),
+                   int(rng.integers(1, 200))) for i in rng.integers(0, n, size=n // 5))
+    return cpus, rows, ded, cmds
+
+
+@pytest.mark.parametrize("policy", HETEROGENEOUS)
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("overrun", ["kill", "extend"])
+def test_the_lazy_plan_schedules_as_the_whole_plan_on_long_workloads(policy, seed, overrun):
+    cpus, rows, ded, cmds = seeded_heterogeneous(seed)
+    cmds = cmds if pol_elastic(policy) else ()
+    plans = []
+
+    def constraints(self, now):  # the lazy plans, kept to be looked at
+        plans.append(POLICIES[policy].constraints(self, now))
+        return plans[-1]
+
+    lazy_policy = type("Lazy", (POLICIES[policy],), {"constraints": constraints})()
+    lazy, _, _ = run_k(lazy_policy, rows, cpus, dedicated=ded, commands=cmds, overrun=overrun,
+                       debug=False)
+    whole, _, _ = run_k(eager(policy), rows, cpus, dedicated=ded, commands=cmds,
+                        overrun=overrun, debug=False)
+    assert starts_of(lazy) == starts_of(whole)
+    # The two plans differed: most rounds left some of W^d unplaced.
+    assert sum(plan.horizon < INF for plan in plans) > len(plans) / 2
+
+
+class StubSim:
+    """What a plan reads of the simulator: processors, free ones, running jobs."""
+
+    def __init__(self, total, running):
+        self.ledger = type("Ledger", (), {"total": total})()
+        self.running = {j.idx: j for j in running}
+        self.by_estimated_end = sorted((j.estimated_end, j.idx) for j in running)
+        self.free = total - sum(j.cpus for j in running)
+
+
+@pytest.mark.parametrize("profile_class", ["compiled", "python"])
+@pytest.mark.parametrize("seed", range(40))
+def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
+    """Random questions to a lazy plan and to a whole one: the same answers,
+    and the lazy freeze points are the whole plan's before the horizon."""
+    from simlib.engine.job import Job
+    from simlib.policies.dedicated import DedicatedPlan, count_profile_class
+    from simlib.policies.profile import AvailabilityProfile
+
+    cls = count_profile_class() if profile_class == "compiled" else AvailabilityProfile
+    rng = np.random.default_rng(seed)
+    total, now = int(rng.integers(4, 40)), float(rng.integers(0, 100))
+    running = []
+    for i in range(int(rng.integers(0, 6))):
+        job = Job(i, i + 1, 0.0, int(rng.integers(1, total // 4 + 1)), 10.0, 10.0)
+        job.cpus, job.estimated_end = job.procs, now + float(rng.integers(1, 200))
+        running.append(job)
+    sim = StubSim(total, running)
+    n = int(rng.integers(0, 30))
+    requested = sorted(now + float(rng.choice([0, 1, 20, 100, 400, 2_000])) for _ in range(n))
+    waiting = ([int(rng.integers(1, total + 1)) for _ in range(n)], requested,
+               [Job(100 + k, 0, 0.0, 1, float(rng.integers(1, 300)), 1.0) for k in range(n)])
+    lazy = DedicatedPlan(sim, now, cls, waiting)
+    whole = EagerPlan(sim, now, cls)
+    whole.profile.place_in_order(waiting[0], [j.requested_time for j in waiting[2]],
+                                 requested, now)
+    whole.refresh()
+    for step in range(40):
+        job = Job(1000 + step, 0, 0.0, int(rng.integers(1, total + 1)),
+                  float(rng.choice([1, 10, 50, 200, 1_000, 5_000])), 1.0)
+        op = rng.choice(["admits", "admits", "commit", "reserve"])
+        if op == "admits" or (op == "commit" and not whole.admits(job)):
+            assert lazy.admits(job) == whole.admits(job)
+        elif op == "commit":
+            lazy.commit(job)
+            whole.commit(job)
+        else:
+            assert lazy.reserve(job) == whole.reserve(job)
+        assert lazy.points == [p for p in whole.points if p[0] < lazy.horizon]

@@ -292,9 +292,13 @@ cdef class CountSchedule:
             out[k] = self._place(procs[k], durations[k], start)
         return out
 
-    def drops(self):
-        """``[[time, free], ...]`` where the free count falls (the first step excluded)."""
-        return [[self.times[k], self.avail[k]] for k in range(1, self.n)
+    def drops(self, double lo=float("-inf"), double hi=float("inf")):
+        """``[[time, free], ...]`` where the free count falls (the first step
+        excluded), at times ``lo <= time < hi``."""
+        cdef Py_ssize_t k, first = self._left(lo), last = self._left(hi)
+        if first < 1:
+            first = 1
+        return [[self.times[k], self.avail[k]] for k in range(first, last)
                 if self.avail[k] < self.avail[k - 1]]
 
     @property

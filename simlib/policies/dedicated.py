@@ -8,7 +8,8 @@ the list ``W^d`` sorted by (requested start, job index), and at every round
 build a **plan**, a count profile (free processors over time: the compiled
 ``CountSchedule`` or :class:`~simlib.policies.profile.AvailabilityProfile`)
 of the running jobs (until their estimated end) and of every waiting
-dedicated job:
+dedicated job (placed as far ahead as the round asks, the same plan:
+:class:`DedicatedPlan`):
 
 * Dedicated jobs are placed in requested-start order, each at the earliest
   time ``>= max(requested start, now)`` with room for it during its
@@ -49,9 +50,9 @@ import math
 from . import kernels
 from .base import QueuePolicy
 from .los import LOS, Freezes
-from .profile import AvailabilityProfile
+from .profile import INF, AvailabilityProfile
 
-#: The plan is rebuilt at every round, placing every waiting dedicated job
+#: The plan is rebuilt at every round, placing the waiting dedicated jobs
 #: (dozens when they are submitted a week ahead): on the compiled count
 #: profile when it is built (same operations, same results; see
 #: :mod:`simlib.policies.kernels`), else on :class:`AvailabilityProfile`.
@@ -66,7 +67,19 @@ def count_profile_class():
 
 
 class DedicatedPlan(Freezes):
-    """Freeze points read from an availability profile (running jobs + reservations).
+    """Freeze points read from an availability profile: the running jobs, then
+    the waiting dedicated jobs placed in order -- as far ahead as asked.
+
+    A dedicated job is placed at or after its requested start, so the jobs
+    not placed yet (each requested at or after :attr:`horizon`) change
+    nothing before the horizon: :attr:`points` holds the freeze points before
+    it, exactly as if every job were placed. Each question about a job
+    started now, which holds its processors until ``now + requested time``,
+    first places the jobs requested by then (:meth:`ensure`). Dedicated jobs
+    are requested up to a week ahead and batch jobs run for hours, so most
+    are never placed in a round: its freeze points could not bind anyway.
+    ``waiting`` is the mixin's ``(procs, requested starts, jobs)`` of
+    ``W^d``, in order.
 
     Examples
     --------
@@ -74,18 +87,20 @@ class DedicatedPlan(Freezes):
     >>> from simlib.engine.simulator import Simulator
     >>> from simlib.platform import Platform
     >>> from simlib.policies.fcfs import FCFS
-    >>> jobs = [Job(0, 1, 0.0, 6, 10.0, 10.0), Job(1, 2, 0.0, 4, 30.0, 30.0)]
+    >>> jobs = [Job(0, 1, 0.0, 6, 10.0, 10.0), Job(1, 2, 0.0, 4, 30.0, 30.0),
+    ...         Job(2, 3, 0.0, 9, 10.0, 10.0)]
     >>> sim = Simulator(Platform.homogeneous(10), jobs, FCFS())
-    >>> plan = DedicatedPlan(sim, 0.0)
-    >>> plan.place(jobs[0], 5.0)   # a dedicated job of 6 processors at t=5
-    5.0
-    >>> plan.refresh(); plan.points
-    [[5.0, 4]]
+    >>> plan = DedicatedPlan(sim, 0.0, waiting=([6, 9], [5.0, 100.0], [jobs[0], jobs[2]]))
+    >>> plan.ensure(0.0), plan.horizon   # nothing requested by t=0
+    ([], 5.0)
     >>> plan.admits(jobs[1])   # 4 processors until t=30 fit the 4 left at t=5
     True
+    >>> plan.points, plan.horizon   # the job requested at 100 is not placed
+    ([[5.0, 4]], 100.0)
     """
 
-    def __init__(self, sim, now: float, profile_class=AvailabilityProfile) -> None:
+    def __init__(self, sim, now: float, profile_class=AvailabilityProfile,
+                 waiting=((), (), ())) -> None:
         super().__init__(sim, now)
         prof = profile_class(now, sim.ledger.total)
         after = math.nextafter(now, math.inf)
@@ -94,18 +109,77 @@ class DedicatedPlan(Freezes):
             # An estimate already passed (overrun="extend") still holds its cores now.
             prof.reserve(now, end if end > now else after, running[idx].cpus)
         self.profile = prof
+        self._points = None  # read from the profile when first asked
+        self._waiting = waiting
+        self._placed = 0
+        #: The earliest requested start of the jobs not placed yet (inf: none).
+        self.horizon = waiting[1][0] if len(waiting[1]) else INF
 
-    def place(self, job, not_before: float) -> float:
-        """Reserve ``job`` at its earliest feasible start ``>= not_before``; return it."""
-        return self.profile.place(job.procs, job.requested_time, not_before)
+    @property
+    def points(self) -> list[list]:
+        """Freeze points ``[time, free]`` before :attr:`horizon`, earliest first."""
+        if self._points is None:
+            self._points = self.profile.drops(hi=self.horizon)
+        return self._points
+
+    @points.setter
+    def points(self, value) -> None:
+        self._points = value
+
+    def ensure(self, t: float) -> list[float]:
+        """Place the waiting dedicated jobs requested at or before ``t`` (and
+        on to twice as far from now: fewer, larger calls), in order, each at
+        its earliest start ``>= max(requested start, now)``; returns their
+        starts. The horizon moves past ``t``."""
+        if t < self.horizon:
+            return []
+        procs, requested, jobs = self._waiting
+        k = self._placed
+        m = bisect.bisect_right(requested, t + (t - self.now), k)
+        # Requested times are read now: elastic commands change them.
+        starts = self.profile.place_in_order(procs[k:m], [job.requested_time for job in jobs[k:m]],
+                                             requested[k:m], self.now)
+        old, self._placed = self.horizon, m
+        self.horizon = requested[m] if m < len(requested) else INF
+        if self._points is not None:
+            self._points += self.profile.drops(old, self.horizon)
+        return starts
+
+    def forget(self, count: int) -> None:
+        """``count`` placed jobs left ``waiting`` (they started): the rest shifted."""
+        self._placed -= count
 
     def refresh(self) -> None:
-        """Recompute the freeze points from the profile."""
-        self.points = self.profile.drops()
+        """Read the freeze points from the profile again (when next asked)."""
+        self._points = None
+
+    def admits(self, job) -> bool:
+        end = self.now + job.requested_time
+        if end >= self.horizon:
+            self.ensure(end)
+        return super().admits(job)
 
     def commit(self, job) -> None:
+        end = self.now + job.requested_time
+        self.ensure(end)
         super().commit(job)
-        self.profile.reserve(self.now, self.now + job.requested_time, job.procs)
+        self.profile.reserve(self.now, end, job.procs)
+
+    def place(self, job, not_before: float) -> float:
+        """Reserve ``job`` at its earliest feasible start ``>= not_before``; return it.
+
+        The window found must end before the horizon: otherwise the jobs
+        requested within it are placed first and the search runs again (the
+        start can only move later, and it is then the one of the whole plan).
+        """
+        duration = job.requested_time
+        while True:
+            start = self.profile.earliest_start(job.procs, duration, not_before)
+            if start + duration < self.horizon:
+                break
+            self.ensure(start + duration)
+        self.profile.reserve(start, start + duration, job.procs)
+        return start
 
     def reserve(self, job) -> float:
         start = self.place(job, self.now)
@@ -117,7 +191,7 @@ class DedicatedMixin:
     """Dedicated-job layer for a :class:`QueuePolicy` (see module notes).
 
     ``dedicated`` holds ``(requested_start, idx, job)`` of waiting dedicated
-    jobs, sorted; :attr:`planned` gives their planned starts at the last round.
+    jobs, sorted.
     """
 
     #: The policy schedules dedicated jobs at their requested start.
@@ -128,17 +202,11 @@ class DedicatedMixin:
         self.dedicated: list[tuple[float, int, object]] = []
         # Sizes, requested starts and jobs of `dedicated`, in its order,
         # kept between rounds (sizes and starts never change; requested
-        # times do, by elastic commands, and are read from the jobs at every
-        # round). Only on_round (insertions) and constraints (removals)
+        # times do, by elastic commands, and are read from the jobs when
+        # placed). Only on_round (insertions) and constraints (removals)
         # change `dedicated`, and both keep these lists parallel to it.
         self._columns: tuple[list, list, list] = ([], [], [])
-        self._starts: list[float] = []
         self._profile_class = count_profile_class()
-
-    @property
-    def planned(self) -> dict[int, float]:
-        """Planned start of every waiting dedicated job at the last round, by job index."""
-        return {idx: start for (_, idx, _), start in zip(self.dedicated, self._starts)}
 
     def on_round(self, now, finished, submitted, timers, changed):
         batch = []
@@ -164,37 +232,31 @@ class DedicatedMixin:
         return bool(self.dedicated) and self.dedicated[-1][0] > now
 
     def constraints(self, now: float) -> DedicatedPlan:
-        """Plan the dedicated jobs, start those due that fit, return the plan."""
+        """Plan the dedicated jobs due (requested by ``now``), start those that
+        fit now, return the plan (the later ones are placed when asked)."""
         sim = self.sim
-        plan = DedicatedPlan(sim, now, self._profile_class)
-        if self.dedicated:
-            procs, requested_starts, jobs = self._columns
-            durations = [job.requested_time for job in jobs]  # no tuples to unpack: 2x faster
-            # Each reserved where it is planned, or from now if it starts now
-            # (the same reservation): placing never depends on who starts.
-            starts = plan.profile.place_in_order(procs, durations, requested_starts, now)
-            if now in starts:  # no start is before now: some are now
-                # In order, the jobs planned now (found by list.index, in C).
-                started = []
-                k = starts.index(now)
-                while k >= 0:
-                    if procs[k] <= plan.free:
-                        sim.start(jobs[k])
-                        plan.free -= procs[k]  # no freeze point yet: refresh() comes after
-                        started.append(k)
-                    try:
-                        k = starts.index(now, k + 1)
-                    except ValueError:
-                        k = -1
-                # Deleted in place, last first: a job or two of dozens, cheaper
-                # than rebuilding every list without them.
-                for k in reversed(started):
-                    for column in (self.dedicated, starts, *self._columns):
-                        del column[k]
-            self._starts = starts
-        else:
-            self._starts = []
-        plan.refresh()
+        plan = DedicatedPlan(sim, now, self._profile_class, self._columns)
+        starts = plan.ensure(now)
+        if now in starts:  # no start is before now: some are now
+            procs, _, jobs = self._columns
+            # In order, the jobs planned now (found by list.index, in C).
+            started = []
+            k = starts.index(now)
+            while k >= 0:
+                if procs[k] <= plan.free:
+                    sim.start(jobs[k])
+                    plan.free -= procs[k]  # its reservation is in the plan already
+                    started.append(k)
+                try:
+                    k = starts.index(now, k + 1)
+                except ValueError:
+                    k = -1
+            # Deleted in place, last first: a job or two of dozens, cheaper
+            # than rebuilding every list without them.
+            for k in reversed(started):
+                for column in (self.dedicated, *self._columns):
+                    del column[k]
+            plan.forget(len(started))
         return plan
 
 

@@ -205,18 +205,22 @@ class AvailabilityProfile(_Steps):
         return [self.place(p, d, now if now > start else start)
                 for p, d, start in zip(procs, durations, not_before)]
 
-    def drops(self) -> list[list]:
-        """``[[time, free], ...]`` where the free count falls (the first step excluded).
+    def drops(self, lo: float = -INF, hi: float = INF) -> list[list]:
+        """``[[time, free], ...]`` where the free count falls (the first step
+        excluded), at times ``lo <= time < hi``.
 
         Examples
         --------
         >>> prof = AvailabilityProfile(0.0, 10)
         >>> prof.reserve(5.0, 9.0, 6)
-        >>> prof.drops()
-        [[5.0, 4]]
+        >>> prof.reserve(7.0, 9.0, 2)
+        >>> prof.drops(), prof.drops(6.0), prof.drops(hi=7.0)
+        ([[5.0, 4], [7.0, 2]], [[7.0, 2]], [[5.0, 4]])
         """
         times, free = self.times, self.free
-        return [[times[i], free[i]] for i in range(1, len(times)) if free[i] < free[i - 1]]
+        first = max(bisect.bisect_left(times, lo), 1)
+        last = bisect.bisect_left(times, hi)
+        return [[times[i], free[i]] for i in range(first, last) if free[i] < free[i - 1]]
 
     def move(self, old: float, start: float, duration: float, procs: int) -> None:
         """Move a reservation of ``procs`` from ``old`` to ``start < old``.
