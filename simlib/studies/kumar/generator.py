@@ -607,8 +607,11 @@ def _runtimes(p: KumarParams, d: _Draws, size: np.ndarray) -> np.ndarray:
     f2 = special.gammainc(p.a2, _G_RUN_LIMIT / p.b2)
     w1 = q * f1 / (q * f1 + (1.0 - q) * f2)
     first = d.comp_u < w1
-    g = np.where(first, _truncated_gamma(d.gamma_u, p.a1, p.b1, _G_RUN_LIMIT),
-                 _truncated_gamma(d.gamma_u, p.a2, p.b2, _G_RUN_LIMIT))
+    # Each component's inverse CDF only where it was picked (elementwise: the
+    # same values as computing both everywhere and choosing).
+    g = np.empty(len(first))
+    g[first] = _truncated_gamma(d.gamma_u[first], p.a1, p.b1, _G_RUN_LIMIT)
+    g[~first] = _truncated_gamma(d.gamma_u[~first], p.a2, p.b2, _G_RUN_LIMIT)
     return np.maximum(np.floor(np.exp(g)), 1.0).astype(np.int64)
 
 
