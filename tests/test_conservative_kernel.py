@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import types
 
 import numpy as np
 import pytest
@@ -86,12 +87,22 @@ def test_profile_operations_match_the_python_profile(seed):
     assert c.place_in_order(procs, durations, not_before, at) == \
         py.place_in_order(procs, durations, not_before, at)
     assert c.steps() == list(zip(py.times, py.free))
+    # ... and as the dedicated plan asks: in requested-start order, up to a time.
+    requested = sorted(not_before)
+    jobs = [types.SimpleNamespace(requested_time=d) for d in durations]
+    until = float(rng.uniform(0, 300))
+    k = int(rng.integers(0, 4))
+    assert c.place_waiting(procs, requested, jobs, k, until, at) == \
+        py.place_waiting(procs, requested, jobs, k, until, at)
+    assert c.steps() == list(zip(py.times, py.free))
     for p, d, nb in zip(procs, durations, not_before):  # and one at a time
         assert c.place(p, d, nb) == py.place(p, d, nb)
     assert c.steps() == list(zip(py.times, py.free))
     for prof in (c, py):
         with pytest.raises(ValueError, match="differ in length"):
             prof.place_in_order(procs, durations[1:], not_before, at)
+        with pytest.raises(ValueError, match="differ in length"):
+            prof.place_waiting(procs, requested, jobs[1:], 0, until, at)
     now = float(rng.uniform(0, 300))
     py.advance(now)
     c.advance(now)

@@ -292,6 +292,25 @@ cdef class CountSchedule:
             out[k] = self._place(procs[k], durations[k], start)
         return out
 
+    def place_waiting(self, list procs, list requested, list jobs, Py_ssize_t k,
+                      double until, double now):
+        """Reserve waiting jobs ``k, k + 1, ...`` while ``requested[i] <= until``,
+        each for ``jobs[i].requested_time`` at its earliest start ``>=
+        max(requested[i], now)``; returns ``(i, starts)``, ``i`` the first job
+        left (as :meth:`AvailabilityProfile.place_waiting`)."""
+        cdef Py_ssize_t i = k, n = len(requested)
+        cdef double start
+        if len(procs) != n or len(jobs) != n:
+            raise ValueError("place_waiting: procs, requested and jobs differ in length")
+        out = []
+        while i < n and <double>requested[i] <= until:
+            start = requested[i]
+            if now > start:
+                start = now
+            out.append(self._place(procs[i], jobs[i].requested_time, start))
+            i += 1
+        return i, out
+
     def drops(self, double lo=float("-inf"), double hi=float("inf")):
         """``[[time, free], ...]`` where the free count falls (the first step
         excluded), at times ``lo <= time < hi``."""

@@ -134,11 +134,9 @@ class DedicatedPlan(Freezes):
         if t < self.horizon:
             return []
         procs, requested, jobs = self._waiting
-        k = self._placed
-        m = bisect.bisect_right(requested, t + (t - self.now), k)
         # Requested times are read now: elastic commands change them.
-        starts = self.profile.place_in_order(procs[k:m], [job.requested_time for job in jobs[k:m]],
-                                             requested[k:m], self.now)
+        m, starts = self.profile.place_waiting(procs, requested, jobs, self._placed,
+                                               t + (t - self.now), self.now)
         old, self._placed = self.horizon, m
         self.horizon = requested[m] if m < len(requested) else INF
         if self._points is not None:

@@ -205,6 +205,34 @@ class AvailabilityProfile(_Steps):
         return [self.place(p, d, now if now > start else start)
                 for p, d, start in zip(procs, durations, not_before)]
 
+    def place_waiting(self, procs: list, requested: list, jobs: list, k: int, until: float,
+                      now: float) -> tuple[int, list]:
+        """Reserve waiting jobs ``k, k + 1, ...`` while ``requested[i] <= until``.
+
+        Each for ``jobs[i].requested_time``, at its earliest start ``>=
+        max(requested[i], now)``, one after the other (``requested`` is
+        sorted: paper K's dedicated jobs). Returns ``(i, starts)``, ``i`` the
+        first job left.
+
+        Examples
+        --------
+        >>> from types import SimpleNamespace as Job
+        >>> prof = AvailabilityProfile(0.0, 10)
+        >>> jobs = [Job(requested_time=5.0), Job(requested_time=5.0), Job(requested_time=1.0)]
+        >>> prof.place_waiting([6, 6, 4], [0.0, 1.0, 50.0], jobs, 0, 10.0, 0.0)
+        (2, [0.0, 5.0])
+        """
+        n = len(requested)
+        if not len(procs) == len(jobs) == n:
+            raise ValueError("place_waiting: procs, requested and jobs differ in length")
+        out = []
+        i = k
+        while i < n and requested[i] <= until:
+            start = requested[i]
+            out.append(self.place(procs[i], jobs[i].requested_time, now if now > start else start))
+            i += 1
+        return i, out
+
     def drops(self, lo: float = -INF, hi: float = INF) -> list[list]:
         """``[[time, free], ...]`` where the free count falls (the first step
         excluded), at times ``lo <= time < hi``.
