@@ -77,7 +77,8 @@ def test_profile_operations_match_the_python_profile(seed):
         limit = float(rng.choice([np.inf, nb + rng.exponential(100.0)]))
         assert c.earliest_start(procs, dur, nb, limit) == py.earliest_start(procs, dur, nb, limit)
     assert c.drops() == py.drops()
-    for lo, hi in [(-np.inf, 100.0), (50.0, np.inf), (py.times[1], py.times[-1]), (7.5, 7.5)]:
+    for lo, hi in [(-np.inf, 100.0), (50.0, np.inf), (py.times[1], py.times[-1]), (7.5, 7.5),
+                   (py.times[-1] + 1.0, np.inf), (50.0, 10.0)]:
         assert c.drops(lo, hi) == py.drops(lo, hi) == [p for p in py.drops() if lo <= p[0] < hi]
     # Paper K's dedicated plan: jobs placed one after the other.
     procs = [int(rng.integers(1, total + 1)) for _ in range(12)]
@@ -103,6 +104,8 @@ def test_profile_operations_match_the_python_profile(seed):
             prof.place_in_order(procs, durations[1:], not_before, at)
         with pytest.raises(ValueError, match="differ in length"):
             prof.place_waiting(procs, requested, jobs[1:], 0, until, at)
+        with pytest.raises(ValueError, match="< 0"):
+            prof.place_waiting(procs, requested, jobs, -1, until, at)
     now = float(rng.uniform(0, 300))
     py.advance(now)
     c.advance(now)

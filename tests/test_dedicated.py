@@ -167,9 +167,11 @@ def seeded_heterogeneous(seed, n=300, cpus=64):
 
 
 @pytest.mark.parametrize("policy", HETEROGENEOUS)
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed, kernels", [(s, "auto") for s in range(6)] + [(6, "python")])
 @pytest.mark.parametrize("overrun", ["kill", "extend"])
-def test_the_lazy_plan_schedules_as_the_whole_plan_on_long_workloads(policy, seed, overrun):
+def test_the_lazy_plan_schedules_as_the_whole_plan_on_long_workloads(policy, seed, kernels,
+                                                                      overrun, monkeypatch):
+    monkeypatch.setenv("SIMLIB_KERNELS", kernels)  # "python": the plan on AvailabilityProfile
     cpus, rows, ded, cmds = seeded_heterogeneous(seed)
     cmds = cmds if pol_elastic(policy) else ()
     plans = []
@@ -213,7 +215,8 @@ def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
     running = []
     for i in range(int(rng.integers(0, 6))):
         job = Job(i, i + 1, 0.0, int(rng.integers(1, total // 4 + 1)), 10.0, 10.0)
-        job.cpus, job.estimated_end = job.procs, now + float(rng.integers(1, 200))
+        # Some estimates already passed (overrun "extend"): held until just after now.
+        job.cpus, job.estimated_end = job.procs, now + float(rng.integers(-5, 200))
         running.append(job)
     sim = StubSim(total, running)
     n = int(rng.integers(0, 30))
@@ -237,3 +240,17 @@ def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
         else:
             assert lazy.reserve(job) == whole.reserve(job)
         assert lazy.points == [p for p in whole.points if p[0] < lazy.horizon]
+
+
+def test_a_plan_with_nothing_left_to_place_reserves_an_endless_job():
+    from simlib.engine.job import Job
+    from simlib.policies.dedicated import DedicatedPlan
+
+    running = Job(0, 1, 0.0, 4, 10.0, 10.0)
+    running.cpus, running.estimated_end = 4, 10.0
+    plan = DedicatedPlan(StubSim(8, [running]), 3.0)
+    # Its window never ends before the horizon (inf): nothing is left to place.
+    assert plan.horizon == INF and plan.reserve(Job(1, 2, 0.0, 8, INF, 1.0)) == 10.0
+    assert plan.points == [[10.0, 0]]
+    assert plan.admits(Job(2, 3, 0.0, 1, 5.0, 1.0))       # ends by 10
+    assert not plan.admits(Job(3, 4, 0.0, 1, 20.0, 1.0))  # would delay the endless job

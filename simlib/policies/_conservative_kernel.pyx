@@ -302,6 +302,8 @@ cdef class CountSchedule:
         cdef double start
         if len(procs) != n or len(jobs) != n:
             raise ValueError("place_waiting: procs, requested and jobs differ in length")
+        if k < 0:
+            raise ValueError(f"place_waiting: first job {k} < 0")
         out = []
         while i < n and <double>requested[i] <= until:
             start = requested[i]

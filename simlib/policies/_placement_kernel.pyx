@@ -427,6 +427,11 @@ cdef Py_ssize_t split_words(double* times, long* free, uint64_t* masks, Py_ssize
     return i + 1
 
 
+#: How many of the jobs placed just before a job ``place_in_order`` looks at
+#: for its dominance bound.
+cdef Py_ssize_t DOMINANCE_WINDOW = 64
+
+
 def place_in_order(profile, strategy, tuple rule, list sizes, list durations, not_before):
     """``PlacementProfile.place_in_order`` for one of paper D's rules behind a
     ``PlanChoice`` (``rule``: :func:`~simlib.engine.allocation.kernel_rule`'s
@@ -441,8 +446,9 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
     them; a job with no finite start gets ``(inf, None)`` and no
     reservation, as from ``earliest_start``.
 
-    A job's search starts at the latest start of the jobs before it that it
-    *dominates* (no more cores, no longer duration): where it would fit, in
+    A job's search starts at the latest start of the jobs just before it
+    (the last 64) that it *dominates* (no more cores, no longer duration):
+    where it would fit, in
     a plan that has only gained reservations since, each of those would have
     fitted too (a window of fewer steps holds more free cores, and every
     rule that takes ``size`` cores of a mask also takes fewer, of it or of a
@@ -509,7 +515,9 @@ def place_in_order(profile, strategy, tuple rule, list sizes, list durations, no
             duration = <object>PyList_GET_ITEM(durations, q)
             # -- the search (as `search`, on words), from the dominance bound --
             lower = nb
-            for k in range(q):
+            # The last DOMINANCE_WINDOW jobs only: any of them gives an exact
+            # bound, and a long queue costs no more per job.
+            for k in range(q - DOMINANCE_WINDOW if q > DOMINANCE_WINDOW else 0, q):
                 if (placed_size[k] <= size and placed_duration[k] <= duration
                         and placed_start[k] > lower):
                     lower = placed_start[k]

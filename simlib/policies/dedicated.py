@@ -100,7 +100,7 @@ class DedicatedPlan(Freezes):
     """
 
     def __init__(self, sim, now: float, profile_class=AvailabilityProfile,
-                 waiting=((), (), ())) -> None:
+                 waiting=None) -> None:
         super().__init__(sim, now)
         prof = profile_class(now, sim.ledger.total)
         after = math.nextafter(now, math.inf)
@@ -110,7 +110,7 @@ class DedicatedPlan(Freezes):
             prof.reserve(now, end if end > now else after, running[idx].cpus)
         self.profile = prof
         self._points = None  # read from the profile when first asked
-        self._waiting = waiting
+        self._waiting = waiting = waiting or ([], [], [])
         self._placed = 0
         #: The earliest requested start of the jobs not placed yet (inf: none).
         self.horizon = waiting[1][0] if len(waiting[1]) else INF
@@ -139,8 +139,8 @@ class DedicatedPlan(Freezes):
                                                t + (t - self.now), self.now)
         old, self._placed = self.horizon, m
         self.horizon = requested[m] if m < len(requested) else INF
-        if self._points is not None:
-            self._points += self.profile.drops(old, self.horizon)
+        if self._points is not None:  # a new list: one read before stays as it was
+            self._points = self._points + self.profile.drops(old, self.horizon)
         return starts
 
     def forget(self, count: int) -> None:
@@ -152,6 +152,8 @@ class DedicatedPlan(Freezes):
         self._points = None
 
     def admits(self, job) -> bool:
+        if job.procs > self.free:  # no freeze point needed to say no
+            return False
         end = self.now + job.requested_time
         if end >= self.horizon:
             self.ensure(end)
@@ -173,7 +175,7 @@ class DedicatedPlan(Freezes):
         duration = job.requested_time
         while True:
             start = self.profile.earliest_start(job.procs, duration, not_before)
-            if start + duration < self.horizon:
+            if start + duration < self.horizon or self.horizon == INF:
                 break
             self.ensure(start + duration)
         self.profile.reserve(start, start + duration, job.procs)

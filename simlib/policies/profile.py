@@ -225,6 +225,8 @@ class AvailabilityProfile(_Steps):
         n = len(requested)
         if not len(procs) == len(jobs) == n:
             raise ValueError("place_waiting: procs, requested and jobs differ in length")
+        if k < 0:
+            raise ValueError(f"place_waiting: first job {k} < 0")
         out = []
         i = k
         while i < n and requested[i] <= until:
