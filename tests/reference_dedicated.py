@@ -14,16 +14,21 @@ from simlib.policies.los import Freezes
 
 
 class EagerPlan(Freezes):
-    """Running jobs and every waiting dedicated job on one count profile;
-    the freeze points read from all of it."""
+    """Running jobs and every waiting dedicated job (``waiting``: the mixin's
+    ``(procs, requested starts, jobs)``) on one count profile; the freeze
+    points read from all of it. ``starts``: where each waiting job is planned."""
 
-    def __init__(self, sim, now, profile_class):
+    def __init__(self, sim, now, profile_class, waiting=([], [], [])):
         super().__init__(sim, now)
         prof = profile_class(now, sim.ledger.total)
         after = math.nextafter(now, math.inf)
         for end, idx in sim.by_estimated_end:
             prof.reserve(now, end if end > now else after, sim.running[idx].cpus)
+        procs, requested, jobs = waiting
+        self.starts = prof.place_in_order(procs, [job.requested_time for job in jobs],
+                                          requested, now)
         self.profile = prof
+        self.refresh()
 
     def refresh(self):
         self.points = self.profile.drops()
@@ -41,12 +46,10 @@ class EagerPlan(Freezes):
 def eager_constraints(self, now):
     """``DedicatedMixin.constraints`` on an :class:`EagerPlan`."""
     sim = self.sim
-    plan = EagerPlan(sim, now, self._profile_class)
-    procs, requested, jobs = self._columns
-    starts = plan.profile.place_in_order(procs, [job.requested_time for job in jobs],
-                                         requested, now)
+    plan = EagerPlan(sim, now, self._profile_class, self._columns)
+    procs, _, jobs = self._columns
     started = []
-    for k, start in enumerate(starts):
+    for k, start in enumerate(plan.starts):
         if start == now and procs[k] <= plan.free:
             sim.start(jobs[k])
             plan.free -= procs[k]
@@ -54,7 +57,6 @@ def eager_constraints(self, now):
     for k in reversed(started):
         for column in (self.dedicated, *self._columns):
             del column[k]
-    plan.refresh()
     return plan
 
 

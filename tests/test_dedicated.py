@@ -11,8 +11,10 @@ from helpers_sim import assert_valid_schedule, schedule
 from reference_dedicated import EagerPlan, eager
 from test_policy_properties import workloads
 
+from simlib.engine.job import Job
 from simlib.policies import POLICIES
-from simlib.policies.profile import INF
+from simlib.policies.dedicated import DedicatedPlan, count_profile_class
+from simlib.policies.profile import INF, AvailabilityProfile
 
 HETEROGENEOUS = sorted(name for name, cls in POLICIES.items() if cls.heterogeneous)
 SETTINGS = settings(max_examples=80, deadline=None, derandomize=True)
@@ -205,10 +207,6 @@ class StubSim:
 def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
     """Random questions to a lazy plan and to a whole one: the same answers,
     and the lazy freeze points are the whole plan's before the horizon."""
-    from simlib.engine.job import Job
-    from simlib.policies.dedicated import DedicatedPlan, count_profile_class
-    from simlib.policies.profile import AvailabilityProfile
-
     cls = count_profile_class() if profile_class == "compiled" else AvailabilityProfile
     rng = np.random.default_rng(seed)
     total, now = int(rng.integers(4, 40)), float(rng.integers(0, 100))
@@ -224,10 +222,7 @@ def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
     waiting = ([int(rng.integers(1, total + 1)) for _ in range(n)], requested,
                [Job(100 + k, 0, 0.0, 1, float(rng.integers(1, 300)), 1.0) for k in range(n)])
     lazy = DedicatedPlan(sim, now, cls, waiting)
-    whole = EagerPlan(sim, now, cls)
-    whole.profile.place_in_order(waiting[0], [j.requested_time for j in waiting[2]],
-                                 requested, now)
-    whole.refresh()
+    whole = EagerPlan(sim, now, cls, waiting)
     for step in range(40):
         job = Job(1000 + step, 0, 0.0, int(rng.integers(1, total + 1)),
                   float(rng.choice([1, 10, 50, 200, 1_000, 5_000])), 1.0)
@@ -243,9 +238,6 @@ def test_the_lazy_plan_answers_as_the_whole_plan(seed, profile_class):
 
 
 def test_a_plan_with_nothing_left_to_place_reserves_an_endless_job():
-    from simlib.engine.job import Job
-    from simlib.policies.dedicated import DedicatedPlan
-
     running = Job(0, 1, 0.0, 4, 10.0, 10.0)
     running.cpus, running.estimated_end = 4, 10.0
     plan = DedicatedPlan(StubSim(8, [running]), 3.0)

@@ -222,18 +222,13 @@ class AvailabilityProfile(_Steps):
         >>> prof.place_waiting([6, 6, 4], [0.0, 1.0, 50.0], jobs, 0, 10.0, 0.0)
         (2, [0.0, 5.0])
         """
-        n = len(requested)
-        if not len(procs) == len(jobs) == n:
+        if not len(procs) == len(jobs) == len(requested):
             raise ValueError("place_waiting: procs, requested and jobs differ in length")
         if k < 0:
             raise ValueError(f"place_waiting: first job {k} < 0")
-        out = []
-        i = k
-        while i < n and requested[i] <= until:
-            start = requested[i]
-            out.append(self.place(procs[i], jobs[i].requested_time, now if now > start else start))
-            i += 1
-        return i, out
+        i = bisect.bisect_right(requested, until, k)
+        return i, self.place_in_order(procs[k:i], [job.requested_time for job in jobs[k:i]],
+                                      requested[k:i], now)
 
     def drops(self, lo: float = -INF, hi: float = INF) -> list[list]:
         """``[[time, free], ...]`` where the free count falls (the first step
