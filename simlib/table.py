@@ -126,6 +126,25 @@ class Table:
         """
         return Table({name: values[rows] for name, values in self._columns.items()})
 
+    @classmethod
+    def concat(cls, tables: list[Table]) -> Table:
+        """The rows of ``tables`` one after the other (as ``pandas.concat`` with
+        ``ignore_index=True``); every table has the same columns in the same order.
+
+        Examples
+        --------
+        >>> t = Table.concat([Table({"a": [1], "b": ["x"]}), Table({"a": [2], "b": ["y"]})])
+        >>> t["a"].tolist(), t["b"].tolist()
+        ([1, 2], ['x', 'y'])
+        """
+        if not tables:
+            raise ValueError("Table.concat: no tables")
+        names = tables[0].columns
+        for t in tables[1:]:
+            if t.columns != names:
+                raise ValueError(f"Table.concat: columns {t.columns} differ from {names}")
+        return cls({name: np.concatenate([t._columns[name] for t in tables]) for name in names})
+
     def to_frame(self) -> pd.DataFrame:
         """The DataFrame of these columns (a RangeIndex; the arrays copied).
 

@@ -189,7 +189,7 @@ def test_dp_runs_only_when_a_job_can_start(monkeypatch):
     # J2 starts, J3 is reserved and the DP starts J4 on the 2 left.
     rows = [(0, 6, 100), (1, 8, 10), (1, 5, 500), (2, 1, 10), (3, 1, 10), (4, 1, 10)]
     jobs, _, _ = run_k("los", rows, 10, lookahead=2)
-    assert calls == [([1], 2, [], 1, "earliest")]
+    assert [a[:5] for a in calls] == [([1], 2, [], 1, "earliest")]
     assert schedule(jobs)[4] == (100, 110)
 
 

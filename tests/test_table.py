@@ -40,6 +40,17 @@ def test_frame_round_trip_keeps_values_and_dtypes():
     assert isinstance(back.index, pd.RangeIndex)
 
 
+def test_concat_is_pandas_concat():
+    a = pd.DataFrame({"i": np.array([3, -1], dtype=np.int64), "f": [0.25, np.nan], "s": ["p", "q"]})
+    b = pd.DataFrame({"i": np.array([7], dtype=np.int64), "f": [1.5], "s": ["r"]})
+    got = Table.concat([Table.from_frame(a), Table.from_frame(b)]).to_frame()
+    pd.testing.assert_frame_equal(got, pd.concat([a, b], ignore_index=True), check_exact=True)
+    with pytest.raises(ValueError, match="differ"):
+        Table.concat([Table.from_frame(a), Table.from_frame(b[["f", "i", "s"]])])
+    with pytest.raises(ValueError, match="no tables"):
+        Table.concat([])
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_duplicated_is_pandas_duplicated(seed):
     rng = np.random.default_rng(seed)
