@@ -389,7 +389,9 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
     """The timeline table of a run from the simulator's rows (``Simulator.timeline``).
 
     Through one float64 array (counts are exact in it, far below 2**53):
-    about half the time of pandas reading the tuples one by one.
+    about half the time of pandas reading the tuples one by one. The cells
+    are read as one flat stream (``np.fromiter``): half the time again of
+    ``np.array`` looking at each tuple's shape.
 
     Examples
     --------
@@ -400,7 +402,11 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
     """
     import pandas as pd
 
-    table = np.array(rows, dtype=np.float64).reshape(len(rows), len(TIMELINE_COLUMNS))
+    width = len(TIMELINE_COLUMNS)
+    cells = np.fromiter(chain.from_iterable(rows), np.float64)
+    if len(cells) != len(rows) * width:
+        raise ValueError(f"timeline rows must have {width} cells each")
+    table = cells.reshape(len(rows), width)
     return pd.DataFrame({name: table[:, k] if k == 0 else table[:, k].astype(np.int64)
                          for k, name in enumerate(TIMELINE_COLUMNS)})
 

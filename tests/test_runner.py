@@ -1,10 +1,12 @@
+import numpy as np
 import pandas as pd
 import pytest
 
 from simlib.errors import ConfigError
 from simlib.figures.gantt import parse_intervals
 from simlib.policies import POLICIES
-from simlib.runner import BATSIM_COLUMNS, UnusableJobError, intervals, simulate, write_jobs_csv
+from simlib.runner import (BATSIM_COLUMNS, TIMELINE_COLUMNS, UnusableJobError, intervals, simulate,
+                           timeline_frame, write_jobs_csv)
 from simlib.workload.swf import SWF_FIELDS, Workload
 
 
@@ -195,3 +197,12 @@ def test_result_table_and_frames_agree_and_write_the_same_csv(tmp_path):
     frame.to_csv(tmp_path / "c.csv", index=False, lineterminator="\n")
     assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes() \
         == (tmp_path / "c.csv").read_bytes()
+
+
+def test_timeline_frame_reads_the_rows_as_they_are():
+    rows = [(0.0, 3, 1, 3), (2.5, 0, 0, 0), (1e9 + 0.25, 2 ** 40, 7, 9)]
+    expected = pd.DataFrame(rows, columns=list(TIMELINE_COLUMNS)).astype(
+        {"busy_cpus": np.int64, "queued_jobs": np.int64, "processes": np.int64})
+    pd.testing.assert_frame_equal(timeline_frame(rows), expected, check_exact=True)
+    with pytest.raises(ValueError, match="4 cells each"):
+        timeline_frame([(0.0, 1, 2)])
