@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/bench_conservative.py [--traces CTC-SP2 SDSC-SP2 SDSC-BLUE]
-        [--sizes 10000 50000 100000 0] [--no-reference] [--path compiled|python]
+        [--sizes 10000 50000 100000 0] [--repeats N] [--no-reference] [--path compiled|python]
 
 For each full cleaned trace (read as :mod:`bench_policies` does) the current
 :class:`simlib.policies.conservative.Conservative` (count-based, compress)
@@ -70,9 +70,13 @@ def one_run(trace: str, impl: str, n_jobs: int, out: str) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--traces", nargs="+", default=list(FILES))
+    ap.add_argument("--traces", nargs="*", default=list(FILES),
+                    help="full traces to time against the reference (none: the sizes only)")
     ap.add_argument("--sizes", nargs="*", type=int, default=[10000, 50000, 100000, 0],
                     help="prefix sizes of SDSC-BLUE timed with the fast policy (0 = all)")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each prefix size, interleaved (size after size, N rounds); "
+                         "the table gives the median and the range (default 1)")
     ap.add_argument("--no-reference", action="store_true",
                     help="time the fast policy only (no identity check)")
     ap.add_argument("--path", choices=["compiled", "python"], default="compiled",
@@ -99,7 +103,7 @@ def main(argv=None) -> int:
 
     bad = 0
     lines = ["| trace | jobs | reference s | reference jobs/s | fast s | fast jobs/s | speed-up | "
-             "identical starts |", "|---|---:|---:|---:|---:|---:|---:|---|"]
+             "identical starts |", "|---|---:|---:|---:|---:|---:|---:|---|"] if args.traces else []
     for trace in args.traces:
         fast, fast_out = child(trace, "fast", 0)
         if args.no_reference:
@@ -114,13 +118,24 @@ def main(argv=None) -> int:
                      f"{fast['sim_s']:.2f} | {fast['jobs_per_s']:,.0f} | "
                      f"{ref['sim_s'] / fast['sim_s']:.1f}x | "
                      f"{'yes' if differ == 0 else f'NO: {differ} differ'} |")
-    lines += ["", "| SDSC-BLUE first N jobs | fast s | µs per job | mean queue (jobs) |",
-              "|---:|---:|---:|---:|"]
+    if args.repeats < 1:
+        ap.error("--repeats must be >= 1")
+    # Sizes interleaved, round after round: a drift in the machine's speed
+    # then touches every size alike instead of the last ones only.
+    rows: dict[int, list[dict]] = {n: [] for n in args.sizes}
+    for _ in range(args.repeats):
+        for n in args.sizes:
+            rows[n].append(child("SDSC-BLUE", "fast", n, save=False)[0])
+    lines += ["" if lines else None,
+              f"| SDSC-BLUE first N jobs | fast s (median of {args.repeats}) | µs per job, "
+              "median | µs per job, range | mean queue (jobs) |", "|---:|---:|---:|---:|---:|"]
     for n in args.sizes:
-        row, _ = child("SDSC-BLUE", "fast", n, save=False)
-        lines.append(f"| {row['jobs']} | {row['sim_s']:.2f} | {row['us_per_job']:.1f} | "
-                     f"{row['mean_queue']:.1f} |")
-    print("\n".join(lines))
+        us = sorted(r["us_per_job"] for r in rows[n])
+        sim = sorted(r["sim_s"] for r in rows[n])
+        row = rows[n][0]
+        lines.append(f"| {row['jobs']} | {float(np.median(sim)):.2f} | {float(np.median(us)):.1f} | "
+                     f"{us[0]:.1f}–{us[-1]:.1f} | {row['mean_queue']:.1f} |")
+    print("\n".join(line for line in lines if line is not None))
     return 1 if bad else 0
 
 
