@@ -83,6 +83,11 @@ def main(argv=None) -> int:
                     help="count-based path of the fast policy (default: the compiled kernel)")
     ap.add_argument("--one", nargs=4, metavar=("TRACE", "IMPL", "N", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.repeats < 1:
+        ap.error("--repeats must be >= 1")
+    args.sizes = list(dict.fromkeys(args.sizes))  # each size once
+    if not args.traces and not args.sizes and not args.one:
+        ap.error("nothing to time: give --traces or --sizes")
     if args.one:
         trace, impl, n, out = args.one
         print(json.dumps(one_run(trace, impl, int(n), out)))
@@ -118,8 +123,6 @@ def main(argv=None) -> int:
                      f"{fast['sim_s']:.2f} | {fast['jobs_per_s']:,.0f} | "
                      f"{ref['sim_s'] / fast['sim_s']:.1f}x | "
                      f"{'yes' if differ == 0 else f'NO: {differ} differ'} |")
-    if args.repeats < 1:
-        ap.error("--repeats must be >= 1")
     # Sizes interleaved, round after round: a drift in the machine's speed
     # then touches every size alike instead of the last ones only.
     rows: dict[int, list[dict]] = {n: [] for n in args.sizes}

@@ -403,10 +403,10 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
     import pandas as pd
 
     width = len(TIMELINE_COLUMNS)
-    cells = np.fromiter(chain.from_iterable(rows), np.float64)
-    if len(cells) != len(rows) * width:
+    if rows and set(map(len, rows)) != {width}:  # a flat stream would not notice
         raise ValueError(f"timeline rows must have {width} cells each")
-    table = cells.reshape(len(rows), width)
+    table = np.fromiter(chain.from_iterable(rows), np.float64,
+                        len(rows) * width).reshape(len(rows), width)
     return pd.DataFrame({name: table[:, k] if k == 0 else table[:, k].astype(np.int64)
                          for k, name in enumerate(TIMELINE_COLUMNS)})
 

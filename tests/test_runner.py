@@ -206,3 +206,5 @@ def test_timeline_frame_reads_the_rows_as_they_are():
     pd.testing.assert_frame_equal(timeline_frame(rows), expected, check_exact=True)
     with pytest.raises(ValueError, match="4 cells each"):
         timeline_frame([(0.0, 1, 2)])
+    with pytest.raises(ValueError, match="4 cells each"):  # as many cells, other rows
+        timeline_frame([(0.0, 1, 2), (1.0, 1, 2, 3, 4)])
