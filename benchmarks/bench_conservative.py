@@ -129,8 +129,9 @@ def main(argv=None) -> int:
     for _ in range(args.repeats):
         for n in args.sizes:
             rows[n].append(child("SDSC-BLUE", "fast", n, save=False)[0])
-    lines += ["" if lines else None,
-              f"| SDSC-BLUE first N jobs | fast s (median of {args.repeats}) | µs per job, "
+    if lines:
+        lines.append("")
+    lines += [f"| SDSC-BLUE first N jobs | fast s (median of {args.repeats}) | µs per job, "
               "median | µs per job, range | mean queue (jobs) |", "|---:|---:|---:|---:|---:|"]
     for n in args.sizes:
         us = sorted(r["us_per_job"] for r in rows[n])
@@ -138,7 +139,7 @@ def main(argv=None) -> int:
         row = rows[n][0]
         lines.append(f"| {row['jobs']} | {float(np.median(sim)):.2f} | {float(np.median(us)):.1f} | "
                      f"{us[0]:.1f}–{us[-1]:.1f} | {row['mean_queue']:.1f} |")
-    print("\n".join(line for line in lines if line is not None))
+    print("\n".join(lines))
     return 1 if bad else 0
 
 

@@ -176,7 +176,9 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
 
     The keyword arguments are pandas' own (``index``, ``lineterminator``,
     ``compression`` ...); compression inferred from a ``.gz`` suffix and the
-    file name stored in a gzip header are those of ``path``.
+    file name stored in a gzip header are those of ``path``. A gzip header's
+    time stamp is 0 unless ``compression`` gives an ``mtime``: the same table
+    gives the same bytes.
 
     Examples
     --------
@@ -186,6 +188,8 @@ def write_csv(frame, path: str | os.PathLike, **to_csv_kwargs) -> Path:
     >>> p.read_text()
     'a\\n1\\n'
     """
+    if "compression" in to_csv_kwargs or _inferred_compression(str(path)) == "gzip":
+        to_csv_kwargs["compression"] = _zero_stamp(path, to_csv_kwargs.get("compression", "infer"))
     with atomic_path(path) as tmp:
         text = None
         end = to_csv_kwargs.get("lineterminator") or os.linesep
@@ -378,6 +382,26 @@ def csv_text(frame, lineterminator: str = "\n", *, compiled: bool | None = None)
     return header + end + "".join(map(line.__mod__, rows))
 
 
+def _zero_stamp(path, compression):
+    """``compression`` with gzip's header time stamp 0 where it would be the
+    time of writing (gzip named or inferred from ``path``, no ``mtime`` given).
+
+    Examples
+    --------
+    >>> _zero_stamp("a.csv.gz", "infer"), _zero_stamp("a.csv", "infer")
+    ({'method': 'gzip', 'mtime': 0}, 'infer')
+    >>> _zero_stamp("a.csv", {"method": "gzip", "mtime": 7})
+    {'mtime': 7, 'method': 'gzip'}
+    """
+    if compression == "infer" and _inferred_compression(str(path)) == "gzip":
+        compression = "gzip"
+    if compression == "gzip":
+        return {"method": "gzip", "mtime": 0}
+    if isinstance(compression, dict) and compression.get("method") == "gzip":
+        return {"mtime": 0, **compression}
+    return compression
+
+
 def _gzip_args(tmp: Path, compression):
     """GzipFile arguments for ``compression`` (None: no compression; False: a
     kind this module leaves to pandas)."""
@@ -385,8 +409,6 @@ def _gzip_args(tmp: Path, compression):
         compression = _inferred_compression(str(tmp))
     if compression is None:
         return None
-    if compression == "gzip":
-        return {}
     if isinstance(compression, dict) and compression.get("method") == "gzip" \
             and set(compression) <= {"method", "mtime", "compresslevel"} \
             and compression.get("compresslevel", 9) != 0:

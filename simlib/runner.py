@@ -489,7 +489,8 @@ def write_jobs_csv(jobs: pd.DataFrame | Table, path) -> None:
 
     The file is replaced atomically: on any error nothing is left at ``path``
     (an existing file stays as it was). A ``.gz`` path is gzip-compressed
-    with a zero time stamp in its header, so the same run gives the same bytes.
+    with a zero time stamp in its header (:func:`simlib.io.write_csv`), so the
+    same run gives the same bytes.
 
     Examples
     --------
@@ -503,10 +504,6 @@ def write_jobs_csv(jobs: pd.DataFrame | Table, path) -> None:
     >>> open(path).readline().split(",")[:3]
     ['job_id', 'workload_name', 'profile']
     """
-    if str(path).endswith(".gz"):
-        write_csv(jobs, path, index=False, lineterminator="\n",
-                  compression={"method": "gzip", "mtime": 0})
-    else:
-        write_csv(jobs, path, index=False, lineterminator="\n")
+    write_csv(jobs, path, index=False, lineterminator="\n")
 
 

@@ -161,6 +161,20 @@ def test_write_csv_text_is_what_pandas_writes(tmp_path, end):
             assert (tmp_path / f"{name}.csv").read_bytes() == (tmp_path / f"{name}.pandas.csv").read_bytes()
 
 
+@pytest.mark.parametrize("compression", ["infer", "gzip", {"method": "gzip"}])
+def test_every_gzip_header_has_a_zero_time_stamp(tmp_path, compression):
+    frame = _edge_frame(seed=0)
+    # A DataFrame takes the fast writer, a Series pandas' own: both stamp 0.
+    for name, table in (("frame", frame), ("series", frame["i"])):
+        write_csv(table, tmp_path / f"{name}.csv.gz", index=False, compression=compression)
+        raw = (tmp_path / f"{name}.csv.gz").read_bytes()
+        assert raw[4:8] == b"\0\0\0\0", name
+        assert gzip.decompress(raw) == table.to_csv(index=False).encode()
+    write_csv(frame, tmp_path / "kept.csv.gz", index=False,
+              compression={"method": "gzip", "mtime": 7})  # a given stamp stays
+    assert (tmp_path / "kept.csv.gz").read_bytes()[4:8] == (7).to_bytes(4, "little")
+
+
 def test_plain_csv_gzip_holds_pandas_text_and_the_destination_name(tmp_path):
     frame = pd.concat([_edge_frame(seed=s) for s in range(40)], ignore_index=True)
     write_csv(frame, tmp_path / "jobs.csv.gz", index=False, lineterminator="\n", compression=GZIP)

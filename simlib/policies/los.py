@@ -307,13 +307,13 @@ class LOS(QueuePolicy):
         self.stats = {"head_start": 0, "basic_dp": 0, "reservation_dp": 0}
         self.reservation = None
 
-    # -------------------------------------------------- hooks for variants
     def attach(self, sim):
         super().attach(sim)
         # The DP kernel, looked up once per run: a lookup reads the
         # environment, ~3 % of a LOS run when done at every DP.
         self._dp_kernel = kernels.load(COMPILED_KERNELS[0])
 
+    # -------------------------------------------------- hooks for variants
     def constraints(self, now: float) -> Freezes:
         """What jobs started now must respect (batch: the head's shadow)."""
         return Freezes(self.sim, now)

@@ -61,8 +61,7 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
     # lookup per row, what Series.map does, without its per-call overhead.
     wl = jobs_workload.jobs
     rs = dict(zip(map(str, wl["job_id"].tolist()), wl["requested_start"].to_numpy(float).tolist()))
-    req = np.fromiter((rs.get(j, math.nan) for j in map(str, table["job_id"].tolist())), float,
-                      len(table))
+    req = np.fromiter((rs.get(j, math.nan) for j in table["job_id"].tolist()), float, len(table))
     ded = req >= 0
     if ded.any():
         delay = np.asarray(table["starting_time"], dtype=float)[ded] - req[ded]
@@ -156,16 +155,16 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
                            workload_name=name, record_timeline=False,
                            commands=command_events(commands))
             metrics = run_metrics(res, jobs_wl, machine, pol, tau=tau)
+            run_table = res.table
+            n = len(run_table)
             e = facts[(float(load), int(seed))]
             rec = {"workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
                    "cs": None if cs is None else int(cs), **metrics,
                    "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
-                   "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": len(res.table),
+                   "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": n,
                    "commands": sum(e["commands"].values()),
                    "cs_used": math.nan if cs is None else float(cs)}
             records.append(rec)
-            run_table = res.table
-            n = len(run_table)
             tables.append(Table({"load": np.full(n, float(load)),
                                  "seed": np.full(n, int(seed), dtype=np.int64),
                                  "cs": np.full(n, -1 if cs is None else int(cs), dtype=np.int64),
