@@ -1,5 +1,6 @@
 # Set-up and main commands (see README.md).
 #   make reproduce   install into .venv, run the pipeline at default scale
+#                    (STUDIES=kumar,zeng: those studies only, see README)
 #   make test        install into .venv, run the tests
 #   make smoke       install into .venv, run the smoke-scale pipeline in build/smoke
 #   make dry-run     show what the pipeline would run (default scale)
@@ -23,12 +24,18 @@ SMOKE_DIR ?= build/smoke
 REPORT ?= report.zip
 SNAKEMAKE_ARGS ?=
 PYTEST_ARGS ?=
+# Studies to build (comma-separated keys of the registry; empty: all). One
+# --config list for both this and the smoke scale: a second --config flag
+# would replace the first.
+STUDIES ?=
+ONLY := $(if $(strip $(STUDIES)),only=$(strip $(STUDIES)),)
 
 .PHONY: reproduce test lint smoke dry-run report install
 
 reproduce: $(STAMP) $(SIMGRID_STAMP)
 	$(BYTECODE)
-	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all $(SNAKEMAKE_ARGS)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all $(if $(ONLY),--config $(ONLY),) \
+	  $(SNAKEMAKE_ARGS)
 
 # pytest exits 5 when nothing was collected: fine for a selection that
 # happens to be empty (e.g. PYTEST_ARGS="-m slurm"), an error otherwise.
@@ -47,11 +54,12 @@ lint: $(STAMP)
 smoke: $(STAMP) $(SIMGRID_STAMP)
 	mkdir -p $(SMOKE_DIR)
 	$(BYTECODE)
-	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all --config scale=smoke \
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all --config scale=smoke $(ONLY) \
 	  --directory $(SMOKE_DIR) $(SNAKEMAKE_ARGS)
 
 dry-run: $(STAMP)
-	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all -n $(SNAKEMAKE_ARGS)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --cores all -n $(if $(ONLY),--config $(ONLY),) \
+	  $(SNAKEMAKE_ARGS)
 
 # Snakemake's self-contained report (report.html inside the zip) of the
 # artifacts a previous run built; fails naming the first missing one. The

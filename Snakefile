@@ -52,7 +52,7 @@ localrules: all, fetch_trace, report
 
 rule all:
     input:
-        "paper_figures/README.md",
+        [INDEX["path"]] if ALL_STUDIES else [],
         [a["path"] for a in ARTIFACTS],
     default_target: True
 

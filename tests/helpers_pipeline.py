@@ -341,12 +341,22 @@ def assert_config_rejected(workdir, override, message):
     assert not (Path(workdir) / "data").exists()  # nothing ran
 
 
+def repo_registry() -> dict:
+    """The registry of studies of the repository's grids (config ``registry``, merged)."""
+    import yaml
+    out = {}
+    for path in sorted((REPO / "config/grids").glob("*.yaml")):
+        out.update(yaml.safe_load(path.read_text()).get("registry") or {})
+    return out
+
+
 def repo_config(grid: str, scale: str = "smoke") -> dict:
     """The repository's config with one study's grid merged in (as the Snakefile does)."""
     import yaml
     cfg = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    studies = yaml.safe_load((REPO / f"config/grids/{grid}.yaml").read_text())["studies"]
-    cfg["studies"] = {**(cfg.get("studies") or {}), **studies}
+    grid_cfg = yaml.safe_load((REPO / f"config/grids/{grid}.yaml").read_text())
+    cfg["studies"] = {**(cfg.get("studies") or {}), **grid_cfg["studies"]}
+    cfg["registry"] = repo_registry()
     cfg["scale"] = scale
     return cfg
 

@@ -6,12 +6,14 @@ import sys
 import pytest
 
 from simlib.errors import ConfigError
-from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, Files, Step, StepContext, Study, load_study
-from simlib.studies.base import check_batches, check_policies, check_traces, load_tag
+from helpers_pipeline import repo_registry
+
+from simlib.studies import Files, Step, StepContext, Study, load_study, selected_keys, study_class
+from simlib.studies.base import check_batches, check_policies, check_registry, check_traces, load_tag
 
 
 def config(**studies):
-    return {"scale": "smoke", "studies": studies,
+    return {"scale": "smoke", "studies": studies, "registry": repo_registry(),
             "traces": {"catalog": {"SDSC-SP2": {"file": "s.swf.gz", "machine_procs": 128}}}}
 
 
@@ -127,18 +129,76 @@ def test_base_check_names_the_key():
 
 
 def test_registry_and_loading():
-    assert {"baseline", "kumar", "kumar_fig1"} <= set(BUILTIN_STUDIES)
+    assert {"baseline", "kumar", "kumar_fig1", "utrera", "dutot", "zeng"} <= set(repo_registry())
     cfg = config(baseline={"traces": ["SDSC-SP2"], "policies": {"easy": {}},
                            "loads": {"smoke": [0.5], "default": [0.5], "full": [0.5]}})
     study = load_study("baseline", cfg)  # imported on first use
-    assert STUDY_CLASSES["baseline"] is type(study)
+    assert study_class("baseline", cfg) is type(study)
     assert study.key == "baseline" and study.scale == "smoke"
     assert [s.name for s in study.steps()] == ["baseline_simulate", "baseline_aggregate",
                                                "baseline_figures"]
-    with pytest.raises(ConfigError, match="no study class registered under 'mystery'"):
+    with pytest.raises(ConfigError, match="studies.mystery: no study registered under 'mystery'"):
         load_study("mystery", config(mystery={}))
-    with pytest.raises(ConfigError, match="studies.mystery.module: cannot import 'no_such_mod'"):
-        load_study("mystery", config(mystery={"module": "no_such_mod"}))
+    bad = {**config(mystery={}), "registry": {"mystery": "no_such_mod:Mystery"}}
+    with pytest.raises(ConfigError, match="registry.mystery: cannot import 'no_such_mod'.*PYTHONPATH"):
+        load_study("mystery", bad)
+    bad["registry"]["mystery"] = "simlib.studies.base:Files"
+    with pytest.raises(ConfigError, match="is not a subclass of simlib.studies.Study"):
+        load_study("mystery", bad)
+    bad["registry"]["mystery"] = "simlib.studies.base:Nope"
+    with pytest.raises(ConfigError, match="module 'simlib.studies.base' has no 'Nope'"):
+        load_study("mystery", bad)
+
+
+def test_the_registry_and_the_grids_must_match_both_ways(tmp_path):
+    grids = tmp_path / "config" / "grids"
+    grids.mkdir(parents=True)
+    (grids / "mine.yaml").write_text("studies:\n  mine:\n    jobs: 3\n")
+    unregistered = {"registry": {"a": "m:A"}, "studies": {"a": {}, "mine": {}}}
+    with pytest.raises(ConfigError, match=r"config studies.mine \(config/grids/mine.yaml\): no "
+                                          r"study registered under 'mine'.*registered: a"):
+        check_registry(unregistered, repo=tmp_path)
+    (grids / "other.yaml").write_text("registry:\n  ghost: m:Ghost\n")
+    without_grid = {"registry": {"ghost": "m:Ghost"}, "studies": {}}
+    with pytest.raises(ConfigError, match=r"config registry.ghost \(config/grids/other.yaml\): "
+                                          r"study 'ghost' is registered but has no grid entry"):
+        check_registry(without_grid, repo=tmp_path)
+
+
+def test_only_selects_studies_and_their_requirements():
+    class Needy(Study):
+        key = "needy"
+        requires = ("hello",)
+    import types
+    sys.modules["needy_mod"] = types.SimpleNamespace(Needy=Needy, Hello=Hello)
+    cfg = {"registry": {"hello": "needy_mod:Hello", "needy": "needy_mod:Needy",
+                        "other": "needy_mod:Hello"},
+           "studies": {"hello": {}, "needy": {}, "other": {"enabled": False}}}
+    try:
+        assert selected_keys(cfg) == ["hello", "needy"]
+        assert selected_keys({**cfg, "only": "needy"}) == ["hello", "needy"]
+        assert selected_keys({**cfg, "only": "other"}) == ["other"]   # named: built
+        assert selected_keys({**cfg, "only": "needy", "skip": "hello"}) == ["needy"]
+        with pytest.raises(ConfigError, match="config skip: unknown study 'dutto'"):
+            selected_keys({**cfg, "skip": "dutto"})
+        with pytest.raises(ConfigError, match="config only: unknown study 'nosuch'; registered "
+                                              "studies: hello, needy, other"):
+            selected_keys({**cfg, "only": "hello,nosuch"})
+    finally:
+        del sys.modules["needy_mod"]
+
+
+def test_a_used_study_left_out_is_said_in_one_line():
+    class Reader(Study):
+        key = "reader"
+        uses = {"hello": "Fig. 9 is"}
+    cls = "simlib.studies.base:Study"
+    cfg = {"registry": {"hello": cls, "reader": cls}, "studies": {"hello": {}, "reader": {}}}
+    assert Reader(cfg).left_out() == []
+    assert Reader({**cfg, "only": "reader"}).left_out() == [
+        "study reader: Fig. 9 is left out: it needs study hello's results (build hello too to "
+        "have them)"]
+    assert Reader({**cfg, "skip": "hello"}).left_out() != []
 
 
 def test_load_tag_round_trips():
@@ -151,8 +211,9 @@ def test_studies_import_lazily():
     # at import time (each costs 0.4-1 s per job; the steps import them).
     code = ("import importlib, sys\n"
             "import simlib.studies as s\n"
-            "first = sorted(m for m in s.BUILTIN_STUDIES.values() if m in sys.modules)\n"
-            "for m in s.BUILTIN_STUDIES.values():\n"
+            f"mods = {sorted({v.split(':')[0] for v in repo_registry().values()})!r}\n"
+            "first = sorted(m for m in mods if m in sys.modules)\n"
+            "for m in mods:\n"
             "    importlib.import_module(m)\n"
             "heavy = sorted(m for m in ('scipy', 'xarray', 'matplotlib') if m in sys.modules)\n"
             "print(first, heavy)\n")
@@ -176,7 +237,7 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
     with pytest.raises(ConfigError, match="config studies.printed.published: no such file .*nope.yaml"):
         _ = missing.published
     from simlib.studies.zeng.published import load_published
-    zeng = load_study("zeng", {"scale": "smoke",
+    zeng = load_study("zeng", {"scale": "smoke", "registry": repo_registry(),
                                "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
     assert zeng.published == load_published(zeng.published_path)
     assert zeng.published is zeng.published   # read once

@@ -10,7 +10,7 @@ import pytest
 
 from simlib.backends.simgrid import SimGridUnavailable
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Study
+from simlib.studies import Study, study_class
 from simlib.studies.dutot import Dutot
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,7 +35,8 @@ def no_simgrid_check(monkeypatch):
 
 
 def test_registered_with_its_schema():
-    assert STUDY_CLASSES["dutot"] is Dutot and issubclass(Dutot, Study)
+    assert study_class("dutot", {"registry": helpers_pipeline.repo_registry()}) is Dutot
+    assert issubclass(Dutot, Study)
     assert Dutot.section == "dutot"
     assert Dutot.title == ("Dutot et al. (dutot): conservative backfilling with contiguity and "
                            "locality, SimGrid")
@@ -115,7 +116,7 @@ def test_missing_simgrid_is_a_config_error_saying_what_to_do(monkeypatch):
         study().check()
     text = str(err.value)
     assert text.startswith("config studies.dutot: SimGrid is not available")
-    assert "studies={dutot: {enabled: false}}" in text
+    assert "--config skip=dutot" in text
 
 
 def test_steps_artifacts_and_report_marks_agree():

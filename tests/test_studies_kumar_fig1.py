@@ -5,20 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from simlib.codedeps import import_closure
-from simlib.studies import STUDY_CLASSES, Study, load_study
+from simlib.studies import Study, load_study, study_class
+from helpers_pipeline import repo_registry
 from simlib.studies.kumar.fig1 import KumarFig1
 from simlib.studies.trace_sweep import TraceSweep
 
 SIMLIB = Path(__file__).resolve().parents[1] / "simlib"
 
-CONFIG = {"scale": "smoke",
+CONFIG = {"scale": "smoke", "registry": repo_registry(),
           "studies": {"kumar_fig1": {"traces": ["SDSC-SP2"], "policies": {"easy": {}, "los": {}},
                                      "loads": {"smoke": [0.5, 0.9], "default": [0.5],
                                                "full": [0.5]}}}}
 
 
 def test_registered_trace_sweep_in_section_k():
-    assert STUDY_CLASSES["kumar_fig1"] is KumarFig1 and issubclass(KumarFig1, TraceSweep)
+    assert study_class("kumar_fig1", CONFIG) is KumarFig1 and issubclass(KumarFig1, TraceSweep)
     s = load_study("kumar_fig1", CONFIG)
     assert (s.section, s.title) == ("kumar", "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS")
     assert [st.name for st in s.steps()] == ["kumar_fig1_simulate", "kumar_fig1_aggregate"]

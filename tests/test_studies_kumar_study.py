@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from helpers_kumar_study import STUDY
+from helpers_pipeline import repo_registry
 
 from simlib.cube import read_cube
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Files, StepContext, Study, load_study
+from simlib.studies import Files, StepContext, Study, load_study, study_class
 from simlib.studies.kumar.study import Kumar
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,7 +30,7 @@ def config(fig1=True, **changes):
     studies = {"kumar": kumar}
     if fig1 is not None:
         studies["kumar_fig1"] = {**FIG1, **({} if fig1 else {"enabled": False})}
-    return {"scale": "smoke", "studies": studies,
+    return {"scale": "smoke", "studies": studies, "registry": repo_registry(),
             "scales": {"smoke": {"trace_jobs": 1500}},
             "traces": {"catalog": {"SDSC-SP2": {"file": "SDSC-SP2.swf.gz", "machine_procs": 128}}},
             "simulation": {"overrun": "kill", "tau": 10.0}}
@@ -45,7 +46,7 @@ RULES = ["kumar_workloads", "kumar_simulate", "kumar_aggregate", "kumar_pick_cs"
 
 # ---------------------------------------------------------------- config
 def test_registered_under_its_key():
-    assert STUDY_CLASSES["kumar"] is Kumar
+    assert study_class("kumar", config()) is Kumar
     k = study()
     assert (k.key, k.section, k.title) == ("kumar", "kumar", "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS")
     assert k.schema_path().name == "kumar.schema.json" and k.schema_path().is_file()

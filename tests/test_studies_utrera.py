@@ -11,7 +11,7 @@ import yaml
 
 from simlib.codedeps import import_closure
 from simlib.errors import ConfigError
-from simlib.studies import STUDY_CLASSES, Study
+from simlib.studies import Study, study_class
 from simlib.studies.utrera import Utrera
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,7 +43,8 @@ def wildcards(**kw):
 
 
 def test_registered_under_its_key_with_its_schema():
-    assert STUDY_CLASSES["utrera"] is Utrera and issubclass(Utrera, Study)
+    assert study_class("utrera", {"registry": helpers_pipeline.repo_registry()}) is Utrera
+    assert issubclass(Utrera, Study)
     assert (Utrera.section, Utrera.title) == ("utrera", "Utrera et al. (utrera): FCFS-malleable")
     path = Utrera.schema_path()
     assert path == SIMLIB / "studies/utrera/utrera.schema.json" and path.is_file()

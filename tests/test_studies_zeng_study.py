@@ -4,7 +4,7 @@ import pytest
 import helpers_pipeline
 from simlib.errors import ConfigError
 from simlib.policies import make_policy
-from simlib.studies import STUDY_CLASSES
+from simlib.studies import study_class
 from simlib.studies.zeng import Zeng
 
 
@@ -13,7 +13,7 @@ def study(scale="smoke", edit=None):
 
 
 def test_the_study_is_registered_and_checks():
-    assert STUDY_CLASSES["zeng"] is Zeng
+    assert study_class("zeng", {"registry": helpers_pipeline.repo_registry()}) is Zeng
     s = study()
     s.check()
     assert s.workloads() == ["W1", "W2"] and s.machines() == ["multicore", "single_core"]

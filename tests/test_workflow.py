@@ -77,7 +77,7 @@ def smoke(tmp_path_factory):
     ("studies: {baseline: {policies: {easy_tagged: {tag: 1}}}}",
      "config studies.baseline.policies.easy_tagged: unknown policy 'easy_tagged'"),
     ("scales: {full: {batch: [baseline_simulate, baseline_simulat]}}",
-     "config scales.full.batch[1]: no step 'baseline_simulat' in the enabled studies"),
+     "config scales.full.batch[1]: no step 'baseline_simulat' in the selected studies"),
 ])
 def test_bad_config_is_rejected_before_any_job(tmp_path, override, message):
     assert_config_rejected(tmp_path, override, message)

@@ -8,9 +8,10 @@ runs it.
 
 Config (``studies.example`` in a grid file)::
 
+    registry:
+      example: example_study:Example   # this file, importable on PYTHONPATH
     studies:
       example:
-        module: example_study       # this file, importable on PYTHONPATH
         policies: {fcfs: {}, easy: {}}
         jobs: 200
         cpus: 64
@@ -29,14 +30,13 @@ from simlib.io import write_json, write_text
 from simlib.markdown import markdown_table
 from simlib.metrics import summarize
 from simlib.runner import simulate
-from simlib.studies import Artifact, Step, Study, register_study
+from simlib.studies import Artifact, Step, Study
 from simlib.workload.lublin import LublinParams, calibrate_load
 from simlib.workload.swf import read_swf, write_swf
 
 OUT = "paper_figures/example"
 
 
-@register_study
 class Example(Study):
     """EASY vs FCFS on seeded Lublin workloads (an example of the Study shape)."""
 

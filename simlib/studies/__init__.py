@@ -2,31 +2,33 @@
 
 A study reads its config sub-tree, checks it, and declares the steps the
 pipeline runs (:mod:`simlib.studies.base`); the Snakemake rules are
-generated from them. Studies register themselves by config key when imported; the
-built-in ones are imported when first loaded (``BUILTIN_STUDIES``):
+generated from them. The one registry of studies is the config's
+``registry`` mapping (study key -> ``module:Class``), to which each grid
+file adds its own studies; a study is imported when first loaded:
 
-========== ============================================ ==========================
-key        what                                         module
-========== ============================================ ==========================
-baseline   FCFS / EASY / conservative on real traces    :mod:`.baseline`
-kumar      paper K, Section V and every K artifact      :mod:`.kumar.study`
-kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :mod:`.kumar.fig1`
-utrera     paper U: FCFS-malleable vs EASY (every part) :mod:`.utrera`
-dutot      paper D: contiguity and locality, SimGrid    :mod:`.dutot`
-zeng       paper Z: Scojo-PECT on multi-core nodes      :mod:`.zeng`
-========== ============================================ ==========================
+========== ============================================ ==================================
+key        what                                         class (``config/grids/*.yaml``)
+========== ============================================ ==================================
+baseline   FCFS / EASY / conservative on real traces    :class:`.baseline.Baseline`
+kumar      paper K, Section V and every K artifact      :class:`.kumar.study.Kumar`
+kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :class:`.kumar.fig1.KumarFig1`
+utrera     paper U: FCFS-malleable vs EASY (every part) :class:`.utrera.Utrera`
+dutot      paper D: contiguity and locality, SimGrid    :class:`.dutot.Dutot`
+zeng       paper Z: Scojo-PECT on multi-core nodes      :class:`.zeng.Zeng`
+========== ============================================ ==================================
 """
 from .base import (
-                   BUILTIN_STUDIES,
-                   STUDY_CLASSES,
                    Artifact,
                    Files,
                    Step,
                    StepContext,
                    Study,
-                   enabled_studies,
+                   check_registry,
                    load_study,
-                   register_study,
+                   registry,
+                   selected_keys,
+                   selected_studies,
+                   study_class,
 )
 
 #: The study classes by name, imported on first use (module ``__getattr__``):
@@ -43,6 +45,6 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BUILTIN_STUDIES", "STUDY_CLASSES", "Artifact", "Baseline", "Dutot", "Files", "Kumar",
-           "KumarFig1", "Step", "StepContext", "Study", "TraceSweep", "Utrera", "Zeng",
-           "enabled_studies", "load_study", "register_study"]
+__all__ = ["Artifact", "Baseline", "Dutot", "Files", "Kumar", "KumarFig1", "Step", "StepContext",
+           "Study", "TraceSweep", "Utrera", "Zeng", "check_registry", "load_study", "registry",
+           "selected_keys", "selected_studies", "study_class"]

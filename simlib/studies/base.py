@@ -40,8 +40,10 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from ..errors import ConfigError
 
-__all__ = ["deferred", "wildcard_names", "Step", "StepContext", "Files", "Artifact", "Study", "STUDY_CLASSES",
-           "BUILTIN_STUDIES", "register_study", "enabled_studies", "load_study", "load_tag", "REPO",
+__all__ = ["deferred", "wildcard_names", "Step", "StepContext", "Files", "Artifact", "Study", "registry",
+           "study_class", "check_registry", "only_keys", "builds_all", "selected_keys",
+           "selected_studies",
+           "load_study", "load_tag", "REPO",
            "check_traces", "check_policies", "lublin_path"]
 
 #: The repository (simlib lives in it; config paths are relative to it).
@@ -66,6 +68,7 @@ def deferred(module: str, function: str, **kwargs) -> Callable:
     def run(ctx):
         getattr(importlib.import_module(module), function)(ctx, **kwargs)
     run.__qualname__ = run.__name__ = f"{module.rpartition('.')[2]}.{function}"
+    run.module = module   # the step's code (Step.code_modules)
     return run
 
 
@@ -124,8 +127,10 @@ class Step:
     output : mapping of str to str (or list of str)
         Output name -> path pattern (or a list of them, one output name for
         several files); wildcards in braces, ``{scale}`` for the scale.
-    run : callable(StepContext)
+    run : callable(StepContext) or str
         Does the work: reads ``ctx.input``, writes every ``ctx.output``.
+        ``"package.module:function"`` imports the module only when the step
+        runs (:func:`deferred`).
     input : mapping or callable(wildcards) -> mapping, optional
         Input name -> path or list of paths (or a callable of the rule's
         wildcards, as Snakemake input functions).
@@ -137,8 +142,14 @@ class Step:
         ``{wildcards.x}``).
     code : sequence of str
         Modules (dotted names) whose import closure is the step's code:
-        editing any module it reaches reruns the step. The study's own
-        module is always included.
+        editing any module it reaches reruns the step. The module of
+        ``run`` is always included (:meth:`code_modules`): a step whose
+        ``run`` is ``"module:function"`` (or :func:`deferred`) depends on
+        that module's imports, not on the module declaring the study.
+    templates : sequence of str
+        Templates the step renders (file names in the ``templates/``
+        folder of the package of ``run``'s module, :mod:`simlib.render`):
+        they and what they include are inputs of the step.
     policies : sequence or callable(wildcards) -> sequence
         Policies the step runs: their modules are code inputs too, each
         only for the steps that run it.
@@ -184,6 +195,7 @@ class Step:
     params: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)
     message: str = ""
     code: Sequence[str] = ()
+    templates: Sequence[str] = ()
     policies: Sequence[str] | Callable[[Any], Sequence[str]] = ()
     wildcard_constraints: Mapping[str, str] = field(default_factory=dict)
     stage: str = "simulate"
@@ -195,6 +207,13 @@ class Step:
     batch: Mapping[str, Sequence[Mapping[str, str]]] = field(default_factory=dict)
 
     def __post_init__(self):
+        if isinstance(self.run, str):
+            module, _, function = self.run.partition(":")
+            if not module or not function:
+                raise ConfigError(f"step {self.name}: run {self.run!r} is not 'package.module:function'")
+            object.__setattr__(self, "run", deferred(module, function))
+        if self.templates and not self.package:
+            raise ConfigError(f"step {self.name}: templates need a run given as 'module:function'")
         if self.stage not in STAGES:
             raise ConfigError(f"step {self.name}: stage {self.stage!r} is not one of {STAGES}")
         if self.group == "auto":
@@ -230,6 +249,35 @@ class Step:
                 if re.search(r"{(%s)," % "|".join(map(re.escape, names)), pattern):
                     raise ConfigError(f"step {self.name}: a folded wildcard of output {out!r} "
                                       "has an inline constraint")
+
+    @property
+    def run_module(self) -> str | None:
+        """The module of ``run`` when it is one (``"module:function"`` or :func:`deferred`)."""
+        return getattr(self.run, "module", None)
+
+    @property
+    def package(self) -> str | None:
+        """The package of ``run``'s module: where its templates are."""
+        module = self.run_module
+        return module.rpartition(".")[0] if module else None
+
+    def code_modules(self) -> tuple[list[str], list[str]]:
+        """(modules, shallow): the step's code is the import closure of ``modules``,
+        plus the import-time imports of ``shallow`` (:func:`simlib.codedeps.import_closure`).
+
+        A run function in a module: that module and :attr:`code`. A bound
+        method of a study: :attr:`code`, and the study classes' modules,
+        shallow (their imports made when the module loads), since the method
+        is theirs.
+        """
+        if self.run_module:
+            return [*self.code, self.run_module], []
+        owner = getattr(self.run, "__self__", None)
+        if isinstance(owner, Study):
+            return list(self.code), [c.__module__ for c in type(owner).__mro__
+                                     if issubclass(c, Study)]
+        module = getattr(self.run, "__module__", None)
+        return [*self.code, *([module] if module else [])], []
 
     def unbatched(self) -> "Step":
         """The same step without its batch (one rule per run)."""
@@ -351,6 +399,12 @@ class Study:
     #: JSON schema of the study's config sub-tree: a file name in
     #: ``simlib/studies/schemas/`` or a path next to the study's module.
     schema: ClassVar[str | None] = None
+    #: Studies this one cannot run without: selected with it by ``only``.
+    requires: ClassVar[tuple[str, ...]] = ()
+    #: Studies whose results this one shows when they run too: study key ->
+    #: what is left out without it (one line, printed when ``only`` leaves
+    #: that study out).
+    uses: ClassVar[Mapping[str, str]] = {}
     #: Module of the study's package (relative, e.g. ``".published"``) whose
     #: ``load_published(path)`` reads and validates its published-numbers
     #: file (``published`` in its grid); None for a study without one.
@@ -442,6 +496,16 @@ class Study:
         return next((a.path for a in self.artifacts() if Path(a.path).name == "README.md"), None)
 
     # --------------------------------------------------------------- helpers
+    def is_selected(self, key: str) -> bool:
+        """Whether study ``key`` runs in this pipeline too (config ``only`` / ``enabled``)."""
+        return key in selected_keys(self.config)
+
+    def left_out(self) -> list[str]:
+        """One line per used study (:attr:`uses`) that this run leaves out, saying what is lost."""
+        return [f"study {self.key}: {what} left out: it needs study {other}'s results "
+                f"(build {other} too to have them)"
+                for other, what in self.uses.items() if not self.is_selected(other)]
+
     def step(self, name: str) -> Step:
         """The step called ``name``."""
         for s in self.steps():
@@ -583,53 +647,167 @@ def check_policies(where: str, policies: Mapping[str, Mapping | None]) -> None:
             raise ConfigError(f"{where}.{policy}: {exc}") from None
 
 
-#: Registered study classes by config key.
-STUDY_CLASSES: dict[str, type[Study]] = {}
+#: Config key of the registry of studies: study key -> ``"module:Class"``.
+#: Every grid file registers the studies it configures (``registry:``), the
+#: built-in ones and a user's alike; Snakemake merges the grids into one
+#: mapping, which is the one list of studies.
+REGISTRY_KEY = "registry"
 
-#: The built-in studies' modules by config key. A study is imported when it
-#: is first loaded, so a pipeline job pays only for its own study's imports
-#: (paper K's generator alone pulls in scipy.stats).
-BUILTIN_STUDIES: dict[str, str] = {
-    "baseline": "simlib.studies.baseline",
-    "kumar": "simlib.studies.kumar.study",
-    "kumar_fig1": "simlib.studies.kumar.fig1",
-    "utrera": "simlib.studies.utrera",
-    "dutot": "simlib.studies.dutot",
-    "zeng": "simlib.studies.zeng",
-}
+#: Config keys selecting studies: comma-separated lists of study keys (or lists).
+ONLY_KEY = "only"
+SKIP_KEY = "skip"
 
 
-def register_study(cls: type[Study]) -> type[Study]:
-    """Register a study class under its :attr:`Study.key` (usable as a decorator)."""
-    if not cls.key:
-        raise ConfigError(f"study class {cls.__name__} has no key")
-    if cls.key in STUDY_CLASSES and STUDY_CLASSES[cls.key] is not cls:
-        raise ConfigError(f"study key {cls.key!r} registered twice")
-    STUDY_CLASSES[cls.key] = cls
-    return cls
+def registry(config: Mapping) -> dict[str, str]:
+    """The registry of studies: study key -> ``"module:Class"`` (config ``registry``).
+
+    Examples
+    --------
+    >>> registry({"registry": {"tiny": "tiny_study:Tiny"}})
+    {'tiny': 'tiny_study:Tiny'}
+    """
+    return dict(config.get(REGISTRY_KEY) or {})
 
 
-def _study_class(key: str, spec: Mapping) -> type[Study]:
-    module = (spec or {}).get("module")
-    if not module and key not in STUDY_CLASSES:
-        module = BUILTIN_STUDIES.get(key)
-    if module:
+def grid_file(key: str, repo=None) -> str | None:
+    """The grid file (``config/grids/*.yaml``, relative) that names study ``key``, if any.
+
+    Read as text, for messages only: the config is already merged.
+    """
+    root = Path(repo) if repo is not None else REPO
+    pattern = re.compile(r"^\s+" + re.escape(key) + r"\s*:", re.MULTILINE)
+    for path in sorted((root / "config" / "grids").glob("*.yaml")):
+        if pattern.search(path.read_text(encoding="utf-8")):
+            return str(path.relative_to(root))
+    return None
+
+
+def _where(key: str, repo=None) -> str:
+    found = grid_file(key, repo)
+    return f" ({found})" if found else ""
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def study_class(key: str, config: Mapping, repo=None) -> type["Study"]:
+    """The class registered for study ``key``, imported on first use.
+
+    A study's module is imported only when the study is loaded, so a
+    pipeline job pays for its own study's imports only.
+    """
+    reg = registry(config)
+    if key not in reg:
+        raise ConfigError(f"config studies.{key}{_where(key, repo)}: no study registered under "
+                          f"{key!r}; a grid registers its study with `{REGISTRY_KEY}: {{{key}: "
+                          f"package.module:Class}}`; registered: {', '.join(sorted(reg)) or 'none'}")
+    target = reg[key]
+    if target not in _CLASSES:
+        module, _, name = str(target).partition(":")
+        where = f"config {REGISTRY_KEY}.{key}{_where(key, repo)}"
+        if not module or not name:
+            raise ConfigError(f"{where}: {target!r} is not of the form package.module:Class")
         try:
-            importlib.import_module(module)
+            cls = getattr(importlib.import_module(module), name)
         except ImportError as exc:
-            raise ConfigError(f"config studies.{key}.module: cannot import {module!r} ({exc})") from None
-    try:
-        return STUDY_CLASSES[key]
-    except KeyError:
-        known = ", ".join(sorted(set(STUDY_CLASSES) | set(BUILTIN_STUDIES)))
-        raise ConfigError(f"config studies.{key}: no study class registered under {key!r} "
-                          f"(known: {known}; a study outside simlib "
-                          f"names its module in studies.{key}.module)") from None
+            raise ConfigError(f"{where}: cannot import {module!r} ({exc}); is its directory "
+                              "on PYTHONPATH?") from None
+        except AttributeError:
+            raise ConfigError(f"{where}: module {module!r} has no {name!r}") from None
+        if not (isinstance(cls, type) and issubclass(cls, Study)):
+            raise ConfigError(f"{where}: {target} is not a subclass of simlib.studies.Study")
+        _CLASSES[target] = cls
+    return _CLASSES[target]
+
+
+def check_registry(config: Mapping, repo=None) -> None:
+    """Every configured study is registered and every registered study configured.
+
+    ConfigError naming the study and its grid file; nothing is left out silently.
+
+    Examples
+    --------
+    >>> check_registry({"registry": {"a": "m:A"}, "studies": {"a": {}, "b": {}}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: config studies.b: no study registered under 'b'; ...; registered: a
+    """
+    reg, studies = registry(config), dict(config.get("studies") or {})
+    for key in studies:
+        if key not in reg:
+            study_class(key, config, repo)   # raises, naming the grid
+    for key in reg:
+        if key not in studies:
+            raise ConfigError(f"config {REGISTRY_KEY}.{key}{_where(key, repo)}: study {key!r} is "
+                              f"registered but has no grid entry studies.{key}")
+
+
+def only_keys(config: Mapping, key: str = ONLY_KEY) -> list[str] | None:
+    """The study keys of config ``only`` (or ``skip``): comma-separated or a list; None when unset.
+
+    Examples
+    --------
+    >>> only_keys({"only": "kumar, zeng"}), only_keys({"only": ["zeng"]}), only_keys({})
+    (['kumar', 'zeng'], ['zeng'], None)
+    """
+    only = config.get(key)
+    if only is None or only == "":
+        return None
+    items = only.split(",") if isinstance(only, str) else [str(x) for x in only]
+    return [x.strip() for x in items if x.strip()]
+
+
+def _check_names(config: Mapping, key: str, names: Sequence[str]) -> None:
+    reg = registry(config)
+    for name in names:
+        if name not in reg:
+            raise ConfigError(f"config {key}: unknown study {name!r}; registered studies: "
+                              f"{', '.join(sorted(reg)) or 'none'}")
+
+
+def builds_all(config: Mapping) -> bool:
+    """Whether this run builds every configured study (no ``only``, no ``skip``)."""
+    return only_keys(config) is None and only_keys(config, SKIP_KEY) is None
+
+
+def selected_keys(config: Mapping) -> list[str]:
+    """The studies this run builds, in config order.
+
+    With ``only``: those named, and the studies they require
+    (:attr:`Study.requires`). Without: every configured study not disabled
+    in its grid (``enabled: false``). Then ``skip`` takes studies out. An
+    unknown name in either is a ConfigError listing the registered ones.
+
+    Examples
+    --------
+    >>> cls = "simlib.studies.base:Study"
+    >>> cfg = {"registry": {"a": cls, "b": cls}, "studies": {"a": {}, "b": {"enabled": False}}}
+    >>> selected_keys(cfg), selected_keys({**cfg, "only": "b"}), selected_keys({**cfg, "skip": "a"})
+    (['a'], ['b'], [])
+    >>> selected_keys({**cfg, "only": "a,nosuch"})
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: config only: unknown study 'nosuch'; registered studies: a, b
+    """
+    studies = dict(config.get("studies") or {})
+    only, skip = only_keys(config), only_keys(config, SKIP_KEY) or []
+    _check_names(config, SKIP_KEY, skip)
+    if only is None:
+        return [k for k, spec in studies.items()
+                if (spec or {}).get("enabled", True) is not False and k not in skip]
+    _check_names(config, ONLY_KEY, only)
+    chosen, todo = set(), list(only)
+    while todo:
+        key = todo.pop()
+        if key not in chosen:
+            chosen.add(key)
+            todo += list(study_class(key, config).requires)
+    return [k for k in studies if k in chosen and k not in skip]
 
 
 def load_study(key: str, config: Mapping, scale: str | None = None, repo=None) -> Study:
-    """The study ``key`` built from the config."""
-    return _study_class(key, config["studies"][key])(config, scale, key=key, repo=repo)
+    """The study ``key`` built from the config (its class from the registry)."""
+    return study_class(key, config, repo)(config, scale, key=key, repo=repo)
 
 
 def check_batches(config: Mapping, studies: Sequence[Study]) -> None:
@@ -641,11 +819,11 @@ def check_batches(config: Mapping, studies: Sequence[Study]) -> None:
     >>> check_batches({"scales": {"default": {"batch": ["nope_run"]}}, "studies": {}}, [])
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: config scales.default.batch[0]: no step 'nope_run' in the enabled studies
+    simlib.errors.ConfigError: config scales.default.batch[0]: no step 'nope_run' in the selected studies
     """
     names = {s.name for study in studies for s in study.steps()}
-    disabled = [key for key, spec in (config.get("studies") or {}).items()
-                if (spec or {}).get("enabled", True) is False]
+    built = {study.key for study in studies}
+    disabled = [key for key in (config.get("studies") or {}) if key not in built]
     for scale, spec in (config.get("scales") or {}).items():
         listed = (spec or {}).get("batch")
         if not isinstance(listed, list):
@@ -653,14 +831,9 @@ def check_batches(config: Mapping, studies: Sequence[Study]) -> None:
         for i, name in enumerate(listed):
             if name not in names and not any(name.startswith(k + "_") for k in disabled):
                 raise ConfigError(f"config scales.{scale}.batch[{i}]: no step {name!r} in the "
-                                  "enabled studies")
+                                  "selected studies")
 
 
-def enabled_studies(config: Mapping, scale: str | None = None, repo=None) -> list[Study]:
-    """Every study of ``config["studies"]`` not disabled (``enabled: false``), in config order."""
-    out = []
-    for key, spec in (config.get("studies") or {}).items():
-        if (spec or {}).get("enabled", True) is False:
-            continue
-        out.append(load_study(key, config, scale, repo))
-    return out
+def selected_studies(config: Mapping, scale: str | None = None, repo=None) -> list[Study]:
+    """Every study this run builds (:func:`selected_keys`), loaded, in config order."""
+    return [load_study(key, config, scale, repo) for key in selected_keys(config)]

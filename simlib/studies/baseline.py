@@ -9,7 +9,7 @@ the cube as CSV and Markdown, each stating the scale that produced it.
 from __future__ import annotations
 
 from ..io import write_csv, write_text
-from .base import Artifact, Step, StepContext, register_study
+from .base import Artifact, Step, StepContext
 from .trace_sweep import TraceSweep
 
 __all__ = ["Baseline"]
@@ -26,7 +26,6 @@ FIRST = ["mean_wait", "mean_response", "mean_bounded_slowdown", "utilization", "
 OUT = "paper_figures/baseline"
 
 
-@register_study
 class Baseline(TraceSweep):
     """FCFS, EASY and conservative backfilling on SDSC-SP2 and CTC-SP2."""
 

@@ -12,7 +12,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from simlib.errors import ConfigError
-from simlib.policies import POLICIES, make_policy
+from simlib.policies import POLICIES
 
 
 def validate_section(data, schema, prefix=""):
@@ -56,32 +56,43 @@ REPO = Path(workflow.basedir).resolve()
 #: The scale of this run.
 SCALE = config["scale"]
 
-#: Enabled studies with a Study class (simlib.studies): their rules come
-#: from their steps (workflow/rules/studies.smk).
-from simlib.studies import BUILTIN_STUDIES, STUDY_CLASSES, load_study
-from simlib.studies.base import check_batches
+#: The studies this run builds (config `only`, else every study not disabled
+#: in its grid), each checked against its own schema; their rules come from
+#: their steps (workflow/rules/studies.smk). The registry (config `registry`,
+#: filled by the grids) must match the grids both ways: no study is left out
+#: silently.
+from simlib.studies.base import (builds_all, check_batches, check_registry, load_study,
+                                 selected_keys, study_class)
 
-
-def is_study(key, spec):
-    """Whether config ``studies.<key>`` names a Study class (built in, registered or by module)."""
-    return key in BUILTIN_STUDIES or key in STUDY_CLASSES or bool((spec or {}).get("module"))
+check_registry(config, REPO)
 
 
 def _studies():
     out = []
-    for key, spec in config["studies"].items():
-        if not is_study(key, spec):
-            continue  # still wired by hand in the stage files
-        cls = load_study(key, config, SCALE, repo=REPO).__class__
+    for key in selected_keys(config):
+        cls = study_class(key, config, REPO)
         if cls.schema:
-            config["studies"][key] = spec = spec or {}
+            config["studies"][key] = spec = config["studies"][key] or {}
             validate_section(spec, str(cls.schema_path()), f"studies.{key}")
-        if spec.get("enabled", True) is not False:
-            out.append(load_study(key, config, SCALE, repo=REPO))
+        out.append(load_study(key, config, SCALE, repo=REPO))
     return out
 
 
 STUDIES = _studies()
+
+#: Whether this run builds every study (no `only`, no `skip`): the shared
+#: index and CLAIMS.md, which list them all, are only written then.
+ALL_STUDIES = builds_all(config)
+
+#: One line per thing `only` leaves out, printed once the workflow is parsed.
+LEFT_OUT = [line for s in STUDIES for line in s.left_out()]
+if not ALL_STUDIES:
+    LEFT_OUT.append(f"building {', '.join(s.key for s in STUDIES) or 'no study'}: "
+                    "paper_figures/README.md, paper_figures/CLAIMS.md and the shared Lublin "
+                    "validation figure are left out: they cover every study (run without only= "
+                    "and skip= to rebuild them)")
+for _line in LEFT_OUT:
+    print(_line, file=sys.stderr)
 
 #: Artifacts listed in paper_figures/README.md: dicts with path, title,
 #: section (study or "traces"); appended to by the figures rules.
@@ -130,84 +141,9 @@ def load_tag(load):
     return repr(float(load))
 
 
-def study_loads(study, scale=None):
-    """Target loads of a study at a scale (default: this run's)."""
-    return [float(x) for x in config["studies"][study]["loads"][scale or SCALE]]
-
-
-def policy_params(study, policy):
-    """One policy's parameter mapping (its own config sub-tree)."""
-    return dict(config["studies"][study]["policies"][policy] or {})
-
-
-def simulation_params():
-    """Engine options that change results (debug checks do not)."""
-    sim = config["simulation"]
-    return {"overrun": sim.get("overrun", "kill"), "tau": float(sim.get("tau", 10.0))}
-
-
-def _module_file(obj):
-    try:
-        return inspect.getsourcefile(obj)
-    except TypeError:
-        return None
-
-
-#: Engine code every simulation depends on; editing it reruns all runs.
-ENGINE_CODE = sorted(
-    str(p) for p in [
-        *(Path(sys.modules["simlib"].__file__).parent / "engine").glob("*.py"),
-        Path(sys.modules["simlib"].__file__).parent / "runner.py",
-        Path(sys.modules["simlib"].__file__).parent / "platform.py",
-        Path(sys.modules["simlib"].__file__).parent / "metrics.py",
-    ] if p.exists())
-
-
-def policy_code(policy):
-    """Source files a policy's behaviour depends on (its class, its bases,
-    and the simlib.policies helpers its module uses), so editing one policy's
-    module reruns only that policy's simulations."""
-    cls = POLICIES[policy]
-    files = set()
-    for c in cls.__mro__:
-        # The class's own module may live outside simlib (policy_modules).
-        if c is cls or c.__module__.startswith("simlib."):
-            files.add(_module_file(c))
-    policy_module = sys.modules[cls.__module__]
-    for value in vars(policy_module).values():
-        owner = getattr(value, "__module__", None) or getattr(value, "__name__", "")
-        if isinstance(owner, str) and owner.startswith("simlib.policies.") and owner in sys.modules:
-            files.add(_module_file(sys.modules[owner]))
-    return sorted(f for f in files if f)
-
-
 def check_config():
     """Checks the JSON schema cannot express; raises ConfigError naming the key."""
     catalog = config["traces"]["catalog"]
-    for study, st in config["studies"].items():
-        if is_study(study, st):
-            continue  # a Study checks itself (Study.check)
-        for i, trace in enumerate(st.get("traces", [])):
-            if trace not in catalog:
-                raise ConfigError(
-                    f"config studies.{study}.traces[{i}]: unknown trace {trace!r}; "
-                    f"known traces (traces.catalog): {', '.join(sorted(catalog))}")
-        for policy, params in (st.get("policies") or {}).items():
-            if policy not in POLICIES:
-                raise ConfigError(
-                    f"config studies.{study}.policies.{policy}: unknown policy {policy!r}; "
-                    f"registered policies (simlib.policies.POLICIES): {', '.join(sorted(POLICIES))}")
-            unknown = sorted(set(params or {}) - set(POLICIES[policy].defaults))
-            if unknown:
-                raise ConfigError(
-                    f"config studies.{study}.policies.{policy}: unknown parameter(s) "
-                    f"{', '.join(unknown)}; accepted: {', '.join(sorted(POLICIES[policy].defaults)) or 'none'}")
-            # Types, ranges and choices: the policy's own checks, now rather
-            # than in a job after others ran.
-            try:
-                make_policy(policy, **(params or {}))
-            except ConfigError as exc:
-                raise ConfigError(f"config studies.{study}.policies.{policy}: {exc}") from None
     for trace in raw_traces_needed():
         name = catalog[trace]["file"]
         if name not in MANIFEST:
@@ -224,19 +160,17 @@ def check_config():
 
 def traces_in_use():
     """Traces the generic trace rules prepare and characterize: the `traces`
-    lists of the enabled studies, in first-use order."""
+    lists of the studies this run builds, in first-use order."""
     seen = []
-    for st in config["studies"].values():
-        if (st or {}).get("enabled", True) is False:
-            continue
-        for t in (st or {}).get("traces", []):
+    for study in STUDIES:
+        for t in study.spec.get("traces") or []:
             if t not in seen:
                 seen.append(t)
     return seen
 
 
 def raw_traces_needed():
-    """Catalog traces whose raw file some enabled study reads: traces_in_use(),
+    """Catalog traces whose raw file some selected study reads: traces_in_use(),
     then those a study prepares its own way (Study.traces)."""
     needed = traces_in_use()
     for study in STUDIES:
@@ -369,8 +303,8 @@ REPORT_CAPTIONS = REPO / "workflow" / "report"
 
 
 def report_entries():
-    """Every reported file: ARTIFACTS plus the index, as {path: entry}."""
-    return {a["path"]: a for a in [*ARTIFACTS, INDEX]}
+    """Every reported file: ARTIFACTS plus the index (when built), as {path: entry}."""
+    return {a["path"]: a for a in [*ARTIFACTS, *([INDEX] if ALL_STUDIES else [])]}
 
 
 def report_kind(path):

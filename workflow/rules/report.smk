@@ -15,7 +15,7 @@ CLAIMS_INDEX = dict(
           "verdict, criterion), with the verdicts counted per paper")
 REPORT_CATEGORIES["claims"] = "Claims"
 
-if CLAIM_SOURCES:
+if CLAIM_SOURCES and ALL_STUDIES:
     ARTIFACTS.append(CLAIMS_INDEX)
 
     rule claims:
@@ -39,22 +39,22 @@ if CLAIM_SOURCES:
             "../scripts/claims.py"
 
 
-rule report:
-    message:
-        "Writing the artifact index paper_figures/README.md ({params.scale} scale)"
-    input:
-        [a["path"] for a in ARTIFACTS],
-        code=code_inputs("simlib.markdown"),
-    output:
-        reported(INDEX["path"], "index"),
-    params:
-        artifacts=ARTIFACTS,
-        scale=SCALE,
-        scale_description=config["scales"][SCALE].get("description", ""),
-        studies={s: st.get("description", "") for s, st in config["studies"].items()},
-    log:
-        f"logs/report.{SCALE}.log",
-    script:
-        "../scripts/report.py"
+if ALL_STUDIES:  # the index lists every study's artifacts
 
-
+    rule report:
+        message:
+            "Writing the artifact index paper_figures/README.md ({params.scale} scale)"
+        input:
+            [a["path"] for a in ARTIFACTS],
+            code=code_inputs("simlib.markdown"),
+        output:
+            reported(INDEX["path"], "index"),
+        params:
+            artifacts=ARTIFACTS,
+            scale=SCALE,
+            scale_description=config["scales"][SCALE].get("description", ""),
+            studies={s: st.get("description", "") for s, st in config["studies"].items()},
+        log:
+            f"logs/report.{SCALE}.log",
+        script:
+            "../scripts/report.py"

@@ -3,17 +3,19 @@
 # params, the function doing the work -- and workflow/scripts/run_step.py
 # runs one; nothing here knows any paper.
 #
-# Code inputs are derived, not listed: the import closure of the study's
-# module and of the modules the step names (simlib.codedeps), plus the
-# modules of the policies the step runs, so editing a module reruns exactly
-# the steps that can reach it.
+# Code inputs are derived, not listed: the import closure of the step's own
+# function's module and of the modules the step names (Step.code_modules,
+# simlib.codedeps), the templates it renders (Step.templates,
+# simlib.render), and the modules of the policies the step runs, so editing
+# a module or a template reruns exactly the steps that can reach it.
 #
 # A step with a batch (Step.batch, at scales whose runs are shorter than a
 # job's start-up) becomes one rule whose job runs every batch entry in one
 # process: its files are the step's, named <name>__<i> for entry i.
 
 from simlib.codedeps import import_closure, policy_files
-from simlib.studies import Files, Study
+from simlib.render import template_files
+from simlib.studies import Files
 from simlib.studies.base import wildcard_names
 
 # The studies' artifacts join the index (and the report).
@@ -40,9 +42,10 @@ def _runs(entries, wildcards):
 def step_inputs(study, step, entries=None):
     def inputs(wildcards):
         files, code = {}, set()
-        # The study modules' import-time imports, and what this step names.
-        roots = [c.__module__ for c in type(study).__mro__ if issubclass(c, Study)]
-        code.update(import_closure(step.code, shallow=roots))
+        modules, shallow = step.code_modules()
+        code.update(import_closure(modules, shallow=shallow))
+        if step.templates:
+            code.update(template_files(step.package, step.templates))
         for suffix, w in _runs(entries, wildcards):
             files.update((name + suffix, value) for name, value in _resolve(step.input, w).items())
             for policy in _resolve(step.policies, w):

@@ -34,7 +34,7 @@ step runs (so editing a figure reruns no simulation).
 from __future__ import annotations
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, deferred, register_study
+from ..base import Artifact, Step, Study, deferred
 
 __all__ = ["Dutot", "OUT", "EXPERIMENTS"]
 
@@ -61,14 +61,13 @@ _CUBE_TITLES = {
 }
 
 
-@register_study
 class Dutot(Study):
     """Paper D: conservative backfilling with contiguity and locality, timed by SimGrid.
 
     Examples
     --------
-    >>> from simlib.studies import STUDY_CLASSES
-    >>> STUDY_CLASSES["dutot"] is Dutot, Dutot.section
+    >>> from simlib.studies import study_class
+    >>> study_class("dutot", {"registry": {"dutot": "simlib.studies.dutot:Dutot"}}) is Dutot, Dutot.section
     (True, 'dutot')
     """
 
@@ -246,8 +245,7 @@ class Dutot(Study):
             require_simgrid()
         except SimGridUnavailable as exc:
             raise SimGridUnavailable(f"config studies.{self.key}: {exc}; or leave paper D out "
-                                     f"with --config 'studies={{{self.key}: {{enabled: false}}}}'"
-                                     ) from None
+                                     f"with --config skip={self.key}") from None
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:

@@ -12,13 +12,12 @@ trace simulation.
 """
 from __future__ import annotations
 
-from ..base import Artifact, register_study
+from ..base import Artifact
 from ..trace_sweep import TraceSweep
 
 __all__ = ["KumarFig1"]
 
 
-@register_study
 class KumarFig1(TraceSweep):
     """Paper K's Fig. 1: EASY vs LOS on the SDSC log over offered loads."""
 

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from ...policies import POLICIES
-from ..base import Artifact, Step, StepContext, Study, load_study, load_tag, register_study
+from ..base import Artifact, Step, StepContext, Study, load_study, load_tag
 from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
 
 __all__ = ["Kumar"]
@@ -62,7 +62,6 @@ def _output_name(file: str) -> str:
     return file.replace(".", "_")
 
 
-@register_study
 class Kumar(Study):
     """Paper K (Kumar, Shae, Jamjoom): Delayed-LOS, Hybrid-LOS and runtime elasticity."""
 
@@ -71,6 +70,8 @@ class Kumar(Study):
     title = "Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS"
     schema = "kumar.schema.json"
     published_loader = ".published"
+    uses = {FIG1_KEY: "Fig. 1 (EASY vs LOS on the SDSC-SP2 log), its sensitivity sweep and "
+                      "their claims are"}
 
     # ------------------------------------------------------------- config
     @functools.cached_property
@@ -84,9 +85,8 @@ class Kumar(Study):
 
     @functools.cached_property
     def fig1(self) -> Study | None:
-        """The ``kumar_fig1`` sweep when it is enabled (its cube feeds Fig. 1 and a claim)."""
-        studies = self.config.get("studies") or {}
-        if FIG1_KEY not in studies or (studies[FIG1_KEY] or {}).get("enabled", True) is False:
+        """The ``kumar_fig1`` sweep when it runs too (its cube feeds Fig. 1 and a claim)."""
+        if not self.is_selected(FIG1_KEY):
             return None
         return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo)
 

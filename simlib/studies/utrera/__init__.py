@@ -51,7 +51,7 @@ workload draws nothing and is simulated once.
 from __future__ import annotations
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, deferred, load_tag, lublin_path, register_study
+from ..base import Artifact, Step, Study, deferred, load_tag, lublin_path
 
 __all__ = ["Utrera", "EASY", "MALLEABLE", "PARTS", "WHOLE", "OUT"]
 
@@ -137,14 +137,14 @@ _WHOLE_ARTIFACT = ("whole_workloads.md", "Table 2's 'Jobs' column read as whole 
                    "reading")
 
 
-@register_study
 class Utrera(Study):
     """Paper U: FCFS-malleable (virtual malleability) vs EASY backfilling.
 
     Examples
     --------
-    >>> from simlib.studies import STUDY_CLASSES
-    >>> STUDY_CLASSES["utrera"] is Utrera, Utrera.section
+    >>> from simlib.studies import study_class
+    >>> registry = {"utrera": "simlib.studies.utrera:Utrera"}
+    >>> study_class("utrera", {"registry": registry}) is Utrera, Utrera.section
     (True, 'utrera')
     """
 

@@ -38,7 +38,7 @@ reference, the unadjusted Lublin jobs on 128 single-core nodes.
 from __future__ import annotations
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, deferred, register_study
+from ..base import Artifact, Step, Study, deferred
 
 __all__ = ["Zeng", "OUT", "DATA"]
 
@@ -94,14 +94,13 @@ def value_tag(value) -> str:
     return format(value, "g")
 
 
-@register_study
 class Zeng(Study):
     """Paper Z: Scojo-PECT with space sharing and G-LOMARC-TS on multi-core nodes.
 
     Examples
     --------
-    >>> from simlib.studies import STUDY_CLASSES
-    >>> STUDY_CLASSES["zeng"] is Zeng, Zeng.section
+    >>> from simlib.studies import study_class
+    >>> study_class("zeng", {"registry": {"zeng": "simlib.studies.zeng:Zeng"}}) is Zeng, Zeng.section
     (True, 'zeng')
     """
 
