@@ -26,6 +26,7 @@ from scipy import stats
 
 from simlib.errors import ConfigError
 from simlib.workload import lublin as L
+from simlib.workload.lublin.model import _Generator
 from simlib.workload.swf import SWF_FIELDS, read_swf, write_swf
 
 N = 100_000
@@ -616,7 +617,7 @@ def test_lublin99_clock_equals_an_independent_c_style_walk(start_hour):
     lp = SETTINGS["typed"]
     w = L.generate_lublin(lp, n_jobs=n, start_hour=start_hour, seed=77,
                           arrival_clock="lublin99").jobs
-    gen = L._Generator(lp, 128, start_hour, 77)     # the same seeded draws
+    gen = _Generator(lp, 128, start_hour, 77)     # the same seeded draws
     clocks = {}
     for i, s in enumerate(lp.streams):
         gen.draws[i].points(n)
@@ -646,7 +647,7 @@ def test_lublin99_times_are_whole_seconds_behind_the_exact_ones():
     # The SWF holds the integer clock as is.
     w = L.generate_lublin(SETTINGS["typeless"], n_jobs=2000, seed=6, arrival_clock="lublin99")
     t = w.jobs["submit_time"].to_numpy()
-    gen = L._Generator(SETTINGS["typeless"], 128, 0.0, 6, "lublin99")
+    gen = _Generator(SETTINGS["typeless"], 128, 0.0, 6, "lublin99")
     np.testing.assert_array_equal(gen.times(0, 2000, 1.0), t)
 
 
@@ -951,4 +952,5 @@ def test_workload_from_params_logs_one_line(caplog):
 
 def test_examples():
     import doctest
-    assert doctest.testmod(L).failed == 0
+    for module in (L, L.params, L.model, L.clock, L.analytic, L.calibration):
+        assert doctest.testmod(module).failed == 0, module.__name__

@@ -494,8 +494,9 @@ def test_trace_and_lublin_rules_depend_on_the_simlib_code_they_call(smoke):
     assert {"workload/prepare.py", "workload/swf.py"} <= code["prepare_trace"] \
         == code["scale_load_SDSC_SP2"] == code["scale_load_CTC_SP2"]
     assert {"figures/traces.py", "markdown.py"} <= code["characterize_traces"]
-    assert {"workload/lublin.py", "workload/estimates.py"} <= code["lublin_workload"]
-    assert {"figures/workloads.py", "workload/lublin.py"} <= code["lublin_validation"]
+    assert {"workload/lublin/calibration.py", "workload/lublin/model.py",
+            "workload/estimates.py"} <= code["lublin_workload"]
+    assert {"figures/workloads.py", "workload/lublin/analytic.py"} <= code["lublin_validation"]
     assert code["fetch_trace"] == set()
 
 

@@ -1,7 +1,7 @@
 """Validation figure of a Lublin–Feitelson workload against the model.
 
 Three panels, each comparing what was generated with what the parameters
-imply analytically (:mod:`simlib.workload.lublin`):
+imply analytically (:mod:`simlib.workload.lublin.analytic`):
 
 1. job sizes: observed fraction per size (serial and power-of-two sizes
    coloured) with the exact size distribution as markers;
@@ -26,7 +26,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from simlib.io import atomic_path
-from simlib.workload import lublin
+from simlib.workload.lublin import analytic
+from simlib.workload.lublin.calibration import workload_from_params
+from simlib.workload.lublin.clock import BUCKETS
+from simlib.workload.lublin.params import LublinParams, _as_lublin_params, model_from_params
 from simlib.workload.swf import Workload, read_swf
 
 __all__ = ["plot_lublin_validation", "lublin_validation", "SIZE_CLASSES"]
@@ -46,7 +49,7 @@ def _header_match(workload: Workload, pattern: str):
     return None
 
 
-def _stream_jobs(workload: Workload, lp: lublin.LublinParams):
+def _stream_jobs(workload: Workload, lp: LublinParams):
     """(stream, sizes, runtimes, submit) per stream of ``lp`` found in the queue field."""
     j = workload.jobs
     out = []
@@ -78,7 +81,7 @@ def _size_panel(ax, data, machine_size):
                label=label, align="edge", linewidth=0)
     expected = np.zeros(top + 1)
     for s, sz, _, _ in data:
-        pmf = lublin.size_pmf(s.params, top)
+        pmf = analytic.size_pmf(s.params, top)
         expected[:len(pmf)] += len(sz) / n * pmf[:top + 1]
     nz = expected[1:] > 0
     ax.plot(k[nz], expected[1:][nz], "k.", markersize=4, label="model")
@@ -88,8 +91,8 @@ def _size_panel(ax, data, machine_size):
     ax.set_ylabel("fraction of jobs")
     serial_obs = float(np.mean(sizes == 1))
     pow2_obs = float(np.mean((sizes >= 2) & ((sizes & (sizes - 1)) == 0)))
-    serial_exp = sum(len(d[1]) / n * lublin.expected_serial_fraction(d[0].params) for d in data)
-    pow2_exp = sum(len(d[1]) / n * lublin.expected_pow2_fraction(d[0].params) for d in data)
+    serial_exp = sum(len(d[1]) / n * analytic.expected_serial_fraction(d[0].params) for d in data)
+    pow2_exp = sum(len(d[1]) / n * analytic.expected_pow2_fraction(d[0].params) for d in data)
     ax.set_title(f"sizes: serial {serial_obs:.3f} (model {serial_exp:.3f}),\n"
                  f"power of two >= 2: {pow2_obs:.3f} (model {pow2_exp:.3f})", fontsize="small")
     handles, labels = ax.get_legend_handles_labels()
@@ -101,7 +104,7 @@ def _size_panel(ax, data, machine_size):
 
 def _runtime_panel(ax, data):
     colors = matplotlib.colormaps["tab10"]
-    grid = np.unique(np.round(np.logspace(0, np.log10(lublin._R_MAX), 400)))
+    grid = np.unique(np.round(np.logspace(0, np.log10(analytic._R_MAX), 400)))
     for c, (label, lo, hi) in enumerate(SIZE_CLASSES):
         runs, model = [], np.zeros(len(grid))
         total = 0
@@ -112,7 +115,7 @@ def _runtime_panel(ax, data):
             runs.append(rt[mask])
             vals, cnt = np.unique(sz[mask], return_counts=True)
             for v, m in zip(vals, cnt):
-                model += m * lublin.runtime_cdf(s.params, v, grid)
+                model += m * analytic.runtime_cdf(s.params, v, grid)
             total += int(mask.sum())
         if total < _MIN_JOBS_PER_CLASS:
             continue
@@ -133,12 +136,12 @@ def _runtime_panel(ax, data):
 
 def _arrival_panel(ax, data, start_hour):
     n = sum(len(d[3]) for d in data)
-    buckets = np.concatenate([lublin.arrival_bucket(d[3], start_hour) for d in data])
-    observed = np.bincount(buckets, minlength=lublin.BUCKETS) / n
-    expected = np.zeros(lublin.BUCKETS)
+    buckets = np.concatenate([analytic.arrival_bucket(d[3], start_hour) for d in data])
+    observed = np.bincount(buckets, minlength=BUCKETS) / n
+    expected = np.zeros(BUCKETS)
     for s, _, _, t in data:
-        expected += len(t) / n * lublin.expected_bucket_distribution(s.params)
-    hours = np.arange(lublin.BUCKETS) / 2.0
+        expected += len(t) / n * analytic.expected_bucket_distribution(s.params)
+    hours = np.arange(BUCKETS) / 2.0
     ax.bar(hours + 0.25, observed, width=0.5, color="tab:green", alpha=0.6, label="generated")
     ax.step(np.append(hours, 24.0), np.append(expected, expected[-1]), where="post",
             color="k", linewidth=1.2, label="bucket weights (model)")
@@ -150,7 +153,7 @@ def _arrival_panel(ax, data, start_hour):
     ax.legend(fontsize="x-small", loc="upper left")
 
 
-def _params_text(lp: lublin.LublinParams) -> str:
+def _params_text(lp: LublinParams) -> str:
     parts = []
     for s in lp.streams:
         p = s.params
@@ -195,7 +198,7 @@ def plot_lublin_validation(workload: Workload, params, out_png, *,
     >>> plot_lublin_validation(w, LublinParams.typed(), "fig.png")   # doctest: +SKIP
     PosixPath('fig.png')
     """
-    lp = lublin._as_lublin_params(params)
+    lp = _as_lublin_params(params)
     out = Path(out_png)
     if out.suffix.lower() != ".png":
         raise ValueError(f"{out}: the validation figure is written as .png")
@@ -269,13 +272,13 @@ def lublin_validation(params, out_png, *, swf=None, log=None) -> Path:
     ...                    "scale": "smoke"}, "fig.png")     # doctest: +SKIP
     PosixPath('fig.png')
     """
-    lp, machine_size = lublin.model_from_params(params)
+    lp, machine_size = model_from_params(params)
     if swf is not None:
         workload = read_swf(swf)
         if log is not None:
             log.info("read %d jobs from %s", len(workload.jobs), swf)
     else:
-        workload, _ = lublin.workload_from_params(params)
+        workload, _ = workload_from_params(params)
         if log is not None:
             log.info("generated %d jobs", len(workload.jobs))
     out = plot_lublin_validation(workload, lp, out_png, machine_size=machine_size,

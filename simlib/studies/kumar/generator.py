@@ -127,6 +127,8 @@ import pandas as pd
 from simlib.errors import ConfigError
 from simlib.workload import lublin
 from simlib.workload.cwf import ElasticCommand, merge_commands, split_commands
+from simlib.workload.lublin.calibration import _solve_decreasing
+from simlib.workload.lublin.model import _as_seed_sequence, _child, _seed_text
 from simlib.workload.swf import SWF_FIELDS, Workload, max_procs
 
 __all__ = [
@@ -545,8 +547,8 @@ def expected_beta_arr(params=None, load: float = 0.9) -> float:
     True
     """
     p = _as_params(params)
-    return lublin._solve_decreasing(lambda b: expected_load(p, b), float(load), p.barr,
-                                    f"expected beta_arr for Load {load}")
+    return _solve_decreasing(lambda b: expected_load(p, b), float(load), p.barr,
+                             f"expected beta_arr for Load {load}")
 
 
 # --------------------------------------------------------------------------
@@ -571,7 +573,7 @@ class _Draws:
 
     def __init__(self, ss: np.random.SeedSequence, n: int):
         def rng(key):
-            return lublin._child(ss, key)
+            return _child(ss, key)
 
         self.arrival_u = rng(_ARRIVALS).random(n)
         self.stage_u, self.pos_u = rng(_SIZES).random((2, n))
@@ -704,7 +706,7 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     """
     p = _as_params(params)
     _check_n_jobs(n_jobs, load)
-    ss = lublin._as_seed_sequence(seed)
+    ss = _as_seed_sequence(seed)
     d = _Draws(ss, int(n_jobs))
     size = _sizes(p, d)
     run = _runtimes(p, d, size)
@@ -717,8 +719,8 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
         if isinstance(load, bool) or not isinstance(load, (int, float, np.integer, np.floating)) \
                 or not (math.isfinite(load) and load > 0):
             raise ConfigError(f"load must be a finite number > 0, got {load!r}")
-        barr = lublin._solve_decreasing(lambda b: _load(work, _submits(p, d, b, stream), M),
-                                        float(load), p.barr, f"Load calibration to {load}")
+        barr = _solve_decreasing(lambda b: _load(work, _submits(p, d, b, stream), M),
+                                 float(load), p.barr, f"Load calibration to {load}")
     submit = _submits(p, d, barr, stream)
     achieved = _load(work, submit, M)
     if load is not None and not abs(achieved / load - 1.0) <= tolerance:
@@ -750,7 +752,7 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
         "n_bar": float(size.mean()), "dedicated": int(dedicated.sum()),
         "commands": {"ET": kinds.count("ET"), "RT": kinds.count("RT")},
         "rt_skipped_one_second_jobs": skipped,
-        "seed": lublin._seed_text(seed, ss),
+        "seed": _seed_text(seed, ss),
     }
     header = [
         "; Version: 2.2",
