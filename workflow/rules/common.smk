@@ -204,7 +204,7 @@ LUBLIN_SETS = (config.get("lublin") or {}).get("param_sets") or {}
 
 def check_lublin_config():
     """Each parameter set's model must build (the library names what is wrong)."""
-    from simlib.workload.lublin import LublinParams
+    from simlib.workload.lublin.params import LublinParams
     for name, ps in LUBLIN_SETS.items():
         try:
             LublinParams.from_config(ps.get("model") or {}, where=f"lublin.param_sets.{name}.model")

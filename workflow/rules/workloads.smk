@@ -78,7 +78,7 @@ rule lublin_workload:
     message:
         "Generating Lublin workload {wildcards.lparams}, load {wildcards.lload}, seed {wildcards.seed}"
     input:
-        _code=code_inputs("simlib.workload.lublin"),
+        _code=code_inputs("simlib.workload.lublin.calibration"),
     output:
         swf="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.swf.gz",
         info="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.json",

@@ -1,12 +1,12 @@
 """Pipeline entry point: generate one Lublin–Feitelson workload.
 
 ``snakemake.params`` is a parameter set with its load and seed: see
-:func:`simlib.workload.lublin.workload_from_params`. Outputs: ``swf`` and,
+:func:`simlib.workload.lublin.calibration.workload_from_params`. Outputs: ``swf`` and,
 if named, ``info`` (JSON: parameters, offered load reached, factor, jobs).
 """
 from _common import job_log
 from simlib.io import write_json
-from simlib.workload.lublin import workload_from_params
+from simlib.workload.lublin.calibration import workload_from_params
 from simlib.workload.swf import write_swf
 
 
