@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from simlib.errors import ConfigError
-from helpers_pipeline import repo_registry
+from helpers_pipeline import repo_config, repo_registry
 
 from simlib.studies import Files, Step, StepContext, Study, load_study, selected_keys, study_class
 from simlib.studies.base import check_batches, check_policies, check_registry, check_traces, load_tag
@@ -237,8 +237,7 @@ def test_published_numbers_are_read_by_the_studys_loader(tmp_path):
     with pytest.raises(ConfigError, match="config studies.printed.published: no such file .*nope.yaml"):
         _ = missing.published
     from simlib.studies.zeng.published import load_published
-    zeng = load_study("zeng", {"scale": "smoke", "registry": repo_registry(),
-                               "studies": {"zeng": {"published": "config/published/zeng.yaml"}}})
+    zeng = load_study("zeng", repo_config("zeng"))
     assert zeng.published == load_published(zeng.published_path)
     assert zeng.published is zeng.published   # read once
     # A study subclassed in another package keeps its parent's loader.

@@ -95,9 +95,9 @@ def test_smoke_and_default_grids():
     (lambda d: d["heterogeneous"].update(ordering_values={"o5": [1, 4]}),
      "config studies.dutot.heterogeneous.ordering_values.o5: index 4 is past set 'high'"),
     (lambda d: d.update(recompute="sometimes"),
-     "config studies.dutot.recompute: 'sometimes' is not one of compress, rebuild"),
+     "config studies.dutot.recompute: 'sometimes' is not one of ['rebuild', 'compress']"),
     (lambda d: d.update(variants=["basic", "nearest"]),
-     "config studies.dutot.variants[1]: conservative: parameter allocation must be one of"),
+     "config studies.dutot.variants[1]: 'nearest' is not one of ['basic', "),
 ])
 def test_config_errors_name_the_key(edit, message, no_simgrid_check):
     with pytest.raises(ConfigError) as err:

@@ -76,7 +76,7 @@ def test_the_repository_grid_passes_the_checks():
 
 @pytest.mark.parametrize("edit, message", [
     (lambda s: s["policies"].pop("easy"),
-     "config studies.utrera.policies: the study compares easy and fcfs_malleable; 'easy' is missing"),
+     "config studies.utrera.policies: 'easy' is a required property"),
     (lambda s: s["fig2"]["policies"].append("nope"),
      r"config studies.utrera.fig2.policies\[3\]: unknown policy 'nope'"),
     (lambda s: s["trace_portions"].update(NOPE=s["trace_portions"]["CTC-SP2"]),

@@ -806,8 +806,29 @@ def selected_keys(config: Mapping) -> list[str]:
 
 
 def load_study(key: str, config: Mapping, scale: str | None = None, repo=None) -> Study:
-    """The study ``key`` built from the config (its class from the registry)."""
-    return study_class(key, config, repo)(config, scale, key=key, repo=repo)
+    """The study ``key`` built from the config: its class from the registry, its grid
+    checked against the class's schema and completed with the schema's defaults.
+
+    The one path from a grid to a study, in the workflow, in a job and in a
+    test alike; the grid in ``config`` is completed in place.
+    """
+    cls = study_class(key, config, repo)
+    if cls.schema:
+        from ..schema import validate
+        studies = config["studies"]
+        if studies.get(key) is None:
+            studies[key] = {}
+        path = cls.schema_path()
+        validate(studies[key], path, f"config studies.{key}", source=_relative(path, repo))
+    return cls(config, scale, key=key, repo=repo)
+
+
+def _relative(path: Path, repo=None) -> str:
+    root = Path(repo) if repo is not None else REPO
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
 
 
 def check_batches(config: Mapping, studies: Sequence[Study]) -> None:

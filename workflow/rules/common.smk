@@ -62,23 +62,13 @@ SCALE = config["scale"]
 #: filled by the grids) must match the grids both ways: no study is left out
 #: silently.
 from simlib.studies.base import (builds_all, check_batches, check_registry, load_study,
-                                 selected_keys, study_class)
+                                 selected_keys)
 
 check_registry(config, REPO)
 
 
-def _studies():
-    out = []
-    for key in selected_keys(config):
-        cls = study_class(key, config, REPO)
-        if cls.schema:
-            config["studies"][key] = spec = config["studies"][key] or {}
-            validate_section(spec, str(cls.schema_path()), f"studies.{key}")
-        out.append(load_study(key, config, SCALE, repo=REPO))
-    return out
-
-
-STUDIES = _studies()
+#: Each loaded through its schema (load_study), which fills its defaults.
+STUDIES = [load_study(key, config, SCALE, repo=REPO) for key in selected_keys(config)]
 
 #: Whether this run builds every study (no `only`, no `skip`): the shared
 #: index and CLAIMS.md, which list them all, are only written then.
