@@ -801,11 +801,17 @@ def test_lublin99_ties_go_to_the_interactive_stream(workloads, lublin99_workload
 
 #: sha256 of write_swf output made before the arrival clock existed (numpy
 #: Generator streams: recompute only if numpy changes them, as the golden
-#: cubes would).
+#: cubes would). The calibrated workload has two: the first was made on
+#: an earlier machine, the second on this one (AMD EPYC, no AVX-512,
+#: 2026-12), with the same numpy, scipy and pandas releases. Its load solver
+#: sums floats with numpy, whose vectorised loops may group a sum
+#: differently by CPU; the scale it settles on is printed to 17 digits, so a
+#: last-bit difference changes the bytes (the most likely cause, not shown).
 DEFAULT_SWF_SHA256 = {
-    "typed_5000": "e63b1cbc67c4a8273fba1c0897ea20b2ed053dc7e880b01ace792ce484b5c0af",
-    "typed_span_start9.5": "878bce8084b179204ff6263b7715705bfd5c3503e8e07a071d040fe0a0def83a",
-    "calibrated_0.7": "36885fef9de56feb7134cdc76c99acfa69cd66f04db2123750564ef3298d4350",
+    "typed_5000": {"e63b1cbc67c4a8273fba1c0897ea20b2ed053dc7e880b01ace792ce484b5c0af"},
+    "typed_span_start9.5": {"878bce8084b179204ff6263b7715705bfd5c3503e8e07a071d040fe0a0def83a"},
+    "calibrated_0.7": {"36885fef9de56feb7134cdc76c99acfa69cd66f04db2123750564ef3298d4350",
+                       "81f0e2cd3a8af6fd522c7d65958d55bf042503f7d47d0b9b156bcd0ab83c72e0"},
 }
 
 
@@ -829,8 +835,8 @@ def test_default_clock_is_exact_and_unchanged(tmp_path):
     for key, make in cases.items():
         default, exact, other = make(), make(arrival_clock="exact"), make(arrival_clock="lublin99")
         assert default.jobs.equals(exact.jobs) and default.header == exact.header, key
-        assert sha(default) == DEFAULT_SWF_SHA256[key], key
-        assert sha(other) != DEFAULT_SWF_SHA256[key], key
+        assert sha(default) in DEFAULT_SWF_SHA256[key], key
+        assert sha(other) not in DEFAULT_SWF_SHA256[key], key
         assert any("arrival clock lublin99" in line for line in other.header)
         assert not any("arrival clock" in line for line in default.header)
 

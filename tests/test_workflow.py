@@ -14,7 +14,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import socket
 import threading
 import zipfile
@@ -588,35 +587,3 @@ def test_changing_one_policys_code_reruns_only_its_runs(tiny):
     sims = {p for p, rule in todo.items() if rule == "baseline_simulate"}
     assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
     assert not any(r.startswith(("scale_load", "prepare_trace")) for r in todo.values())
-
-
-# ------------------------------------------------------- a study of one's own
-
-EXAMPLE = REPO / "docs" / "example_study"
-
-
-def test_example_study_runs_through_the_pipeline(tmp_path):
-    """docs/adding_a_study.md's example: a study outside simlib, run alone."""
-    shutil.copytree(EXAMPLE, tmp_path / "example")
-    module = tmp_path / "example" / "example_study.py"
-    cfg = tmp_path / "example" / "example.yaml"
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(module.parent),
-                                                       os.environ.get("PYTHONPATH")]))}
-    wd = tmp_path / "wd"
-    _, out = snakemake(wd, "--configfile", cfg, "--config", "scale=smoke", env=env)
-    counts = {r: out.count(f"(Rule: {r})") for r in ("example_workload", "example_simulate",
-                                                    "example_aggregate", "example_figures")}
-    assert counts == {"example_workload": 2, "example_simulate": 4, "example_aggregate": 1,
-                      "example_figures": 1}, out[-3000:]
-    cube = read_cube(wd / "results/example.smoke.nc")
-    assert dict(cube.sizes) == {"policy": 2, "seed": 2}
-    assert (cube["mean_wait"].sel(policy="easy") <= cube["mean_wait"].sel(policy="fcfs")).all()
-    index = (wd / "paper_figures/README.md").read_text()
-    assert "## example" in index and "[`paper_figures/example/mean_wait.png`]" in index
-    assert "## baseline" not in index  # the other studies are disabled
-    assert pending(wd, "--configfile", cfg, "--config", "scale=smoke", env=env) == {}
-    # Code inputs are derived from imports: editing the study's module reruns its steps.
-    module.write_text(module.read_text() + "\n# an edit\n")
-    todo = pending(wd, "--configfile", cfg, "--config", "scale=smoke", env=env)
-    assert {"example_workload", "example_simulate", "example_aggregate",
-            "example_figures"} <= set(todo.values())

@@ -343,6 +343,8 @@ class StepContext:
         Writes to the rule's log file.
     config : dict
         The whole (validated) pipeline config.
+    repo : Path
+        The repository holding the workflow (for provenance: its git commit).
     """
 
     input: Files
@@ -351,6 +353,7 @@ class StepContext:
     wildcards: dict
     log: logging.Logger
     config: dict
+    repo: Path = REPO
 
     @property
     def scale(self) -> str:

@@ -2,8 +2,8 @@
 # express, path builders, and the registry of artifacts indexed by the report.
 # Included first by the Snakefile, so a bad config fails before any job runs.
 
+import functools
 import importlib
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -105,16 +105,16 @@ def repo_path(p):
     return str(p if p.is_absolute() else REPO / p)
 
 
-def _trace_source():
-    """Where traces come from this run (simlib.workload.fetch.resolve_source)."""
+@functools.cache
+def trace_source_of_run():
+    """Where traces come from this run (simlib.workload.fetch.resolve_source);
+    resolved when a trace is first needed, so a run that reads none (e.g.
+    only=zeng) does not depend on SIMLIB_TRACES or the network."""
     from simlib.workload.fetch import DEFAULT_LOCAL_DIRS, resolve_source
     tr = config["traces"]
     return resolve_source(tr["source"], repo=REPO,
                           local_dirs=tr.get("local_dirs", DEFAULT_LOCAL_DIRS))
 
-
-#: The resolved trace source (auto: SIMLIB_TRACES, a local copy, or the PWA).
-TRACE_SOURCE = _trace_source()
 
 
 def trace_source(trace):
@@ -123,7 +123,7 @@ def trace_source(trace):
     (The fetch_trace rule resolves it the same way, from the config, with
     simlib.workload.fetch.fetch_catalog_trace, so that the source is not a
     rerun trigger.)"""
-    return TRACE_SOURCE.base_for(config["traces"]["catalog"][trace].get("pwa_url"), trace)
+    return trace_source_of_run().base_for(config["traces"]["catalog"][trace].get("pwa_url"), trace)
 
 
 def load_tag(load):
@@ -231,12 +231,13 @@ def check_trace_availability():
                 f"{config['traces']['manifest']}, or run with network access "
                 "(traces.source: auto downloads them from the archive).")
     files = {t: catalog[t]["file"] for t in todo}
-    if TRACE_SOURCE.kind == "dir":
-        absent = [f for f in files.values() if not (Path(TRACE_SOURCE.location) / f).is_file()]
+    source = trace_source_of_run()
+    if source.kind == "dir":
+        absent = [f for f in files.values() if not (Path(source.location) / f).is_file()]
         if absent:
             raise ConfigError(
                 f"config traces.source: {', '.join(absent)} not found in "
-                f"{TRACE_SOURCE.describe()}. {ways_out}")
+                f"{source.describe()}. {ways_out}")
         return
     checked = set()
     for t in todo:
@@ -251,7 +252,7 @@ def check_trace_availability():
             names = ", ".join(f"{files[x]} ({MANIFEST[files[x]].bytes_gz / 1e6:.1f} MB)" for x in todo)
             raise ConfigError(
                 f"config traces.source: this run needs {names} from "
-                f"{TRACE_SOURCE.describe()}, but {exc}. {ways_out}") from None
+                f"{source.describe()}, but {exc}. {ways_out}") from None
 
 
 check_trace_availability()

@@ -24,8 +24,9 @@ def main(snakemake):
         for module in snakemake.config.get("policy_modules") or []:
             importlib.import_module(module)
         wildcards = dict(snakemake.wildcards.items())
+        repo = repo_root(snakemake)
         study = load_study(snakemake.params.study, snakemake.config, wildcards.get("scale"),
-                           repo=repo_root(snakemake))
+                           repo=repo)
         spec = dict(snakemake.params.spec)
         # A batched job (studies.smk) names its step and gives each run's
         # wildcards and params; its files are named <name>__<i>.
@@ -39,7 +40,7 @@ def main(snakemake):
             ctx = StepContext(input=_files(snakemake.input, suffix),
                               output=_files(snakemake.output, suffix),
                               params=dict(run["params"]), wildcards={**wildcards, **run["wildcards"]},
-                              log=log, config=snakemake.config)
+                              log=log, config=snakemake.config, repo=repo)
             step.run(ctx)
 
 
