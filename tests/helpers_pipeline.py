@@ -245,9 +245,25 @@ def _with_configfiles(args, extra_first):
     return rest + (["--configfile", *files] if files else [])
 
 
+def copy_repository(dest) -> Path:
+    """A copy of the repository's tracked files (as in the working tree) and its
+    compiled kernels in ``dest``, to edit and run without touching the repository
+    (run it with ``PYTHONPATH=dest`` and ``snakefile=dest / "Snakefile"``)."""
+    dest = Path(dest)
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        src = REPO / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    for kernel in (REPO / "simlib" / "policies").glob("*.so"):
+        shutil.copy2(kernel, dest / "simlib" / "policies" / kernel.name)
+    return dest
+
+
 def snakemake(workdir, *args, env=None, check=True, traces="fixtures", cores=2,
-              timeout=TIMEOUT):
-    """Run snakemake on the repository's Snakefile in ``workdir``.
+              timeout=TIMEOUT, snakefile=None):
+    """Run snakemake on the repository's Snakefile (or ``snakefile``) in ``workdir``.
 
     Parameters
     ----------
@@ -266,13 +282,15 @@ def snakemake(workdir, *args, env=None, check=True, traces="fixtures", cores=2,
         (real traces, for the golden-cube tests).
     cores : int or None, default 2
         ``--cores``; None leaves it out (e.g. with a Slurm profile).
+    snakefile : path-like, optional
+        Another copy's Snakefile (:func:`copy_repository`).
 
     Returns
     -------
     (int, str)
         Exit status and combined output.
     """
-    cmd = [str(SNAKEMAKE), "-s", str(REPO / "Snakefile"), "--directory", str(workdir),
+    cmd = [str(SNAKEMAKE), "-s", str(snakefile or REPO / "Snakefile"), "--directory", str(workdir),
            "--nocolor"]
     if cores is not None:
         cmd += ["--cores", str(cores)]

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from helpers_pipeline import REPO, pending, snakemake
+from helpers_pipeline import REPO, copy_repository, pending, snakemake
 
 from simlib.cube import read_cube
 
@@ -39,18 +38,6 @@ def guide_blocks() -> tuple[dict[str, str], list[str]]:
         elif lang == "sh":
             commands += [line for line in body.splitlines() if line.strip()]
     return files, commands
-
-
-def copy_repository(dest: Path) -> None:
-    """The tracked files (as in the working tree) and the compiled kernels."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True)
-    for name in filter(None, listed.stdout.decode().split("\0")):
-        src = REPO / name
-        if src.is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / name)
-    for kernel in (REPO / "simlib" / "policies").glob("*.so"):
-        shutil.copy2(kernel, dest / "simlib" / "policies" / kernel.name)
 
 
 @pytest.fixture(scope="module")
