@@ -1,9 +1,9 @@
-"""Paper K's grid (simlib.studies.kumar.plan): the plan of a scale, its specs
-and run lists, the config checks, the artifact list."""
+"""Paper K's grid (simlib.studies.kumar.plan): the plan of a scale (the grid
+validated and completed by its schema), its specs and run lists, the
+artifact list."""
 from __future__ import annotations
 
 import doctest
-from pathlib import Path
 
 import pytest
 
@@ -11,20 +11,14 @@ from helpers_kumar_study import STUDY, config
 
 from simlib.errors import ConfigError
 from simlib.studies.kumar import plan as P
-from simlib.studies.kumar.published import load_published
-
-REPO = Path(__file__).resolve().parents[1]
-PUBLISHED = REPO / "config/published/kumar.yaml"
-
-
-def published():
-    return load_published(PUBLISHED)
 
 
 def test_plan_resolves_the_scale_and_defaults():
     plan = P.KumarPlan.from_config(config("default"))
     assert plan.seeds == 3 and plan.loads == (0.5, 0.7, 0.9) and plan.cs_values == (1, 2, 3)
+    # The schema's defaults, filled in (the one place they are written).
     assert plan.cs_sweep["pick"] == {"metric": "mean_wait", "rule": "argmin"}
+    assert (plan.tolerance, plan.readings, plan.cs_sweep["load"]) == (0.01, {}, 0.9)
     assert plan.purpose_loads("cs") == [0.9]
     assert plan.p_s("het_pd09_ps05") == 0.5
     assert plan.params("elastic_het").size_scale == "log2"
@@ -130,64 +124,6 @@ def test_readings_re_run_load_sweeps_paired_with_them():
     assert plan.subtree("load") == P.KumarPlan.from_config(config("default")).subtree("load")
     assert "readings.md" in [a["file"] for a in P.artifact_list(plan)]
     assert "readings.md" not in [a["file"] for a in P.artifact_list(plain)]
-
-
-def test_check_config_accepts_the_repository_grid():
-    import yaml
-    grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())
-    P.check_config({"studies": grid["studies"]}, published())
-    P.check_config(config(), published())
-
-
-@pytest.mark.parametrize("changes, message", [
-    ({"load_sweeps": {**STUDY["load_sweeps"], "ps03": ["easy"]}},
-     "config studies.kumar.load_sweeps.ps03: unknown workload 'ps03'"),
-    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "eazy"]}},
-     "config studies.kumar.load_sweeps.ps02[1]: policy 'eazy' is not in"),
-    ({"cs_sweep": {**STUDY["cs_sweep"], "swept": "easy"}},
-     "config studies.kumar.cs_sweep.swept: 'easy' has no C_s parameter"),
-    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps02", "ps05", "ps08", "elastic_batch"]}},
-     "have the same P_S = 0.5"),
-    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps05", "ps08"]}},
-     "needs a C_s picked for P_S = 0.2"),
-    ({"generator": {"size_scale": "cubic"}},
-     "config studies.kumar.workloads.ps02: Kumar parameter 'size_scale'"),
-    ({"workloads": {**STUDY["workloads"], "ps05": {"p_s": 1.5}}},
-     "config studies.kumar.workloads.ps05: Kumar parameter 'p_s' = 1.5"),
-    ({"load_sweeps": {k: v for k, v in STUDY["load_sweeps"].items() if k != "ps08"}},
-     "paper K's fig8 needs workload 'ps08'"),
-    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "delayed_los"]}},
-     "Table IV compares los"),
-    ({"cs_sweep": {**STUDY["cs_sweep"], "pick": {"rule": "median"}}},
-     "cs_sweep.pick.rule: 'median'"),
-    ({"long_runs": {**LONG, "workloads": {"ps03": ["easy"]}}},
-     "config studies.kumar.long_runs.workloads.ps03: unknown workload 'ps03'"),
-    ({"long_runs": {**LONG, "workloads": {"ps02": ["easy", "hybrid_los"]}}},
-     "long_runs.workloads.ps02[1]: hybrid_los does not run in config studies.kumar.load_sweeps.ps02"),
-    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "linear"},
-                         "workloads": ["ps03"]}}},
-     "config studies.kumar.readings.r.workloads[0]: 'ps03' is not a workload of"),
-    ({"readings": {"r": {"description": "x", "workloads": ["ps02"]}}},
-     "config studies.kumar.readings.r: give generator fields or policy_params"),
-    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "cubic"},
-                         "workloads": ["ps02"]}}},
-     "config studies.kumar.readings.r on ps02: Kumar parameter 'size_scale'"),
-    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "defer"},
-                         "workloads": ["ps02"]}}},
-     "config studies.kumar.readings.r.policy_params.ecc_queued: no policy of the reading's"),
-    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "later"},
-                         "workloads": ["elastic_batch"]}}},
-     "config studies.kumar.readings.r.policy_params.ecc_queued: delayed_los_e: parameter ecc_queued "
-     "must be one of apply, defer; not 'later'"),
-])
-def test_check_config_names_the_offending_key(changes, message):
-    with pytest.raises(ConfigError, match=None) as err:
-        P.check_config(config(**changes), published())
-    assert message in str(err.value)
-
-
-def test_check_config_without_the_study_does_nothing():
-    P.check_config({"studies": {"baseline": {}}})
 
 
 def test_artifact_list_names_every_figure_once():

@@ -15,7 +15,7 @@ from helpers_pipeline import repo_registry
 
 from simlib.cube import read_cube
 from simlib.errors import ConfigError
-from simlib.studies import Files, StepContext, Study, load_study, study_class
+from simlib.studies import Files, StepContext, load_study, study_class
 from simlib.studies.kumar.study import Kumar
 
 REPO = Path(__file__).resolve().parents[1]
@@ -75,15 +75,17 @@ def test_claims_file_and_what_depends_on_the_published_numbers():
     assert k.claims_file() == "paper_figures/kumar/claims.csv" == k.step("kumar_tables").output[
         "claims_csv"]
     assert k.readme_file() == "paper_figures/kumar/README.md"
-    roots = [c.__module__ for c in Kumar.__mro__ if issubclass(c, Study)]
 
     def code(name):
-        return {Path(f).name for f in import_closure(k.step(name).code, shallow=roots)}
+        modules, shallow = k.step(name).code_modules()
+        return {Path(f).name for f in import_closure(modules, shallow=shallow)}
     # The published numbers' reader (and with it the claims and the renderer)
     # is code of the steps reading them, not of the simulations.
     assert {"published.py", "claims.py", "markdown.py"} <= code("kumar_tables")
     assert {"published.py", "claims.py"} <= code("kumar_examples") & code("kumar_report")
     assert not {"published.py", "claims.py", "markdown.py"} & code("kumar_simulate")
+    # No step runs a method of the study: editing study.py reruns nothing.
+    assert not {"study.py"} & set().union(*(code(s.name) for s in k.steps()))
 
 
 # ----------------------------------------------------------------- steps
@@ -182,20 +184,92 @@ def test_c_s_sweep_steps_run_without_snakemake(tmp_path, monkeypatch):
     plan = k.plan
     for w in plan.purpose_workloads("cs"):
         wc = {"scale": "smoke", "purpose": "cs", "workload": w}
-        k.make_workloads(ctx(k.step("kumar_workloads"), wc, config_=cfg))
+        k.step("kumar_workloads").run(ctx(k.step("kumar_workloads"), wc, config_=cfg))
         for pol in plan.purpose_policies("cs", w):
             step = k.step("kumar_simulate")
             c = ctx(step, {**wc, "policy": pol}, config_=cfg)
             assert set(c.input) == {"workloads"}
-            k.simulate(c)
+            step.run(c)
     c = ctx(k.step("kumar_aggregate"), {"scale": "smoke", "purpose": "cs"}, config_=cfg)
-    k.aggregate(c)
+    k.step("kumar_aggregate").run(c)
     cube = read_cube(c.output.cube)
     assert dict(cube.sizes) == {"workload": 3, "policy": 3, "cs": 2, "seed": 2}
     assert cube.attrs["study"] == "kumar" and cube.attrs["sweep"] == "cs"
     assert json.loads(cube.attrs["config_subtree"]) == json.loads(json.dumps(k.subtree("cs")))
     c = ctx(k.step("kumar_pick_cs"), config_=cfg)
-    k.pick(c)
+    k.step("kumar_pick_cs").run(c)
     picks = json.loads(Path(c.output.picks).read_text())
     assert set(picks["by_p_s"]) == {"0.2", "0.5", "0.8"}
     assert Path("paper_figures/kumar/cs_pick.csv").read_text().startswith("scale,workload,p_s,cs")
+
+
+# ---------------------------------------------------------------- the grid
+LONG = {"workloads": {"ps02": ["easy", "delayed_los"]}, "n_jobs": {"smoke": 100, "default": 10000,
+                                                                    "full": 10000},
+        "seeds": {"smoke": 1, "default": 4, "full": 20}}
+
+
+def test_check_accepts_the_repository_grid():
+    import yaml
+    grid = yaml.safe_load((REPO / "config/grids/kumar.yaml").read_text())
+    study(**grid["studies"]["kumar"]).check()
+    study().check()
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps03": ["easy"]}},
+     "config studies.kumar.load_sweeps.ps03: unknown workload 'ps03'"),
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "eazy"]}},
+     "config studies.kumar.load_sweeps.ps02[1]: policy 'eazy' is not in"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "swept": "easy"}},
+     "config studies.kumar.cs_sweep.swept: 'easy' has no C_s parameter"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps02", "ps05", "ps08", "elastic_batch"]}},
+     "have the same P_S = 0.5"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "workloads": ["ps05", "ps08"]}},
+     "needs a C_s picked for P_S = 0.2"),
+    # The generator's fields, one by one: the schema ($defs.kumar_params).
+    ({"generator": {"size_scale": "cubic"}},
+     "config studies.kumar.generator.size_scale: 'cubic' is not one of ['linear', 'log2']"),
+    ({"workloads": {**STUDY["workloads"], "ps05": {"p_s": 1.5}}},
+     "config studies.kumar.workloads.ps05.p_s: 1.5 is greater than the maximum of 1"),
+    # Together: the generator.
+    ({"workloads": {**STUDY["workloads"], "ps05": {"p_s": 0.5, "p_e": 0.7, "p_r": 0.5}}},
+     "config studies.kumar.workloads.ps05: Kumar parameters p_e + p_r = 1.2: must be <= 1"),
+    ({"load_sweeps": {k: v for k, v in STUDY["load_sweeps"].items() if k != "ps08"}},
+     "paper K's fig8 needs workload 'ps08'"),
+    ({"load_sweeps": {**STUDY["load_sweeps"], "ps02": ["easy", "delayed_los"]}},
+     "Table IV compares los"),
+    ({"cs_sweep": {**STUDY["cs_sweep"], "pick": {"rule": "median"}}},
+     "config studies.kumar.cs_sweep.pick.rule: 'median' is not one of"),
+    ({"long_runs": {**LONG, "workloads": {"ps03": ["easy"]}}},
+     "config studies.kumar.long_runs.workloads.ps03: unknown workload 'ps03'"),
+    ({"long_runs": {**LONG, "workloads": {"ps02": ["easy", "hybrid_los"]}}},
+     "long_runs.workloads.ps02[1]: hybrid_los does not run in config studies.kumar.load_sweeps.ps02"),
+    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "linear"},
+                         "workloads": ["ps03"]}}},
+     "config studies.kumar.readings.r.workloads[0]: 'ps03' is not a workload of"),
+    # A reading changes something (the schema: generator or policy_params not empty).
+    ({"readings": {"r": {"description": "x", "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r.generator: {} should be non-empty"),
+    ({"readings": {"r": {"description": "x", "generator": {"size_scale": "cubic"},
+                         "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r.generator.size_scale: 'cubic' is not one of"),
+    ({"readings": {"r": {"description": "x", "generator": {"large_units": [4, 12]},
+                         "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r on ps02: Kumar parameters: jobs of up to 384 processors"),
+    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "defer"},
+                         "workloads": ["ps02"]}}},
+     "config studies.kumar.readings.r.policy_params.ecc_queued: no policy of the reading's"),
+    ({"readings": {"r": {"description": "x", "policy_params": {"ecc_queued": "later"},
+                         "workloads": ["elastic_batch"]}}},
+     "config studies.kumar.readings.r.policy_params.ecc_queued: delayed_los_e: parameter ecc_queued "
+     "must be one of apply, defer; not 'later'"),
+    ({"fig1_sensitivity": {"segments": {s: [[0, 10], [5, 10]] for s in ("smoke", "default", "full")},
+                           "loads": {s: [0.5] for s in ("smoke", "default", "full")},
+                           "lookaheads": [50], "ties": ["earliest"], "tolerance": 5.0}},
+     "config studies.kumar.fig1_sensitivity.segments.smoke: segments 0-9 and 5-14 overlap"),
+])
+def test_check_names_the_offending_key(changes, message):
+    with pytest.raises(ConfigError) as err:
+        study(**changes).check()
+    assert message in str(err.value)

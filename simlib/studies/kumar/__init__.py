@@ -44,20 +44,27 @@ Metrics are those of the paper: mean utilization, mean wait and its
 slowdown ``(mean wait + mean runtime) / mean runtime``
 (:func:`simlib.metrics.kumar_slowdown`), plus the usual ones.
 
-Modules, by what they do (a step imports the ones it needs inside its
-function, so each module is a code input of those steps only):
+Modules, by what they do (each step runs a function of one of them, whose
+import closure is the step's code; the words are templates):
 
 ========================= ======================================================
-:mod:`.plan`              the grid of one scale, config checks, artifact list
+:mod:`.plan`              the grid of one scale (validated by ``kumar.schema.json``),
+                          the artifact list
+:mod:`.study`             the ``kumar`` study: its checks, steps and artifacts
 :mod:`.published`         the paper's printed numbers (config/published/kumar.yaml)
-:mod:`.workloads`         the CWF workload sets
+:mod:`.generator`         the CWF workload generator; :mod:`.workloads` its sets
 :mod:`.runs`              simulation chunks and the Fig. 2 example
 :mod:`.cubes`             the sweeps' cubes and the C_s pick
-:mod:`.figures`           which figure is drawn from what (Figs. 1, 2, 5–11)
+:mod:`.figures`           which figure is drawn from what (Figs. 1, 2, 5–11);
+                          :mod:`.plots` draws them
 :mod:`.tables`            Tables III–VII, n̄, dedicated jobs: frames and files
-:mod:`.report`            claims and verdicts, ``paper_figures/kumar/README.md``
-:mod:`.study`             the ``kumar`` study: its steps and artifacts
-:mod:`.fig1`              the ``kumar_fig1`` trace sweep
+:mod:`.report`            claims and verdicts (the ``kumar_tables`` step)
+:mod:`.readme`            ``paper_figures/kumar/README.md``
+:mod:`.fig1`              the ``kumar_fig1`` trace sweep; :mod:`.fig1_sensitivity`
+                          Fig. 1 beyond one subset
+:mod:`.long_runs`         the 10,000-job runs; :mod:`.readings` the other readings
+``templates/``            the words: Markdown templates, ``names.yaml`` (names and
+                          titles), ``claims.yaml`` (the claims' words)
 ========================= ======================================================
 
 This package imports nothing on purpose: its ``__init__`` is a code input

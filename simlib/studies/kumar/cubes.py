@@ -28,7 +28,7 @@ SWEEP_TITLES = {"cs": "C_s sweep", "load": "load sweep", "long": "long runs",
                 "readings": "load sweeps under other readings"}
 
 __all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
-           "write_picks"]
+           "write_picks", "aggregate_step", "pick_step"]
 
 #: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description).
 RUN_INFO: dict[str, tuple[str, str, str]] = {
@@ -265,3 +265,18 @@ def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float
     if log is not None:
         log.info("picks: %s", doc["by_p_s"])
     return doc
+
+
+def aggregate_step(ctx) -> None:
+    """The ``kumar_aggregate`` step: the cube of sweep ``{purpose}`` (:func:`aggregate_sweep`)."""
+    from ..base import REPO
+    aggregate_sweep(ctx.input.summaries, ctx.wildcards["purpose"], scale=ctx.scale,
+                    subtree=ctx.params["subtree"], cs_values=ctx.params["cs_values"],
+                    out=ctx.output.cube, repo=REPO, log=ctx.log)
+
+
+def pick_step(ctx) -> None:
+    """The ``kumar_pick_cs`` step: the C_s picks (:func:`write_picks`)."""
+    p = ctx.params
+    write_picks(ctx.input.cube, swept=p["swept"], pick=p["pick"], p_s=p["p_s"], load=p["load"],
+                scale=p["scale"], picks_out=ctx.output.picks, csv_out=ctx.output.csv, log=ctx.log)

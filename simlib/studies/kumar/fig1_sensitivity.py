@@ -35,13 +35,14 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import xarray as xr
+import yaml
 
 from ...engine.simulator import gc_paused
 from ...errors import ConfigError
 
 __all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
            "simulate_segment", "build_sensitivity_cube", "improvements", "band_table",
-           "BAND_RULE", "write_tables"]
+           "BAND_RULE", "write_tables", "segment_step", "sensitivity_step"]
 
 #: Dimensions of the sensitivity cube.
 DIMS = ["segment", "load", "policy"]
@@ -93,7 +94,7 @@ def variants(spec: Mapping) -> dict[str, tuple[str, dict]]:
 
 
 def check_spec(spec: Mapping, where: str) -> None:
-    """Reject what the schema cannot say: overlapping segments, no paper lookahead, bad LOS parameters.
+    """Reject what the schema cannot say: overlapping segments, bad LOS parameters.
 
     Examples
     --------
@@ -112,9 +113,6 @@ def check_spec(spec: Mapping, where: str) -> None:
                     f"{where}.segments.{scale}: segments "
                     f"{segment_name(a0, None if e0 == float('inf') else int(e0 - a0))} and "
                     f"{segment_name(a1, None if e1 == float('inf') else int(e1 - a1))} overlap")
-    if PAPER_LOOKAHEAD not in spec["lookaheads"]:
-        raise ConfigError(f"{where}.lookaheads: must include the papers' {PAPER_LOOKAHEAD} "
-                          "(the verdict judges it)")
     for name, (_, params) in variants(spec).items():
         if name != "easy":
             try:
@@ -251,17 +249,16 @@ def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-#: The verdict's rule (:func:`.report.fig1_band_claim` applies it).
-BAND_RULE = ("improvement of LOS (lookahead 50) over EASY in mean wait, % of EASY's, per load; "
-             "band = its range over trace segments x LOS tie rules; a load counts for LOS when "
-             "the whole band is above +tolerance, against when below -tolerance; reproduced: "
-             "for LOS at every load, contradicted: against at every load, partly: for at some, "
-             "else not reproduced")
+#: The verdict's rule (:func:`.report.fig1_band_claim` applies it): ``claims.yaml``'s, read
+#: here without the plan's imports (this module is the segment simulations' code).
+BAND_RULE = yaml.safe_load((Path(__file__).resolve().parent / "templates" / "claims.yaml").read_text(
+    encoding="utf-8"))["fig1_sensitivity"]["criterion"]
 
 
 def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> pd.DataFrame:
     """``fig1_sensitivity.csv`` (every variant) and ``.md`` (bands, then every variant)."""
     from ...io import write_csv, write_text
+    from ...render import render
     imp = improvements(cube)
     rows = []
     for seg in imp["segment"].values:
@@ -277,32 +274,15 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
     full = pd.DataFrame(rows)
     write_csv(full, csv, index=False, lineterminator="\n", float_format="%.6g")
     bands = band_table(cube, tolerance)
-    # Loads as typed (0.85 must not print as 0.8 under the 1-decimal format):
-    # one format per column, since tabulate reparses numeric strings.
-    bands_md = bands
     show = full.copy()
     show.columns = [c.replace("_improvement_pct", " %").replace("_", " ") for c in show.columns]
-    text = "\n".join([
-        f"# Paper K, Fig. 1 sensitivity ({scale} scale)",
-        "",
-        "Improvement of LOS over EASY in mean wait, `100 (W_EASY - W_LOS) / W_EASY` "
-        "(positive: LOS waits less), on segments of the cleaned SDSC-SP2 log (0-based job "
-        "positions), each rescaled to the load by multiplying its inter-arrival times. "
-        "LOS variants: `los_<lookahead>_<tie rule>`; `earliest` is our default tie rule, "
-        "`latest` Shmueli & Feitelson's back-tracking (`simlib/policies/los.py`).",
-        "",
-        f"## Band at the papers' lookahead ({PAPER_LOOKAHEAD}) over segments x tie rules",
-        "",
-        "Rule: " + BAND_RULE + f". Tolerance ± {tolerance:g} %.",
-        "",
-        bands_md.to_markdown(index=False, floatfmt=["g", ".1f", ".1f", "", "g"]),
-        "",
-        "## Every variant",
-        "",
-        show.to_markdown(index=False,
-                         floatfmt=["", "g", ".3f", ".2f"] + [".1f"] * (show.shape[1] - 4)),
-        "",
-    ])
+    # Loads as typed (0.85 must not print as 0.8 under the 1-decimal format):
+    # one format per column, since tabulate reparses numeric strings.
+    text = render(__package__, "fig1_sensitivity.md.j2", scale=scale, lookahead=PAPER_LOOKAHEAD,
+                  rule=BAND_RULE, tolerance=tolerance,
+                  bands=bands.to_markdown(index=False, floatfmt=["g", ".1f", ".1f", "", "g"]),
+                  variants=show.to_markdown(index=False, floatfmt=["", "g", ".3f", ".2f"]
+                                            + [".1f"] * (show.shape[1] - 4)))
     write_text(md, text)
     return bands
 
@@ -310,3 +290,35 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
 def read_summaries(paths: Sequence) -> list[dict]:
     """The per-(segment, load) summaries written by the simulate step."""
     return [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
+
+
+def segment_step(ctx) -> None:
+    """The ``kumar_fig1_segment`` step: every variant on one (segment, load) (:func:`simulate_segment`)."""
+    from ...io import write_json
+    p = ctx.params
+    records = simulate_segment(ctx.input.swf, machine_procs=p["machine_procs"],
+                               first_job=p["first_job"], n_jobs=p["n_jobs"], load=p["load"],
+                               variants=p["variants"], simulation=p["simulation"], log=ctx.log)
+    write_json({"trace": p["trace"], "segment": ctx.wildcards["segment"], "load": p["load"],
+                "records": records}, ctx.output.summary)
+
+
+def sensitivity_step(ctx) -> None:
+    """The ``kumar_fig1_sensitivity`` step: the cube, the table and the figure."""
+    from ...cube import provenance, write_cube
+    from ..base import REPO
+    from .plots import plot_fig1_sensitivity
+    p, out, scale = ctx.params, ctx.output, ctx.scale
+    attrs = provenance(p["subtree"], repo_dir=REPO)
+    attrs.update({"study": "kumar", "scale": scale,
+                  "config_subtree": json.dumps(p["subtree"], sort_keys=True),
+                  "title": f"Paper K, Fig. 1 sensitivity, {scale} scale",
+                  "load_method": "inter-arrival times multiplied by one factor per (segment, load)"})
+    cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
+    write_cube(cube, out.cube)
+    bands = write_tables(cube, tolerance=p["tolerance"], csv=out.fig1_sensitivity_csv,
+                         md=out.fig1_sensitivity_md, scale=scale)
+    for ext in ("png", "svg"):
+        plot_fig1_sensitivity(improvements(cube), out[f"fig1_sensitivity_{ext}"],
+                              tolerance=p["tolerance"], scale_label=scale)
+    ctx.log.info("bands: %s", bands.to_dict("records"))

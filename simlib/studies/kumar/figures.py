@@ -14,18 +14,16 @@ import pandas as pd
 
 from ...io import write_csv
 from . import generator as kgen
-from .plan import FIGURES, KumarPlan, artifact_list, cs_label
+from .plan import FIGURES, KumarPlan, artifact_list, cs_label, names
 from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
-__all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps"]
+__all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps", "fig1_step",
+           "examples_step", "sweeps_step"]
 
 #: Source of Fig. 1's trace, printed under the figure.
-FIG1_NOTE = ("Trace: Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), 2014), "
-             "cleaned SDSC-SP2 log; load by multiplying inter-arrival times")
-
+FIG1_NOTE = names()["fig1_note"]
 #: Panel titles of Fig. 2.
-FIG2_TITLES = {"los": "(a) LOS: the head job starts at once",
-               "delayed_los": "(b) Delayed-LOS (C_s = 7): the head is skipped"}
+FIG2_TITLES = names()["fig2_titles"]
 
 
 def paper_marks(published, p_s: float) -> list[tuple[float, float, str]]:
@@ -164,8 +162,7 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                                 policies={w: plan.load_sweeps[w] for w in spec["workloads"]},
                                 metrics=spec["metrics"], title=spec["title"],
                                 row_titles=rows,
-                                note="C_s of Delayed-LOS / Hybrid-LOS picked by the pipeline "
-                                     "from the C_s sweep (held-out seeds)")
+                                note=names()["load_sweep_note"])
             written.append(out.as_posix())
             if log is not None:
                 log.info("wrote %s", out)
@@ -178,10 +175,43 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
         w = a["file"].split(".")[0][len("cs_sweep_"):]
         plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
                       policies=plan.cs_sweep["policies"], pick=by_w.get(w),
-                      title=f"C_s sweep, Load {plan.cs_sweep['load']:g}, "
-                            f"P_S = {plan.p_s(w):g} (not in the paper)",
+                      title=names()["cs_sweep_title"].format(load=plan.cs_sweep["load"],
+                                                             p_s=plan.p_s(w)),
                       subtitle=_nbar_text(cs_cube, w, plan))
         written.append(out.as_posix())
         if log is not None:
             log.info("wrote %s", a["file"])
     return written
+
+
+def fig1_step(ctx) -> None:
+    """The ``kumar_fig1`` step: Fig. 1 from the ``kumar_fig1`` cube (:func:`draw_fig1`)."""
+    from ...cube import read_cube
+    out = ctx.output
+    draw_fig1(read_cube(ctx.input.cube), scale=ctx.params["scale"], png=out.fig1_easy_vs_los_sdsc_png,
+              svg=out.fig1_easy_vs_los_sdsc_svg, csv=out.fig1_easy_vs_los_sdsc_csv, log=ctx.log)
+
+
+def examples_step(ctx) -> None:
+    """The ``kumar_examples`` step: Fig. 2, simulated, and Table III, from the policy registry."""
+    from .published import load_published
+    from .runs import fig2_example
+    from .tables import write_table3
+    out = ctx.output
+    draw_fig2(fig2_example(), png=out.fig2_png, svg=out.fig2_svg, csv=out.fig2_csv, log=ctx.log)
+    table = write_table3(load_published(ctx.input.published), csv_out=out.table3_csv,
+                         md_out=out.table3_md)
+    ctx.log.info("Table III: %d algorithms", len(table))
+
+
+def sweeps_step(ctx) -> None:
+    """The ``kumar_figures`` step: Figs. 5–11 and the other C_s sweeps (:func:`draw_sweeps`)."""
+    import json
+
+    from ...cube import read_cube
+    from .published import load_published
+    plan = KumarPlan(ctx.params["study"], ctx.params["scale"])
+    picks = json.loads(Path(ctx.input.picks).read_text(encoding="utf-8"))
+    outdir = Path(next(iter(ctx.output.values()))).parent
+    draw_sweeps(plan, read_cube(ctx.input.cs_cube), read_cube(ctx.input.load_cube), picks, outdir,
+                log=ctx.log, published=load_published(ctx.input.published))

@@ -19,7 +19,7 @@ saturated policy marks the whole (workload, load) point. (With a few
 hundred jobs the drain alone can exceed the gap: the rule is meant for
 10,000-job runs.)
 
-**Verdict rule** (:data:`LONG_RULE`). For every workload, policy pair of the
+**Verdict rule** (:func:`long_rule`). For every workload, policy pair of the
 long runs (each policy against each other; the one listed later in the
 config is the new one) and unsaturated load, the paired improvement in
 mean wait of the new policy over the base is computed per seed in both
@@ -40,19 +40,19 @@ import pandas as pd
 
 from ...metrics import percent_improvement
 from ...stats import welch_diff_ci
+from .plan import names
 
-__all__ = ["SATURATION_GAP", "LONG_RULE", "saturation_table", "comparison_table", "long_claim",
+__all__ = ["SATURATION_GAP", "long_rule", "saturation_table", "comparison_table", "long_claim",
            "write_long_tables"]
 
 #: Offered minus achieved load above which a point counts as saturated.
 SATURATION_GAP = 0.02
 
-LONG_RULE = ("per workload, policy pair and unsaturated load: paired improvement in mean wait "
-             "per seed in the long and the 500-job runs, Welch 95 % interval of the "
-             "difference of the means; a point is equivalent when the interval lies within "
-             "± margin points, different when it excludes 0, else inconclusive; reproduced: "
-             "every point equivalent, partly: some, else not reproduced; saturated (offered - "
-             f"achieved load > {SATURATION_GAP:g} in the long runs) points are left out")
+
+def long_rule(margin: float) -> str:
+    """The verdict rule in words (``claims.yaml``), for a margin of ``margin`` points."""
+    return names("claims.yaml")["long_runs"]["criterion"].format(margin=f"{margin:g}",
+                                                                 gap=SATURATION_GAP)
 
 
 def saturation_table(cube, label: str) -> pd.DataFrame:
@@ -135,38 +135,37 @@ def comparison_table(short, long, policies: Mapping[str, Sequence[str]],
 
 
 def long_claim(table: pd.DataFrame, n_jobs: int, margin: float = 10.0):
-    """Sect. V's claim from :func:`comparison_table` (rule :data:`LONG_RULE`)."""
+    """Sect. V's claim from :func:`comparison_table` (rule :func:`long_rule`)."""
     from ...claims import Claim, Verdict, verdict_from_hits
+    t = names("claims.yaml")["long_runs"]
     ok = table[~table["saturated"] & (table["point"] != "no interval")] if len(table) else table
     sat = table[table["saturated"]] if len(table) else table
     if not len(ok):
-        verdict, ours = Verdict.NOT_TESTABLE, "no unsaturated point with an interval"
+        verdict, ours = Verdict.NOT_TESTABLE, t["untestable"]
     else:
         counts = ok["point"].value_counts()
         hits = int(counts.get("equivalent", 0))
         verdict = verdict_from_hits(hits, len(ok))
         worst = ok.loc[(ok["difference"].abs()).idxmax()]
-        width = float((ok["ci_high"] - ok["ci_low"]).median()) / 2
-        ours = (f"{n_jobs}-job vs 500-job improvement in mean wait over {len(ok)} unsaturated "
-                f"points: equivalent within ± {margin:g} points at {hits}, inconclusive at "
-                f"{int(counts.get('inconclusive', 0))}, different at "
-                f"{int(counts.get('different', 0))} (median interval half-width "
-                f"{width:.1f} points; seeds {int(ok['seeds_long'].min())} long, "
-                f"{int(ok['seeds_500'].min())} short); largest difference "
-                f"{worst['difference']:+.1f} points ({worst['new']} vs {worst['base']}, "
-                f"{worst['workload']}, load {worst['load']:g}); saturated points left out: "
-                + (", ".join(sorted({f"{r.workload}@{r.load:g}" for r in sat.itertuples()}))
-                   or "none"))
-    return Claim(paper="kumar", claim="10,000-job runs give no significant difference from "
-                 "500-job runs", source="Sect. V", published="no significant difference",
-                 ours=ours, criterion=LONG_RULE.replace("margin", f"{margin:g}"),
-                 verdict=verdict, figure="long_runs")
+        ours = t["ours"].format(
+            n_jobs=n_jobs, points=len(ok), margin=margin, equivalent=hits,
+            inconclusive=int(counts.get("inconclusive", 0)),
+            different=int(counts.get("different", 0)),
+            width=float((ok["ci_high"] - ok["ci_low"]).median()) / 2,
+            seeds_long=int(ok["seeds_long"].min()), seeds_500=int(ok["seeds_500"].min()),
+            difference=worst["difference"], new=worst["new"], base=worst["base"],
+            workload=worst["workload"], load=worst["load"],
+            saturated=", ".join(sorted({f"{r.workload}@{r.load:g}" for r in sat.itertuples()}))
+            or "none")
+    return Claim(paper="kumar", claim=t["claim"], source=t["source"], published=t["published"],
+                 ours=ours, criterion=long_rule(margin), verdict=verdict, figure=t["figure"])
 
 
 def write_long_tables(short, long, *, policies: Mapping[str, Sequence[str]], md, csv,
                       n_jobs: int, scale: str, margin: float = 10.0) -> pd.DataFrame:
     """``long_runs.md`` / ``.csv``: the comparison and offered vs achieved load of both sweeps."""
     from ...io import write_csv, write_text
+    from ...render import render
     table = comparison_table(short, long, policies, margin)
     write_csv(table, csv, index=False, lineterminator="\n", float_format="%.6g")
     sat = pd.concat([saturation_table(short.sel(workload=list(long["workload"].values),
@@ -177,23 +176,9 @@ def write_long_tables(short, long, *, policies: Mapping[str, Sequence[str]], md,
     marks = sat[sat["runs"] != "500 jobs"].set_index(["workload", "policy", "load"])["saturated"]
     wide["saturated (long)"] = [bool(marks.get((r.workload, r.policy, r.load), False))
                                 for r in wide.itertuples()]
-    text = "\n".join([
-        f"# Paper K: {n_jobs}-job runs vs the 500-job load sweep ({scale} scale)",
-        "",
-        "Sect. V: \"We also ran simulations for a couple of scenarios with 10,000 jobs and found "
-        "no significant difference in performance metrics from the 500 job runs.\" Same "
-        "generator, loads, policies and C_s picks; different jobs (seed stream `long`).",
-        "",
-        "Rule: " + LONG_RULE.replace("margin", f"{margin:g}") + ".",
-        "",
-        "## Improvement in mean wait (%), 500 jobs vs long runs",
-        "",
-        table.to_markdown(index=False, floatfmt=".2f") if len(table) else "(no runs)",
-        "",
-        "## Achieved load (utilization, seed mean) at each offered load",
-        "",
-        wide.to_markdown(index=False, floatfmt=".3f"),
-        "",
-    ])
+    text = render(__package__, "long_runs.md.j2", n_jobs=n_jobs, scale=scale,
+                  rule=long_rule(margin),
+                  table=table.to_markdown(index=False, floatfmt=".2f") if len(table) else "(no runs)",
+                  loads=wide.to_markdown(index=False, floatfmt=".3f"))
     write_text(md, text)
     return table

@@ -1,64 +1,46 @@
-"""Paper K's grid resolved for one scale, its config checks and its artifacts.
+"""Paper K's grid resolved for one scale, and its artifacts.
 
-:class:`KumarPlan` is ``studies.kumar`` of one scale: every path, run list
-and tracked parameter of the study derives from it. :func:`check_config`
-checks what JSON schema cannot; :func:`artifact_list` names every file the
-study writes under ``paper_figures/kumar/``. See :mod:`simlib.studies.kumar`.
+:class:`KumarPlan` is ``studies.kumar`` of one scale, as the schema
+validated and completed it (``kumar.schema.json``, every default written
+there once): every path, run list and tracked parameter of the study
+derives from it. :func:`artifact_list` names every file the study writes
+under ``paper_figures/kumar/``, titled from ``templates/names.yaml``. See
+:mod:`simlib.studies.kumar`.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from ...errors import ConfigError
 from ...policies import POLICIES
 from ..base import load_tag
 from . import generator as kgen
 
-__all__ = ["CS_INF", "cs_value", "cs_label", "cs_param", "PAPER_NAMES", "FIGURES",
+__all__ = ["CS_INF", "cs_value", "cs_label", "cs_param", "names", "PAPER_NAMES", "FIGURES",
            "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES", "READING_SEP", "reading_workload",
-           "KumarPlan", "spec_runs", "check_config", "workload_file", "artifact_list"]
+           "KumarPlan", "spec_runs", "workload_file", "artifact_list"]
+
+#: The study's schema (also the validation of the generator's fields).
+SCHEMA = Path(__file__).resolve().with_name("kumar.schema.json")
+#: Paper K's words that are data (``*.yaml``) beside its templates.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+@functools.lru_cache(maxsize=None)
+def names(file: str = "names.yaml") -> dict:
+    """A YAML file of ``templates/``: by default ``names.yaml`` (paper names, figures,
+    artifact titles); ``claims.yaml`` holds the claims' words."""
+    return yaml.safe_load((TEMPLATES / file).read_text(encoding="utf-8"))
+
 
 #: Registry name -> name printed in paper K.
-PAPER_NAMES: dict[str, str] = {
-    "easy": "EASY", "los": "LOS", "delayed_los": "Delayed-LOS",
-    "easy_d": "EASY-D", "los_d": "LOS-D", "hybrid_los": "Hybrid-LOS",
-    "easy_e": "EASY-E", "los_e": "LOS-E", "delayed_los_e": "Delayed-LOS-E",
-    "easy_de": "EASY-DE", "los_de": "LOS-DE", "hybrid_los_e": "Hybrid-LOS-E",
-    "fcfs": "FCFS", "conservative": "Conservative",
-}
-
-#: The figures of Section V: id -> what they show. ``kind`` is the sweep
-#: (``cs`` or ``load``), ``workloads`` are keys of the grid's workloads.
-FIGURES: dict[str, dict] = {
-    "fig5": {"kind": "cs", "workloads": ["ps05"], "metrics": ["utilization", "mean_wait"],
-             "file": "fig5_cs_sweep_ps05",
-             "title": "Fig. 5: batch workload, metrics vs C_s, Load 0.9, P_S = 0.5"},
-    "fig6": {"kind": "cs", "workloads": ["ps08"], "metrics": ["utilization", "mean_wait"],
-             "file": "fig6_cs_sweep_ps08",
-             "title": "Fig. 6: batch workload, metrics vs C_s, Load 0.9, P_S = 0.8"},
-    "fig7": {"kind": "load", "workloads": ["ps02"],
-             "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
-             "file": "fig7_batch_ps02",
-             "title": "Fig. 7: batch workload, metrics vs Load, P_S = 0.2"},
-    "fig8": {"kind": "load", "workloads": ["ps05", "ps08"], "metrics": ["mean_wait"],
-             "file": "fig8_wait_ps05_ps08",
-             "title": "Fig. 8: batch workload, mean wait vs Load, P_S = 0.5 and 0.8"},
-    "fig9": {"kind": "load", "workloads": ["het_pd05_ps02"],
-             "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
-             "file": "fig9_het_pd05_ps02",
-             "title": "Fig. 9: heterogeneous workload, P_D = 0.5, P_S = 0.2"},
-    "fig10": {"kind": "load", "workloads": ["het_pd09_ps05"],
-              "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
-              "file": "fig10_het_pd09_ps05",
-              "title": "Fig. 10: heterogeneous workload, P_D = 0.9, P_S = 0.5"},
-    "fig11": {"kind": "load", "workloads": ["elastic_batch", "elastic_het"],
-              "metrics": ["utilization", "mean_wait", "kumar_slowdown"],
-              "file": "fig11_elastic",
-              "title": "Fig. 11: elastic control commands, batch (P_S = 0.5) and "
-                       "heterogeneous (P_S = 0.5, P_D = 0.5)"},
-}
+PAPER_NAMES: dict[str, str] = names()["paper_names"]
+#: The figures of Section V: id -> what they show (``kind``: the sweep, ``cs`` or ``load``).
+FIGURES: dict[str, dict] = names()["figures"]
 
 #: Tables IV–VII: the load-sweep workload each table summarizes.
 TABLE_WORKLOADS: dict[str, str] = {"IV": "ps02", "V": "het_pd05_ps02",
@@ -89,10 +71,9 @@ def reading_workload(name: str) -> tuple[str | None, str]:
     >>> reading_workload("size_linear@ps02"), reading_workload("ps02")
     (('size_linear', 'ps02'), (None, 'ps02'))
     """
-    if READING_SEP in name:
-        reading, workload = name.split(READING_SEP, 1)
-        return reading, workload
-    return None, name
+    reading, _, workload = name.rpartition(READING_SEP)
+    return reading or None, workload
+
 
 #: C_s = infinity in the C_s coordinate (grid token ``"inf"``): larger than
 #: any skip count a run can reach, and mapped to the policy's ``cs=None``
@@ -127,86 +108,53 @@ def cs_param(cs):
     return None if cs is None or int(cs) == CS_INF else int(cs)
 
 
-# --------------------------------------------------------------------------
-# the plan: the grid of one scale
-# --------------------------------------------------------------------------
-@dataclass(frozen=True)
 class KumarPlan:
-    """The ``studies.kumar`` grid resolved for one scale.
+    """The ``studies.kumar`` grid, validated by its schema, resolved for one scale.
 
-    Build it with :meth:`from_config`; every path and run list of the
-    pipeline derives from it.
+    Parameters
+    ----------
+    spec : mapping
+        ``config["studies"]["kumar"]`` as :func:`simlib.studies.base.load_study`
+        leaves it: checked, every default filled in (:meth:`from_config`
+        does both for a config that did not go through it).
+    scale : str
 
     Examples
     --------
-    >>> cfg = {"scale": "smoke", "studies": {"kumar": {
+    >>> def per_scale(x): return {"smoke": x, "default": x, "full": x}
+    >>> cfg = {"scale": "smoke", "studies": {"kumar": {"published": "k.yaml",
     ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"easy": {}, "delayed_los": {}},
     ...     "cs_sweep": {"workloads": ["ps05"], "policies": ["easy"], "swept": "delayed_los"},
-    ...     "load_sweeps": {"ps05": ["easy", "delayed_los"]},
-    ...     "seeds": {"smoke": 2}, "loads": {"smoke": [0.5]}, "cs_values": {"smoke": [1, 2]}}}}
+    ...     "load_sweeps": {"ps05": ["easy", "delayed_los"]}, "seeds": per_scale(2),
+    ...     "loads": per_scale([0.5]), "cs_values": per_scale([1, 2])}}}
     >>> plan = KumarPlan.from_config(cfg)
-    >>> plan.seeds, plan.cs_dependent("delayed_los"), plan.cs_dependent("easy")
-    (2, True, False)
+    >>> plan.seeds, plan.tolerance, plan.cs_dependent("delayed_los"), plan.cs_dependent("easy")
+    (2, 0.01, True, False)
     """
 
-    scale: str
-    seeds: int
-    loads: tuple[float, ...]
-    cs_values: tuple[int, ...]
-    workloads: dict
-    policies: dict
-    cs_sweep: dict
-    load_sweeps: dict
-    generator: dict = field(default_factory=dict)
-    #: ``{"workloads": {workload: [policy, ...]}, "n_jobs": int, "seeds": int}``
-    #: of this scale (no workloads: no long runs).
-    long_runs: dict = field(default_factory=lambda: {"workloads": {}, "n_jobs": 0, "seeds": 0,
-                                                     "margin": 10.0})
-    #: Reading name -> ``{"description", "generator", "policy_params",
-    #: "workloads"}``: load sweeps re-run with generator fields and/or policy
-    #: parameters changed (``readings`` in the grid).
-    readings: dict = field(default_factory=dict)
-    machine_procs: int = kgen.MACHINE_SIZE
-    n_jobs: int = kgen.N_JOBS
-    base_seed: int = 2011
-    tolerance: float = 0.01
+    def __init__(self, spec: Mapping, scale: str) -> None:
+        self.spec, self.scale = spec, scale
+        self.seeds = int(spec["seeds"][scale])
+        self.loads = tuple(float(x) for x in spec["loads"][scale])
+        self.cs_values = tuple(cs_value(x) for x in spec["cs_values"][scale])
+        self.workloads = {k: dict(v or {}) for k, v in spec["workloads"].items()}
+        self.policies = {k: dict(v or {}) for k, v in spec["policies"].items()}
+        self.cs_sweep, self.load_sweeps = spec["cs_sweep"], spec["load_sweeps"]
+        self.generator, self.readings = spec["generator"], spec["readings"]
+        self.machine_procs, self.n_jobs = spec["machine_procs"], spec["n_jobs"]
+        self.base_seed, self.tolerance = spec["base_seed"], spec["tolerance"]
+        lr = spec.get("long_runs") or {"workloads": {}, "margin": None}
+        #: ``{"workloads": {workload: [policy, ...]}, "n_jobs", "seeds", "margin"}``
+        #: of this scale (no workloads: no long runs).
+        self.long_runs = {"workloads": lr["workloads"], "n_jobs": lr.get("n_jobs", {}).get(scale, 0),
+                          "seeds": lr.get("seeds", {}).get(scale, 0), "margin": lr["margin"]}
 
     @classmethod
     def from_config(cls, config: Mapping, scale: str | None = None) -> "KumarPlan":
-        """Resolve ``config["studies"]["kumar"]`` for ``scale`` (default ``config["scale"]``)."""
-        scale = scale or config["scale"]
-        st = config["studies"]["kumar"]
-        cs = dict(st["cs_sweep"])
-        cs.setdefault("load", 0.9)
-        cs.setdefault("policies", [])
-        cs.setdefault("pick", {})
-        cs["pick"] = {"metric": "mean_wait", "rule": "argmin", **(cs["pick"] or {})}
-        lr = st.get("long_runs") or {}
-        long_runs = {"workloads": {k: list(v) for k, v in (lr.get("workloads") or {}).items()},
-                     "n_jobs": int((lr.get("n_jobs") or {}).get(scale, 0)),
-                     "seeds": int((lr.get("seeds") or {}).get(scale, 0)),
-                     "margin": float(lr.get("margin", 10.0))}
-        return cls(
-            scale=scale,
-            seeds=int(st["seeds"][scale]),
-            loads=tuple(float(x) for x in st["loads"][scale]),
-            cs_values=tuple(cs_value(x) for x in st["cs_values"][scale]),
-            workloads={k: dict(v or {}) for k, v in st["workloads"].items()},
-            policies={k: dict(v or {}) for k, v in st["policies"].items()},
-            cs_sweep=cs,
-            load_sweeps={k: list(v) for k, v in st["load_sweeps"].items()},
-            generator=dict(st.get("generator") or {}),
-            long_runs=long_runs,
-            readings={name: {"description": str(r.get("description", "")),
-                             "generator": dict(r.get("generator") or {}),
-                             "policy_params": dict(r.get("policy_params") or {}),
-                             "workloads": list(r.get("workloads") or [])}
-                      for name, r in (st.get("readings") or {}).items()},
-            machine_procs=int(st.get("machine_procs", kgen.MACHINE_SIZE)),
-            n_jobs=int(st.get("n_jobs", kgen.N_JOBS)),
-            base_seed=int(st.get("base_seed", 2011)),
-            tolerance=float(st.get("tolerance", 0.01)),
-        )
+        """The plan of ``config["studies"]["kumar"]``, validated against the schema first."""
+        from ...schema import validate
+        spec = validate(config["studies"]["kumar"], SCHEMA, "config studies.kumar")
+        return cls(spec, scale or config["scale"])
 
     # ---------------------------------------------------------- workloads
     def params(self, workload: str) -> kgen.KumarParams:
@@ -225,10 +173,6 @@ class KumarPlan:
 
     def p_s(self, workload: str) -> float:
         return self.params(workload).p_s
-
-    def entropy(self, purpose: str, seed: int) -> list[int]:
-        """Seed entropy of run ``seed`` of a sweep (shared by all variants and loads)."""
-        return [self.base_seed, _PURPOSE_KEY[purpose], int(seed)]
 
     def purpose_loads(self, purpose: str) -> list[float]:
         return [float(self.cs_sweep["load"])] if purpose == "cs" else list(self.loads)
@@ -269,36 +213,29 @@ class KumarPlan:
         """True when the policy takes C_s and the grid leaves it to the pipeline's pick."""
         return "cs" in POLICIES[policy].defaults and "cs" not in self.policies.get(policy, {})
 
-    def policy_params(self, policy: str, cs: int | None = None) -> dict:
-        params = dict(self.policies.get(policy) or {})
-        if cs is not None:
-            params["cs"] = cs_param(cs)
-        return params
-
     def generation_spec(self, purpose: str, workload: str) -> dict:
-        """Everything one workload set depends on (the workloads rule's params)."""
+        """Everything one workload set depends on (the workloads step's params)."""
         return {"workload": workload, "purpose": purpose, "params": self.params(workload).to_dict(),
                 "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
                 "n_jobs": self.purpose_n_jobs(purpose), "tolerance": self.tolerance,
                 "entropy_prefix": [self.base_seed, _PURPOSE_KEY[purpose]]}
 
     def simulation_spec(self, purpose: str, workload: str, policy: str) -> dict:
-        """Everything one simulation chunk depends on (the simulate rule's params).
+        """Everything one simulation chunk depends on (the simulate step's params).
 
         ``cs`` is the list of C_s values to run, ``"pick"`` (read the
         pipeline's pick for ``p_s``) or None (the policy's own parameters).
         """
         if purpose == "cs" and policy == self.cs_sweep["swept"]:
             cs = list(self.cs_values)
-        elif purpose in ("load", "long", "readings") and self.cs_dependent(policy):
+        elif purpose != "cs" and self.cs_dependent(policy):
             cs = "pick"
         else:
             cs = None
         return {"workload": workload, "purpose": purpose, "policy": policy,
                 "policy_params": self.reading_policy_params(workload, policy),
                 "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
-                "cs": cs,
-                "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
+                "cs": cs, "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
 
     def reading_policy_params(self, workload: str, policy: str) -> dict:
         """The grid's parameters of ``policy``, plus those of the set's reading it takes.
@@ -326,15 +263,11 @@ class KumarPlan:
                "generator": self.generator, "cs_sweep": self.cs_sweep}
         if purpose in (None, "cs"):
             out["cs_values"] = list(self.cs_values)
-        if purpose in (None, "load"):
-            out["loads"] = list(self.loads)
-            out["load_sweeps"] = self.load_sweeps
+        if purpose in (None, "load", "readings"):
+            out.update(loads=list(self.loads), load_sweeps=self.load_sweeps)
         if purpose == "long" or (purpose is None and self.long_runs["workloads"]):
-            out["loads"] = list(self.loads)
-            out["long_runs"] = self.long_runs
+            out.update(loads=list(self.loads), long_runs=self.long_runs)
         if purpose == "readings" or (purpose is None and self.readings):
-            out["loads"] = list(self.loads)
-            out["load_sweeps"] = self.load_sweeps
             out["readings"] = self.readings
         used = {pol for p, _, pol in self.jobs() if purpose in (None, p)}
         used_w = set(self.purpose_workloads("cs")) | set(self.purpose_workloads("load"))
@@ -368,139 +301,6 @@ def spec_runs(spec: Mapping, pick: int | None = None) -> list[dict]:
             for s in range(int(spec["seeds"])) for c in cs_list]
 
 
-# --------------------------------------------------------------------------
-# configuration checks (before any job runs)
-# --------------------------------------------------------------------------
-def check_config(config: Mapping, published: Mapping | None = None) -> None:
-    """Checks of ``studies.kumar`` that JSON schema cannot express.
-
-    Raises
-    ------
-    ConfigError
-        Naming the offending key, e.g. ``config studies.kumar.load_sweeps.ps02[2]:
-        unknown policy 'delayed'``.
-
-    Examples
-    --------
-    >>> check_config({"studies": {}})   # no kumar study: nothing to check
-    """
-    st = (config.get("studies") or {}).get("kumar")
-    if st is None:
-        return
-    where = "config studies.kumar"
-    workloads = st.get("workloads") or {}
-    policies = st.get("policies") or {}
-    gen = dict(st.get("generator") or {})
-    for w, fields in workloads.items():
-        kgen.KumarParams.from_config({"machine_size": st.get("machine_procs", kgen.MACHINE_SIZE),
-                                      **gen, **(fields or {})}, where=f"{where}.workloads.{w}")
-
-    def need_workload(name, key):
-        if name not in workloads:
-            raise ConfigError(f"{key}: unknown workload {name!r}; defined in "
-                              f"{where}.workloads: {', '.join(workloads) or 'none'}")
-
-    def need_policy(name, key):
-        if name not in policies:
-            raise ConfigError(f"{key}: policy {name!r} is not in {where}.policies "
-                              f"({', '.join(policies) or 'none'})")
-
-    cs = st.get("cs_sweep") or {}
-    for i, w in enumerate(cs.get("workloads", [])):
-        need_workload(w, f"{where}.cs_sweep.workloads[{i}]")
-    for i, p in enumerate(cs.get("policies", [])):
-        need_policy(p, f"{where}.cs_sweep.policies[{i}]")
-    swept = cs.get("swept")
-    need_policy(swept, f"{where}.cs_sweep.swept")
-    if "cs" not in POLICIES[swept].defaults:
-        raise ConfigError(f"{where}.cs_sweep.swept: {swept!r} has no C_s parameter 'cs'")
-    pick = cs.get("pick") or {}
-    rule = pick.get("rule", "argmin")
-    if rule not in ("argmin", "one_se"):
-        raise ConfigError(f"{where}.cs_sweep.pick.rule: {rule!r} is not argmin or one_se")
-    by_ps = {}
-    for w in cs.get("workloads", []):
-        ps = kgen.KumarParams.from_config({**gen, **(workloads[w] or {})}).p_s
-        if ps in by_ps:
-            raise ConfigError(f"{where}.cs_sweep.workloads: {by_ps[ps]!r} and {w!r} have the same "
-                              f"P_S = {ps}; the pick is per P_S, keep one")
-        by_ps[ps] = w
-    for w, pols in (st.get("load_sweeps") or {}).items():
-        need_workload(w, f"{where}.load_sweeps.{w}")
-        ps = kgen.KumarParams.from_config({**gen, **(workloads[w] or {})}).p_s
-        for i, p in enumerate(pols):
-            need_policy(p, f"{where}.load_sweeps.{w}[{i}]")
-            takes_cs = "cs" in POLICIES[p].defaults and "cs" not in (policies[p] or {})
-            if takes_cs and ps not in by_ps:
-                raise ConfigError(
-                    f"{where}.load_sweeps.{w}[{i}]: {p} needs a C_s picked for P_S = {ps}, but "
-                    f"no workload of {where}.cs_sweep.workloads has that P_S (or set {p}'s cs)")
-    sweeps = st.get("load_sweeps") or {}
-    for fig, spec in FIGURES.items():
-        pool = cs.get("workloads", []) if spec["kind"] == "cs" else sweeps
-        for w in spec["workloads"]:
-            if w not in pool:
-                part = "cs_sweep.workloads" if spec["kind"] == "cs" else "load_sweeps"
-                raise ConfigError(f"{where}.{part}: paper K's {fig} needs workload {w!r}")
-    if published is not None:
-        for table, w in TABLE_WORKLOADS.items():
-            t = published["tables"][table]
-            for p in [t["new"], *t["values"]]:
-                if p not in sweeps.get(w, []):
-                    raise ConfigError(f"{where}.load_sweeps.{w}: Table {table} compares {p}, "
-                                      "which this workload does not run")
-    # Checked last: the load sweeps' own errors say more.
-    for w, pols in ((st.get("long_runs") or {}).get("workloads") or {}).items():
-        need_workload(w, f"{where}.long_runs.workloads.{w}")
-        for i, p in enumerate(pols):
-            need_policy(p, f"{where}.long_runs.workloads.{w}[{i}]")
-            if p not in (st.get("load_sweeps") or {}).get(w, []):
-                raise ConfigError(f"{where}.long_runs.workloads.{w}[{i}]: {p} does not run in "
-                                  f"{where}.load_sweeps.{w}: the long runs are compared with "
-                                  "the 500-job ones")
-    _check_readings(st, where, gen, workloads, policies)
-
-
-def _check_readings(st: Mapping, where: str, gen: Mapping, workloads: Mapping,
-                    policies: Mapping) -> None:
-    """``readings``: known load-sweep workloads, generator fields, parameters some policy takes."""
-    sweeps = st.get("load_sweeps") or {}
-    for name, spec in (st.get("readings") or {}).items():
-        key = f"{where}.readings.{name}"
-        if READING_SEP in name:
-            raise ConfigError(f"{key}: a reading's name may not contain {READING_SEP!r}")
-        spec = spec or {}
-        if not spec.get("workloads"):
-            raise ConfigError(f"{key}.workloads: name at least one workload of {where}.load_sweeps")
-        if not spec.get("generator") and not spec.get("policy_params"):
-            raise ConfigError(f"{key}: give generator fields or policy_params, or the reading "
-                              "is the load sweep itself")
-        used = set()
-        for i, w in enumerate(spec["workloads"]):
-            if w not in sweeps:
-                raise ConfigError(f"{key}.workloads[{i}]: {w!r} is not a workload of "
-                                  f"{where}.load_sweeps ({', '.join(sweeps) or 'none'}): a "
-                                  "reading re-runs a load sweep")
-            kgen.KumarParams.from_config({"machine_size": st.get("machine_procs", kgen.MACHINE_SIZE),
-                                          **gen, **(workloads[w] or {}),
-                                          **(spec.get("generator") or {})},
-                                         where=f"{key} on {w}")
-            used |= set(sweeps[w])
-        for param, value in (spec.get("policy_params") or {}).items():
-            takers = sorted(p for p in used if param in POLICIES[p].defaults)
-            if not takers:
-                raise ConfigError(f"{key}.policy_params.{param}: no policy of the reading's "
-                                  f"workloads ({', '.join(sorted(used))}) has this parameter")
-            for p in takers:  # the value is checked as the policy itself checks it
-                try:
-                    POLICIES[p](**{**(policies.get(p) or {}), param: value})
-                except ConfigError as err:
-                    raise ConfigError(f"{key}.policy_params.{param}: {err}") from None
-
-
-# --------------------------------------------------------------------------
-# paths and artifacts
-# --------------------------------------------------------------------------
 def workload_file(directory, load: float, seed: int) -> Path:
     """Path of one generated CWF workload inside a set's directory.
 
@@ -517,74 +317,36 @@ def artifact_list(plan: KumarPlan, fig1: bool = True, sensitivity: bool = False)
 
     Each item: ``file`` (relative to ``paper_figures/kumar``), ``title``,
     ``rule`` (which pipeline rule writes it: fig1, examples, figures,
-    tables) and ``figure`` (the key of the claims it illustrates).
+    tables) and ``figure`` (the key of the claims it illustrates); from
+    ``names.yaml``'s ``files``.
 
     Examples
     --------
-    >>> cfg = {"scale": "smoke", "studies": {"kumar": {
+    >>> def per_scale(x): return {"smoke": x, "default": x, "full": x}
+    >>> cfg = {"scale": "smoke", "studies": {"kumar": {"published": "k.yaml",
     ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"delayed_los": {}},
-    ...     "cs_sweep": {"workloads": ["ps05"], "swept": "delayed_los"}, "load_sweeps": {},
-    ...     "seeds": {"smoke": 1}, "loads": {"smoke": [0.5]}, "cs_values": {"smoke": [1]}}}}
+    ...     "cs_sweep": {"workloads": ["ps05"], "swept": "delayed_los"},
+    ...     "load_sweeps": {"ps05": ["delayed_los"]}, "seeds": per_scale(1),
+    ...     "loads": per_scale([0.5]), "cs_values": per_scale([1])}}}
     >>> files = [a["file"] for a in artifact_list(KumarPlan.from_config(cfg))]
     >>> "fig2_delayed_los_example.png" in files, "tables_iv_vii.md" in files
     (True, True)
     """
-    out = []
-
-    def add(stem, exts, title, rule, figure):
-        for ext in exts:
-            what = {"png": title, "svg": "same figure, vector (SVG)",
-                    "csv": f"{title} (CSV)", "md": f"{title} (Markdown)"}[ext]
-            out.append({"file": f"{stem}.{ext}", "title": what, "rule": rule, "figure": figure})
-
-    if fig1:
-        add("fig1_easy_vs_los_sdsc", ("png", "svg"),
-            "Fig. 1: EASY vs LOS mean wait vs offered load on the SDSC-SP2 log", "fig1", "fig1")
-        add("fig1_easy_vs_los_sdsc", ("csv",), "Fig. 1 data: mean wait by policy and load",
-            "fig1", "fig1")
-    if fig1 and sensitivity:
-        add("fig1_sensitivity", ("png", "svg"),
-            "Fig. 1 sensitivity: LOS's improvement over EASY by load on three segments of the "
-            "SDSC-SP2 log, LOS lookahead x tie rule", "fig1_sensitivity", "fig1_sensitivity")
-        add("fig1_sensitivity", ("md", "csv"), "Fig. 1 sensitivity: the band per load and "
-            "every variant", "fig1_sensitivity", "fig1_sensitivity")
-    add("fig2_delayed_los_example", ("png", "svg"),
-        "Fig. 2: the 7-4-6 example on 10 processors, LOS (a) vs Delayed-LOS (b), simulated",
-        "examples", "fig2")
-    add("fig2_delayed_los_example", ("csv",), "Fig. 2 schedules: start and end of each job",
-        "examples", "fig2")
-    add("table3_algorithms", ("md", "csv"),
-        "Table III: the twelve algorithms, generated from the policy registry", "examples",
-        "table3")
-    for fig, spec in FIGURES.items():
-        add(spec["file"], ("png", "svg"), spec["title"], "figures", fig)
-    shown = {w for spec in FIGURES.values() if spec["kind"] == "cs" for w in spec["workloads"]}
-    for w in plan.purpose_workloads("cs"):
-        if w not in shown:
-            add(f"cs_sweep_{w}", ("png", "svg"),
-                f"C_s sweep for {w} (P_S = {plan.p_s(w):g}; not a figure of the paper: it "
-                "gives the C_s used for this P_S)", "figures", "cs")
-    add("tables_iv_vii", ("md", "csv"),
-        "Tables IV–VII: maximum % improvement, published beside ours, plus mean % "
-        "improvement with 95 % CI", "tables", "tables")
-    add("improvements_by_load", ("csv",),
-        "Paired % improvement per load (mean and CI over seeds) for every pair of Tables IV–VII",
-        "tables", "tables")
-    add("n_bar", ("md", "csv"), "n̄ per workload beside the published values", "tables",
-        "n_bar")
-    add("cs_pick", ("csv",), "C_s picked per P_S by the pipeline from the C_s sweep", "pick",
-        "cs")
-    if "long" in plan.purposes:
-        add("long_runs", ("md", "csv"), f"{plan.long_runs['n_jobs']}-job runs vs the 500-job load "
-            "sweep: improvement per point with a Welch interval, offered vs achieved load, "
-            "saturated points marked", "tables", "long_runs")
-    if "readings" in plan.purposes:
-        add("readings", ("md", "csv"), "Other readings (" + ", ".join(plan.readings) + "): the "
-            "claims' verdicts under each (reading x claim matrix), Tables IV–VII side by side, "
-            "Tables I–II with the solved β_arr against the paper's range, n̄, dedicated jobs' "
-            "timeliness, commands on running jobs", "tables", "readings")
-    add("cs_forced_starts", ("md", "csv"), "C_s sweep: forced head starts per run, the largest "
-        "skip count and the mean wait per C_s (∞ included)", "tables", "fig5")
-    add("claims", ("csv",), "Every tested claim with published and reproduced numbers and a "
-        "verdict", "tables", "claims")
-    return out
+    text = names()
+    shown = {w for f in FIGURES.values() if f["kind"] == "cs" for w in f["workloads"]}
+    present = {"fig1": fig1, "sensitivity": fig1 and sensitivity,
+               "long": "long" in plan.purposes, "readings": "readings" in plan.purposes}
+    fields = {"n_jobs": plan.long_runs["n_jobs"], "readings": ", ".join(plan.readings)}
+    entries = []
+    for entry in text["files"]:
+        if entry == "figures":
+            entries += [{"stem": f["file"], "exts": ["png", "svg"], "title": f["title"],
+                         "rule": "figures", "figure": key} for key, f in FIGURES.items()]
+        elif entry == "cs_sweeps":
+            entries += [{"stem": f"cs_sweep_{w}", "exts": ["png", "svg"], "rule": "figures",
+                         "figure": "cs", "title": text["cs_sweep"].format(workload=w, p_s=plan.p_s(w))}
+                        for w in plan.purpose_workloads("cs") if w not in shown]
+        elif present.get(entry.get("when"), True):
+            entries.append({**entry, "title": entry["title"].format(**fields)})
+    return [{"file": f"{e['stem']}.{ext}", "title": text["formats"][ext].format(title=e["title"]),
+             "rule": e["rule"], "figure": e["figure"]} for e in entries for ext in e["exts"]]

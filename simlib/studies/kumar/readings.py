@@ -28,6 +28,7 @@ import pandas as pd
 
 from ...io import write_csv, write_text
 from ...markdown import markdown_table
+from ...render import render
 from . import generator as kgen
 from .plan import PAPER_NAMES, KumarPlan
 
@@ -261,40 +262,13 @@ def write_readings(load_cube, readings_cube, published: Mapping, plan: KumarPlan
     for c in ("dedicated_on_time", "commands_on_running"):
         timely_show[c] = timely[c].map(lambda x: "–" if not math.isfinite(x) else f"{100 * x:.0f} %")
     lo, hi = kgen.BETA_ARR_RANGE
-    desc = [f"- **{r}** (re-runs {', '.join(plan.readings[r]['workloads'])}): "
-            f"{plan.readings[r]['description']}" for r in readings]
-    lines = [
-        f"# Paper K under other readings ({scale} scale, {plan.seeds} seeds per point)", "",
-        "Each reading re-runs some load sweeps with the generator or the ECC processor "
-        "changed, at the same loads and with the same seed streams as the load sweep (a "
-        "reading that changes only when something happens runs the same jobs: paired). "
-        "Grid: `studies.kumar.readings` (config/grids/kumar.yaml).", "", *desc, "",
-        "## Claims under each reading", "",
-        "The verdict of every claim the load sweeps test, by the same rule as the main "
-        "table of README.md, with the reading's runs in place of the main ones for the "
-        f"workloads it re-ran; `=`: same verdict as the main reading. {changed} verdict(s) "
-        "change. Numbers behind each verdict: readings.csv (`ours_<reading>`).", "",
-        markdown_table(shown, index=False), "",
-        "## Tables IV–VII: maximum % improvement under each reading", "",
-        "Max over loads of the seed-mean curves' % improvement (`ours_max` of "
-        "tables_iv_vii.md); `–`: the reading did not re-run that workload.", "",
-        markdown_table(side_show[["table", "new", "base", "metric", "published", MAIN, *readings]],
-                       index=False), "",
-        "## Tables I–II: the runtime and arrival parameters", "",
-        "The paper's values (Tables I and II of paper K), ours (the generator's defaults, "
-        "unchanged by any reading) and lublin99's typeless model, which paper K's "
-        "generator extends.", "",
-        markdown_table(parameter_tables(), index=False), "",
-        f"## β_arr solved for the target Load, against Table II's range [{lo:g}, {hi:g}]", "",
-        "Per reading and workload: the smallest and largest β_arr over every load × seed "
-        "and the share inside the paper's range.", "",
-        markdown_table(beta_show, index=False), "",
-        "## n̄, dedicated jobs' timeliness and where the commands landed", "",
-        "Means over every load × seed of the workloads the readings touch. On time: a "
-        "dedicated job started within 0.5 s of its requested start. Commands on running "
-        "jobs: share of the applied ET/RT commands that found their job running (the rest "
-        "found it queued).", "",
-        markdown_table(timely_show, index=False), "",
-    ]
-    write_text(md, "\n".join(lines), encoding="utf-8")
+    text = render(__package__, "readings.md.j2", scale=scale, seeds=plan.seeds, changed=changed,
+                  readings={r: plan.readings[r] for r in readings}, lo=lo, hi=hi,
+                  claims=markdown_table(shown, index=False),
+                  tables=markdown_table(side_show[["table", "new", "base", "metric", "published",
+                                                   MAIN, *readings]], index=False),
+                  parameters=markdown_table(parameter_tables(), index=False),
+                  beta=markdown_table(beta_show, index=False),
+                  timely=markdown_table(timely_show, index=False))
+    write_text(md, text, encoding="utf-8")
     return matrix

@@ -28,7 +28,7 @@ from ...workload.cwf import command_events, read_cwf, split_commands
 from ..base import load_tag
 from .plan import cs_param, spec_runs, workload_file
 
-__all__ = ["run_metrics", "simulate_set", "simulate_chunk", "fig2_example"]
+__all__ = ["run_metrics", "simulate_set", "simulate_chunk", "simulate_step", "fig2_example"]
 
 
 def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> dict:
@@ -241,3 +241,12 @@ def fig2_example(durations: Sequence[float] = (10.0, 10.0, 10.0), cpus: int = 10
     return {"los": simulate(wl, "los", cpus=cpus, workload_name="fig2").jobs,
             "delayed_los": simulate(wl, "delayed_los", cpus=cpus, policy_params={"cs": cs},
                                     workload_name="fig2").jobs}
+
+
+def simulate_step(ctx) -> None:
+    """The ``kumar_simulate`` step: one chunk (:func:`simulate_chunk`) of ``ctx.params["spec"]``."""
+    simulate_chunk(ctx.params["spec"], ctx.input.workloads, jobs_out=ctx.output.jobs,
+                   summary_out=ctx.output.summary, simulation=ctx.params["simulation"],
+                   picks_path=ctx.input.get("picks"),
+                   debug=bool((ctx.config.get("simulation") or {}).get("debug", False)),
+                   log=ctx.log)

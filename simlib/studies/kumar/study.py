@@ -1,37 +1,35 @@
 """The ``kumar`` study: paper K's Section V, and every figure and table of the paper.
 
 Config ``studies.kumar`` (``config/grids/kumar.yaml``, schema
-``simlib/studies/schemas/kumar.schema.json``). Steps, in pipeline order:
+``kumar.schema.json`` beside this module). Steps, in pipeline order, each
+running a function of the module named (a step's code is that module's
+import closure: editing this file reruns no step):
 
-=================== ========================================================
-``kumar_workloads`` one set of CWF workloads per (sweep, variant): every load x seed
-``kumar_simulate``  one chunk per (sweep, variant, policy): every load x seed (x C_s)
-``kumar_aggregate`` one cube per sweep
-``kumar_pick_cs``   the C_s of each P_S, from the C_s sweep
-``kumar_fig1``      Fig. 1 from the ``kumar_fig1`` sweep (:mod:`.fig1`), when enabled
-``kumar_fig1_segment`` EASY and every LOS variant on one (log segment, load), when
-                    ``fig1_sensitivity`` is set and kumar_fig1 enabled
-``kumar_fig1_sensitivity`` their cube, table, figure (:mod:`.fig1_sensitivity`)
-``kumar_examples``  Fig. 2 (simulated) and Table III (from the policy registry)
-``kumar_figures``   Figs. 5–11 and the C_s sweeps of the other P_S
-``kumar_tables``    Tables IV–VII, n̄, the claims' verdicts
-``kumar_report``    ``paper_figures/kumar/README.md``
-=================== ========================================================
-
-Each step's function imports the modules doing its work inside its body
-(see :mod:`simlib.studies.kumar`), so that, e.g., editing the README's
-wording reruns no simulation.
+=========================== ============================================================
+``kumar_workloads``         one set of CWF workloads per (sweep, variant) (:mod:`.workloads`)
+``kumar_simulate``          one chunk per (sweep, variant, policy): every load x seed (x C_s)
+                            (:mod:`.runs`)
+``kumar_aggregate``         one cube per sweep (:mod:`.cubes`)
+``kumar_pick_cs``           the C_s of each P_S, from the C_s sweep (:mod:`.cubes`)
+``kumar_fig1``              Fig. 1 from the ``kumar_fig1`` sweep, when it runs (:mod:`.figures`)
+``kumar_fig1_segment``      EASY and every LOS variant on one (log segment, load), and
+``kumar_fig1_sensitivity``  their cube, table and figure (:mod:`.fig1_sensitivity`), when
+                            ``fig1_sensitivity`` is set and kumar_fig1 runs
+``kumar_examples``          Fig. 2 (simulated) and Table III (from the policy registry)
+``kumar_figures``           Figs. 5–11 and the C_s sweeps of the other P_S (:mod:`.figures`)
+``kumar_tables``            Tables IV–VII, n̄, the claims' verdicts (:mod:`.report`)
+``kumar_report``            ``paper_figures/kumar/README.md`` (:mod:`.readme`)
+=========================== ============================================================
 """
 from __future__ import annotations
 
 import functools
-import json
 import re
-from pathlib import Path
 
+from ...errors import ConfigError
 from ...policies import POLICIES
-from ..base import Artifact, Step, StepContext, Study, load_study, load_tag
-from .plan import PAPER_NAMES, KumarPlan, artifact_list, check_config
+from ..base import Artifact, Step, Study, load_study, load_tag
+from .plan import FIGURES, PAPER_NAMES, READING_SEP, TABLE_WORKLOADS, KumarPlan, artifact_list, names
 
 __all__ = ["Kumar"]
 
@@ -41,20 +39,14 @@ OUT = "paper_figures/kumar"
 SET_DIR = "data/workloads/kumar/{scale}/{purpose}/{workload}"
 #: One simulation chunk.
 RUN_DIR = "results/runs/kumar/{scale}/{purpose}/{workload}/{policy}"
-#: The sweeps' cubes and their index titles.
-CUBES = (("cs", "Cube (netCDF): the C_s sweep, dims (workload, policy, cs, seed)"),
-         ("load", "Cube (netCDF): the load sweeps, dims (workload, policy, load, seed)"),
-         ("long", "Cube (netCDF): the 10,000-job runs, dims (workload, policy, load, seed)"),
-         ("readings", "Cube (netCDF): load sweeps under other readings, dims (reading, "
-                      "workload, policy, load, seed)"))
+#: One (segment, load) of the Fig. 1 sensitivity sweep.
+SEGMENT_DIR = "results/runs/kumar_fig1_sensitivity/{scale}/{segment}/load{load}"
 #: Config key of the Fig. 1 sweep (:class:`.fig1.KumarFig1`), reached through
 #: the study registry: importing its module here would make every step of
 #: this study depend on the trace sweep's simulation code.
 FIG1_KEY = "kumar_fig1"
-#: One (segment, load) of the Fig. 1 sensitivity sweep.
-SEGMENT_DIR = "results/runs/kumar_fig1_sensitivity/{scale}/{segment}/load{load}"
-README_TITLE = ("Paper K: every artifact with published vs reproduced numbers and a verdict "
-                "per claim")
+#: The package of the step functions.
+PKG = "simlib.studies.kumar"
 
 
 def _output_name(file: str) -> str:
@@ -77,11 +69,11 @@ class Kumar(Study):
     @functools.cached_property
     def plan(self) -> KumarPlan:
         """The grid at this study's scale."""
-        return KumarPlan.from_config(self.config, self.scale)
+        return KumarPlan(self.spec, self.scale)
 
     def plan_at(self, scale: str) -> KumarPlan:
         """The grid at ``scale`` (a rule's ``scale`` wildcard)."""
-        return self.plan if scale == self.scale else KumarPlan.from_config(self.config, scale)
+        return self.plan if scale == self.scale else KumarPlan(self.spec, scale)
 
     @functools.cached_property
     def fig1(self) -> Study | None:
@@ -96,94 +88,71 @@ class Kumar(Study):
         spec = self.spec.get("fig1_sensitivity")
         return spec if spec and self.fig1 is not None else None
 
-    def sensitivity_cube(self, scale: str | None = None) -> str:
-        return f"results/kumar_fig1_sensitivity.{scale or self.scale}.nc"
-
-    def _segment_summaries(self, scale: str) -> dict:
-        from .fig1_sensitivity import segments
-        spec = self.sensitivity
-        return {"summaries": [
-            f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
-            for seg in segments(spec, scale) for x in spec["loads"][scale]]}
-
-    def _segment_batch(self) -> dict:
-        from .fig1_sensitivity import segments
-        return self.fold(segment=segments(self.sensitivity, self.scale),
-                         load=map(load_tag, self.sensitivity["loads"][self.scale]))
-
-    def _segment_params(self, w) -> dict:
-        from .fig1_sensitivity import segments, variants
-        trace = self.fig1.traces()[0]
-        first, n = segments(self.sensitivity, w.scale)[w.segment]
-        return {"trace": trace,
-                "machine_procs": self.config["traces"]["catalog"][trace]["machine_procs"],
-                "first_job": first, "n_jobs": n, "load": float(w.load),
-                "variants": variants(self.sensitivity), "simulation": self.simulation()}
-
-    def claims_file(self) -> str:
-        return f"{OUT}/claims.csv"
-
     def check(self) -> None:
-        """Policies (base), the published numbers (schema and registry) and the grid.
-
-        The grid's own rules are :func:`.plan.check_config`.
-        """
+        """Policies (base), the published numbers (schema and registry), then what the
+        grid's schema cannot say: names that refer to each other, what the paper's
+        figures and tables need, values checked by the generator and the policies."""
         super().check()
-        check_config(self.config, self.published)
+        check_grid(self.plan, self.published)
         if self.spec.get("fig1_sensitivity"):
             from .fig1_sensitivity import check_spec
             check_spec(self.spec["fig1_sensitivity"], "config studies.kumar.fig1_sensitivity")
 
-    def cubes(self) -> list[tuple[str, str]]:
-        """(purpose, index title) of the sweeps this scale runs."""
-        return [(p, t) for p, t in CUBES if p in self.plan.purposes]
+    def claims_file(self) -> str:
+        return f"{OUT}/claims.csv"
 
     def cube_path(self, purpose: str, scale: str | None = None) -> str:
-        """The cube of a sweep (``purpose``: ``cs`` or ``load``)."""
+        """The cube of a sweep (``purpose``: ``cs``, ``load``, ``long``, ``readings``)."""
         return f"results/kumar_{purpose}.{scale or self.scale}.nc"
 
     def picks_path(self, scale: str | None = None) -> str:
         """The C_s picks read by the load sweeps (:func:`.cubes.picks_document`)."""
         return f"results/kumar_cs_pick.{scale or self.scale}.json"
 
-    def _paper_policies(self, wildcards=None) -> list[str]:
-        # Fig. 2 simulates LOS and Delayed-LOS; Table III and the README
-        # describe every registered policy the paper names.
-        return [p for p in PAPER_NAMES if p in POLICIES]
+    def sensitivity_cube(self) -> str:
+        return f"results/kumar_fig1_sensitivity.{self.scale}.nc"
+
+    def artifact_list(self) -> list[dict]:
+        """:func:`.plan.artifact_list` of what runs at this scale."""
+        return artifact_list(self.plan, fig1=self.fig1 is not None,
+                             sensitivity=self.sensitivity is not None)
+
+    def outputs(self, rule: str) -> dict:
+        """The files of ``paper_figures/kumar`` step ``kumar_<rule>`` writes, by output name."""
+        return {_output_name(a["file"]): f"{OUT}/{a['file']}" for a in self.artifact_list()
+                if a["rule"] == rule}
+
+    def artifacts(self) -> list[Artifact]:
+        """Figures and tables (:func:`.plan.artifact_list`), the README, the cubes, in that order."""
+        text = names()
+        arts = [Artifact("kumar", f"{OUT}/{a['file']}", a["title"]) for a in self.artifact_list()]
+        arts.append(Artifact("kumar", f"{OUT}/README.md", text["readme"]))
+        arts += [Artifact("kumar", self.cube_path(p), text["cubes"][p]) for p in self.plan.purposes]
+        if self.sensitivity is not None:
+            arts.append(Artifact("kumar", self.sensitivity_cube(), text["sensitivity_cube"]))
+            if self.scale != "full":  # at full scale the traces section indexes it
+                trace = self.fig1.traces()[0]
+                arts.append(Artifact("traces", f"logs/traces/{trace}.full.cleaning.txt",
+                                     text["cleaning_log"].format(trace=trace)))
+        return arts
+
+    def subtree(self, purpose: str, scale: str | None = None) -> dict:
+        """Everything a sweep's cube depends on (its provenance)."""
+        return {**self.plan_at(scale or self.scale).subtree(purpose), "simulation": self.simulation()}
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
-        plan, scale = self.plan, self.scale
+        steps = self._sweep_steps()
+        if self.fig1 is not None:
+            steps += self._fig1_steps()
+        return steps + self._paper_steps()
+
+    def _sweep_steps(self) -> list[Step]:
+        plan = self.plan
         sets = [*plan.workloads, *plan.purpose_workloads("readings")]
         sweeps = {"purpose": "|".join(plan.purposes), "workload": "|".join(map(re.escape, sets))}
-        files = {a["file"]: a for a in artifact_list(plan, fig1=self.fig1 is not None,
-                                                     sensitivity=self.sensitivity is not None)}
-
-        def outputs(rule):
-            return {_output_name(f): f"{OUT}/{f}" for f, a in files.items() if a["rule"] == rule}
-
-        def marked(names):
-            # Every figure and table of paper K is an artifact (caption kumar.rst).
-            return {n: "kumar" for n in names}
-
         pick = plan.cs_sweep["pick"]
-        figures = outputs("figures")
-        tables = {"tables_md": f"{OUT}/tables_iv_vii.md", "tables_csv": f"{OUT}/tables_iv_vii.csv",
-                  "by_load_csv": f"{OUT}/improvements_by_load.csv",
-                  "n_bar_md": f"{OUT}/n_bar.md", "n_bar_csv": f"{OUT}/n_bar.csv",
-                  "forced_md": f"{OUT}/cs_forced_starts.md",
-                  "forced_csv": f"{OUT}/cs_forced_starts.csv",
-                  "claims_csv": self.claims_file()}
-        if "long" in plan.purposes:
-            tables.update(long_runs_md=f"{OUT}/long_runs.md", long_runs_csv=f"{OUT}/long_runs.csv")
-        if "readings" in plan.purposes:
-            tables.update(readings_md=f"{OUT}/readings.md", readings_csv=f"{OUT}/readings.csv")
-        examples = {"fig2_png": f"{OUT}/fig2_delayed_los_example.png",
-                    "fig2_svg": f"{OUT}/fig2_delayed_los_example.svg",
-                    "fig2_csv": f"{OUT}/fig2_delayed_los_example.csv",
-                    "table3_md": f"{OUT}/table3_algorithms.md",
-                    "table3_csv": f"{OUT}/table3_algorithms.csv"}
-        steps = [
+        return [
             # A workload takes ~0.03 s to generate: one job per set.
             Step("kumar_workloads", stage="workloads",
                  message=("Generating paper K's {wildcards.workload} workloads for the "
@@ -191,10 +160,9 @@ class Kumar(Study):
                  output={"dir": SET_DIR}, directories=["dir"],
                  params=lambda w: {"spec": self.plan_at(w.scale).generation_spec(w.purpose,
                                                                                  w.workload)},
-                 code=["simlib.studies.kumar.workloads"],
                  batch=self.fold(*({"purpose": p, "workload": w} for p in plan.purposes
                                    for w in plan.purpose_workloads(p))),
-                 wildcard_constraints=sweeps, run=self.make_workloads),
+                 wildcard_constraints=sweeps, run=f"{PKG}.workloads:make_set"),
             # A 500-job run takes ~0.05 s: one job per (sweep, variant,
             # policy) over every load x seed (x C_s). Each chunk depends on
             # its own policy's entry and code only; Delayed-LOS / Hybrid-LOS
@@ -210,10 +178,10 @@ class Kumar(Study):
                  params=lambda w: {"spec": self.plan_at(w.scale).simulation_spec(
                                        w.purpose, w.workload, w.policy),
                                    "simulation": self.simulation()},
-                 policies=lambda w: [w.policy], code=["simlib.studies.kumar.runs"],
+                 policies=lambda w: [w.policy],
                  wildcard_constraints={**sweeps, "policy": "|".join(plan.policies)},
                  resources={"runtime": 60, "mem_mb": 2000}, group=None,
-                 batch=self._simulate_batch(), run=self.simulate),
+                 batch=self._simulate_batch(), run=f"{PKG}.runs:simulate_step"),
             Step("kumar_aggregate", stage="aggregate",
                  message=("Aggregating paper K's {wildcards.purpose} sweep ({wildcards.scale}) "
                           "into {output.cube}"),
@@ -224,9 +192,8 @@ class Kumar(Study):
                  output={"cube": "results/kumar_{purpose}.{scale}.nc"},
                  params=lambda w: {"subtree": self.subtree(w.purpose, w.scale),
                                    "cs_values": list(self.plan_at(w.scale).cs_values)},
-                 code=["simlib.studies.kumar.cubes"],
                  wildcard_constraints={"purpose": sweeps["purpose"]}, report={"cube": "cube"},
-                 group=None, run=self.aggregate),
+                 group=None, run=f"{PKG}.cubes:aggregate_step"),
             # The C_s of each P_S, picked from the C_s sweep as the paper
             # did; read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks.
             Step("kumar_pick_cs", stage="aggregate",
@@ -237,114 +204,102 @@ class Kumar(Study):
                  params={"pick": pick, "swept": plan.cs_sweep["swept"],
                          "load": float(plan.cs_sweep["load"]),
                          "p_s": {w: plan.p_s(w) for w in plan.purpose_workloads("cs")},
-                         "scale": scale},
-                 code=["simlib.studies.kumar.cubes"], report={"csv": "kumar"}, group=None,
-                 run=self.pick),
+                         "scale": self.scale},
+                 report={"csv": "kumar"}, group=None, run=f"{PKG}.cubes:pick_step"),
         ]
-        if self.fig1 is not None:
-            steps.append(Step(
-                "kumar_fig1", stage="figures",
-                message=(f"Drawing paper K's Fig. 1 (EASY vs LOS on "
-                         f"{', '.join(self.fig1.traces())}, {scale} scale)"),
-                input={"cube": self.fig1.cube_path()}, output=outputs("fig1"),
-                params={"scale": scale},
-                code=["simlib.studies.kumar.figures", "simlib.cube"],
-                report=marked(outputs("fig1")), run=self.draw_fig1))
-        if self.sensitivity is not None:
-            trace = self.fig1.traces()[0]
-            sens = outputs("fig1_sensitivity")
-            steps += [
-                # ~25 s per (segment, load) at default scale: EASY and six
-                # LOS variants on the same jobs.
-                Step("kumar_fig1_segment", stage="simulate",
-                     message=(f"Simulating EASY and LOS variants on {trace} jobs "
-                              "{wildcards.segment} at load {wildcards.load} "
-                              "({wildcards.scale}, Fig. 1 sensitivity)"),
-                     # The whole cleaned log (scale full: first job 0, every job).
-                     input={"swf": f"data/traces/{trace}.full.swf.gz"},
-                     output={"summary": f"{SEGMENT_DIR}/summary.json"},
-                     params=self._segment_params, policies=["easy", "los"],
-                     code=["simlib.studies.kumar.fig1_sensitivity"],
-                     wildcard_constraints={"segment": r"\d+-(\d+|end)"},
-                     resources={"runtime": 60, "mem_mb": 2000},
-                     batch=self._segment_batch(), run=self.simulate_segment),
-                Step("kumar_fig1_sensitivity", stage="figures",
-                     message=(f"Fig. 1 sensitivity of paper K: cube, band table and figure "
-                              f"({scale})"),
-                     input=self._segment_summaries(scale),
-                     output={"cube": self.sensitivity_cube(), **sens},
-                     params={"tolerance": float(self.sensitivity["tolerance"]),
-                             "subtree": {"fig1_sensitivity": self.sensitivity,
-                                         "trace": self.fig1.traces()[0],
-                                         "simulation": self.simulation(), "scale": scale}},
-                     code=["simlib.studies.kumar.fig1_sensitivity", "simlib.studies.kumar.plots",
-                           "simlib.cube"],
-                     report={**marked(sens), "cube": "kumar"}, run=self.write_sensitivity),
-            ]
-        steps += [
+
+    def _fig1_steps(self) -> list[Step]:
+        scale, traces = self.scale, self.fig1.traces()
+        fig1 = self.outputs("fig1")
+        steps = [Step(
+            "kumar_fig1", stage="figures",
+            message=f"Drawing paper K's Fig. 1 (EASY vs LOS on {', '.join(traces)}, {scale} scale)",
+            input={"cube": self.fig1.cube_path()}, output=fig1, params={"scale": scale},
+            templates=["names.yaml"], report=dict.fromkeys(fig1, "kumar"),
+            run=f"{PKG}.figures:fig1_step")]
+        spec = self.sensitivity
+        if spec is None:
+            return steps
+        from .fig1_sensitivity import segments
+        sens = self.outputs("fig1_sensitivity")
+        summaries = [f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
+                     for seg in segments(spec, scale) for x in spec["loads"][scale]]
+        return steps + [
+            # ~25 s per (segment, load) at default scale: EASY and six
+            # LOS variants on the same jobs.
+            Step("kumar_fig1_segment", stage="simulate",
+                 message=(f"Simulating EASY and LOS variants on {traces[0]} jobs "
+                          "{wildcards.segment} at load {wildcards.load} "
+                          "({wildcards.scale}, Fig. 1 sensitivity)"),
+                 # The whole cleaned log (scale full: first job 0, every job).
+                 input={"swf": f"data/traces/{traces[0]}.full.swf.gz"},
+                 output={"summary": f"{SEGMENT_DIR}/summary.json"},
+                 params=self._segment_params, policies=["easy", "los"],
+                 wildcard_constraints={"segment": r"\d+-(\d+|end)"},
+                 resources={"runtime": 60, "mem_mb": 2000},
+                 batch=self.fold(segment=segments(spec, scale), load=map(load_tag, spec["loads"][scale])),
+                 run=f"{PKG}.fig1_sensitivity:segment_step"),
+            Step("kumar_fig1_sensitivity", stage="figures",
+                 message=f"Fig. 1 sensitivity of paper K: cube, band table and figure ({scale})",
+                 input={"summaries": summaries}, output={"cube": self.sensitivity_cube(), **sens},
+                 params={"tolerance": spec["tolerance"],
+                         "subtree": {"fig1_sensitivity": spec, "trace": traces[0],
+                                     "simulation": self.simulation(), "scale": scale}},
+                 templates=["fig1_sensitivity.md.j2", "claims.yaml"],
+                 report={**dict.fromkeys(sens, "kumar"), "cube": "kumar"},
+                 run=f"{PKG}.fig1_sensitivity:sensitivity_step"),
+        ]
+
+    def _paper_steps(self) -> list[Step]:
+        plan, scale, published = self.plan, self.scale, str(self.published_path)
+        examples = {f"fig2_{ext}": f"{OUT}/fig2_delayed_los_example.{ext}"
+                    for ext in ("png", "svg", "csv")}
+        examples.update({f"table3_{ext}": f"{OUT}/table3_algorithms.{ext}" for ext in ("md", "csv")})
+        tables = {f"{stem}_{ext}": f"{OUT}/{file}.{ext}" for stem, file, exts in (
+            ("tables", "tables_iv_vii", ("md", "csv")), ("by_load", "improvements_by_load", ("csv",)),
+            ("n_bar", "n_bar", ("md", "csv")), ("forced", "cs_forced_starts", ("md", "csv")),
+            ("claims", "claims", ("csv",)), ("long_runs", "long_runs", ("md", "csv")),
+            ("readings", "readings", ("md", "csv"))) for ext in exts
+            if stem not in ("long_runs", "readings") or stem.split("_")[0] in plan.purposes}
+        figures = self.outputs("figures")
+        state = {"study": self.spec, "scale": scale}
+        return [
             Step("kumar_examples", stage="figures",
                  message="Drawing paper K's Fig. 2 from simulation and Table III from the policy registry",
-                 input={"published": str(self.published_path)}, output=examples,
-                 policies=self._paper_policies,
-                 code=["simlib.studies.kumar.runs", "simlib.studies.kumar.figures",
-                       "simlib.studies.kumar.tables", "simlib.studies.kumar.published"],
-                 report=marked(examples), run=self.draw_examples),
+                 input={"published": published}, output=examples, policies=self._paper_policies,
+                 templates=["names.yaml", "table3_algorithms.md.j2"], report=dict.fromkeys(examples, "kumar"),
+                 run=f"{PKG}.figures:examples_step"),
             Step("kumar_figures", stage="figures",
                  message=f"Drawing paper K's Figs. 5-11 ({scale} scale)",
                  input={"cs_cube": self.cube_path("cs"), "load_cube": self.cube_path("load"),
-                        "picks": self.picks_path(), "published": str(self.published_path)},
-                 output=figures, params={"study": self.spec, "scale": scale},
-                 code=["simlib.studies.kumar.figures", "simlib.studies.kumar.published",
-                       "simlib.cube"],
-                 report=marked(figures), run=self.draw_figures),
+                        "picks": self.picks_path(), "published": published},
+                 output=figures, params=state, templates=["names.yaml"],
+                 report=dict.fromkeys(figures, "kumar"), run=f"{PKG}.figures:sweeps_step"),
             Step("kumar_tables", stage="figures",
                  message=f"Tabulating paper K's Tables IV-VII, n-bar and the claims ({scale} scale)",
                  input=self._tables_inputs(), output=tables,
-                 params={"study": self.spec, "scale": scale,
-                         "workloads": plan.purpose_workloads("load")},
-                 code=["simlib.studies.kumar.tables", "simlib.studies.kumar.report",
-                       "simlib.studies.kumar.published", "simlib.studies.kumar.readings",
-                       "simlib.cube"],
-                 report=marked(tables), run=self.write_tables),
+                 params=state,
+                 templates=["names.yaml", "claims.yaml", "tables_iv_vii.md.j2", "n_bar.md.j2",
+                            "cs_forced_starts.md.j2", "long_runs.md.j2", "readings.md.j2"],
+                 report=dict.fromkeys(tables, "kumar"), run=f"{PKG}.report:tables_step"),
             # The README of paper K: every artifact, published vs reproduced,
             # a verdict per claim (rules in simlib.studies.kumar.report).
             Step("kumar_report", stage="report",
                  message=f"Writing {OUT}/README.md ({scale} scale)",
                  input=self._report_inputs(), output={"readme": f"{OUT}/README.md"},
-                 params={"study": self.spec, "scale": scale, "fig1_scale": self._fig1_scale(),
-                         "cubes": [self.cube_path(p) for p, _ in self.cubes()]},
-                 policies=self._paper_policies,
-                 code=["simlib.studies.kumar.report", "simlib.studies.kumar.tables",
-                       "simlib.studies.kumar.runs", "simlib.studies.kumar.published",
-                       "simlib.cube"],
-                 report={"readme": "kumar"}, run=self.write_readme),
+                 params={**state, "fig1_scale": self._fig1_scale(),
+                         "artifacts": self.artifact_list(),
+                         "cubes": [self.cube_path(p) for p in plan.purposes]},
+                 policies=self._paper_policies, templates=["README.md.j2", "names.yaml"],
+                 report={"readme": "kumar"}, run=f"{PKG}.readme:readme_step"),
         ]
-        return steps
-
-    def artifacts(self) -> list[Artifact]:
-        """Figures and tables (:func:`.plan.artifact_list`), the README, the cubes, in that order."""
-        arts = [Artifact("kumar", f"{OUT}/{a['file']}", a["title"])
-                for a in artifact_list(self.plan, fig1=self.fig1 is not None,
-                                       sensitivity=self.sensitivity is not None)]
-        arts.append(Artifact("kumar", f"{OUT}/README.md", README_TITLE))
-        arts += [Artifact("kumar", self.cube_path(p), title) for p, title in self.cubes()]
-        if self.sensitivity is not None:
-            arts.append(Artifact("kumar", self.sensitivity_cube(), "Cube (netCDF): Fig. 1 "
-                                 "sensitivity, dims (segment, load, policy)"))
-            if self.scale != "full":  # at full scale the traces section indexes it
-                trace = self.fig1.traces()[0]
-                arts.append(Artifact("traces", f"logs/traces/{trace}.full.cleaning.txt",
-                                     f"Cleaning log of the whole {trace} log, whose segments "
-                                     "the Fig. 1 sensitivity simulates"))
-        return arts
-
-    def subtree(self, purpose: str, scale: str | None = None) -> dict:
-        """Everything a sweep's cube depends on (its provenance)."""
-        return {**self.plan_at(scale or self.scale).subtree(purpose),
-                "simulation": self.simulation(),
-                "policy_modules": list(self.config.get("policy_modules") or [])}
 
     # --------------------------------------------------------- step inputs
+    def _paper_policies(self, wildcards=None) -> list[str]:
+        # Fig. 2 simulates LOS and Delayed-LOS; Table III and the README
+        # describe every registered policy the paper names.
+        return [p for p in PAPER_NAMES if p in POLICIES]
+
     def _simulate_batch(self) -> dict:
         # Where runs are short: one job per policy, its chunks that read the
         # C_s pick apart from the others (the pick is made from the C_s
@@ -363,6 +318,15 @@ class Kumar(Study):
             out["picks"] = self.picks_path(w.scale)
         return out
 
+    def _segment_params(self, w) -> dict:
+        from .fig1_sensitivity import segments, variants
+        trace = self.fig1.traces()[0]
+        first, n = segments(self.sensitivity, w.scale)[w.segment]
+        return {"trace": trace,
+                "machine_procs": self.config["traces"]["catalog"][trace]["machine_procs"],
+                "first_job": first, "n_jobs": n, "load": float(w.load),
+                "variants": variants(self.sensitivity), "simulation": self.simulation()}
+
     def _tables_inputs(self) -> dict:
         out = {"load_cube": self.cube_path("load"), "cs_cube": self.cube_path("cs"),
                "picks": self.picks_path(), "published": str(self.published_path),
@@ -372,10 +336,8 @@ class Kumar(Study):
             out["fig1_cube"] = self.fig1.cube_path()
         if self.sensitivity is not None:
             out["sensitivity_cube"] = self.sensitivity_cube()
-        if "long" in self.plan.purposes:
-            out["long_cube"] = self.cube_path("long")
-        if "readings" in self.plan.purposes:
-            out["readings_cube"] = self.cube_path("readings")
+        out.update({f"{p}_cube": self.cube_path(p) for p in ("long", "readings")
+                    if p in self.plan.purposes})
         return out
 
     def _report_inputs(self) -> dict:
@@ -395,166 +357,104 @@ class Kumar(Study):
         jobs = self.config["scales"][self.scale].get("trace_jobs") or "all"
         return f"{jobs} jobs of " + ", ".join(self.fig1.traces())
 
-    # ----------------------------------------------------------- run steps
-    def make_workloads(self, ctx: StepContext) -> None:
-        """One workload set (:func:`.workloads.generate_set`)."""
-        from .workloads import generate_set
-        entries = generate_set(ctx.params["spec"], ctx.output.dir, log=ctx.log)
-        ctx.log.info("wrote %d workloads to %s", len(entries), ctx.output.dir)
 
-    def simulate(self, ctx: StepContext) -> None:
-        """One simulation chunk (:func:`.runs.simulate_chunk`)."""
-        from .runs import simulate_chunk
-        simulate_chunk(ctx.params["spec"], ctx.input.workloads, jobs_out=ctx.output.jobs,
-                       summary_out=ctx.output.summary, simulation=ctx.params["simulation"],
-                       picks_path=ctx.input.get("picks"),
-                       debug=bool((ctx.config.get("simulation") or {}).get("debug", False)),
-                       log=ctx.log)
+# --------------------------------------------------------------------------
+# checks of the grid the schema cannot express
+# --------------------------------------------------------------------------
+WHERE = "config studies.kumar"
 
-    def aggregate(self, ctx: StepContext) -> None:
-        """One sweep's cube (:func:`.cubes.aggregate_sweep`)."""
-        from .cubes import aggregate_sweep
-        aggregate_sweep(ctx.input.summaries, ctx.wildcards["purpose"], scale=ctx.scale,
-                        subtree=ctx.params["subtree"], cs_values=ctx.params["cs_values"],
-                        out=ctx.output.cube, repo=self.repo, log=ctx.log)
 
-    def pick(self, ctx: StepContext) -> None:
-        """The C_s picks (:func:`.cubes.write_picks`)."""
-        from .cubes import write_picks
-        p = ctx.params
-        write_picks(ctx.input.cube, swept=p["swept"], pick=p["pick"], p_s=p["p_s"], load=p["load"],
-                    scale=p["scale"], picks_out=ctx.output.picks, csv_out=ctx.output.csv,
-                    log=ctx.log)
+def _known(key: str, name: str, pool, kind: str) -> None:
+    """``name`` is a key of ``pool`` (the grid's workloads or policies); ConfigError naming ``key``."""
+    if name in pool:
+        return
+    listed = ", ".join(pool) or "none"
+    raise ConfigError(f"{WHERE}.{key}: unknown workload {name!r}; defined in {WHERE}.workloads: "
+                      f"{listed}" if kind == "workload" else
+                      f"{WHERE}.{key}: policy {name!r} is not in {WHERE}.policies ({listed})")
 
-    def draw_fig1(self, ctx: StepContext) -> None:
-        """Fig. 1 from the ``kumar_fig1`` cube (:func:`.figures.draw_fig1`)."""
-        from ...cube import read_cube
-        from .figures import draw_fig1
-        out = ctx.output
-        draw_fig1(read_cube(ctx.input.cube), scale=ctx.params["scale"],
-                  png=out[_output_name("fig1_easy_vs_los_sdsc.png")],
-                  svg=out[_output_name("fig1_easy_vs_los_sdsc.svg")],
-                  csv=out[_output_name("fig1_easy_vs_los_sdsc.csv")], log=ctx.log)
 
-    def simulate_segment(self, ctx: StepContext) -> None:
-        """EASY and every LOS variant on one (segment, load) (:func:`.fig1_sensitivity.simulate_segment`)."""
-        from ...io import write_json
-        from .fig1_sensitivity import simulate_segment
-        p, w = ctx.params, ctx.wildcards
-        records = simulate_segment(ctx.input.swf, machine_procs=p["machine_procs"],
-                                   first_job=p["first_job"], n_jobs=p["n_jobs"], load=p["load"],
-                                   variants=p["variants"], simulation=p["simulation"],
-                                   log=ctx.log)
-        write_json({"trace": p["trace"], "segment": w["segment"], "load": p["load"],
-                    "records": records}, ctx.output.summary)
+def check_grid(plan: KumarPlan, published=None) -> None:
+    """What the schema cannot check: names referring to each other, P_S of the pick, the paper.
 
-    def write_sensitivity(self, ctx: StepContext) -> None:
-        """The sensitivity cube, table and figure (:mod:`.fig1_sensitivity`)."""
-        from ...cube import provenance, write_cube
-        from .fig1_sensitivity import build_sensitivity_cube, improvements, read_summaries, write_tables
-        from .plots import plot_fig1_sensitivity
-        p, out = ctx.params, ctx.output
-        attrs = provenance(p["subtree"], repo_dir=self.repo)
-        attrs.update({"study": "kumar", "scale": ctx.scale, "config_subtree": json.dumps(
-            p["subtree"], sort_keys=True), "title": f"Paper K, Fig. 1 sensitivity, {ctx.scale} "
-            "scale", "load_method": "inter-arrival times multiplied by one factor per "
-            "(segment, load)"})
-        cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
-        write_cube(cube, out.cube)
-        bands = write_tables(cube, tolerance=p["tolerance"],
-                             csv=out[_output_name("fig1_sensitivity.csv")],
-                             md=out[_output_name("fig1_sensitivity.md")], scale=ctx.scale)
-        imp = improvements(cube)
-        for ext in ("png", "svg"):
-            plot_fig1_sensitivity(imp, out[_output_name(f"fig1_sensitivity.{ext}")],
-                                  tolerance=p["tolerance"], scale_label=ctx.scale)
-        ctx.log.info("bands: %s", bands.to_dict("records"))
+    Raises
+    ------
+    ConfigError
+        Naming the offending key, e.g. ``config studies.kumar.load_sweeps.ps02[2]:
+        unknown policy 'delayed'``.
+    """
+    for w in plan.workloads:
+        plan.params(w)                     # the generator's checks of the fields together
+    cs = plan.cs_sweep
+    for i, w in enumerate(cs["workloads"]):
+        _known(f"cs_sweep.workloads[{i}]", w, plan.workloads, "workload")
+    for i, p in enumerate(cs["policies"]):
+        _known(f"cs_sweep.policies[{i}]", p, plan.policies, "policy")
+    _known("cs_sweep.swept", cs["swept"], plan.policies, "policy")
+    if "cs" not in POLICIES[cs["swept"]].defaults:
+        raise ConfigError(f"{WHERE}.cs_sweep.swept: {cs['swept']!r} has no C_s parameter 'cs'")
+    _check_load_sweeps(plan)
+    for fig, spec in FIGURES.items():
+        pool = cs["workloads"] if spec["kind"] == "cs" else plan.load_sweeps
+        part = "cs_sweep.workloads" if spec["kind"] == "cs" else "load_sweeps"
+        for w in spec["workloads"]:
+            if w not in pool:
+                raise ConfigError(f"{WHERE}.{part}: paper K's {fig} needs workload {w!r}")
+    for table, w in TABLE_WORKLOADS.items() if published is not None else ():
+        t = published["tables"][table]
+        for p in [t["new"], *t["values"]]:
+            if p not in plan.load_sweeps.get(w, []):
+                raise ConfigError(f"{WHERE}.load_sweeps.{w}: Table {table} compares {p}, "
+                                  "which this workload does not run")
+    for w, pols in plan.long_runs["workloads"].items():
+        _known(f"long_runs.workloads.{w}", w, plan.workloads, "workload")
+        for i, p in enumerate(pols):
+            if p not in plan.load_sweeps.get(w, []):
+                raise ConfigError(f"{WHERE}.long_runs.workloads.{w}[{i}]: {p} does not run in "
+                                  f"{WHERE}.load_sweeps.{w}: the long runs are compared with "
+                                  "the 500-job ones")
+    _check_readings(plan)
 
-    def draw_examples(self, ctx: StepContext) -> None:
-        """Fig. 2, simulated, and Table III, from the policy registry."""
-        from .figures import draw_fig2
-        from .published import load_published
-        from .runs import fig2_example
-        from .tables import write_table3
-        out = ctx.output
-        draw_fig2(fig2_example(), png=out.fig2_png, svg=out.fig2_svg, csv=out.fig2_csv,
-                  log=ctx.log)
-        table = write_table3(load_published(ctx.input.published), csv_out=out.table3_csv,
-                             md_out=out.table3_md)
-        ctx.log.info("Table III: %d algorithms", len(table))
 
-    def draw_figures(self, ctx: StepContext) -> None:
-        """Figs. 5–11 and the other C_s sweeps (:func:`.figures.draw_sweeps`)."""
-        from ...cube import read_cube
-        from .figures import draw_sweeps
-        from .published import load_published
-        picks = json.loads(Path(ctx.input.picks).read_text(encoding="utf-8"))
-        draw_sweeps(self.plan, read_cube(ctx.input.cs_cube), read_cube(ctx.input.load_cube),
-                    picks, OUT, log=ctx.log, published=load_published(ctx.input.published))
+def _check_load_sweeps(plan: KumarPlan) -> None:
+    """Known workloads and policies; one C_s-sweep workload per P_S, and one for each P_S picked."""
+    by_ps = {}
+    for w in plan.cs_sweep["workloads"]:
+        ps = plan.p_s(w)
+        if ps in by_ps:
+            raise ConfigError(f"{WHERE}.cs_sweep.workloads: {by_ps[ps]!r} and {w!r} have the same "
+                              f"P_S = {ps}; the pick is per P_S, keep one")
+        by_ps[ps] = w
+    for w, pols in plan.load_sweeps.items():
+        _known(f"load_sweeps.{w}", w, plan.workloads, "workload")
+        ps = plan.p_s(w)
+        for i, p in enumerate(pols):
+            _known(f"load_sweeps.{w}[{i}]", p, plan.policies, "policy")
+            if plan.cs_dependent(p) and ps not in by_ps:
+                raise ConfigError(
+                    f"{WHERE}.load_sweeps.{w}[{i}]: {p} needs a C_s picked for P_S = {ps}, but "
+                    f"no workload of {WHERE}.cs_sweep.workloads has that P_S (or set {p}'s cs)")
 
-    def write_tables(self, ctx: StepContext) -> None:
-        """Tables IV–VII, n̄ (:func:`.tables.write_tables`) and the claims (:func:`.report.write_claims`)."""
-        from ...claims import verdict_counts
-        from ...cube import read_cube
-        from .published import load_published
-        from .report import write_claims
-        from .tables import write_forced_starts, write_tables
-        scale = ctx.params["scale"]
-        published = load_published(ctx.input.published)
-        load_cube = read_cube(ctx.input.load_cube)
-        indices = {w: json.loads((Path(d) / "index.json").read_text(encoding="utf-8"))
-                   for w, d in zip(ctx.params["workloads"], ctx.input.workloads)}
-        tables, nbar = write_tables(load_cube, published, indices, scale=scale,
-                                    seeds=self.plan.seeds, out=ctx.output)
-        cs_cube = read_cube(ctx.input.cs_cube)
-        write_forced_starts(cs_cube, ctx.output.forced_csv, ctx.output.forced_md, scale=scale,
-                            swept=self.plan.cs_sweep["swept"])
-        fig1 = ctx.input.get("fig1_cube")
-        sens = ctx.input.get("sensitivity_cube")
-        long_table = None
-        if ctx.input.get("long_cube"):
-            from .long_runs import write_long_tables
-            long_table = write_long_tables(
-                load_cube, read_cube(ctx.input.long_cube),
-                policies=self.plan.long_runs["workloads"], md=ctx.output.long_runs_md,
-                csv=ctx.output.long_runs_csv, n_jobs=self.plan.long_runs["n_jobs"], scale=scale,
-                margin=self.plan.long_runs["margin"])
-        if ctx.input.get("readings_cube"):
-            from .readings import write_readings
-            matrix = write_readings(load_cube, read_cube(ctx.input.readings_cube), published,
-                                    self.plan, md=ctx.output.readings_md,
-                                    csv=ctx.output.readings_csv, scale=scale)
-            ctx.log.info("readings: %d claims x %d readings", len(matrix), len(self.plan.readings))
-        verdicts = write_claims(ctx.output.claims_csv, scale=scale, picks_path=ctx.input.picks,
-                                published=published, load_cube=load_cube,
-                                cs_cube=cs_cube,
-                                fig1_cube=None if fig1 is None else read_cube(fig1),
-                                sensitivity_cube=None if sens is None else read_cube(sens),
-                                sensitivity_tolerance=float(
-                                    (self.sensitivity or {}).get("tolerance", 0.0)),
-                                long_table=long_table,
-                                long_n_jobs=self.plan.long_runs["n_jobs"],
-                                long_margin=self.plan.long_runs["margin"],
-                                n_bar=nbar, tables=tables, plan=self.plan)
-        ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))
 
-    def write_readme(self, ctx: StepContext) -> None:
-        """``paper_figures/kumar/README.md`` (:func:`.report.write_readme`)."""
-        from ...cube import read_cube
-        from .published import load_published
-        from .report import write_readme
-        from .runs import fig2_example
-        from .tables import algorithms_frame, dedicated_frame
-        inp = ctx.input
-        published = load_published(inp.published)
-        claims_df = write_readme(
-            ctx.output.readme, plan=self.plan,
-            artifacts=artifact_list(self.plan, fig1=self.fig1 is not None,
-                                    sensitivity=self.sensitivity is not None),
-            published=published,
-            picks_path=inp.picks, tables_csv=inp.tables_csv, claims_csv=inp.claims_csv,
-            n_bar_csv=inp.n_bar_csv, forced_csv=inp.forced_csv,
-            algorithms=algorithms_frame(published),
-            fig2=fig2_example(), dedicated=dedicated_frame(read_cube(inp.load_cube)),
-            fig1_scale=ctx.params["fig1_scale"], cubes=ctx.params["cubes"])
-        ctx.log.info("wrote %s (%d claims)", ctx.output.readme, len(claims_df))
+def _check_readings(plan: KumarPlan) -> None:
+    """Each reading re-runs load sweeps, with generator fields and parameters some policy takes."""
+    for name, spec in plan.readings.items():
+        key = f"readings.{name}"
+        used = set()
+        for i, w in enumerate(spec["workloads"]):
+            if w not in plan.load_sweeps:
+                raise ConfigError(f"{WHERE}.{key}.workloads[{i}]: {w!r} is not a workload of "
+                                  f"{WHERE}.load_sweeps ({', '.join(plan.load_sweeps) or 'none'}): "
+                                  "a reading re-runs a load sweep")
+            plan.params(f"{name}{READING_SEP}{w}")
+            used |= set(plan.load_sweeps[w])
+        for param, value in spec["policy_params"].items():
+            takers = sorted(p for p in used if param in POLICIES[p].defaults)
+            if not takers:
+                raise ConfigError(f"{WHERE}.{key}.policy_params.{param}: no policy of the reading's "
+                                  f"workloads ({', '.join(sorted(used))}) has this parameter")
+            for p in takers:  # the value is checked as the policy itself checks it
+                try:
+                    POLICIES[p](**{**plan.policies.get(p, {}), param: value})
+                except ConfigError as err:
+                    raise ConfigError(f"{WHERE}.{key}.policy_params.{param}: {err}") from None

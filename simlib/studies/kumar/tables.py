@@ -24,12 +24,13 @@ from ...io import write_csv, write_text
 from ...markdown import markdown_table
 from ...metrics import percent_improvement
 from ...policies import POLICIES
+from ...render import render
 from ...stats import mean_ci
 from . import generator as kgen
 from .plan import HIGHER_IS_BETTER, PAPER_NAMES, TABLE_WORKLOADS, cs_label
 
 __all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame",
-           "algorithms_frame", "dedicated_frame", "TABLE_NOTE", "write_table3", "write_tables",
+           "algorithms_frame", "dedicated_frame", "write_table3", "write_tables",
            "forced_starts_frame", "write_forced_starts"]
 
 
@@ -273,26 +274,12 @@ def dedicated_frame(cube) -> pd.DataFrame:
 # --------------------------------------------------------------------------
 # files
 # --------------------------------------------------------------------------
-#: What the columns of tables_iv_vii.md mean, printed above the table.
-TABLE_NOTE = (
-    "`published`: the paper's maximum % improvement over its load sweep (one run per load). "
-    "`ours_max`: the maximum over loads of the improvement of our seed-averaged curves "
-    "(`ours_at`: that load). `paper_procedure_*`: the paper's procedure applied to each of our "
-    "seeds alone (median, 5th and 95th percentile over seeds). `mean_improvement` ± `ci`: mean "
-    "over the whole load sweep of the paired per-seed improvement, 95 % Student-t CI over seeds. "
-    "**A maximum over a noisy sweep overstates the gain**: with one run per point it picks the "
-    "load where noise favoured the new policy most. Rely on the mean and its CI.")
-
-
 def write_table3(published: Mapping, *, csv_out, md_out) -> pd.DataFrame:
     """Table III (:func:`algorithms_frame`) as CSV and Markdown; returns the frame."""
     table = algorithms_frame(published)
     write_csv(table, csv_out, index=False, lineterminator="\n")
-    md = ["# Table III: list of all algorithms (generated from simlib.policies.POLICIES)", "",
-          "`published`: paper name / workload / ECC processor as printed in Table III; "
-          "`matches_published` compares it with the registry's class attributes "
-          "(`heterogeneous`, `elastic`).", "", markdown_table(table, index=False)]
-    write_text(md_out, "\n".join(md), encoding="utf-8")
+    write_text(md_out, render(__package__, "table3_algorithms.md.j2",
+                              table=markdown_table(table, index=False)), encoding="utf-8")
     return table
 
 
@@ -324,9 +311,8 @@ def write_tables(load_cube, published: Mapping, indices: Mapping[str, Mapping], 
     tables.insert(0, "scale", scale)
     write_csv(tables, out["tables_csv"], index=False, lineterminator="\n")
     show = tables.drop(columns=["scale", "workload", "figure", "seeds"])
-    write_text(out["tables_md"], "\n".join([
-        f"# Tables IV–VII: maximum % improvement ({scale} scale, {seeds} seeds per point)",
-        "", TABLE_NOTE, "", markdown_table(show, index=False)]), encoding="utf-8")
+    write_text(out["tables_md"], render(__package__, "tables_iv_vii.md.j2", scale=scale, seeds=seeds,
+                                        table=markdown_table(show, index=False)), encoding="utf-8")
 
     by_load = improvements_by_load(load_cube, published)
     by_load.insert(0, "scale", scale)
@@ -335,13 +321,10 @@ def write_tables(load_cube, published: Mapping, indices: Mapping[str, Mapping], 
     nbar = n_bar_frame(indices, published)
     nbar.insert(0, "scale", scale)
     write_csv(nbar, out["n_bar_csv"], index=False, lineterminator="\n")
-    write_text(out["n_bar_md"], "\n".join([
-        f"# n̄ (mean job size, processors) per workload ({scale} scale)", "",
-        "Ours: mean over the load sweep's seeds (± 95 % CI). `expected`: E[n̄] under the "
-        "configured size scale; `expected_linear` / `expected_log2`: under each scale. "
-        "`published_z`: the paper's value vs our expectation in standard errors of a "
-        "500-job mean. Source: " + published["n_bar"]["source"], "",
-        markdown_table(nbar.drop(columns=["scale"]), index=False)]), encoding="utf-8")
+    write_text(out["n_bar_md"], render(__package__, "n_bar.md.j2", scale=scale,
+                                       source=published["n_bar"]["source"],
+                                       table=markdown_table(nbar.drop(columns=["scale"]), index=False)),
+               encoding="utf-8")
     return tables, nbar
 
 
@@ -385,11 +368,7 @@ def write_forced_starts(cs_cube, out_csv, out_md, *, scale: str,
     """:func:`forced_starts_frame` as CSV and Markdown; returns it."""
     frame = forced_starts_frame(cs_cube, swept)
     write_csv(frame, out_csv, index=False, lineterminator="\n")
-    write_text(out_md, "\n".join([
-        f"# C_s sweep: forced head starts per run ({scale} scale)", "",
-        "Delayed-LOS starts a fitting head at once when its skip count has reached C_s (a forced "
-        "start). Where no run forces a start, C_s does not act and the runs are those of "
-        "C_s = ∞ (the row ∞, run with no skip limit).", "",
-        markdown_table(frame, index=False)]), encoding="utf-8")
+    write_text(out_md, render(__package__, "cs_forced_starts.md.j2", scale=scale,
+                              table=markdown_table(frame, index=False)), encoding="utf-8")
     return frame
 

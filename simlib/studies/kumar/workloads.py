@@ -11,18 +11,21 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from ...errors import ConfigError
 from ...io import write_text
 from ...workload.cwf import write_cwf
 from . import generator as kgen
 from .plan import workload_file
 
-__all__ = ["generate_set"]
+__all__ = ["generate_set", "make_set"]
 
 
 def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
     """Generate every (load, seed) CWF workload of one variant and sweep.
 
-    ``spec`` is :meth:`KumarPlan.generation_spec`. Writes
+    ``spec`` is :meth:`KumarPlan.generation_spec`; a Load reached
+    farther than ``spec["tolerance"]`` (relative) from its target is a
+    ConfigError. Writes
     ``<outdir>/load<x>/seed<s>.cwf.gz`` and ``<outdir>/index.json`` (the
     spec, E[n̄] and its standard error, and one entry per file: load, seed,
     β_arr, Load reached with and without commands, n̄, counts); returns the
@@ -45,11 +48,15 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
         for seed in range(int(spec["seeds"])):
             entropy = [*spec["entropy_prefix"], seed]
             wl = kgen.generate_kumar(params, load=float(load), n_jobs=int(spec["n_jobs"]),
-                                     seed=entropy, tolerance=float(spec["tolerance"]))
+                                     seed=entropy)
+            info = kgen.kumar_info(wl)
+            if not abs(info["load"] / load - 1.0) <= spec["tolerance"]:
+                raise ConfigError(f"{spec['workload']}: Load calibration to {load}: reached only "
+                                  f"{info['load']:.6g} (tolerance {spec['tolerance']}); "
+                                  "generate more jobs")
             path = workload_file(outdir, load, seed)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_cwf(wl, path)
-            info = kgen.kumar_info(wl)
             entries.append({
                 "load": float(load), "seed": seed, "entropy": entropy,
                 "file": path.relative_to(outdir).as_posix(),
@@ -67,3 +74,9 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
            "n_bar_se": kgen.mean_job_size_se(params, int(spec["n_jobs"])), "entries": entries}
     write_text(outdir / "index.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")
     return entries
+
+
+def make_set(ctx) -> None:
+    """The ``kumar_workloads`` step: one set, ``ctx.params["spec"]`` into ``ctx.output.dir``."""
+    entries = generate_set(ctx.params["spec"], ctx.output.dir, log=ctx.log)
+    ctx.log.info("wrote %d workloads to %s", len(entries), ctx.output.dir)

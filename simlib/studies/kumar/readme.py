@@ -1,0 +1,220 @@
+"""Paper K's README: ``paper_figures/kumar/README.md`` (the ``kumar_report`` step).
+
+The words are the template ``templates/README.md.j2``; this module reads
+what the tables step wrote (the claims, Tables IV–VII, n̄, the forced
+starts, the C_s picks) so that the README shows exactly their numbers, and
+renders its tables with the one table renderer of paper K (:func:`md`).
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ...claims import read_claims, verdict_counts
+from ...io import write_text
+from ...markdown import markdown_table
+from ...render import render
+from .plan import FIGURES, PAPER_NAMES, KumarPlan, cs_label
+
+__all__ = ["CLAIM_TABLE", "md", "ranges", "render_readme", "write_readme", "readme_step"]
+
+#: Columns of the README's claims table.
+CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "criterion"]
+
+
+def md(df: pd.DataFrame, digits: int = 4) -> str:
+    """A README table: the one renderer in paper K's style.
+
+    Every column left-aligned, numbers to ``digits`` significant digits
+    (integral ones too), missing numbers as an en dash; no final line break.
+    """
+    return markdown_table(df, digits=digits, align="left", missing="–",
+                          integers=False).rstrip("\n")
+
+
+def ranges(values: Sequence[int]) -> str:
+    """C_s values as runs: ``[1, 2, 3, 7, CS_INF]`` -> ``"1–3, 7, ∞"``.
+
+    Examples
+    --------
+    >>> from simlib.studies.kumar.plan import CS_INF
+    >>> ranges([3, 1, 2, 7, CS_INF])
+    '1–3, 7, ∞'
+    """
+    values = sorted(int(v) for v in values)
+    out, i = [], 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(cs_label(values[i]) if i == j else f"{values[i]}–{values[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _picks_table(picks: pd.DataFrame, plan: KumarPlan) -> pd.DataFrame:
+    """The picks for the README; waits in hours."""
+    metric = plan.cs_sweep["pick"]["metric"]
+    hours = metric in ("mean_wait", "mean_response")
+    col = f"{metric} at C_s" + (" (h)" if hours else "")
+    out = picks.assign(p_s=[plan.p_s(w) for w in picks["workload"]])
+    out[col] = out["value"] / 3600 if hours else out["value"]
+    out["near_best"] = out["near_best"].map(ranges)
+    out["cs"], out["best_cs"] = out["cs"].map(cs_label), out["best_cs"].map(cs_label)
+    return out[["workload", "p_s", "cs", col, "best_cs", "near_best"]].rename(
+        columns={"cs": "picked C_s", "near_best": "C_s not significantly worse than the best"})
+
+
+def _figure_summaries(plan: KumarPlan, n_bar: pd.DataFrame, picks: pd.DataFrame, out: dict) -> None:
+    """Figs. 5–11's (published, reproduced) one-liners: n̄ and the C_s used before the verdicts."""
+    nb = {r.workload: r for r in n_bar.itertuples()}
+    pk = {r.workload: int(r.cs) for r in picks.itertuples()}
+    for fig, spec in FIGURES.items():
+        pub, ours = out.get(fig, ("", ""))
+        extra_p, extra_o = [], []
+        for w in spec["workloads"]:
+            r = nb.get(w)
+            if r is not None and np.isfinite(r.published):
+                extra_p.append(f"n̄ = {r.published:g}")
+                extra_o.append(f"n̄ = {r.n_bar:.1f} ± {r.ci:.1f}")
+            if spec["kind"] == "load":
+                cs = [pk[c] for c in pk if math.isclose(plan.p_s(c), plan.p_s(w))]
+                if cs:
+                    extra_o.append(f"C_s = {cs_label(cs[0])} ({w})")
+            elif w in pk:
+                extra_o.append(f"picked C_s = {cs_label(pk[w])}")
+        out[fig] = ("; ".join(x for x in [*extra_p, pub] if x),
+                    "; ".join(x for x in [*extra_o, ours] if x))
+
+
+def _summaries(plan, claims_df, tables, n_bar, picks, algorithms, fig2) -> dict:
+    """figure key -> (published, reproduced) one-liners for the artifact table."""
+    out = {}
+    for key, g in claims_df.groupby("figure", sort=False):
+        counts = g["verdict"].value_counts()
+        out[key] = ("; ".join(dict.fromkeys(g["published"])),
+                    ", ".join(f"{v}× {k}" for k, v in counts.items()))
+    _figure_summaries(plan, n_bar, picks, out)
+    used = {k: int(df.loc[df["starting_time"] == 0, "requested_number_of_resources"].sum())
+            for k, df in fig2.items()}
+    out["fig2"] = ("(a) LOS starts the 7: 7 of 10 busy; (b) Delayed-LOS starts 4 + 6: 10 of 10",
+                   f"LOS: {used.get('los')} of 10 busy at t = 0; Delayed-LOS: "
+                   f"{used.get('delayed_los')} of 10")
+    ok = int((algorithms["matches_published"] == "yes").sum())
+    out["table3"] = ("12 algorithms (workload, ECC processor)",
+                     f"{len(algorithms)} registered; {ok} of {len(algorithms)} rows match")
+    if len(tables):
+        within = int((tables["verdict"] == "within our range").sum())
+        above = int((tables["verdict"] == "published above our range").sum())
+        out["tables"] = (f"{len(tables)} maximum % improvements (Tables IV–VII)",
+                         f"{within} within the range of the paper's procedure under our model, "
+                         f"{above} above it, {len(tables) - within - above} below")
+    pk = {r.workload: int(r.cs) for r in picks.itertuples()}
+    out["cs"] = ("C_s picked empirically per P_S (value not printed except ≈ 7–8 for P_S = 0.5)",
+                 ", ".join(f"P_S = {plan.p_s(w):g}: C_s = {cs_label(c)}" for w, c in pk.items()))
+    return out
+
+
+def _artifacts_table(artifacts: Sequence[Mapping], summaries: Mapping,
+                     cubes: Sequence[str]) -> pd.DataFrame:
+    """Every artifact with what it shows, published and reproduced (once per figure)."""
+    rows, seen = [], set()
+    for a in artifacts:
+        pub, ours = ("", "") if a["figure"] in seen else summaries.get(a["figure"], ("", ""))
+        seen.add(a["figure"])
+        rows.append([f"[`{a['file']}`]({a['file']})", a["title"], pub, ours])
+    for c in cubes:
+        rows.append([f"[`{c}`](../../{c})", "result cube (netCDF, built by the pipeline, not "
+                     "committed): every metric per run, units and provenance in attributes", "", ""])
+    return pd.DataFrame(rows, columns=["artifact", "what", "published", "reproduced"])
+
+
+def _workloads_table(plan: KumarPlan) -> pd.DataFrame:
+    rows = []
+    for w in sorted(set(plan.purpose_workloads("cs")) | set(plan.purpose_workloads("load"))):
+        p = plan.params(w)
+        rows.append({"workload": w, "P_S": p.p_s, "P_D": p.p_d, "P_E": p.p_e, "P_R": p.p_r,
+                     "C_s sweep": "yes" if w in plan.purpose_workloads("cs") else "",
+                     "load sweep policies": ", ".join(PAPER_NAMES.get(x, x) for x in
+                                                      plan.load_sweeps.get(w, []))})
+    return pd.DataFrame(rows)
+
+
+def _tables_iv_vii(tables: pd.DataFrame) -> pd.DataFrame:
+    t = tables.copy()
+    t["paper p5…p95"] = [f"{a:.1f} … {b:.1f}" for a, b in zip(t["paper_procedure_p5"],
+                                                              t["paper_procedure_p95"])]
+    t["mean ± ci"] = [f"{m:+.2f} ± {h:.2f}" if np.isfinite(h) else f"{m:+.2f}"
+                      for m, h in zip(t["mean_improvement"], t["ci"])]
+    t["new"] = t["new"].map(lambda x: PAPER_NAMES.get(x, x))
+    t["base"] = t["base"].map(lambda x: PAPER_NAMES.get(x, x))
+    return t[["table", "new", "base", "metric", "published", "ours_max", "ours_at",
+              "paper_procedure_median", "paper p5…p95", "mean ± ci", "verdict"]].rename(
+        columns={"paper_procedure_median": "paper median"})
+
+
+def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.DataFrame,
+                  picks: pd.DataFrame, tables: pd.DataFrame, claims_df: pd.DataFrame,
+                  algorithms: pd.DataFrame, fig2, fig1_scale: str = "",
+                  cubes: Sequence[str] = (), dedicated: pd.DataFrame | None = None,
+                  forced: pd.DataFrame | None = None) -> str:
+    """``paper_figures/kumar/README.md``: artifacts, published vs reproduced, verdicts
+    (``templates/README.md.j2``)."""
+    summaries = _summaries(plan, claims_df, tables, n_bar, picks, algorithms, fig2)
+    counts = verdict_counts(claims_df["verdict"])
+    rendered = {
+        "workloads": md(_workloads_table(plan)),
+        "artifacts": md(_artifacts_table(artifacts, summaries, cubes)),
+        "n_bar": md(n_bar[["workload", "p_s", "p_d", "n_bar", "ci", "expected", "expected_linear",
+                           "expected_log2", "published", "published_z"]]),
+        "picks": md(_picks_table(picks, plan)), "forced": None if forced is None else md(forced),
+        "iv_vii": md(_tables_iv_vii(tables), 3),
+        "dedicated": md(dedicated, 3) if dedicated is not None and len(dedicated) else None,
+        "claims": md(claims_df[CLAIM_TABLE]), "algorithms": md(algorithms)}
+    return render(__package__, "README.md.j2", plan=plan, tables=rendered,
+                  gen=plan.params(plan.purpose_workloads("load")[0]),
+                  cs_values=ranges(plan.cs_values), loads=", ".join(f"{x:g}" for x in plan.loads),
+                  counts=", ".join(f"{k}: {v}" for k, v in counts.items()), fig1_scale=fig1_scale)
+
+
+def write_readme(out, *, plan: KumarPlan, artifacts: Sequence[Mapping], picks_path, tables_csv,
+                 claims_csv, n_bar_csv, algorithms: pd.DataFrame, forced_csv=None, fig2,
+                 dedicated: pd.DataFrame, fig1_scale: str = "",
+                 cubes: Sequence[str] = ()) -> pd.DataFrame:
+    """``paper_figures/kumar/README.md`` from the files of the tables step; returns the claims shown.
+
+    Reads the C_s picks (``picks_path``) and the CSVs the tables step wrote,
+    so the README shows exactly their numbers; the other arguments are
+    those of :func:`render_readme`.
+    """
+    picks = pd.DataFrame(json.loads(Path(picks_path).read_text(encoding="utf-8"))["table"])
+    claims_df = read_claims(claims_csv).drop(columns=["scale"])
+    text = render_readme(plan=plan, artifacts=artifacts, n_bar=pd.read_csv(n_bar_csv),
+                         picks=picks, tables=pd.read_csv(tables_csv), claims_df=claims_df,
+                         algorithms=algorithms, fig2=fig2, fig1_scale=fig1_scale, cubes=cubes,
+                         dedicated=dedicated, forced=None if forced_csv is None else pd.read_csv(
+                             forced_csv, dtype={"C_s": str}))
+    write_text(out, text, encoding="utf-8")
+    return claims_df
+
+
+def readme_step(ctx) -> None:
+    """The ``kumar_report`` step: :func:`write_readme` of the tables step's files."""
+    from ...cube import read_cube
+    from .published import load_published
+    from .runs import fig2_example
+    from .tables import algorithms_frame, dedicated_frame
+    inp, p = ctx.input, ctx.params
+    claims_df = write_readme(
+        ctx.output.readme, plan=KumarPlan(p["study"], p["scale"]), artifacts=p["artifacts"],
+        picks_path=inp.picks, tables_csv=inp.tables_csv, claims_csv=inp.claims_csv,
+        n_bar_csv=inp.n_bar_csv, forced_csv=inp.forced_csv,
+        algorithms=algorithms_frame(load_published(inp.published)), fig2=fig2_example(),
+        dedicated=dedicated_frame(read_cube(inp.load_cube)), fig1_scale=p["fig1_scale"],
+        cubes=p["cubes"])
+    ctx.log.info("wrote %s (%d claims)", ctx.output.readme, len(claims_df))
