@@ -37,7 +37,7 @@ def test_seed_band_is_a_student_t_interval():
 def test_save_rejects_other_formats(tmp_path):
     fig, _ = F._new_figure(1, 1)
     with pytest.raises(ValueError, match="png or .svg"):
-        F.save(fig, tmp_path / "f.pdf")
+        F.save_figure(fig, tmp_path / "f.pdf")
 
 
 def _svg_twice(draw, tmp_path):

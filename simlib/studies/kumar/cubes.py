@@ -21,42 +21,18 @@ from ...errors import ConfigError
 from ...io import write_csv, write_json
 from ...stats import mean_ci
 from ..base import load_tag
-from .plan import HIGHER_IS_BETTER, reading_workload
+from .plan import HIGHER_IS_BETTER, names, reading_workload
 
 #: Sweep -> the cube's title.
-SWEEP_TITLES = {"cs": "C_s sweep", "load": "load sweep", "long": "long runs",
-                "readings": "load sweeps under other readings"}
+SWEEP_TITLES = names("cubes.yaml")["titles"]
 
 __all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
            "write_picks", "aggregate_step", "pick_step"]
 
-#: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description).
-RUN_INFO: dict[str, tuple[str, str, str]] = {
-    "offered_load": ("1", "offered Load (paper K's formula)",
-                     "sum(size * runtime) / (M * (last - first submit)), runtimes before commands"),
-    "load_with_commands": ("1", "offered Load after elastic commands",
-                           "as offered_load, runtimes changed by the ET/RT commands"),
-    "beta_arr": ("1", "beta_arr of the arrival process",
-                 "Table II's beta_arr solved for the target Load"),
-    "n_bar": ("1", "mean job size n-bar (processors)", "(1/N_J) sum of requested processors"),
-    "jobs": ("1", "jobs simulated", "number of jobs (S lines) in the run"),
-    "dedicated_jobs": ("1", "dedicated jobs", "jobs with a requested start time"),
-    "commands": ("1", "elastic control commands in the workload", "ET + RT lines"),
-    "commands_applied": ("1", "elastic control commands applied",
-                         "commands the ECC processor applied (NaN: policy without ECC processor)"),
-    "commands_on_running": ("1", "share of applied commands that found their job running",
-                            "the rest found it queued (NaN: no ECC processor or no command)"),
-    "dedicated_mean_delay": ("s", "mean start delay of dedicated jobs",
-                             "mean over dedicated jobs of start - requested start"),
-    "dedicated_on_time": ("1", "fraction of dedicated jobs started on time",
-                          "dedicated jobs started at their requested start time / dedicated jobs"),
-    "cs_used": ("1", "C_s used", "skip-count threshold given to the policy (NaN: none; "
-                "2147483647: infinity)"),
-    "forced_starts": ("1", "forced head starts", "heads Delayed-LOS started because their skip "
-                      "count had reached C_s (NaN: a policy without C_s)"),
-    "max_skip_count": ("1", "largest skip count", "largest skip count any job reached (below "
-                       "C_s: no forced start, the run equals C_s = infinity's)"),
-}
+#: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description),
+#: from ``templates/cubes.yaml``.
+RUN_INFO: dict[str, tuple[str, str, str]] = {k: tuple(v) for k, v in
+                                             names("cubes.yaml")["variables"].items()}
 
 
 def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequence[int] = (),

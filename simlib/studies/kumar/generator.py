@@ -7,105 +7,12 @@ P_E = 0.2, P_R = 0.1).  Output is a CWF workload
 (:mod:`simlib.workload.cwf`): jobs, dedicated jobs' requested start times and
 elastic control commands.
 
-The model, per job
-------------------
-**Size** (processors, a multiple of the allocation unit 32).  With
-probability ``P_S`` a *small* job: ``x ~ U[1, 3]``; otherwise *large*:
-``x ~ U[4, 10]``.  Size = ``32 * round(x)``, rounding to the nearest
-integer (halves up, a null event).  So small jobs are 32, 64, 96 with
-probabilities 1/4, 1/2, 1/4 and large jobs 128 and 320 with 1/12 each and
-160..288 with 1/6 each; ``E[size] = 32 * (2 P_S + 7 (1 - P_S))``.
-(``size_scale="log2"`` draws x uniform in log2 instead; see below.)
-
-**Runtime** (s).  Lublin's hyper-gamma with Table I: ``ln(runtime)`` is
-``Gamma(a1, b1)`` with probability ``p = clip(pa * s + pb, 0, 1)``, else
-``Gamma(a2, b2)``, conditioned on ``<= 12`` (lublin99 redraws above 12);
-runtime = ``floor(exp(g))``.  *Unit of s*: processors (``p_size =
-"processors"``, default), see "Interpretations" below; ``"units"`` (s in
-units of 32) is the alternative.  Table I is exactly lublin99's typeless
-runtime model (:data:`simlib.workload.lublin.TYPELESS`).
-
-**Arrivals**.  Lublin's arrival process (:mod:`simlib.workload.lublin`):
-``ln(inter-arrival) ~ Gamma(aarr * arar, barr)`` truncated at 13, paced by
-the daily cycle of ``Gamma(anum, bnum)``; Table II's values.  ``barr``
-(β_arr) is solved for so that the paper's Load of the 500 jobs hits the
-target (:func:`kumar_load`).  ``arrival_clock``: ``"exact"`` (default,
-the model as published: exact times, floored) or ``"lublin99"`` (the
-archive C program's whole-second clock, which the paper's generator
-extends: every gap truncated, ~0.5 s/job behind the daily cycle; see
-:mod:`simlib.workload.lublin`).
-
-**Dedicated jobs**.  Each job independently with probability ``P_D``; its
-requested start time = its submit time + ``max(1, ceil(D))`` with ``D``
-exponential of mean ``dedicated_delay_mean`` (the paper's constraint
-``start >= t + 1``).  SWF queue (field 15) is 0 for dedicated
-("dedicated/interactive", SWF's interactive queue) and 1 for batch.
-
-**Elastic control commands**.  Each job gets at most one command: ``ET``
-with probability ``P_E``, else ``RT`` with probability ``P_R`` (one uniform
-draw: ``u < P_E`` -> ET, ``P_E <= u < P_E + P_R`` -> RT).  Amount =
-``max(1, ceil(A))`` seconds with ``A`` exponential of mean
-``extension_mean`` / ``reduction_mean`` times the job's runtime
-(``amount_basis="runtime"``, default) or in seconds (``"seconds"``).  An RT
-is capped at ``runtime - 1`` (a job keeps at least 1 s); a 1-second job gets
-no RT.  Issue time = the job's earliest possible start (submit time; the
-requested start for a dedicated job) + ``max(1, ceil(U * command_window *
-runtime))``, ``U ~ U(0, 1)``.
-
-Requested time (SWF field 9) = runtime (exact estimates; the paper's
-``dur`` is "duration or user-estimated execution time"); apply
-:mod:`simlib.workload.estimates` afterwards for other models.
-
-Interpretations (the paper is silent or ambiguous)
--------------------------------------------------
-* **Unit of size in** ``p = pa * s + pb``: processors.  (1) The paper's
-  sizes are processors everywhere (32..320; n̄ is "139.35 processors"), and
-  Table I is lublin99's model, where ``s`` is a processor count.  (2) It
-  keeps the correlation the paper points out ("runtimes of jobs are
-  correlated with their size"): ``p`` = 0.607, 0.434, 0.262, 0.089 for 32,
-  64, 96, 128 processors and 0 from 160 up, whereas in units of 32 ``p``
-  only moves from 0.775 to 0.726.  (3) Table II's β_arr range
-  [0.4101, 0.6101] holds the values the paper's loads need with
-  processors: the long-run β_arr for Load 0.5 .. 1.0 is 0.465 .. 0.581
-  over P_S = 0.2 .. 0.8 (:func:`expected_beta_arr`), and all 240
-  calibrated 500-job workloads of seeds 0..39 x P_S {0.2, 0.5, 0.8} x
-  Load {0.5, 1.0} fell in [0.445, 0.605].  In units of 32 the long-run
-  values are 0.410 .. 0.490 and about a third of the P_S = 0.8 / Load 1.0
-  workloads (Figs. 6 and 8) need β_arr below 0.4101.
-* **Size rounding and scale**: the text says U[1, 3] and U[4, 10],
-  rounded, times 32; we round to the nearest integer (``size_scale =
-  "linear"``, default).  The published n̄ values sit 1.1, 2.0, 3.0 and 3.9
-  standard errors (500 jobs) *below* that model's expectation (144, 96,
-  192, 192), all on the same side (chi-square 29.4 on 4 d.o.f., p = 7e-6).
-  Drawing x uniform in log2 instead (``size_scale="log2"``, the way
-  lublin99 draws sizes, so plausibly what the authors' modified lublin99
-  did) expects 133.4, 87.9, 179.0, 179.0 and puts the published values at
-  +1.5, +0.6, +0.5, -0.4 standard errors (p = 0.54).  Floor rounding (128,
-  80, 176) does not fit either.  :func:`published_n_bar_fit` computes this.
-* **Load** (the paper's formula ``λ/M Σ num_i / μ_i``): ``1/λ`` "the total
-  duration of an experiment" is taken as last submit - first submit (the
-  only duration known before scheduling; same as
-  :func:`simlib.workload.lublin.offered_load`), ``1/μ_i`` the runtime on
-  the job's ``S`` line, before commands.  Calibrating without commands
-  makes a workload with commands the same jobs and arrivals as the one
-  without (paired comparison of -E variants); :func:`kumar_load` with
-  ``include_commands=True`` reports the load after commands as well.
-* **Means the paper does not give**: ``dedicated_delay_mean`` = 3600 s
-  (a slot booked about an hour ahead, so the reservation lies in the
-  future when the job arrives, which is what Hybrid-LOS's freeze end
-  time/capacity handle; batch waits in these bursty workloads are far
-  longer -- mean EASY waits of roughly 7-18 h at Load 0.5 and 1-2.5 days
-  at Load 0.9 for P_S = 0.5 -- so dedicated jobs still overtake the batch
-  queue, which is the point of the class);
-  ``extension_mean`` = ``reduction_mean`` = 0.25 of the job's runtime
-  (runtimes span 1 s .. 45 h, so a fixed number of seconds would be
-  negligible for long jobs and dominate short ones; 0.25 caps only
-  e^-4 = 1.8 % of RTs).  **When a command is issued**: during the job's
-  execution window if it started as early as possible, so whether it
-  finds the job queued or running depends on the scheduler, as the paper
-  wants (both cases occur).  All are :class:`KumarParams` fields.
-* **β_arr** is solved for on the positive axis; the header records it and
-  whether it lies in the paper's printed range.
+The model, per job (size, runtime, arrivals, dedicated jobs, elastic
+control commands), and how we read what the paper leaves open (the unit
+of size in ``p = pa * s + pb``, the size rounding and scale fitted to the
+printed n̄, the Load's duration, the means the paper does not give, β_arr)
+are written out in ``generator.md`` beside this module; :class:`KumarParams`
+names every choice.
 
 Determinism: every random quantity comes from its own child of the seed's
 SeedSequence (arrivals, sizes, runtimes, dedicated, commands), one draw per

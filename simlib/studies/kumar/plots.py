@@ -29,7 +29,7 @@ from ...figures.gantt import draw_jobs
 from .plan import CS_INF, PAPER_NAMES, cs_label
 
 __all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
-           "cs_axis", "plot_cs_sweep", "plot_load_sweep", "save"]
+           "cs_axis", "plot_cs_sweep", "plot_load_sweep"]
 
 _FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
 _FAMILY_MARKERS = {"easy": "s", "los": "o", "new": "D", "other": "^"}
@@ -424,7 +424,3 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
     fig.suptitle(title or "metrics vs Load", fontsize="medium")
     _footer(fig, _seeds_note(cube[metrics[0]], scale_label) + (f"\n{note}" if note else ""))
     return save_figure(fig, out_path)
-
-
-#: Kept for callers of the earlier name.
-save = save_figure

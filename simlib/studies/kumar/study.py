@@ -193,7 +193,7 @@ class Kumar(Study):
                  params=lambda w: {"subtree": self.subtree(w.purpose, w.scale),
                                    "cs_values": list(self.plan_at(w.scale).cs_values)},
                  wildcard_constraints={"purpose": sweeps["purpose"]}, report={"cube": "cube"},
-                 group=None, run=f"{PKG}.cubes:aggregate_step"),
+                 templates=["cubes.yaml"], group=None, run=f"{PKG}.cubes:aggregate_step"),
             # The C_s of each P_S, picked from the C_s sweep as the paper
             # did; read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks.
             Step("kumar_pick_cs", stage="aggregate",
