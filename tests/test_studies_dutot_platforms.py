@@ -6,11 +6,9 @@ import pytest
 
 from simlib.errors import ConfigError
 from simlib.studies.dutot.platforms import (cluster_values, describe, from_description,
-                                            heterogeneous_backbone, heterogeneous_name,
-                                            heterogeneous_platform, homogeneous_name,
+                                            heterogeneous_backbone, heterogeneous_platform,
                                             homogeneous_platform, homogeneous_values,
-                                            ordering_clusters, ordering_values, parse_name,
-                                            table1_frame)
+                                            ordering_clusters, ordering_values, table1_frame)
 from simlib.studies.dutot.published import load_published
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,12 +80,8 @@ def test_homogeneous_readings():
 
 
 def test_names_and_descriptions_round_trip():
-    assert parse_name(homogeneous_name("printed")) == {"experiment": "homogeneous",
-                                                       "model": "printed"}
-    assert parse_name(heterogeneous_name("low", "o1")) == {
-        "experiment": "heterogeneous", "set": "low", "ordering": "o1"}
-    with pytest.raises(ValueError):
-        parse_name("het-low")
+    assert homogeneous_platform(PUB, HOM, "printed").name == "hom-printed"
+    assert heterogeneous_platform(PUB, HET, "low", "o1").name == "het-low-o1"
     for net in (homogeneous_platform(PUB, HOM, "printed"),
                 heterogeneous_platform(PUB, HET, "low", "o3")):
         d = describe(net)

@@ -11,7 +11,7 @@ from simlib.claims import Verdict, read_claims
 from simlib.cube import write_cube
 from simlib.studies.dutot.cubes import build
 from simlib.studies.dutot.published import load_published
-from simlib.studies.dutot.report import (CRITERIA, DEFAULTS, basic_worst, claims, claims_step,
+from simlib.studies.dutot.report import (CRITERIA, basic_worst, claims, claims_step,
                                          combine, compare, contiguity_helps, fit_trend,
                                          gap_larger_heterogeneous, locality_helps_more,
                                          no_effect, no_ordering_effect, no_set_difference,
@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
 PUB = load_published(REPO / "config/published/dutot.yaml")
 VARIANTS = ["basic", "best_effort_contiguous", "best_effort_local", "contiguous", "local"]
 SEEDS, F = range(4), [0.0, 1e8, 2e8, 3e8]
+#: The repository grid's thresholds (studies.dutot.claims).
+DEFAULTS = {"alpha": 0.05, "share": 0.75, "spread": 0.05}
 
 
 def hom_runs(level, noise=None, models=("printed",)):
@@ -182,7 +184,7 @@ def test_no_effect_rule():
 def test_every_claim_of_the_published_file_has_a_criterion():
     names = {fn.__name__ for fn in CRITERIA}
     assert names == set(PUB["claims"])
-    found = claims(PUB, hom_runs(PAPER, models=("printed", "griffon")), het_runs(PAPER))
+    found = claims(PUB, hom_runs(PAPER, models=("printed", "griffon")), het_runs(PAPER), DEFAULTS)
     # a-c, f per model; d, e per model and heterogeneous; g, h heterogeneous.
     assert len(found) == 4 * 2 + 2 * 3 + 2
     assert {c.paper for c in found} == {"dutot"}

@@ -8,13 +8,8 @@ import pytest
 
 from simlib.studies.base import Files, StepContext
 from simlib.studies.dutot.platforms import describe
-from simlib.studies.dutot.runs import METRIC_INFO, METRICS, f_comm_values, run_metrics, simulate_chunk
+from simlib.studies.dutot.runs import METRIC_INFO, METRICS, run_metrics, simulate_chunk
 from simlib.workload.swf import SWF_FIELDS, Workload, write_swf
-
-
-def test_f_comm_values_start_at_zero():
-    assert f_comm_values({"step": 2e7, "count": 3}) == [0.0, 2e7, 4e7]
-    assert f_comm_values({"step": 1e7, "count": 40})[-1] == 39e7
 
 
 def test_run_metrics_from_a_job_table():

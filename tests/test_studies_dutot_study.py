@@ -11,7 +11,7 @@ import pytest
 from simlib.backends.simgrid import SimGridUnavailable
 from simlib.errors import ConfigError
 from simlib.studies import Study, study_class
-from simlib.studies.dutot import Dutot
+from simlib.studies.dutot import Dutot, f_comm_values
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,6 +51,11 @@ def test_registered_with_its_schema():
 def test_the_repository_grid_passes_the_checks(no_simgrid_check):
     for scale in ("smoke", "default", "full"):
         study(scale).check()
+
+
+def test_f_comm_values_start_at_zero():
+    assert f_comm_values({"step": 2e7, "count": 3}) == [0.0, 2e7, 4e7]
+    assert f_comm_values({"step": 1e7, "count": 40})[-1] == 39e7
 
 
 def test_full_scale_is_the_papers_12000_runs_in_a_small_dag():

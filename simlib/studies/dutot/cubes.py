@@ -1,10 +1,6 @@
-"""Paper D's netCDF cubes, one per experiment (step ``dutot_aggregate``).
-
-``homogeneous``: dims (model, variant, seed, f_comm); ``heterogeneous``:
-dims (set, ordering, variant, seed, f_comm). Variables: the run metrics of
-:data:`simlib.studies.dutot.runs.METRIC_INFO` (makespan, mean execution
-and wait times, killed jobs, jobs), units on each, provenance in the
-attributes.
+"""Paper D's netCDF cubes, one per experiment (step ``dutot_aggregate``): dims
+:data:`DIMS`, variables the run metrics of :data:`simlib.studies.dutot.runs.METRIC_INFO`
+with their units, provenance in the attributes.
 """
 from __future__ import annotations
 
@@ -74,12 +70,8 @@ def build(recs: list[dict], experiment: str, attrs: Mapping | None = None):
 
 
 def aggregate(ctx, repo=None) -> None:
-    """Step ``dutot_aggregate``: the cube of experiment ``{experiment}``.
-
-    Input ``summaries``; parameters ``subtree`` (what the cube depends on:
-    its provenance hash) and ``variants`` (display order, recorded);
-    output ``cube``.
-    """
+    """Step ``dutot_aggregate``: the ``cube`` of experiment ``{experiment}`` from the chunks'
+    ``summaries``; parameters ``subtree`` (its provenance) and ``variants`` (display order)."""
     experiment, scale = ctx.wildcards["experiment"], ctx.wildcards["scale"]
     subtree = ctx.params["subtree"]
     summaries = [json.loads(Path(p).read_text()) for p in ctx.input.summaries]
@@ -87,15 +79,12 @@ def aggregate(ctx, repo=None) -> None:
     versions = sorted({s.get("simgrid_version", "unknown") for s in summaries})
     attrs = provenance(subtree, repo_dir=repo)
     attrs.update({
-        "study": "dutot",
-        "experiment": experiment,
-        "scale": scale,
+        "study": "dutot", "experiment": experiment, "scale": scale,
         "title": f"paper D (Dutot et al.), {experiment} experiment, {scale} scale",
         "config_subtree": json.dumps(subtree, sort_keys=True),
         "variants_order": ", ".join(ctx.params["variants"]),
         "timing": "job durations from SimGrid (ptask_L07 host model, flow-level network)",
-        "simgrid_version": ", ".join(versions),
-    })
+        "simgrid_version": ", ".join(versions)})
     cube = build(recs, experiment, attrs)
     write_cube(cube, ctx.output.cube)
     ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))

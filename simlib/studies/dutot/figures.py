@@ -11,7 +11,7 @@
   backbone bandwidths written), Table 1 with the absolute values.
 
 Points of runs in which jobs were killed at their walltime are crosses.
-Every figure states the scale and the grid; the trend tables hold the
+Every figure states the scale and the grid (their words: ``templates/``); the trend tables hold the
 numbers behind the trend lines (:func:`simlib.studies.dutot.report.trends_frame`).
 Rendering goes through a private Agg figure with pinned metadata
 (:func:`simlib.figures.common.save_figure`): reruns give identical files.
@@ -30,13 +30,14 @@ from simlib.cube import read_cube
 from simlib.figures.common import new_figure, save_figure, time_unit
 from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
+from simlib.render import render
 
 from .platforms import FIELDS, from_description, table1_frame
 from .published import load_published
 from .report import fit_trend, runs_frame, trends_frame
 
-__all__ = ["VARIANT_LABELS", "variant_label", "picks_note", "format_rate", "format_latency",
-           "plot_scatter", "draw_platforms", "trends_markdown", "table1_markdown",
+__all__ = ["VARIANT_LABELS", "variant_label", "format_rate", "format_latency", "plot_scatter",
+           "draw_platforms", "trends_markdown", "table1_markdown", "grid_facts", "headings",
            "homogeneous_step", "heterogeneous_step", "platforms_step"]
 
 #: The paper's names of the variants.
@@ -58,18 +59,6 @@ def variant_label(variant: str) -> str:
     'best effort local'
     """
     return VARIANT_LABELS.get(variant, variant)
-
-
-def picks_note(jobs: int) -> str:
-    """What every figure says about the workloads.
-
-    Examples
-    --------
-    >>> picks_note(300)[:33]
-    'Workloads: 300 jobs per seed from'
-    """
-    return (f"Workloads: {jobs} jobs per seed from the cleaned CEA-Curie log (size <= 16, "
-            "1 h <= runtime <= 4 h), released at 0; the paper's own picks cannot be recovered.")
 
 
 def format_rate(bytes_per_s: float) -> str:
@@ -254,8 +243,7 @@ def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
     >>> frame["switch_bw"].tolist(), "| c1 | high |" in md
     ([2500000000.0], True)
     """
-    frame = table1_frame(published)
-    base = published["heterogeneous"]["base"]
+    frame, het = table1_frame(published), published["heterogeneous"]
     shown = pd.DataFrame({
         "c": frame["cluster"], "set": frame["set"],
         **{f"{f} (x)": frame[f"{f}_factor"] for f in FIELDS},
@@ -264,15 +252,9 @@ def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
         "lat": frame["lat"].map(format_latency)})
     headers = {"switch_bw (x)": "bw_s (x)", "switch_lat (x)": "lat_s (x)",
                "speed (x)": "cp (x)", "bw (x)": "bw (x)", "lat (x)": "lat (x)"}
-    md = (f"# Table 1: the clusters of the heterogeneous platforms\n\n"
-          f"Source: {published['heterogeneous'].get('source', 'Table 1')} (config/published/"
-          "dutot.yaml). Multipliers (x) of the base cluster b as printed, then the absolute "
-          f"values they give. Base b: bw_s = {format_rate(base['switch_bw'])} (10 Gbit/s), "
-          f"lat_s = {format_latency(base['switch_lat'])}, cp = {base['speed'] / 1e3:g} kflop/s, "
-          f"bw = {format_rate(base['bw'])} (10 Gbit/s), lat = {format_latency(base['lat'])}. "
-          "Sets: high (c1, c2, c3: the highly heterogeneous experiment), low (c4, c5, c6).\n\n"
-          + markdown_table(shown, headers=headers, integers=False, digits=4))
-    return frame, md
+    table = markdown_table(shown, headers=headers, integers=False, digits=4)
+    return frame, render(__package__, "table1.md.j2", source=het["source"], base=het["base"],
+                         rate=format_rate, latency=format_latency, table=table)
 
 
 def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
@@ -294,19 +276,23 @@ def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
     return markdown_table(shown, integers=False, digits=4)
 
 
-def _grid_text(runs: pd.DataFrame, jobs: int) -> str:
-    """The grid of some runs, e.g. ``2 seeds (0-1) x 6 F_comm values (0 to 3e+08) x 300 jobs``.
+def grid_facts(runs: pd.DataFrame) -> dict:
+    """The grid of some runs: seeds (count, first, last), F_comm values (count, largest).
 
     Examples
     --------
-    >>> _grid_text(pd.DataFrame({"seed": [0, 0], "f_comm": [0.0, 2e8]}), 40)
-    '1 seed (0) x 2 F_comm values (0 to 2e+08) x 40 jobs'
+    >>> grid_facts(pd.DataFrame({"seed": [0, 0], "f_comm": [0.0, 2e8]}))
+    {'seeds': 1, 'first': 0, 'last': 0, 'f_count': 2, 'f_max': 200000000.0}
     """
-    seeds = sorted(set(runs["seed"]))
-    f = sorted(set(runs["f_comm"]))
-    which = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
-    return (f"{len(seeds)} seed{'s' if len(seeds) > 1 else ''} ({which}) x {len(f)} F_comm "
-            f"values (0 to {max(f):.3g}) x {jobs} jobs")
+    seeds, f = sorted(set(runs["seed"])), sorted(set(runs["f_comm"]))
+    return {"seeds": len(seeds), "first": int(seeds[0]), "last": int(seeds[-1]),
+            "f_count": len(f), "f_max": float(max(f))}
+
+
+def headings(**context) -> list[str]:
+    """A figure's title and note (template ``figure_titles.j2``, ``figure`` = fig1, fig3,
+    platforms)."""
+    return render(__package__, "figure_titles.j2", **context).splitlines()
 
 
 # --------------------------------------------------------------------------
@@ -319,24 +305,18 @@ def homogeneous_step(ctx) -> None:
     variants = [v for v in p["variants"] if v in set(runs["variant"])]
     for model in p["models"]:
         mine = runs[runs["model"] == model]
-        plot_scatter(mine, variants, out[f"fig1_{model}"],
-                     title=(f"Paper D, Fig. 1 ({model} model of §5.3's homogeneous platform): "
-                            f"makespan vs F_comm, {p['scale']} scale, "
-                            f"{_grid_text(mine, p['jobs'])}"),
-                     note=picks_note(p["jobs"]) + " Lines: least-squares trends; x: runs with "
-                     "jobs killed at their walltime.")
+        title, note = headings(figure="fig1", model=model, scale=p["scale"],
+                               grid=grid_facts(mine), jobs=p["jobs"])
+        plot_scatter(mine, variants, out[f"fig1_{model}"], title=title, note=note)
         ctx.log.info("Fig. 1, %s model: %d runs", model, len(mine))
     # The printed reading first, as everywhere.
     order = {m: i for i, m in enumerate(p["models"])}
     trends = trends_frame(runs.sort_values("model", key=lambda s: s.map(order), kind="stable"),
                           ["model", "variant"])
     write_csv(trends, out.trends_csv, index=False, lineterminator="\n")
-    write_text(out.trends_md, (
-        f"# Homogeneous experiment (§5.3): trends per model and variant ({p['scale']} scale)\n\n"
-        f"Least-squares line of makespan vs F_comm over every run of a model and variant "
-        f"({_grid_text(runs, p['jobs'])}); residual SD around it (our measure of stability); "
-        "runs in which jobs were killed at their walltime and the share of jobs killed. "
-        f"{picks_note(p['jobs'])}\n\n" + trends_markdown(trends, ["model", "variant"])))
+    write_text(out.trends_md, render(__package__, "trends_homogeneous.md.j2", scale=p["scale"],
+                                     grid=grid_facts(runs), jobs=p["jobs"],
+                                     table=trends_markdown(trends, ["model", "variant"])))
 
 
 def heterogeneous_step(ctx) -> None:
@@ -344,35 +324,23 @@ def heterogeneous_step(ctx) -> None:
     p, out = ctx.params, ctx.output
     runs = runs_frame(read_cube(ctx.input.cube))
     variants = [v for v in p["variants"] if v in set(runs["variant"])]
-    grid = _grid_text(runs, p["jobs"])
-    n_plat = runs[["set", "ordering"]].drop_duplicates().shape[0]
-    head = (f"heterogeneous platforms (§5.4), {n_plat} platforms, {p['scale']} scale, {grid}")
-    note = picks_note(p["jobs"]) + " x: runs with jobs killed at their walltime."
-    plot_scatter(runs, variants, out.fig3, title=f"Paper D, Fig. 3: makespan vs F_comm on the "
-                 f"{head}; both sets together", note=note)
-    plot_scatter(runs, variants, out.fig3_by_set, title=f"Paper D, Fig. 3 by set of clusters: "
-                 f"{head}", note=note, group="set")
-    plot_scatter(runs, variants, out.fig3_by_ordering, title=f"Paper D, Fig. 3 by cluster "
-                 f"ordering: {head}", note=note, group="ordering")
+    words = {"scale": p["scale"], "grid": grid_facts(runs), "jobs": p["jobs"],
+             "platforms": runs[["set", "ordering"]].drop_duplicates().shape[0]}
+    for name, group in (("fig3", None), ("fig3_by_set", "set"), ("fig3_by_ordering", "ordering")):
+        title, note = headings(figure="fig3", group=group, **words)
+        plot_scatter(runs, variants, out[name], title=title, note=note, group=group)
     parts = [trends_frame(runs, ["variant"]).assign(grouping="all", group="both sets"),
-             trends_frame(runs, ["set", "variant"]).rename(columns={"set": "group"})
-             .assign(grouping="set"),
-             trends_frame(runs, ["ordering", "variant"]).rename(columns={"ordering": "group"})
-             .assign(grouping="ordering")]
+             *(trends_frame(runs, [g, "variant"]).rename(columns={g: "group"}).assign(grouping=g)
+               for g in ("set", "ordering"))]
     trends = pd.concat(parts, ignore_index=True)
     trends = trends[["grouping", "group", *[c for c in trends.columns
                                              if c not in ("grouping", "group")]]]
     write_csv(trends, out.trends_csv, index=False, lineterminator="\n")
-    md = [f"# Heterogeneous experiments (§5.4): trends ({p['scale']} scale)\n",
-          f"Least-squares line of makespan vs F_comm per variant over the runs of the "
-          f"{n_plat} platforms ({grid}), then per set and per ordering; residual SD around "
-          f"each line. {picks_note(p['jobs'])}\n"]
-    for grouping, title in (("all", "Both sets together (Fig. 3)"), ("set", "Per set"),
-                            ("ordering", "Per ordering")):
-        md += [f"## {title}\n", trends_markdown(trends[trends["grouping"] == grouping],
-                                                ["group", "variant"])]
-    write_text(out.trends_md, "\n".join(md))
-    ctx.log.info("Fig. 3: %d runs on %d platforms", len(runs), n_plat)
+    tables = {g: trends_markdown(trends[trends["grouping"] == g], ["group", "variant"])
+              for g in ("all", "set", "ordering")}
+    write_text(out.trends_md, render(__package__, "trends_heterogeneous.md.j2", tables=tables,
+                                     **words))
+    ctx.log.info("Fig. 3: %d runs on %d platforms", len(runs), words["platforms"])
 
 
 def platforms_step(ctx) -> None:
@@ -392,12 +360,8 @@ def platforms_step(ctx) -> None:
         source = p["sources"][name].replace("--", "-")
         write_text(out[f"xml_{name.replace('-', '_')}"],
                    "\n".join([*lines[:3], f"  <!-- source: {source} -->", *lines[3:]]) + "\n")
-    draw_platforms(descriptions, out.drawing, title=(
-        "Paper D's platforms as simulated (Fig. 2 substitute: our platforms, not Grid'5000 "
-        "Grenoble): 8 clusters of 16 nodes each, node ids left to right; nodes coloured by "
-        "speed; under each cluster its Table 1 name and switch bandwidth"))
-    published = load_published(ctx.input.published)
-    frame, md = table1_markdown(published)
+    draw_platforms(descriptions, out.drawing, title=headings(figure="platforms")[0])
+    frame, md = table1_markdown(load_published(ctx.input.published))
     write_csv(frame, out.table1_csv, index=False, lineterminator="\n")
     write_text(out.table1_md, md)
     ctx.log.info("drew %d platforms; Table 1: %d clusters", len(descriptions), len(frame))

@@ -9,24 +9,21 @@ cluster order (so contiguity is an id range and locality one cluster).
 The printed numbers live in ``config/published/dutot.yaml`` only; the grid
 (``studies.dutot``) says how to read what the paper leaves open:
 
-* **homogeneous** (§5.3), one platform per *model*: ``printed`` takes §5.3's
-  values as printed, with the node speed (not printed there) from
-  ``homogeneous.printed_speed`` (``table1_base``: Table 1's base cp);
-  ``griffon`` takes SimGrid's own Griffon description (grid
-  ``homogeneous.griffon``), which §5.3 says its platform derives from.
-* **heterogeneous** (§5.4), one platform per (*set*, *ordering*): cluster
+* **homogeneous** (§5.3), one platform ``hom-<model>`` per *model*:
+  ``printed`` takes §5.3's values as printed, with the node speed (not
+  printed there) from ``homogeneous.printed_speed`` (``table1_base``:
+  Table 1's base cp); ``griffon`` takes SimGrid's own Griffon description
+  (grid ``homogeneous.griffon``), which §5.3 says its platform derives from.
+* **heterogeneous** (§5.4), one platform ``het-<set>-<ordering>``: cluster
   ``c`` of Table 1 has the base cluster's values times its multipliers; the
   ordering's k-th entry (1-based) picks the set's cluster of the platform's
   k-th group of 16 node ids. The main switch is not printed for these
   platforms: ``heterogeneous.backbone`` (``homogeneous``: §5.3's).
 
-Platform names (file names and the simulation steps' ``platform``
-wildcard): ``hom-<model>`` and ``het-<set>-<ordering>``. A platform's
-description (:func:`describe`) is plain JSON, built while the workflow is
-parsed and passed to the steps as a parameter (a change reruns exactly the
-runs on that platform): each run rebuilds the :class:`NetworkPlatform`
-(:func:`from_description`) and writes its SimGrid file from it, as the
-figures step does for ``paper_figures/dutot/platforms/<name>.xml``.
+A platform's description (:func:`describe`) is plain JSON, built while the
+workflow is parsed and passed to the steps as a parameter (a change reruns
+exactly the runs on that platform); each run rebuilds the platform from it
+(:func:`from_description`) and writes its SimGrid file.
 
 Examples
 --------
@@ -40,81 +37,24 @@ Examples
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from simlib.backends.simgrid import Cluster, NetworkPlatform
 from simlib.errors import ConfigError
 
-__all__ = ["FIELDS", "HOMOGENEOUS_MODELS", "homogeneous_name", "heterogeneous_name", "parse_name",
-           "homogeneous_values", "cluster_values", "table1_frame", "ordering_values",
+__all__ = ["FIELDS", "homogeneous_values", "cluster_values", "table1_frame", "ordering_values",
            "ordering_clusters", "heterogeneous_backbone", "homogeneous_platform",
            "heterogeneous_platform", "describe", "from_description"]
 
 #: A cluster's parameters, in Table 1's column order (bw_s, lat_s, cp, bw, lat).
 FIELDS = ("switch_bw", "switch_lat", "speed", "bw", "lat")
-#: Readings of §5.3's platform.
-HOMOGENEOUS_MODELS = ("printed", "griffon")
+_VALUES = ("speed", "bw", "lat", "switch_bw", "switch_lat", "backbone_bw", "backbone_lat")
 
 
-def homogeneous_name(model: str) -> str:
-    """File name of a homogeneous platform.
-
-    Examples
-    --------
-    >>> homogeneous_name("griffon")
-    'hom-griffon'
-    """
-    return f"hom-{model}"
-
-
-def heterogeneous_name(set_name: str, ordering: str) -> str:
-    """File name of a heterogeneous platform.
-
-    Examples
-    --------
-    >>> heterogeneous_name("low", "o3")
-    'het-low-o3'
-    """
-    return f"het-{set_name}-{ordering}"
-
-
-def parse_name(name: str) -> dict:
-    """A platform name's parts: ``experiment`` and ``model`` or ``set`` and ``ordering``.
-
-    Examples
-    --------
-    >>> parse_name("het-high-o2")
-    {'experiment': 'heterogeneous', 'set': 'high', 'ordering': 'o2'}
-    >>> parse_name("hom-printed")
-    {'experiment': 'homogeneous', 'model': 'printed'}
-    """
-    kind, _, rest = name.partition("-")
-    if kind == "hom" and rest:
-        return {"experiment": "homogeneous", "model": rest}
-    if kind == "het" and rest.count("-") == 1:
-        set_name, ordering = rest.split("-")
-        return {"experiment": "heterogeneous", "set": set_name, "ordering": ordering}
-    raise ValueError(f"not a paper D platform name: {name!r}")
-
-
-# ---------------------------------------------------------------- homogeneous
 def homogeneous_values(published: Mapping, grid: Mapping, model: str) -> dict:
-    """Switch, link, backbone and node parameters of a homogeneous model.
-
-    Parameters
-    ----------
-    published : mapping
-        ``config/published/dutot.yaml``.
-    grid : mapping
-        The grid's ``homogeneous`` block (``printed_speed``, ``griffon``).
-    model : str
-        One of :data:`HOMOGENEOUS_MODELS`.
-
-    Returns
-    -------
-    dict
-        ``speed, bw, lat, switch_bw, switch_lat, backbone_bw, backbone_lat``
-        (flop/s, bytes/s, s).
+    """Node, link, switch and backbone values (flop/s, bytes/s, s) of a homogeneous ``model``
+    (``printed`` or ``griffon``) under the grid's ``homogeneous`` block.
 
     Examples
     --------
@@ -123,33 +63,26 @@ def homogeneous_values(published: Mapping, grid: Mapping, model: str) -> dict:
     >>> homogeneous_values({}, g, "griffon")["bw"]
     125000000.0
     """
-    keys = ("speed", "bw", "lat", "switch_bw", "switch_lat", "backbone_bw", "backbone_lat")
     if model == "printed":
-        hom = published["homogeneous"]
-        speed = grid.get("printed_speed", "table1_base")
+        speed = grid["printed_speed"]
         if speed == "table1_base":
             speed = published["heterogeneous"]["base"]["speed"]
-        values = {k: hom[k] for k in keys if k != "speed"}
-        values["speed"] = speed
+        values = {**published["homogeneous"], "speed": speed}
     elif model == "griffon":
-        values = dict(grid["griffon"])
+        values = grid["griffon"]
     else:
-        raise ConfigError(f"homogeneous model {model!r}: not one of {', '.join(HOMOGENEOUS_MODELS)}")
-    return {k: float(values[k]) for k in keys}
+        raise ConfigError(f"homogeneous model {model!r}: not one of printed, griffon")
+    return {k: float(values[k]) for k in _VALUES}
 
 
 def homogeneous_platform(published: Mapping, grid: Mapping, model: str) -> NetworkPlatform:
     """§5.3's platform under one reading (see :func:`homogeneous_values`)."""
-    v = homogeneous_values(published, grid, model)
     hom = published["homogeneous"]
-    return NetworkPlatform.homogeneous(
-        clusters=int(hom["clusters"]), nodes=int(hom["nodes_per_cluster"]), speed=v["speed"],
-        bw=v["bw"], lat=v["lat"], switch_bw=v["switch_bw"], switch_lat=v["switch_lat"],
-        backbone_bw=v["backbone_bw"], backbone_lat=v["backbone_lat"],
-        name=homogeneous_name(model))
+    return NetworkPlatform.homogeneous(clusters=int(hom["clusters"]),
+                                       nodes=int(hom["nodes_per_cluster"]), name=f"hom-{model}",
+                                       **homogeneous_values(published, grid, model))
 
 
-# -------------------------------------------------------------- heterogeneous
 def cluster_values(published: Mapping, cluster: str) -> dict:
     """Absolute values of one Table 1 cluster: the base cluster's times its multipliers.
 
@@ -172,10 +105,8 @@ def cluster_values(published: Mapping, cluster: str) -> dict:
 
 
 def table1_frame(published: Mapping):
-    """Table 1 with absolute values: one row per cluster.
-
-    Columns: ``cluster``, ``set`` (the sets holding it), the five
-    multipliers (``<field>_factor``) and the five absolute values.
+    """Table 1 with absolute values: one row per cluster, columns ``cluster``, ``set`` (the
+    sets holding it), the five multipliers (``<field>_factor``) and the five values.
 
     Examples
     --------
@@ -188,14 +119,11 @@ def table1_frame(published: Mapping):
     import pandas as pd
 
     het = published["heterogeneous"]
-    sets = het["sets"]["values"]
-    rows = []
-    for cluster, factors in het["multipliers"]["values"].items():
-        row = {"cluster": cluster, "set": ", ".join(s for s, cs in sets.items() if cluster in cs)}
-        row.update({f"{f}_factor": float(factors[f]) for f in FIELDS})
-        row.update(cluster_values(published, cluster))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame([
+        {"cluster": cluster,
+         "set": ", ".join(s for s, cs in het["sets"]["values"].items() if cluster in cs),
+         **{f"{f}_factor": float(factors[f]) for f in FIELDS}, **cluster_values(published, cluster)}
+        for cluster, factors in het["multipliers"]["values"].items()])
 
 
 def ordering_values(published: Mapping, grid: Mapping | None = None) -> dict[str, list[int]]:
@@ -225,13 +153,11 @@ def ordering_clusters(published: Mapping, set_name: str, ordering: Sequence[int]
         members = published["heterogeneous"]["sets"]["values"][set_name]
     except KeyError:
         raise ConfigError(f"set {set_name!r} is not in the published heterogeneous.sets") from None
-    out = []
     for k, index in enumerate(ordering):
         if not 1 <= int(index) <= len(members):
             raise ConfigError(f"ordering entry {k} is {index}: set {set_name!r} has "
                               f"{len(members)} clusters (1-based indices)")
-        out.append(members[int(index) - 1])
-    return out
+    return [members[int(index) - 1] for index in ordering]
 
 
 def heterogeneous_backbone(published: Mapping, grid: Mapping) -> tuple[float, float]:
@@ -243,20 +169,17 @@ def heterogeneous_backbone(published: Mapping, grid: Mapping) -> tuple[float, fl
     ...                        {"backbone": "homogeneous"})
     (5.0, 0.1)
     """
-    bb = grid.get("backbone", "homogeneous")
+    bb = grid["backbone"]
     if bb == "homogeneous":
-        hom = published["homogeneous"]
-        return float(hom["backbone_bw"]), float(hom["backbone_lat"])
+        bb = {"bw": published["homogeneous"]["backbone_bw"],
+              "lat": published["homogeneous"]["backbone_lat"]}
     return float(bb["bw"]), float(bb["lat"])
 
 
 def heterogeneous_platform(published: Mapping, grid: Mapping, set_name: str,
                            ordering: str) -> NetworkPlatform:
-    """§5.4's platform of one set and ordering.
-
-    Cluster ``k`` (nodes ``16 k .. 16 k + 15``) is named after its Table 1
-    cluster (``"c3"``); its values are :func:`cluster_values`.
-    """
+    """§5.4's platform of one set and ordering: cluster ``k`` (nodes ``16 k .. 16 k + 15``)
+    is named after its Table 1 cluster (``"c3"``), with its :func:`cluster_values`."""
     orderings = ordering_values(published, grid)
     if ordering not in orderings:
         raise ConfigError(f"ordering {ordering!r} is neither printed nor in the grid's "
@@ -267,11 +190,10 @@ def heterogeneous_platform(published: Mapping, grid: Mapping, set_name: str,
         v = cluster_values(published, name)
         clusters.append(Cluster(name, nodes, v["speed"], v["bw"], v["lat"], v["switch_bw"],
                                 v["switch_lat"]))
-    bw, lat = heterogeneous_backbone(published, grid)
-    return NetworkPlatform(tuple(clusters), bw, lat, heterogeneous_name(set_name, ordering))
+    return NetworkPlatform(tuple(clusters), *heterogeneous_backbone(published, grid),
+                           f"het-{set_name}-{ordering}")
 
 
-# ---------------------------------------------------------------- as data
 def describe(net: NetworkPlatform) -> dict:
     """A platform as plain JSON-able data (:func:`from_description` gives it back).
 
@@ -285,15 +207,12 @@ def describe(net: NetworkPlatform) -> dict:
     """
     return {"name": net.name, "backbone_bw": net.backbone_bw, "backbone_lat": net.backbone_lat,
             "nodes": net.nodes, "first_ids": net.first_ids(),
-            "clusters": [{"name": c.name, "nodes": c.nodes, "speed": c.speed, "bw": c.bw,
-                          "lat": c.lat, "switch_bw": c.switch_bw, "switch_lat": c.switch_lat}
-                         for c in net.clusters]}
+            "clusters": [dataclasses.asdict(c) for c in net.clusters]}
 
 
 def from_description(data: Mapping) -> NetworkPlatform:
     """The :class:`NetworkPlatform` of a :func:`describe` dict."""
-    clusters = tuple(Cluster(c["name"], int(c["nodes"]), float(c["speed"]), float(c["bw"]),
-                             float(c["lat"]), float(c["switch_bw"]), float(c["switch_lat"]))
-                     for c in data["clusters"])
+    clusters = tuple(Cluster(c["name"], int(c["nodes"]), *(float(c[f]) for f in (
+        "speed", "bw", "lat", "switch_bw", "switch_lat"))) for c in data["clusters"])
     return NetworkPlatform(clusters, float(data["backbone_bw"]), float(data["backbone_lat"]),
                            data["name"])

@@ -2,10 +2,9 @@
 
 The paper prints no result numbers; the file holds its claims (with where
 in the paper) and the platform, workload and experiment parameters it
-prints, each block with its source. The structure and types are the JSON
-schema ``published.schema.json`` beside this module (:data:`SCHEMA`),
-validated by :func:`simlib.claims.read_published`; :func:`check_published`
-adds what a schema cannot say.
+prints, each block with its source. Its structure and types are the JSON
+schema ``published.schema.json`` beside this module (:data:`SCHEMA`);
+:func:`check_published` adds what a schema cannot say.
 """
 from __future__ import annotations
 
@@ -22,31 +21,15 @@ SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
 
 
 def load_published(path) -> dict:
-    """Read ``config/published/dutot.yaml``, validated (schema, then :func:`check_published`).
-
-    Raises
-    ------
-    ConfigError
-        Naming the file and the key that is missing or malformed.
-
-    Examples
-    --------
-    >>> pub = load_published("config/published/dutot.yaml")     # doctest: +SKIP
-    >>> pub["heterogeneous"]["multipliers"]["values"]["c3"]["speed"]  # doctest: +SKIP
-    2.94
-    """
+    """Read ``config/published/dutot.yaml``, validated (schema, then :func:`check_published`);
+    a ConfigError names the file and the key that is missing or malformed."""
     data = read_published(path, SCHEMA)
     check_published(data, path)
     return data
 
 
 def check_published(data: Mapping, path) -> None:
-    """Sets name Table 1 clusters; every ordering indexes into every set; sizes agree.
-
-    Raises
-    ------
-    ConfigError
-        ``<path>: <key>: ...``.
+    """Sets name Table 1 clusters; every ordering indexes into every set.
 
     Examples
     --------

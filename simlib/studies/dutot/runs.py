@@ -5,17 +5,8 @@ Each run is conservative backfilling with one allocation rule (the
 SimGrid (:func:`simlib.backends.simgrid.simulate_simgrid`, one fresh
 process per run): every job is a parallel task
 (:func:`simlib.studies.dutot.tasks.parallel_task`) killed at its walltime.
-
-What a run measures (:func:`run_metrics`, the cube's variables):
-
-makespan
-    C_max, the last completion time (every job is released at 0), the
-    metric of paper D.
-mean_execution, mean_wait
-    Mean over the jobs of finish - start and start - release.
-jobs_killed
-    Jobs that reached their walltime (w_j = max(rw_j, ret_j * F_w)) and
-    were killed there.
+What a run measures (:func:`run_metrics`) are the cube's variables
+(:data:`METRIC_INFO`); the makespan C_max is paper D's metric.
 """
 from __future__ import annotations
 
@@ -32,7 +23,7 @@ from ...metrics import dutot_makespan, mean_wait
 from .platforms import from_description
 from .tasks import task_function
 
-__all__ = ["METRICS", "METRIC_INFO", "f_comm_values", "run_metrics", "simulate_chunk"]
+__all__ = ["METRICS", "METRIC_INFO", "run_metrics", "simulate_chunk"]
 
 #: The cube's variables: name -> (units, long name, description).
 METRIC_INFO = {
@@ -47,17 +38,6 @@ METRIC_INFO = {
 }
 #: Variable names, in cube order.
 METRICS = tuple(METRIC_INFO)
-
-
-def f_comm_values(grid) -> list[float]:
-    """F_comm values of an experiment's grid at one scale: 0, step, ..., (count-1) step.
-
-    Examples
-    --------
-    >>> f_comm_values({"step": 1e7, "count": 4})
-    [0.0, 10000000.0, 20000000.0, 30000000.0]
-    """
-    return [float(i * float(grid["step"])) for i in range(int(grid["count"]))]
 
 
 def run_metrics(jobs: pd.DataFrame) -> dict:
@@ -85,14 +65,11 @@ def simulate_chunk(ctx) -> None:
     """Step ``dutot_simulate``: one platform and seed, every variant and F_comm value.
 
     Input ``swf`` (the seed's workload). Parameters: ``platform`` (its
-    description, :func:`simlib.studies.dutot.platforms.describe`; its
-    SimGrid file is written from it for each run), ``coords`` (its cube
-    coordinates), ``policy`` and ``variants`` (variant -> the policy's
-    parameters), ``f_comm`` (the values), ``f_comp``,
-    ``self_communication``. Outputs ``summary`` (JSON: one record per
-    variant and F_comm value with :func:`run_metrics`, and the SimGrid
-    version) and ``jobs`` (every
-    run's job table, columns ``variant`` and ``f_comm`` first, gzip).
+    :func:`~simlib.studies.dutot.platforms.describe`), ``coords`` (in the
+    cube), ``policy`` and ``variants`` (variant -> the policy's parameters),
+    ``f_comm`` (the values), ``f_comp``, ``self_communication``. Outputs
+    ``summary`` (JSON: :func:`run_metrics` per variant and F_comm value, the
+    SimGrid version) and ``jobs`` (every run's job table, gzip).
     """
     p, w = ctx.params, ctx.wildcards
     net = from_description(p["platform"])

@@ -1,17 +1,20 @@
 """Paper D's jobs as SimGrid parallel tasks (§5.1).
 
-A job j of ``size_j`` hosts and trace runtime ``ret_j`` computes
-``c_j = R^1_{size_j} * ret_j * F_comp`` (the same amount on each of its
-hosts) and communicates ``C_j = S^1_{size_j} * ret_j * F_comm`` bytes
-(the same amount from each of its hosts to each, S^1 being the all-ones
-square matrix). The paper's S^1 includes the diagonal, i.e. each host sends
-``ret_j * F_comm`` bytes to itself; SimGrid routes that traffic up the
-host's private link, through its cluster switch and back down, so it costs
-time like any intra-cluster flow. ``self_communication=False`` zeroes the
-diagonal instead (a reading where a process does not talk to itself).
+A job j of ``size_j`` hosts (``job.procs``) and trace runtime ``ret_j``
+(``job.work``, s) computes ``c_j = R^1_{size_j} * ret_j * F_comp`` flop (the
+same amount on each of its hosts) and communicates
+``C_j = S^1_{size_j} * ret_j * F_comm`` bytes (the same amount from each of
+its hosts to each, S^1 being the all-ones square matrix). The paper's S^1
+includes the diagonal, i.e. each host sends ``ret_j * F_comm`` bytes to
+itself; SimGrid routes that traffic up the host's private link, through its
+cluster switch and back down, so it costs time like any intra-cluster flow.
+``self_communication=False`` zeroes the diagonal instead (a reading where a
+process does not talk to itself).
 
 :func:`parallel_task` is the ``task`` function of
-:func:`simlib.backends.simgrid.simulate_simgrid`; bind its factors with
+:func:`simlib.backends.simgrid.simulate_simgrid`: ``size_j`` amounts of flop
+and the ``size_j ** 2`` amounts of bytes row-major (``bytes[r * size_j + c]``
+from the job's r-th host to its c-th). Bind its factors with
 :func:`task_function` (a :func:`functools.partial` of a module-level
 function: it runs in a forked SimGrid process).
 
@@ -23,6 +26,8 @@ Examples
 ([10000000.0, 10000000.0], [30.0, 30.0, 30.0, 30.0])
 >>> parallel_task(job, f_comp=1e6, f_comm=3.0, self_communication=False)[1]
 [0.0, 30.0, 30.0, 0.0]
+>>> task_function(f_comp=2.0, f_comm=0.0)(SimpleNamespace(procs=1, work=3.0))
+([6.0], [0.0])
 """
 from __future__ import annotations
 
@@ -33,46 +38,16 @@ __all__ = ["parallel_task", "task_function"]
 
 def parallel_task(job, *, f_comp: float, f_comm: float,
                   self_communication: bool = True) -> tuple[list[float], list[float]]:
-    """Computation vector and communication matrix (row-major) of one job.
-
-    Parameters
-    ----------
-    job : simlib.engine.job.Job
-        Reads ``procs`` (size_j, its number of hosts) and ``work`` (ret_j,
-        the trace runtime in seconds).
-    f_comp : float
-        F_comp: flop per host and second of trace runtime.
-    f_comm : float
-        F_comm: bytes per (source, destination) pair and second of trace runtime.
-    self_communication : bool, default True
-        Whether the diagonal ``C_j[r, r]`` is ``ret_j * F_comm`` (the paper's
-        all-ones S) or 0.
-
-    Returns
-    -------
-    (flops, bytes)
-        ``size_j`` amounts of flop; ``size_j ** 2`` amounts of bytes,
-        ``bytes[r * size_j + c]`` from the job's r-th host to its c-th.
-    """
-    n = int(job.procs)
-    ret = float(job.work)
-    flops = [ret * float(f_comp)] * n
-    amount = ret * float(f_comm)
-    nbytes = [amount] * (n * n)
+    """Computation vector and communication matrix (row-major) of one job."""
+    n, ret = int(job.procs), float(job.work)
+    nbytes = [ret * float(f_comm)] * (n * n)
     if not self_communication:
         for r in range(n):
             nbytes[r * n + r] = 0.0
-    return flops, nbytes
+    return [ret * float(f_comp)] * n, nbytes
 
 
 def task_function(*, f_comp: float, f_comm: float, self_communication: bool = True):
-    """:func:`parallel_task` with its factors bound.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> task_function(f_comp=2.0, f_comm=0.0)(SimpleNamespace(procs=1, work=3.0))
-    ([6.0], [0.0])
-    """
+    """:func:`parallel_task` with its factors bound."""
     return functools.partial(parallel_task, f_comp=float(f_comp), f_comm=float(f_comm),
                              self_communication=bool(self_communication))

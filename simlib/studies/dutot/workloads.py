@@ -1,14 +1,10 @@
 """Paper D's workloads (§5.1): jobs of the CEA-Curie log that fit one cluster.
 
-Two steps of the study:
-
-* :func:`eligible_step` (``dutot_eligible``) cleans the **whole** log with
-  the project's cleaning (:func:`simlib.workload.prepare.clean`, policy
-  ``traces.cleaning``, on the catalog's machine size), then keeps the jobs
-  that fit one cluster and run between the bounds (:func:`eligible_jobs`):
-  the *pool*, in trace order.
-* :func:`workload_step` (``dutot_workload``) draws one seed's workload from
-  the pool (:func:`make_workload`).
+:func:`eligible_step` (``dutot_eligible``) cleans the **whole** log with the
+project's cleaning (:func:`simlib.workload.prepare.clean`, policy
+``traces.cleaning``) and keeps the *pool* (:func:`eligible_jobs`), in trace
+order; :func:`workload_step` (``dutot_workload``) draws one seed's workload
+from it (:func:`make_workload`).
 
 Definitions
 -----------
@@ -54,27 +50,16 @@ __all__ = ["generator", "eligible_jobs", "pick_positions", "make_workload", "sum
 
 
 def generator(base_seed: int, seed: int) -> np.random.Generator:
-    """The Generator of one seed: ``Generator(PCG64(SeedSequence([base_seed, seed])))``.
-
-    Examples
-    --------
-    >>> int(generator(2015, 0).integers(1000)) == int(generator(2015, 0).integers(1000))
-    True
-    """
+    """The Generator of one seed: ``Generator(PCG64(SeedSequence([base_seed, seed])))``."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(base_seed), int(seed)])))
 
 
 def eligible_jobs(workload: Workload, *, max_size: int, runtime_min: float,
                   runtime_max: float) -> tuple[Workload, dict]:
-    """The jobs of a cleaned workload that fit one cluster and run between the bounds.
-
-    Returns
-    -------
-    pool : Workload
-        In the workload's order, re-indexed from 0.
-    counts : dict
-        ``jobs_in``, ``too_wide`` (size above ``max_size``), ``too_short``
-        and ``too_long`` (among the jobs narrow enough), ``eligible``.
+    """The jobs of a cleaned workload that fit one cluster and run between the bounds:
+    ``(pool, counts)``, the pool in the workload's order re-indexed from 0, the counts
+    ``jobs_in``, ``too_wide``, ``too_short`` and ``too_long`` (among the narrow enough jobs),
+    ``eligible``.
 
     Examples
     --------
@@ -102,12 +87,8 @@ def eligible_jobs(workload: Workload, *, max_size: int, runtime_min: float,
 
 def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
                    order: str = "trace") -> np.ndarray:
-    """Positions in the pool of one seed's jobs (see the module docstring).
-
-    Raises
-    ------
-    ValueError
-        The pool holds fewer than ``jobs`` jobs, or ``order`` is unknown.
+    """Positions in the pool of one seed's jobs (module docstring); ValueError when the
+    pool holds fewer than ``jobs`` jobs or ``order`` is unknown.
 
     Examples
     --------
@@ -175,37 +156,25 @@ def summarize(workload: Workload) -> dict:
     """
     j = workload.jobs
     size, run, wall = j["requested_procs"], j["run_time"].astype(float), j["requested_time"]
-    return {
-        "jobs": int(len(j)),
-        "job_ids": [int(x) for x in j["job_id"]],
-        "sizes": {str(int(k)): int(v) for k, v in size.value_counts().sort_index().items()},
-        "runtime_mean": float(run.mean()),
-        "runtime_min": float(run.min()),
-        "runtime_max": float(run.max()),
-        "walltime_min": float(wall.min()),
-        "walltime_max": float(wall.max()),
-        "work_node_seconds": float((size * run).sum()),
-    }
+    return {"jobs": int(len(j)), "job_ids": [int(x) for x in j["job_id"]],
+            "sizes": {str(int(k)): int(v) for k, v in size.value_counts().sort_index().items()},
+            "runtime_mean": float(run.mean()), "runtime_min": float(run.min()),
+            "runtime_max": float(run.max()), "walltime_min": float(wall.min()),
+            "walltime_max": float(wall.max()), "work_node_seconds": float((size * run).sum())}
 
 
 # ------------------------------------------------------------------ steps
 def eligible_step(ctx) -> None:
-    """Step ``dutot_eligible``: the pool of eligible jobs of the whole cleaned log.
-
-    Input ``raw`` (the verified log). Parameters ``trace``,
-    ``machine_procs`` (catalog), ``cleaning`` and ``unsorted``
-    (``config.traces``), ``max_size``, ``runtime_min``, ``runtime_max``.
-    Outputs ``swf`` (the pool), ``cleaning_log`` and ``info`` (JSON: the
-    cleaning counts, the filter counts, the pool's sizes).
-    """
+    """Step ``dutot_eligible``: the pool of eligible jobs of the whole cleaned log ``raw``:
+    ``swf``, ``cleaning_log`` and ``info`` (JSON: cleaning and filter counts, pool sizes)."""
     p = ctx.params
     raw = read_swf(ctx.input.raw, unsorted=p["unsorted"])
     policy = CleaningPolicy.from_mapping(p["cleaning"])
     cleaned, cleaning = clean(raw, int(p["machine_procs"]), policy=policy)
     write_text(ctx.output.cleaning_log, format_cleaning_log(p["trace"], cleaning, policy))
-    pool, counts = eligible_jobs(cleaned, max_size=int(p["max_size"]),
-                                 runtime_min=float(p["runtime_min"]),
-                                 runtime_max=float(p["runtime_max"]))
+    bounds = {"max_size": int(p["max_size"]), "runtime_min": float(p["runtime_min"]),
+              "runtime_max": float(p["runtime_max"])}
+    pool, counts = eligible_jobs(cleaned, **bounds)
     pool.header.append(f"; simlib: paper D pool: size <= {p['max_size']}, "
                        f"{p['runtime_min']:g} s <= runtime <= {p['runtime_max']:g} s")
     write_swf(pool, ctx.output.swf)
@@ -214,22 +183,15 @@ def eligible_step(ctx) -> None:
         "trace": p["trace"], "machine_procs": int(p["machine_procs"]),
         "header_max_procs": max_procs(raw), "cleaning_counts": cleaning,
         "filter_counts": counts, "size_from_allocated": int(cleaning["size_from_allocated"]),
-        "pool_sizes": {str(int(k)): int(v) for k, v in sizes.items()},
-        "max_size": int(p["max_size"]), "runtime_min": float(p["runtime_min"]),
-        "runtime_max": float(p["runtime_max"]),
-    }, ctx.output.info)
+        "pool_sizes": {str(int(k)): int(v) for k, v in sizes.items()}, **bounds}, ctx.output.info)
     ctx.log.info("%s: %d jobs cleaned, %d eligible (%d too wide, %d too short, %d too long)",
                  p["trace"], counts["jobs_in"], counts["eligible"], counts["too_wide"],
                  counts["too_short"], counts["too_long"])
 
 
 def workload_step(ctx) -> None:
-    """Step ``dutot_workload``: one seed's workload (:func:`make_workload`).
-
-    Input ``pool``; parameters ``jobs``, ``base_seed``, ``order``, ``f_w``;
-    wildcard ``seed``. Outputs ``swf`` and ``info`` (JSON: the parameters
-    and :func:`summarize`).
-    """
+    """Step ``dutot_workload``: one seed's workload (:func:`make_workload`) from ``pool``:
+    ``swf`` and ``info`` (JSON: the parameters and :func:`summarize`)."""
     p, seed = ctx.params, int(ctx.wildcards["seed"])
     pool = read_swf(ctx.input.pool)
     wl = make_workload(pool, jobs=int(p["jobs"]), base_seed=int(p["base_seed"]), seed=seed,
