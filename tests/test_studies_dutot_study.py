@@ -144,6 +144,16 @@ def test_steps_artifacts_and_report_marks_agree():
     assert s.traces() == ["CEA-Curie"]
 
 
+def test_the_templates_each_step_declares_exist():
+    from simlib.render import template_files
+    declared = {st.name: template_files(st.package, st.templates)
+                for st in study("smoke").steps() if st.templates}
+    assert set(declared) == {"dutot_figures_homogeneous", "dutot_figures_heterogeneous",
+                             "dutot_figures_platforms", "dutot_claims", "dutot_readme"}
+    # The shared sentences come with the templates importing them.
+    assert any(f.endswith("notes.j2") for f in declared["dutot_readme"])
+
+
 def test_simulation_parameters_of_a_chunk():
     s = study("smoke")
     sim = s.step("dutot_simulate")

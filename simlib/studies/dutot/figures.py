@@ -1,20 +1,15 @@
 """Paper D's figures and tables (steps ``dutot_figures_*``).
 
-* Fig. 1 (:func:`homogeneous_step`): makespan vs F_comm on the homogeneous
-  platform, one panel per variant, one point per run, the least-squares
-  trend line; one figure per reading of the platform (*model*).
-* Fig. 3 (:func:`heterogeneous_step`): the same on the heterogeneous
-  platforms, both sets together as the paper plots them, then split by set
-  and by ordering (one colour and trend per group).
-* Fig. 2 substitute and Table 1 (:func:`platforms_step`): our platforms
-  drawn from their descriptions (nodes coloured by speed, switch and
-  backbone bandwidths written), Table 1 with the absolute values.
-
-Points of runs in which jobs were killed at their walltime are crosses.
-Every figure states the scale and the grid (their words: ``templates/``); the trend tables hold the
-numbers behind the trend lines (:func:`simlib.studies.dutot.report.trends_frame`).
-Rendering goes through a private Agg figure with pinned metadata
-(:func:`simlib.figures.common.save_figure`): reruns give identical files.
+Fig. 1 (:func:`homogeneous_step`, one per reading of the platform) and
+Fig. 3 (:func:`heterogeneous_step`: both sets together as the paper plots
+them, then split by set and by ordering) plot makespan vs F_comm, one panel
+per variant, one point per run (crosses: runs with jobs killed at their
+walltime), least-squares trends; the trend tables hold the numbers behind
+the lines. :func:`platforms_step` draws our platforms (Fig. 2 substitute),
+writes their SimGrid files and Table 1 with absolute values. Headings and
+notes are templates (``templates/``); figures go through a private Agg
+figure with pinned metadata (:func:`simlib.figures.common.save_figure`), so
+reruns give identical files.
 """
 from __future__ import annotations
 
@@ -91,31 +86,12 @@ def format_latency(seconds: float) -> str:
     return f"{seconds:.3g} s"
 
 
-# --------------------------------------------------------------------------
-# scatter figures (Figs. 1 and 3)
-# --------------------------------------------------------------------------
 def plot_scatter(runs: pd.DataFrame, variants: Sequence[str], out, *, title: str, note: str,
                  group: str | None = None) -> None:
-    """Makespan vs F_comm, one panel per variant, one point per run, trend lines.
-
-    Parameters
-    ----------
-    runs : DataFrame
-        :func:`~simlib.studies.dutot.report.runs_frame` rows (``variant``,
-        ``f_comm``, ``makespan``, ``jobs_killed``; ``group`` if given).
-    variants : sequence of str
-        Panels, in order (the paper's: basic first).
-    out : path
-        PNG or SVG.
-    title, note : str
-        Heading lines (the note says the scale, the grid, the picks).
-    group : str, optional
-        A column: one colour and one trend line per value (sets, orderings);
-        else one colour per variant and one trend.
-
-    A last panel overlays every variant's trend (or, with ``group``, the
-    groups' trends of every variant, dashed per group).
-    """
+    """Makespan vs F_comm of :func:`~simlib.studies.dutot.report.runs_frame` rows, one panel
+    per variant (in ``variants`` order), one point per run, trend lines; with ``group`` (a
+    column: sets, orderings) one colour and trend per value. A last panel overlays every
+    variant's trends (dashed per group)."""
     factor, unit = time_unit(runs["makespan"])
     fig = new_figure(13.5, 8.0)
     axes = fig.subplots(2, 3, sharex=True, sharey=True)
@@ -178,16 +154,10 @@ def _wrap(*parts: str, width: int = 180) -> str:
     return "\n".join(textwrap.fill(p, width) for p in parts)
 
 
-# --------------------------------------------------------------------------
-# platforms (Fig. 2 substitute) and Table 1
-# --------------------------------------------------------------------------
 def draw_platforms(descriptions: Sequence[Mapping], out, *, title: str) -> None:
-    """One row per platform: its clusters as groups of nodes coloured by speed.
-
-    Under each cluster: its Table 1 name (or index) and its switch's
-    bandwidth; beside each row: the private links and the main switch.
-    Node ids run left to right, cluster after cluster.
-    """
+    """One row per platform: its clusters as groups of nodes coloured by speed, node ids left
+    to right; under each cluster its Table 1 name (or index) and switch bandwidth, beside each
+    row the private links and the main switch."""
     n = len(descriptions)
     fig = new_figure(14.0, 0.95 * n + 1.6)
     ax = fig.subplots()
@@ -258,10 +228,8 @@ def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
 
 
 def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
-    """A trends table (:func:`~simlib.studies.dutot.report.trends_frame`) in readable units.
-
-    Makespans in hours, slopes in hours per 1e8 of F_comm, shares in percent.
-    """
+    """A trends table (:func:`~simlib.studies.dutot.report.trends_frame`) in hours (slopes per
+    1e8 of F_comm) and percent."""
     shown = trends[list(keys)].copy()
     if "variant" in shown:
         shown["variant"] = shown["variant"].map(variant_label)
@@ -295,9 +263,6 @@ def headings(**context) -> list[str]:
     return render(__package__, "figure_titles.j2", **context).splitlines()
 
 
-# --------------------------------------------------------------------------
-# steps
-# --------------------------------------------------------------------------
 def homogeneous_step(ctx) -> None:
     """Step ``dutot_figures_homogeneous``: Fig. 1 per model and the trends table."""
     p, out = ctx.params, ctx.output
@@ -344,13 +309,8 @@ def heterogeneous_step(ctx) -> None:
 
 
 def platforms_step(ctx) -> None:
-    """Step ``dutot_figures_platforms``: the platforms' SimGrid files and drawing, and Table 1.
-
-    Parameters ``platforms`` (name -> description,
-    :func:`simlib.studies.dutot.platforms.describe`) and ``sources``; input
-    ``published``. Outputs ``drawing``, ``table1_md``, ``table1_csv`` and
-    ``xml_<name>`` per platform (dashes as underscores).
-    """
+    """Step ``dutot_figures_platforms``: each platform's SimGrid file (``xml_<name>``, dashes as
+    underscores) from its description and source, their ``drawing``, and Table 1."""
     out, p = ctx.output, ctx.params
     descriptions = list(p["platforms"].values())
     for name, d in p["platforms"].items():

@@ -1,38 +1,21 @@
 """Paper D's trends and claims (step ``dutot_claims``; used by the figures and README).
 
-* :func:`runs_frame` -- a cube as one row per run;
-* :func:`fit_trend` / :func:`trends_frame` -- the least-squares linear
-  trend of makespan vs F_comm (the paper's "linear trendline"), its
-  residual standard deviation (our measure of *stability*) and the killed
-  jobs, per group of runs;
-* one criterion function per claim (:data:`CRITERIA`), each returning one
-  :class:`simlib.claims.Claim` per *reading* (the homogeneous platform's
-  model; the heterogeneous experiment), its verdict following its stated
-  rule mechanically.
+:func:`runs_frame` gives a cube as one row per run; :func:`trends_frame`
+the least-squares trend of makespan vs F_comm per group of runs (the
+paper's "linear trendline"), its residual SD (our measure of *stability*)
+and the killed jobs; one criterion per claim (:data:`CRITERIA`) returns one
+:class:`simlib.claims.Claim` per *reading* (the homogeneous platform's
+model; the heterogeneous experiment), its verdict following its rule
+mechanically.
 
-Rules
------
 Runs are *paired* when they share the workload and F_comm (and, on the
 heterogeneous platforms, the platform): two variants, or two experiments,
-on the same jobs. Thresholds come from the grid (``studies.dutot.claims``):
-``share``, ``alpha`` and ``spread``.
-
-A beats B (claims a-d)
-    A's makespan is below B's in a share ``>= share`` of the pairs and the
-    two-sided exact sign test (ties left out) has p < ``alpha``: *holds*;
-    the same the other way round: *opposite*; else *neither*.
-A more stable than B (claim e)
-    Residual SD around each variant's own trend; A's below B's and the
-    Wilcoxon signed-rank test of the paired absolute residuals has p <
-    ``alpha``: *holds*; the other way round: *opposite*.
-no effect of a factor (claims g, h)
-    The group means (orderings; sets) differ by at most ``spread`` of
-    their mean: *holds*; by more, with a paired test (Friedman over the
-    orderings; Wilcoxon signed-rank, high vs low) at p < ``alpha``:
-    *opposite* (an effect); else *neither*.
-Verdict of a claim over its cases
-    Every case holds: reproduced; every case opposite: contradicted; some
-    hold: partly reproduced; else not reproduced.
+on the same jobs. Each case of a claim *holds*, is *opposite* or *neither*
+(:func:`compare`, :func:`stability`, :func:`no_effect`, with the grid's
+thresholds ``studies.dutot.claims``); a claim is reproduced when every case
+holds, contradicted when every case is opposite, partly reproduced when some
+hold (:func:`combine`). Each rule in words, as the claims file and README
+state it: ``templates/claims.yaml.j2``.
 """
 from __future__ import annotations
 
@@ -43,7 +26,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from simlib.claims import Claim, Verdict, apply_criteria, write_claims
+from simlib.claims import Claim, Verdict, apply_criteria, verdict_from_sign, write_claims
 from simlib.render import render
 
 from .published import load_published
@@ -63,9 +46,6 @@ THRESHOLDS = {"alpha": 0.05, "share": 0.75, "spread": 0.05}
 HOLDS, OPPOSITE, NEITHER = "holds", "opposite", "neither"
 
 
-# --------------------------------------------------------------------------
-# runs and trends
-# --------------------------------------------------------------------------
 def runs_frame(cube) -> pd.DataFrame:
     """One row per run (cube cell with a makespan): dims then variables.
 
@@ -82,10 +62,8 @@ def runs_frame(cube) -> pd.DataFrame:
 
 
 def fit_trend(x, y) -> dict:
-    """Least-squares line ``y = intercept + slope x`` and its residual SD.
-
-    The residual SD is ``sqrt(sum(residual^2) / (n - 2))`` (NaN with fewer
-    than 3 points, or a single x value).
+    """Least-squares line ``y = intercept + slope x`` and its residual SD
+    ``sqrt(sum(residual^2) / (n - 2))`` (NaN with fewer than 3 points or one x value).
 
     Examples
     --------
@@ -114,11 +92,8 @@ def residuals(df: pd.DataFrame) -> pd.Series:
 
 
 def trends_frame(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Trend, residual SD, mean makespan and killed jobs per group of runs.
-
-    Columns: ``by``, then ``slope`` (s per unit of F_comm), ``intercept``
-    (s), ``resid_sd`` (s), ``resid_sd_rel`` (over the mean makespan),
-    ``mean_makespan`` (s), ``runs``, ``runs_with_kills`` and
+    """Per group of runs: ``by``, ``slope`` (s per unit of F_comm), ``intercept``, ``resid_sd``
+    (s), ``resid_sd_rel`` (over the ``mean_makespan``), ``runs``, ``runs_with_kills`` and
     ``killed_share`` (killed jobs over jobs simulated).
 
     Examples
@@ -143,9 +118,6 @@ def trends_frame(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# --------------------------------------------------------------------------
-# rules
-# --------------------------------------------------------------------------
 def _sign_test(wins: int, losses: int) -> float:
     """Two-sided exact sign test of ``wins`` vs ``losses`` (ties left out)."""
     from scipy.stats import binomtest
@@ -184,11 +156,9 @@ def _outcome(n: int, wins: int, losses: int, p: float, thresholds: Mapping) -> s
 
 def compare(runs: pd.DataFrame, keys: Sequence[str], better: str, worse: str,
             thresholds: Mapping) -> dict:
-    """Does ``better`` beat ``worse`` (lower makespan) over the pairs? See the module docstring.
-
-    Returns a dict: ``outcome`` (holds, opposite, neither), ``pairs``,
-    ``wins``, ``losses``, ``share`` (of wins), ``p`` and ``gain`` (mean
-    paired relative gain of ``better``, (worse - better) / worse).
+    """Does ``better`` beat ``worse`` (lower makespan) over the pairs? A two-sided exact sign
+    test, ties left out (:func:`_outcome`). ``outcome``, ``pairs``, ``wins``, ``losses``,
+    ``share`` (of wins), ``p``, ``gain`` (mean of (worse - better) / worse).
 
     Examples
     --------
@@ -212,10 +182,10 @@ def compare(runs: pd.DataFrame, keys: Sequence[str], better: str, worse: str,
 
 def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
               thresholds: Mapping) -> dict:
-    """Is ``stable``'s makespan closer to its trend than ``other``'s? See the module docstring.
-
-    Returns ``outcome``, ``sd`` and ``sd_other`` (residual SDs), ``ratio``,
-    ``pairs`` and ``p`` (Wilcoxon on paired absolute residuals).
+    """Is ``stable``'s makespan closer to its own trend than ``other``'s? Holds when its
+    residual SD is below and a Wilcoxon signed-rank test of the paired absolute residuals has
+    p < ``alpha``; opposite the other way round. ``outcome``, ``sd`` and ``sd_other``,
+    ``ratio``, ``pairs``, ``p``.
 
     Examples
     --------
@@ -233,10 +203,8 @@ def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
         g = runs[runs["variant"] == v]
         res[v] = g.assign(resid=residuals(g).abs()).set_index(list(keys))["resid"]
     x, y = res[stable].align(res[other], join="inner")
-    sd = fit_trend(runs.loc[runs["variant"] == stable, "f_comm"],
-                   runs.loc[runs["variant"] == stable, "makespan"])["resid_sd"]
-    sd_o = fit_trend(runs.loc[runs["variant"] == other, "f_comm"],
-                     runs.loc[runs["variant"] == other, "makespan"])["resid_sd"]
+    sd, sd_o = (fit_trend(g["f_comm"], g["makespan"])["resid_sd"]
+                for g in (runs[runs["variant"] == v] for v in (stable, other)))
     p = _wilcoxon(x.to_numpy() - y.to_numpy())
     alpha = float(thresholds["alpha"])
     outcome = NEITHER
@@ -248,7 +216,8 @@ def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
 
 
 def no_effect(means: Mapping[str, float], p: float, thresholds: Mapping) -> dict:
-    """Do group means differ by at most ``spread`` of their mean? See the module docstring.
+    """Do group means differ by at most ``spread`` of their mean (holds)? Wider with the paired
+    test's ``p`` < ``alpha``: opposite (an effect).
 
     Examples
     --------
@@ -261,17 +230,13 @@ def no_effect(means: Mapping[str, float], p: float, thresholds: Mapping) -> dict
     """
     values = np.array(list(means.values()), dtype=float)
     spread = float(np.ptp(values) / values.mean()) if values.size else math.nan
-    if spread <= float(thresholds["spread"]):
-        outcome = HOLDS
-    elif p < float(thresholds["alpha"]):
-        outcome = OPPOSITE
-    else:
-        outcome = NEITHER
+    outcome = (HOLDS if spread <= float(thresholds["spread"]) else
+               OPPOSITE if p < float(thresholds["alpha"]) else NEITHER)
     return {"outcome": outcome, "spread": spread, "p": p, "means": dict(means)}
 
 
 def combine(outcomes: Sequence[str]) -> Verdict:
-    """Verdict of a claim from its cases' outcomes (module docstring).
+    """Verdict of a claim from its cases' outcomes.
 
     Examples
     --------
@@ -279,16 +244,10 @@ def combine(outcomes: Sequence[str]) -> Verdict:
     ...                              ["neither", "opposite"], [])]
     ['reproduced', 'contradicted', 'partly reproduced', 'not reproduced', 'not reproduced']
     """
-    if outcomes and all(o == HOLDS for o in outcomes):
-        return Verdict.REPRODUCED
-    if outcomes and all(o == OPPOSITE for o in outcomes):
-        return Verdict.CONTRADICTED
-    return Verdict.PARTLY if any(o == HOLDS for o in outcomes) else Verdict.NOT_REPRODUCED
+    outcomes = list(outcomes)
+    return verdict_from_sign(outcomes.count(HOLDS), outcomes.count(OPPOSITE), len(outcomes))
 
 
-# --------------------------------------------------------------------------
-# readings: which runs each claim is tested on
-# --------------------------------------------------------------------------
 def _models(homogeneous: pd.DataFrame) -> list[str]:
     """The homogeneous models run: the printed reading first, then the others by name."""
     return sorted(set(homogeneous["model"]), key=lambda m: (m != "printed", m))
@@ -296,11 +255,8 @@ def _models(homogeneous: pd.DataFrame) -> list[str]:
 
 def readings(homogeneous: pd.DataFrame | None, heterogeneous: pd.DataFrame | None,
              which: str = "both") -> list[tuple[str, pd.DataFrame, list[str], str]]:
-    """``(reading, runs, pairing keys, figure)`` of each reading a claim is tested on.
-
-    ``which``: ``"homogeneous"`` (one reading per model), ``"heterogeneous"``
-    or ``"both"``.
-    """
+    """``(reading, runs, pairing keys, figure)`` of each reading a claim is tested on:
+    ``which`` is homogeneous (one reading per model), heterogeneous or both."""
     out = []
     if homogeneous is not None and which in ("homogeneous", "both"):
         for model in _models(homogeneous):
@@ -317,6 +273,12 @@ def _fmt_compare(c: Mapping) -> str:
     return (f"{c['better']} < {c['worse']} in {c['wins']}/{c['pairs']} pairs "
             f"({c['losses']} the other way; sign test p = {c['p']:.2g}; mean gain "
             f"{100 * c['gain']:+.1f} %)")
+
+
+def _fmt_stability(s: Mapping) -> str:
+    return (f"residual SD {s['stable']} {s['sd']:.4g} s vs {s['other']} {s['sd_other']:.4g} s "
+            f"(ratio {s['ratio']:.2f}; Wilcoxon on paired |residuals| p = {s['p']:.2g}, "
+            f"{s['pairs']} pairs)")
 
 
 def claim_texts(thresholds: Mapping) -> dict[str, dict[str, str]]:
@@ -337,62 +299,38 @@ def _claim(published, thresholds, key, reading, ours, verdict, figure) -> Claim:
                  criterion=words["criterion"], verdict=verdict, figure=figure, reading=reading)
 
 
-def _comparisons(published, key, pairs, homogeneous, heterogeneous, thresholds,
-                 which="homogeneous") -> list[Claim]:
-    out = []
-    for reading, runs, keys, figure in readings(homogeneous, heterogeneous, which):
-        have = set(runs["variant"])
-        cs = [compare(runs, keys, a, b, thresholds) for a, b in pairs if {a, b} <= have]
-        out.append(_claim(published, thresholds, key, reading,
-                          "; ".join(_fmt_compare(c) for c in cs) or "variants not run",
-                          combine([c["outcome"] for c in cs]), figure))
-    return out
+def _paired_criterion(key: str, test, describe, pairs: Sequence[tuple[str, str]],
+                      which: str = "homogeneous"):
+    """The criterion ``key``: ``test`` (:func:`compare` or :func:`stability`) of every pair
+    of variants, per reading; each case said by ``describe``."""
+    def criterion(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
+        out = []
+        for reading, runs, keys, figure in readings(homogeneous, heterogeneous, which):
+            have = set(runs["variant"])
+            cases = [test(runs, keys, a, b, thresholds) for a, b in pairs if {a, b} <= have]
+            out.append(_claim(published, thresholds, key, reading,
+                              "; ".join(map(describe, cases)) or "variants not run",
+                              combine([c["outcome"] for c in cases]), figure))
+        return out
+    criterion.__name__ = criterion.__qualname__ = key
+    return criterion
 
 
-# --------------------------------------------------------------------------
-# one criterion per claim
-# --------------------------------------------------------------------------
-def basic_worst(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
-    """(a) Basic is the worst variant: every other variant beats it, paired."""
-    others = ("best_effort_contiguous", "best_effort_local", "contiguous", "local")
-    return _comparisons(published, "basic_worst", [(v, "basic") for v in others],
-                        homogeneous, heterogeneous, thresholds)
-
-
-def contiguity_helps(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
-    """(b) Contiguous and best-effort contiguous beat basic."""
-    return _comparisons(published, "contiguity_helps",
-                        [("contiguous", "basic"), ("best_effort_contiguous", "basic")],
-                        homogeneous, heterogeneous, thresholds)
-
-
-def locality_helps_more(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
-    """(c) Local beats contiguous; best-effort local beats best-effort contiguous."""
-    return _comparisons(published, "locality_helps_more",
-                        [("local", "contiguous"), ("best_effort_local", "best_effort_contiguous")],
-                        homogeneous, heterogeneous, thresholds)
-
-
-def strict_beat_best_effort(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
-    """(d) Each strict variant beats its best-effort counterpart (homogeneous and heterogeneous)."""
-    return _comparisons(published, "strict_beat_best_effort", list(STRICT.items()),
-                        homogeneous, heterogeneous, thresholds, "both")
-
-
-def strict_more_stable(published, homogeneous, thresholds, heterogeneous=None) -> list[Claim]:
-    """(e) Each strict variant's makespan is closer to its trend than its best-effort counterpart's."""
-    out = []
-    for reading, runs, keys, figure in readings(homogeneous, heterogeneous, "both"):
-        have = set(runs["variant"])
-        ss = [stability(runs, keys, s, b, thresholds) for s, b in STRICT.items()
-              if {s, b} <= have]
-        ours = "; ".join(f"residual SD {s['stable']} {s['sd']:.4g} s vs {s['other']} "
-                         f"{s['sd_other']:.4g} s (ratio {s['ratio']:.2f}; Wilcoxon on paired "
-                         f"|residuals| p = {s['p']:.2g}, {s['pairs']} pairs)" for s in ss)
-        out.append(_claim(published, thresholds, "strict_more_stable", reading,
-                          ours or "variants not run",
-                          combine([s["outcome"] for s in ss]), figure))
-    return out
+#: (a) basic is the worst variant: every other variant beats it.
+basic_worst = _paired_criterion("basic_worst", compare, _fmt_compare, [(v, "basic") for v in (
+    "best_effort_contiguous", "best_effort_local", "contiguous", "local")])
+#: (b) contiguous and best-effort contiguous beat basic.
+contiguity_helps = _paired_criterion("contiguity_helps", compare, _fmt_compare, [
+    ("contiguous", "basic"), ("best_effort_contiguous", "basic")])
+#: (c) local beats contiguous; best-effort local beats best-effort contiguous.
+locality_helps_more = _paired_criterion("locality_helps_more", compare, _fmt_compare, [
+    ("local", "contiguous"), ("best_effort_local", "best_effort_contiguous")])
+#: (d) each strict variant beats its best-effort counterpart (homogeneous and heterogeneous).
+strict_beat_best_effort = _paired_criterion("strict_beat_best_effort", compare, _fmt_compare,
+                                            list(STRICT.items()), "both")
+#: (e) each strict variant's makespan is closer to its trend than its best-effort counterpart's.
+strict_more_stable = _paired_criterion("strict_more_stable", stability, _fmt_stability,
+                                       list(STRICT.items()), "both")
 
 
 def _gaps(runs: pd.DataFrame, keys: Sequence[str]) -> pd.Series:
