@@ -8,9 +8,9 @@ import pandas as pd
 from simlib.cube import write_cube
 from simlib.studies.base import Files, StepContext
 from simlib.studies.dutot.cubes import build
-from simlib.studies.dutot.figures import (format_latency, format_rate, heterogeneous_step,
+from simlib.studies.dutot.figures import (format_latency, format_rate, grid_facts, heterogeneous_step,
                                           homogeneous_step, platforms_step, table1_markdown,
-                                          trends_markdown)
+                                          trends_markdown, variant_label)
 from simlib.studies.dutot.platforms import describe, heterogeneous_platform, homogeneous_platform
 from simlib.studies.dutot.published import load_published
 from simlib.studies.dutot.report import trends_frame
@@ -107,6 +107,12 @@ def test_table1_markdown_and_units():
     frame, md = table1_markdown(load_published(PUBLISHED))
     assert "| c2 | high | 4 | 0 | 2.02 | 1 | 1 | 5 GB/s | 0 s | 577.9 | 1.25 GB/s | 24 ns |" in md
     assert format_rate(1.25e8) == "125 MB/s" and format_latency(24e-6) == "24 us"
+    assert variant_label("best_effort_local") == "best effort local"
+
+
+def test_grid_facts():
+    assert grid_facts(pd.DataFrame({"seed": [1, 0, 1], "f_comm": [0.0, 2e8, 4e8]})) == {
+        "seeds": 2, "first": 0, "last": 1, "f_count": 3, "f_max": 4e8}
 
 
 def test_trends_markdown_in_hours():

@@ -10,7 +10,7 @@ from simlib.claims import Claim, write_claims
 from simlib.studies.base import Files, StepContext
 from simlib.studies.dutot.platforms import describe, heterogeneous_platform, homogeneous_platform
 from simlib.studies.dutot.published import load_published
-from simlib.studies.dutot.readme import bottlenecks, readme_step
+from simlib.studies.dutot.readme import bottlenecks, findings, readme_step
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLISHED = REPO / "config/published/dutot.yaml"
@@ -37,6 +37,17 @@ def test_the_printed_private_links_bind_every_communicating_job():
     no_self = bottlenecks([describe(nets[1])], size=16, f_comp=1e6, f_comm=1e8,
                           self_communication=False)
     assert no_self.loc[0, "cluster switch"] == pytest.approx(240 * 1e8 / 1.25e9)
+
+
+def test_findings_per_reading():
+    b = pd.DataFrame({"platform": ["hom-printed"] * 2, "placement": ["one cluster", "two clusters"],
+                      "bound": [2e3, 2e3], "binding": ["private link"] * 2})
+    t = pd.DataFrame({"model": ["printed"], "runs": [4], "runs_with_kills": [2], "killed_share": [0.1]})
+    het = pd.DataFrame(columns=["grouping", "runs", "runs_with_kills", "killed_share"])
+    [f] = findings(b, t, het, 1000.0)
+    assert f["model"] == "printed" and f["parts"][1] == {
+        "placement": "two clusters", "binding": "private link", "bound": "2e+03"}
+    assert f["above"] and f["private_only"] and (f["kills"], f["runs"], f["share"]) == (2, 4, 0.1)
 
 
 def test_readme_step(tmp_path):
@@ -91,4 +102,6 @@ def test_readme_step(tmp_path):
     assert "Generator(PCG64(SeedSequence([2015, s])))" in text
     assert "look like unit slips of Griffon's" in text and "50 eligible jobs" in text
     assert "| hom-printed | one cluster |" in text and "| het-low-o1 |" in text
+    assert ("- **homogeneous, printed model**: a job of the largest size alone is bound by its "
+            "private link in one cluster (2.56e+03 s per s of runtime)") in text
     assert "- [`paper_figures/dutot/table1.md`](table1.md) — title of table1.md" in text

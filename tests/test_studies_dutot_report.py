@@ -11,7 +11,7 @@ from simlib.claims import Verdict, read_claims
 from simlib.cube import write_cube
 from simlib.studies.dutot.cubes import build
 from simlib.studies.dutot.published import load_published
-from simlib.studies.dutot.report import (CRITERIA, basic_worst, claims, claims_step,
+from simlib.studies.dutot.report import (CRITERIA, basic_worst, claim_texts, claims, claims_step,
                                          combine, compare, contiguity_helps, fit_trend,
                                          gap_larger_heterogeneous, locality_helps_more,
                                          no_effect, no_ordering_effect, no_set_difference,
@@ -73,6 +73,10 @@ def test_fit_trend_and_trends_frame():
     assert tf.loc["basic", "slope"] == pytest.approx(10.0 / 1e8)
     assert tf.loc["local", "mean_makespan"] == pytest.approx(4.0 * 2.5)
     assert (tf["runs"] == 16).all() and (tf["killed_share"] == 0).all()
+    killed = pd.DataFrame({"variant": ["a"] * 3, "f_comm": [0.0, 1.0, 2.0],
+                           "makespan": [1.0, 2.0, 3.0], "jobs_killed": [0, 0, 3], "jobs": [10] * 3})
+    r = trends_frame(killed, ["variant"]).iloc[0]
+    assert (r["runs_with_kills"], r["killed_share"]) == (1, 0.1)
 
 
 def test_compare_and_combine():
@@ -86,6 +90,9 @@ def test_compare_and_combine():
     few = runs[runs["seed"] == 0].loc[lambda d: d["f_comm"] <= 1e8]
     assert compare(few, ["seed", "f_comm"], "local", "basic", DEFAULTS)["outcome"] == "neither"
     assert combine([]) is Verdict.NOT_REPRODUCED
+    assert [combine(o).value for o in (["holds", "holds"], ["opposite"], ["holds", "neither"],
+                                       ["neither", "opposite"])] == [
+        "reproduced", "contradicted", "partly reproduced", "not reproduced"]
 
 
 @pytest.mark.parametrize("criterion", [basic_worst, contiguity_helps, locality_helps_more,
@@ -179,6 +186,16 @@ def test_no_effect_rule():
     assert no_effect({"a": 1.0, "b": 1.04}, 0.5, DEFAULTS)["outcome"] == "holds"
     assert no_effect({"a": 1.0, "b": 1.2}, 0.01, DEFAULTS)["outcome"] == "opposite"
     assert no_effect({"a": 1.0, "b": 1.2}, 0.01, {**DEFAULTS, "spread": 0.3})["outcome"] == "holds"
+    assert no_effect({"a": 1.0, "b": 1.2}, 0.5, DEFAULTS)["outcome"] == "neither"
+
+
+def test_claim_texts_state_each_rule_with_the_grids_thresholds():
+    texts = claim_texts({"alpha": 0.01, "share": 0.9, "spread": 0.1})
+    assert set(texts) == set(PUB["claims"])
+    assert texts["basic_worst"]["claim"] == "(a) basic has the worst makespan of the five variants"
+    assert ">= 90 % of the pairs and a two-sided sign test p < 0.01;" in texts["basic_worst"]["criterion"]
+    assert texts["no_set_difference"]["criterion"].startswith(
+        "per variant: the sets' mean makespans within 10 % of their mean;")
 
 
 def test_every_claim_of_the_published_file_has_a_criterion():

@@ -50,13 +50,7 @@ def texts() -> dict:
 
 
 def f_comm_values(grid) -> list[float]:
-    """F_comm values of an experiment's grid at one scale: 0, step, ..., (count-1) step.
-
-    Examples
-    --------
-    >>> f_comm_values({"step": 1e7, "count": 4})
-    [0.0, 10000000.0, 20000000.0, 30000000.0]
-    """
+    """F_comm values of an experiment's grid at one scale: 0, step, ..., (count-1) step."""
     return [float(i * float(grid["step"])) for i in range(int(grid["count"]))]
 
 
@@ -279,15 +273,12 @@ class Dutot(Study):
                                   "seed": "[0-9]+"},
             resources={"runtime": 240, "mem_mb": 1500}, run=_run("runs:simulate_chunk"))
 
-    def summaries(self, experiment: str, scale: str) -> list[str]:
-        return [f"{CHUNK}/summary.json".format(scale=scale, platform=p, seed=s)
-                for p, s in self.chunks(experiment, scale)]
-
     def aggregate_step(self) -> Step:
         return Step(
             "dutot_aggregate", stage="aggregate",
             message="Aggregating paper D's {wildcards.experiment} runs ({wildcards.scale})",
-            input=lambda w: {"summaries": self.summaries(w.experiment, w.scale)},
+            input=lambda w: {"summaries": [f"{CHUNK}/summary.json".format(scale=w.scale, platform=p, seed=s)
+                                           for p, s in self.chunks(w.experiment, w.scale)]},
             output={"cube": "results/dutot_{experiment}.{scale}.nc"},
             params=lambda w: {"subtree": self.subtree(w.experiment, w.scale),
                               "variants": self.variants},
@@ -298,14 +289,14 @@ class Dutot(Study):
     def figure_steps(self) -> list[Step]:
         scale, platforms = self.scale, self.platforms()
         common = {"scale": scale, "variants": self.variants, "jobs": self.jobs()}
-        templates = {"homogeneous": ["figure_titles.j2", "trends_homogeneous.md.j2"],
-                     "heterogeneous": ["figure_titles.j2", "trends_heterogeneous.md.j2"],
-                     "platforms": ["figure_titles.j2", "table1.md.j2"]}
+        tables = {"homogeneous": "trends_homogeneous", "heterogeneous": "trends_heterogeneous",
+                  "platforms": "table1"}
 
         def step(name, message, **kw):
             outs = self.outputs(f"figures_{name}")
             return Step(f"dutot_figures_{name}", stage="figures", message=message, output=outs,
-                        report={k: "dutot" for k in outs}, templates=templates[name],
+                        report={k: "dutot" for k in outs},
+                        templates=["figure_titles.j2", f"{tables[name]}.md.j2"],
                         run=_run(f"figures:{name}_step"), **kw)
 
         return [

@@ -31,16 +31,7 @@ COORD_INFO = {
 
 
 def records(summaries: Iterable[Mapping], experiment: str) -> list[dict]:
-    """One record per run (cube cell) from the simulation chunks' summaries.
-
-    Examples
-    --------
-    >>> s = {"seed": 0, "coords": {"model": "printed"},
-    ...      "runs": [{"variant": "basic", "f_comm": 0.0, "metrics": {"makespan": 5.0}}]}
-    >>> r = records([s], "homogeneous")[0]
-    >>> r["makespan"], r["model"], r["variant"]
-    (5.0, 'printed', 'basic')
-    """
+    """One record per run (cube cell) from the simulation chunks' summaries."""
     out = []
     for s in summaries:
         base = {**s["coords"], "seed": int(s["seed"])}
@@ -52,16 +43,7 @@ def records(summaries: Iterable[Mapping], experiment: str) -> list[dict]:
 
 
 def build(recs: list[dict], experiment: str, attrs: Mapping | None = None):
-    """The cube of one experiment from its records.
-
-    Examples
-    --------
-    >>> recs = [{"model": "printed", "variant": v, "seed": 0, "f_comm": 0.0, "makespan": 1.0,
-    ...          "mean_execution": 1.0, "mean_wait": 0.0, "jobs_killed": 0, "jobs": 1}
-    ...         for v in ("basic", "local")]
-    >>> dict(build(recs, "homogeneous").sizes)
-    {'model': 1, 'variant': 2, 'seed': 1, 'f_comm': 1}
-    """
+    """The cube of one experiment from its records."""
     cube = build_cube(recs, DIMS[experiment], list(METRICS), attrs=attrs,
                       metric_info=METRIC_INFO)
     for dim in DIMS[experiment]:

@@ -46,13 +46,7 @@ F_UNIT = 1e7
 
 
 def variant_label(variant: str) -> str:
-    """The paper's name of a variant.
-
-    Examples
-    --------
-    >>> variant_label("best_effort_local")
-    'best effort local'
-    """
+    """The paper's name of a variant."""
     return VARIANT_LABELS.get(variant, variant)
 
 
@@ -201,18 +195,7 @@ def draw_platforms(descriptions: Sequence[Mapping], out, *, title: str) -> None:
 
 
 def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
-    """Table 1 (multipliers and absolute values) as a frame and Markdown.
-
-    Examples
-    --------
-    >>> pub = {"heterogeneous": {"source": "Table 1", "base": {"switch_bw": 1.25e9,
-    ...        "switch_lat": 0.0, "speed": 286.097e3, "bw": 1.25e9, "lat": 24e-9},
-    ...        "multipliers": {"values": {"c1": {"switch_bw": 2, "switch_lat": 0, "speed": 1,
-    ...        "bw": 1, "lat": 1}}}, "sets": {"values": {"high": ["c1"]}}}}
-    >>> frame, md = table1_markdown(pub)
-    >>> frame["switch_bw"].tolist(), "| c1 | high |" in md
-    ([2500000000.0], True)
-    """
+    """Table 1 (multipliers and absolute values) as a frame and Markdown."""
     frame, het = table1_frame(published), published["heterogeneous"]
     shown = pd.DataFrame({
         "c": frame["cluster"], "set": frame["set"],
@@ -245,13 +228,7 @@ def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
 
 
 def grid_facts(runs: pd.DataFrame) -> dict:
-    """The grid of some runs: seeds (count, first, last), F_comm values (count, largest).
-
-    Examples
-    --------
-    >>> grid_facts(pd.DataFrame({"seed": [0, 0], "f_comm": [0.0, 2e8]}))
-    {'seeds': 1, 'first': 0, 'last': 0, 'f_count': 2, 'f_max': 200000000.0}
-    """
+    """The grid of some runs: seeds (count, first, last), F_comm values (count, largest)."""
     seeds, f = sorted(set(runs["seed"])), sorted(set(runs["f_comm"]))
     return {"seeds": len(seeds), "first": int(seeds[0]), "last": int(seeds[-1]),
             "f_count": len(f), "f_max": float(max(f))}

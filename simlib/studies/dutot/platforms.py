@@ -24,16 +24,6 @@ A platform's description (:func:`describe`) is plain JSON, built while the
 workflow is parsed and passed to the steps as a parameter (a change reruns
 exactly the runs on that platform); each run rebuilds the platform from it
 (:func:`from_description`) and writes its SimGrid file.
-
-Examples
---------
->>> pub = {"homogeneous": {"clusters": 2, "nodes_per_cluster": 2, "switch_bw": 1.25e9,
-...        "switch_lat": 0.0, "bw": 1.25e6, "lat": 2.4e-8, "backbone_bw": 1.25e9,
-...        "backbone_lat": 2.4e-8},
-...        "heterogeneous": {"base": {"speed": 286.097e3}}}
->>> net = homogeneous_platform(pub, {"printed_speed": "table1_base"}, "printed")
->>> net.name, net.nodes, net.clusters[0].speed, net.clusters[1].bw
-('hom-printed', 4, 286097.0, 1250000.0)
 """
 from __future__ import annotations
 
@@ -55,13 +45,6 @@ _VALUES = ("speed", "bw", "lat", "switch_bw", "switch_lat", "backbone_bw", "back
 def homogeneous_values(published: Mapping, grid: Mapping, model: str) -> dict:
     """Node, link, switch and backbone values (flop/s, bytes/s, s) of a homogeneous ``model``
     (``printed`` or ``griffon``) under the grid's ``homogeneous`` block.
-
-    Examples
-    --------
-    >>> g = {"griffon": {"speed": 286.087e3, "bw": 1.25e8, "lat": 24e-6, "switch_bw": 1.25e9,
-    ...                  "switch_lat": 0.0, "backbone_bw": 1.25e9, "backbone_lat": 24e-6}}
-    >>> homogeneous_values({}, g, "griffon")["bw"]
-    125000000.0
     """
     if model == "printed":
         speed = grid["printed_speed"]
@@ -84,17 +67,7 @@ def homogeneous_platform(published: Mapping, grid: Mapping, model: str) -> Netwo
 
 
 def cluster_values(published: Mapping, cluster: str) -> dict:
-    """Absolute values of one Table 1 cluster: the base cluster's times its multipliers.
-
-    Examples
-    --------
-    >>> pub = {"heterogeneous": {"base": {"switch_bw": 1.25e9, "switch_lat": 0.0,
-    ...        "speed": 286.097e3, "bw": 1.25e9, "lat": 24e-9}, "multipliers": {"values": {
-    ...        "c2": {"switch_bw": 4, "switch_lat": 0, "speed": 2.02, "bw": 1, "lat": 1}}}}}
-    >>> v = cluster_values(pub, "c2")
-    >>> v["switch_bw"], round(v["speed"], 2), v["lat"]
-    (5000000000.0, 577915.94, 2.4e-08)
-    """
+    """Absolute values of one Table 1 cluster: the base cluster's times its multipliers."""
     het = published["heterogeneous"]
     try:
         factors = het["multipliers"]["values"][cluster]
@@ -107,14 +80,6 @@ def cluster_values(published: Mapping, cluster: str) -> dict:
 def table1_frame(published: Mapping):
     """Table 1 with absolute values: one row per cluster, columns ``cluster``, ``set`` (the
     sets holding it), the five multipliers (``<field>_factor``) and the five values.
-
-    Examples
-    --------
-    >>> pub = {"heterogeneous": {"base": {"switch_bw": 1.0, "switch_lat": 0.0, "speed": 2.0,
-    ...        "bw": 1.0, "lat": 1.0}, "multipliers": {"values": {"c1": {"switch_bw": 2,
-    ...        "switch_lat": 0, "speed": 3, "bw": 1, "lat": 1}}}, "sets": {"values": {"a": ["c1"]}}}}
-    >>> table1_frame(pub)[["cluster", "set", "speed_factor", "speed"]].values.tolist()
-    [['c1', 'a', 3.0, 6.0]]
     """
     import pandas as pd
 
@@ -127,28 +92,14 @@ def table1_frame(published: Mapping):
 
 
 def ordering_values(published: Mapping, grid: Mapping | None = None) -> dict[str, list[int]]:
-    """Every ordering: the printed ones, replaced or extended by the grid's ``ordering_values``.
-
-    Examples
-    --------
-    >>> pub = {"heterogeneous": {"orderings": {"values": {"o1": [1, 2], "o2": [2, 1]}}}}
-    >>> ordering_values(pub, {"ordering_values": {"o2": [1, 1]}})
-    {'o1': [1, 2], 'o2': [1, 1]}
-    """
+    """Every ordering: the printed ones, replaced or extended by the grid's ``ordering_values``."""
     out = {k: list(v) for k, v in published["heterogeneous"]["orderings"]["values"].items()}
     out.update({k: list(v) for k, v in ((grid or {}).get("ordering_values") or {}).items()})
     return out
 
 
 def ordering_clusters(published: Mapping, set_name: str, ordering: Sequence[int]) -> list[str]:
-    """Table 1 cluster of each cluster position of a platform (node-id order).
-
-    Examples
-    --------
-    >>> pub = {"heterogeneous": {"sets": {"values": {"high": ["c1", "c2", "c3"]}}}}
-    >>> ordering_clusters(pub, "high", [3, 1, 2])
-    ['c3', 'c1', 'c2']
-    """
+    """Table 1 cluster of each cluster position of a platform (node-id order)."""
     try:
         members = published["heterogeneous"]["sets"]["values"][set_name]
     except KeyError:
@@ -161,14 +112,7 @@ def ordering_clusters(published: Mapping, set_name: str, ordering: Sequence[int]
 
 
 def heterogeneous_backbone(published: Mapping, grid: Mapping) -> tuple[float, float]:
-    """``(bw, lat)`` of the heterogeneous platforms' main switch (not printed).
-
-    Examples
-    --------
-    >>> heterogeneous_backbone({"homogeneous": {"backbone_bw": 5.0, "backbone_lat": 0.1}},
-    ...                        {"backbone": "homogeneous"})
-    (5.0, 0.1)
-    """
+    """``(bw, lat)`` of the heterogeneous platforms' main switch (not printed)."""
     bb = grid["backbone"]
     if bb == "homogeneous":
         bb = {"bw": published["homogeneous"]["backbone_bw"],
@@ -195,16 +139,7 @@ def heterogeneous_platform(published: Mapping, grid: Mapping, set_name: str,
 
 
 def describe(net: NetworkPlatform) -> dict:
-    """A platform as plain JSON-able data (:func:`from_description` gives it back).
-
-    Examples
-    --------
-    >>> net = NetworkPlatform.homogeneous(clusters=2, nodes=1, speed=1.0, bw=2.0, lat=0.0,
-    ...                                   switch_bw=3.0, switch_lat=0.0, backbone_bw=4.0,
-    ...                                   backbone_lat=0.5, name="x")
-    >>> from_description(describe(net)) == net
-    True
-    """
+    """A platform as plain JSON-able data (:func:`from_description` gives it back)."""
     return {"name": net.name, "backbone_bw": net.backbone_bw, "backbone_lat": net.backbone_lat,
             "nodes": net.nodes, "first_ids": net.first_ids(),
             "clusters": [dataclasses.asdict(c) for c in net.clusters]}

@@ -42,15 +42,6 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     Columns: ``platform``, ``placement`` (one cluster / two clusters),
     ``compute``, ``private link``, ``cluster switch``, ``main switch``,
     ``bound`` (the largest) and ``binding`` (its resource).
-
-    Examples
-    --------
-    >>> d = {"name": "p", "backbone_bw": 1e9, "backbone_lat": 0.0, "clusters": [
-    ...     {"name": "c", "nodes": 2, "speed": 1e6, "bw": 1e6, "lat": 0.0, "switch_bw": 1e9,
-    ...      "switch_lat": 0.0}] * 2}
-    >>> b = bottlenecks([d], size=2, f_comp=1e6, f_comm=1e6)
-    >>> b[["placement", "compute", "private link", "binding"]].values.tolist()[0]
-    ['one cluster', 1.0, 2.0, 'private link']
     """
     rows = []
     n = int(size)
@@ -95,17 +86,6 @@ def findings(bounds: pd.DataFrame, trends_hom: pd.DataFrame, trends_het: pd.Data
     such a job alone would reach its walltime (``above`` F_w), whether only
     private links bind (``private_only``: placement cannot change a job's
     duration), and the runs with jobs killed.
-
-    Examples
-    --------
-    >>> b = pd.DataFrame({"platform": ["hom-printed"] * 2, "placement": ["one cluster",
-    ...                   "two clusters"], "bound": [2e3, 2e3], "binding": ["private link"] * 2})
-    >>> t = pd.DataFrame({"model": ["printed"], "runs": [4], "runs_with_kills": [2],
-    ...                   "killed_share": [0.1]})
-    >>> het = pd.DataFrame(columns=["grouping", "runs", "runs_with_kills", "killed_share"])
-    >>> f = findings(b, t, het, 1000.0)[0]
-    >>> f["parts"][1], f["above"], f["private_only"], f["kills"], f["share"]
-    ({'placement': 'two clusters', 'binding': 'private link', 'bound': '2e+03'}, True, True, 2, 0.1)
     """
     groups = [(m, bounds[bounds["platform"] == f"hom-{m}"], trends_hom[trends_hom["model"] == m])
               for m in dict.fromkeys(trends_hom["model"])]

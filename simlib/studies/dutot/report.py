@@ -47,16 +47,7 @@ HOLDS, OPPOSITE, NEITHER = "holds", "opposite", "neither"
 
 
 def runs_frame(cube) -> pd.DataFrame:
-    """One row per run (cube cell with a makespan): dims then variables.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"variant": "basic", "f_comm": 0.0, "makespan": 2.0}],
-    ...                ["variant", "f_comm"], ["makespan"])
-    >>> runs_frame(c).to_dict("records")
-    [{'variant': 'basic', 'f_comm': 0.0, 'makespan': 2.0}]
-    """
+    """One row per run (cube cell with a makespan): dims then variables."""
     df = cube.to_dataframe().reset_index()
     return df[np.isfinite(df["makespan"])].reset_index(drop=True)
 
@@ -95,15 +86,6 @@ def trends_frame(runs: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """Per group of runs: ``by``, ``slope`` (s per unit of F_comm), ``intercept``, ``resid_sd``
     (s), ``resid_sd_rel`` (over the ``mean_makespan``), ``runs``, ``runs_with_kills`` and
     ``killed_share`` (killed jobs over jobs simulated).
-
-    Examples
-    --------
-    >>> runs = pd.DataFrame({"variant": ["a"] * 3, "f_comm": [0.0, 1.0, 2.0],
-    ...                      "makespan": [1.0, 2.0, 3.0], "jobs_killed": [0, 0, 3],
-    ...                      "jobs": [10, 10, 10]})
-    >>> r = trends_frame(runs, ["variant"]).iloc[0]
-    >>> round(float(r["slope"]), 9), int(r["runs_with_kills"]), float(r["killed_share"])
-    (1.0, 1, 0.1)
     """
     rows = []
     for key, g in runs.groupby(list(by), sort=False):
@@ -159,16 +141,6 @@ def compare(runs: pd.DataFrame, keys: Sequence[str], better: str, worse: str,
     """Does ``better`` beat ``worse`` (lower makespan) over the pairs? A two-sided exact sign
     test, ties left out (:func:`_outcome`). ``outcome``, ``pairs``, ``wins``, ``losses``,
     ``share`` (of wins), ``p``, ``gain`` (mean of (worse - better) / worse).
-
-    Examples
-    --------
-    >>> runs = pd.DataFrame({"variant": ["a"] * 8 + ["b"] * 8, "seed": list(range(8)) * 2,
-    ...                      "makespan": [1.0] * 8 + [2.0] * 8})
-    >>> c = compare(runs, ["seed"], "a", "b", THRESHOLDS)
-    >>> c["outcome"], c["wins"], round(c["p"], 4), c["gain"]
-    ('holds', 8, 0.0078, 0.5)
-    >>> compare(runs, ["seed"], "b", "a", THRESHOLDS)["outcome"]
-    'opposite'
     """
     x, y = _paired(runs, keys, better, worse)
     n = int(x.size)
@@ -186,17 +158,6 @@ def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
     residual SD is below and a Wilcoxon signed-rank test of the paired absolute residuals has
     p < ``alpha``; opposite the other way round. ``outcome``, ``sd`` and ``sd_other``,
     ``ratio``, ``pairs``, ``p``.
-
-    Examples
-    --------
-    >>> f = [0.0, 1.0, 2.0, 3.0] * 3
-    >>> noisy = [0.0, 3.0, -3.0, 0.0, 3.0, -3.0, 0.0, 3.0, -3.0, 0.0, 3.0, -3.0]
-    >>> runs = pd.DataFrame({"variant": ["s"] * 12 + ["o"] * 12, "seed": list(range(12)) * 2,
-    ...                      "f_comm": f * 2, "makespan": [x + 0.01 * (i % 2) for i, x in
-    ...                      enumerate(f)] + [a + b for a, b in zip(f, noisy)]})
-    >>> s = stability(runs, ["seed"], "s", "o", THRESHOLDS)
-    >>> s["outcome"], s["ratio"] < 0.01
-    ('holds', True)
     """
     res = {}
     for v in (stable, other):
@@ -218,15 +179,6 @@ def stability(runs: pd.DataFrame, keys: Sequence[str], stable: str, other: str,
 def no_effect(means: Mapping[str, float], p: float, thresholds: Mapping) -> dict:
     """Do group means differ by at most ``spread`` of their mean (holds)? Wider with the paired
     test's ``p`` < ``alpha``: opposite (an effect).
-
-    Examples
-    --------
-    >>> no_effect({"o1": 100.0, "o2": 103.0}, 0.001, THRESHOLDS)["outcome"]
-    'holds'
-    >>> no_effect({"o1": 100.0, "o2": 120.0}, 0.001, THRESHOLDS)["outcome"]
-    'opposite'
-    >>> no_effect({"o1": 100.0, "o2": 120.0}, 0.5, THRESHOLDS)["outcome"]
-    'neither'
     """
     values = np.array(list(means.values()), dtype=float)
     spread = float(np.ptp(values) / values.mean()) if values.size else math.nan
@@ -236,14 +188,7 @@ def no_effect(means: Mapping[str, float], p: float, thresholds: Mapping) -> dict
 
 
 def combine(outcomes: Sequence[str]) -> Verdict:
-    """Verdict of a claim from its cases' outcomes.
-
-    Examples
-    --------
-    >>> [combine(o).value for o in (["holds", "holds"], ["opposite"], ["holds", "neither"],
-    ...                              ["neither", "opposite"], [])]
-    ['reproduced', 'contradicted', 'partly reproduced', 'not reproduced', 'not reproduced']
-    """
+    """Verdict of a claim from its cases' outcomes."""
     outcomes = list(outcomes)
     return verdict_from_sign(outcomes.count(HOLDS), outcomes.count(OPPOSITE), len(outcomes))
 
@@ -282,13 +227,7 @@ def _fmt_stability(s: Mapping) -> str:
 
 
 def claim_texts(thresholds: Mapping) -> dict[str, dict[str, str]]:
-    """Each criterion's claim and rule, in words (template ``claims.yaml.j2``).
-
-    Examples
-    --------
-    >>> claim_texts(THRESHOLDS)["no_set_difference"]["criterion"][:37]
-    "per variant: the sets' mean makespans"
-    """
+    """Each criterion's claim and rule, in words (template ``claims.yaml.j2``)."""
     return yaml.safe_load(render(__package__, "claims.yaml.j2", th=thresholds))
 
 

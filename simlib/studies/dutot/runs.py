@@ -41,17 +41,7 @@ METRICS = tuple(METRIC_INFO)
 
 
 def run_metrics(jobs: pd.DataFrame) -> dict:
-    """What one run measures, from its Batsim-style job table.
-
-    Examples
-    --------
-    >>> jobs = pd.DataFrame({"starting_time": [0.0, 5.0], "finish_time": [5.0, 12.0],
-    ...                      "execution_time": [5.0, 7.0], "waiting_time": [0.0, 5.0],
-    ...                      "final_state": ["COMPLETED_SUCCESSFULLY",
-    ...                                      "COMPLETED_WALLTIME_REACHED"]})
-    >>> run_metrics(jobs)
-    {'makespan': 12.0, 'mean_execution': 6.0, 'mean_wait': 2.5, 'jobs_killed': 1, 'jobs': 2}
-    """
+    """What one run measures, from its Batsim-style job table."""
     return {
         "makespan": dutot_makespan(jobs),
         "mean_execution": float(jobs["execution_time"].mean()),

@@ -60,17 +60,6 @@ def eligible_jobs(workload: Workload, *, max_size: int, runtime_min: float,
     ``(pool, counts)``, the pool in the workload's order re-indexed from 0, the counts
     ``jobs_in``, ``too_wide``, ``too_short`` and ``too_long`` (among the narrow enough jobs),
     ``eligible``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from simlib.workload.swf import SWF_FIELDS
-    >>> rows = [[i + 1, 0, -1, rt, sz, -1, -1, sz, 2 * rt, -1, 1] + [-1] * 7
-    ...         for i, (rt, sz) in enumerate([(3600, 16), (3599, 1), (14401, 1), (7200, 17)])]
-    >>> pool, counts = eligible_jobs(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)),
-    ...                              max_size=16, runtime_min=3600, runtime_max=14400)
-    >>> pool.jobs["job_id"].tolist(), counts
-    ([1], {'jobs_in': 4, 'too_wide': 1, 'too_short': 1, 'too_long': 1, 'eligible': 1})
     """
     jobs = workload.jobs
     size, run = jobs["requested_procs"], jobs["run_time"]
@@ -89,14 +78,6 @@ def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
                    order: str = "trace") -> np.ndarray:
     """Positions in the pool of one seed's jobs (module docstring); ValueError when the
     pool holds fewer than ``jobs`` jobs or ``order`` is unknown.
-
-    Examples
-    --------
-    >>> a = pick_positions(100, 5, base_seed=1, seed=0)
-    >>> a.tolist() == sorted(a.tolist()), len(set(a.tolist()))
-    (True, 5)
-    >>> (a == pick_positions(100, 5, base_seed=1, seed=0)).all()
-    np.True_
     """
     if jobs > pool_size:
         raise ValueError(f"the pool holds {pool_size} eligible jobs, fewer than the {jobs} asked")
@@ -108,21 +89,7 @@ def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
 
 def make_workload(pool: Workload, *, jobs: int, base_seed: int, seed: int, order: str,
                   f_w: float) -> Workload:
-    """One seed's workload: picks, release dates 0, walltime ``max(rw_j, ret_j * F_w)``.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from simlib.workload.swf import SWF_FIELDS
-    >>> rows = [[i + 1, 50 * i, 7, 3600 + i, 4, -1, -1, 4, 86400, -1, 1] + [-1] * 7
-    ...         for i in range(10)]
-    >>> w = make_workload(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)), jobs=3,
-    ...                   base_seed=0, seed=1, order="trace", f_w=1000)
-    >>> w.jobs[["submit_time", "wait_time"]].drop_duplicates().values.tolist()
-    [[0, -1]]
-    >>> (w.jobs["requested_time"] == 1000 * w.jobs["run_time"]).all()
-    np.True_
-    """
+    """One seed's workload: picks, release dates 0, walltime ``max(rw_j, ret_j * F_w)``."""
     pos = pick_positions(len(pool.jobs), jobs, base_seed=base_seed, seed=seed, order=order)
     picked = pool.jobs.iloc[pos].reset_index(drop=True).copy()
     walltime = np.maximum(picked["requested_time"].to_numpy(dtype=float),
@@ -142,18 +109,7 @@ def make_workload(pool: Workload, *, jobs: int, base_seed: int, seed: int, order
 
 
 def summarize(workload: Workload) -> dict:
-    """Facts of a workload: jobs, sizes, runtimes, walltimes, total work.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from simlib.workload.swf import SWF_FIELDS
-    >>> w = Workload(pd.DataFrame([[1, 0, -1, 3600, 2, -1, -1, 2, 7200, -1, 1] + [-1] * 7],
-    ...                           columns=SWF_FIELDS))
-    >>> s = summarize(w)
-    >>> s["jobs"], s["work_node_seconds"], s["sizes"]
-    (1, 7200.0, {'2': 1})
-    """
+    """Facts of a workload: jobs, sizes, runtimes, walltimes, total work."""
     j = workload.jobs
     size, run, wall = j["requested_procs"], j["run_time"].astype(float), j["requested_time"]
     return {"jobs": int(len(j)), "job_ids": [int(x) for x in j["job_id"]],
