@@ -61,8 +61,11 @@ def test_allocations_record_shrink_and_expand():
 
 def test_fig2_step_gives_the_papers_numbers(tmp_path):
     fig2 = {"cpus": 10, "jobs": [list(j) for j in FIG2], "malleable_params": MALLEABLE}
-    c = ctx(tmp_path, {"fig2": fig2, "policies": ["fcfs", "easy", "fcfs_malleable"],
-                       "malleable": STUDY_MALLEABLE, "simulation": SIMULATION},
+    variants = {p: {"policy": p, "params": {}} for p in ("fcfs", "easy")}
+    # The toy example's overrides on the study's parameters (Utrera.fig2_variants).
+    variants["fcfs_malleable"] = {"policy": "fcfs_malleable",
+                                  "params": {**STUDY_MALLEABLE, "ov_max": 0.0}}
+    c = ctx(tmp_path, {"fig2": fig2, "variants": variants, "simulation": SIMULATION},
             outputs=("schedules",))
     simulate_fig2(c)
     out = json.loads((tmp_path / "schedules.json").read_text())
@@ -70,7 +73,6 @@ def test_fig2_step_gives_the_papers_numbers(tmp_path):
     got = {p: round(d["metrics"]["mean_response"], 9) for p, d in out["policies"].items()}
     assert got == {"fcfs": round(14 / 3, 9), "easy": round(13 / 3, 9),
                    "fcfs_malleable": round(11 / 3, 9)}
-    # The toy example's overrides win over the study's parameters; the rest is kept.
     assert out["policies"]["fcfs_malleable"]["params"] == {**STUDY_MALLEABLE, "ov_max": 0.0}
     assert out["policies"]["easy"]["params"] == {}
     seg = out["policies"]["fcfs_malleable"]["segments"]
@@ -172,15 +174,16 @@ def test_chunk_runs_every_reading_under_its_label_paired_by_seed(tmp_path, porti
     assert "policy" not in json.loads((tmp_path / "summary.json").read_text())["runs"][0]
 
 
-def test_fig2_readings_step_keeps_the_examples_own_parameters(tmp_path):
+def test_fig2_step_runs_the_readings_with_the_examples_own_parameters(tmp_path):
     fig2 = {"cpus": 10, "jobs": [list(j) for j in FIG2], "malleable_params": MALLEABLE}
     variants = {"fcfs_malleable:ov_comm": {**STUDY_MALLEABLE, "ov_fraction": "communication",
                                            "ov_max": 0.0},
                 "fcfs_malleable:expand_started_shrunk": {**STUDY_MALLEABLE, "ov_max": 0.0,
                                                          "expand_started_shrunk": True}}
+    variants = {k: {"policy": "fcfs_malleable", "params": v} for k, v in variants.items()}
     c = ctx(tmp_path, {"fig2": fig2, "variants": variants, "simulation": SIMULATION},
             outputs=("schedules",))
-    runs.simulate_fig2_readings(c)
+    simulate_fig2(c)
     out = json.loads((tmp_path / "schedules.json").read_text())
     assert set(out["policies"]) == set(variants)
     # OV = 0 under every reading: the OV factor leaves the paper's numbers.

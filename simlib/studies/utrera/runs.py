@@ -3,9 +3,9 @@
 * :func:`simulate_with_allocations` -- a simulation that also records which
   CPUs every job held over time (Fig. 2's Gantt charts);
 * the simulation steps of the study: :func:`simulate_fig2` (the toy
-  example), :func:`simulate_fig2_readings` (the example under every other
-  reading of the time model) and :func:`simulate_chunk` (one point of
-  Table 1, the traces or Sect. 5.1, every seed, optionally every reading).
+  example, under its policies or under every other reading of the time
+  model) and :func:`simulate_chunk` (one point of Table 1, the traces,
+  Sect. 5.1 or a whole workload, every seed, optionally every reading).
 
 What a run measures is in :mod:`simlib.studies.utrera.metrics`.
 """
@@ -26,11 +26,9 @@ from simlib.studies.utrera.transforms import long_jobs, set_long_job_cpu_util, t
 from simlib.workload.prepare import offered_load
 from simlib.workload.swf import read_swf
 
-from . import MALLEABLE
 from .metrics import run_metrics
 
-__all__ = ["simulate_with_allocations", "simulate_fig2", "simulate_fig2_readings",
-           "simulate_chunk"]
+__all__ = ["simulate_with_allocations", "simulate_fig2", "simulate_chunk"]
 
 
 class _AllocationLog:
@@ -114,70 +112,37 @@ def simulate_with_allocations(workload, policy: str, *, cpus: int,
 # the simulation steps
 # --------------------------------------------------------------------------
 def simulate_fig2(ctx) -> None:
-    """Step ``utrera_fig2``: the toy example of Fig. 2 under each policy.
+    """Step ``utrera_fig2``: the toy example of Fig. 2 under each of ``params.variants``.
 
-    Runs the hand-made jobs (``params.fig2``) under each of
-    ``params.policies``, recording every job's CPU set over time (the
-    Gantt charts) and the example's metrics (:func:`run_metrics`).
-    fcfs_malleable runs with the study's parameters overridden by
-    ``fig2.malleable_params`` (the paper's footnote: no overhead). Output
-    ``schedules``: one JSON with, per policy, its parameters, metrics and
+    ``variants``: label -> ``policy`` and ``params`` (wildcard ``runs``
+    "schedules": each policy of ``fig2.policies``; "readings": fcfs_malleable
+    under every other reading, see :meth:`Utrera.fig2_variants
+    <simlib.studies.utrera.Utrera.fig2_variants>`). Runs the hand-made jobs
+    (``params.fig2``), recording every job's CPU set over time (the Gantt
+    charts) and the example's metrics (:func:`run_metrics`). Output
+    ``schedules``: one JSON with, per label, its parameters, metrics and
     segments (:func:`simulate_with_allocations`).
-
-    Parameters
-    ----------
-    ctx : simlib.studies.StepContext
     """
     p = ctx.params
-    fig2 = p["fig2"]
+    fig2, sim = p["fig2"], p["simulation"]
     wl = toy_workload(fig2["jobs"], name="paper U Fig. 2")
     out = {"cpus": fig2["cpus"], "jobs": fig2["jobs"], "policies": {}}
-    for policy in p["policies"]:
-        params = ({**p["malleable"], **(fig2.get("malleable_params") or {})}
-                  if policy == MALLEABLE else {})
-        out["policies"][policy] = _fig2_run(wl, fig2, policy, params, p["simulation"], ctx.log,
-                                            policy)
-    write_json(out, ctx.output.schedules)
-
-
-def _fig2_run(wl, fig2, policy, params, simulation, log, label) -> dict:
-    """One policy on Fig. 2's example: its parameters, metrics and segments (Gantt)."""
-    res, seg = simulate_with_allocations(wl, policy, cpus=fig2["cpus"], policy_params=params,
-                                         overrun=simulation["overrun"], workload_name="fig2")
-    metrics = run_metrics(res, tau=simulation["tau"])
-    log.info("%s: %s", label, {k: metrics[k] for k in
-                               ("mean_response", "utrera_slowdown", "utrera_fragmentation")})
-    # JSON has no tuples.
-    return {"params": dict(params), "metrics": metrics,
+    for label, v in p["variants"].items():
+        res, seg = simulate_with_allocations(wl, v["policy"], cpus=fig2["cpus"],
+                                             policy_params=v["params"], overrun=sim["overrun"],
+                                             workload_name="fig2")
+        metrics = run_metrics(res, tau=sim["tau"])
+        ctx.log.info("%s: %s", label, {k: metrics[k] for k in
+                                       ("mean_response", "utrera_slowdown", "utrera_fragmentation")})
+        # JSON has no tuples.
+        out["policies"][label] = {
+            "params": dict(v["params"]), "metrics": metrics,
             "segments": [{**r, "cpu_ids": list(r["cpu_ids"])} for r in seg.to_dict("records")]}
-
-
-def simulate_fig2_readings(ctx) -> None:
-    """Step ``utrera_fig2_readings``: the toy example's fcfs_malleable under every reading.
-
-    ``params.variants``: policy label (``fcfs_malleable:<reading>``) ->
-    parameters (the reading's, then ``fig2.malleable_params``: see
-    :meth:`Utrera.fig2_reading_params
-    <simlib.studies.utrera.Utrera.fig2_reading_params>`). Output
-    ``schedules``: the JSON of :func:`simulate_fig2` (``policies`` keyed by
-    label, each with its parameters, metrics and segments).
-
-    Parameters
-    ----------
-    ctx : simlib.studies.StepContext
-    """
-    p = ctx.params
-    fig2 = p["fig2"]
-    wl = toy_workload(fig2["jobs"], name="paper U Fig. 2")
-    out = {"cpus": fig2["cpus"], "jobs": fig2["jobs"], "policies": {}}
-    for label, params in p["variants"].items():
-        out["policies"][label] = _fig2_run(wl, fig2, MALLEABLE, params, p["simulation"], ctx.log,
-                                           label)
     write_json(out, ctx.output.schedules)
 
 
 def simulate_chunk(ctx) -> None:
-    """Steps ``utrera_simulate_{table1,traces,long_util}``: one point, every seed.
+    """Steps ``utrera_simulate_{table1,traces,long_util,whole_workloads}``: one point, every seed.
 
     ``params.kind`` says what a run is:
 
@@ -199,10 +164,6 @@ def simulate_chunk(ctx) -> None:
     ``summary`` (one record per run: coordinates, seed, metrics of
     :func:`run_metrics` and the offered load), and ``jobs`` (Batsim
     columns) / ``timeline`` of the first run.
-
-    Parameters
-    ----------
-    ctx : simlib.studies.StepContext
     """
     p = ctx.params
     seeds = list(p["seeds"])

@@ -1,4 +1,4 @@
-"""Tests of simlib.studies.utrera: the study's config, checks, steps and artifacts."""
+"""Tests of simlib.studies.utrera.study: the study's config, checks, steps and artifacts."""
 import copy
 import re
 from pathlib import Path
@@ -12,19 +12,18 @@ import yaml
 from simlib.codedeps import import_closure
 from simlib.errors import ConfigError
 from simlib.studies import Study, study_class
-from simlib.studies.utrera import Utrera
+from simlib.studies.utrera.study import Utrera
 
 REPO = Path(__file__).resolve().parents[1]
 SIMLIB = REPO / "simlib"
 
 #: The rules paper U had before it was a study: names are kept (profiles,
 #: tests and users' --until targets name them).
+#: The other readings of the time model off the traces (reading x claim matrix) are
+#: a wildcard value of utrera_fig2, utrera_simulate_table1 and utrera_simulate_long_util.
 RULES = ["utrera_prepare_trace", "utrera_prepare_portion", "utrera_table1_workloads",
          "utrera_fig2", "utrera_simulate_table1", "utrera_simulate_traces",
-         "utrera_simulate_long_util", "utrera_simulate_whole_workloads",
-         # The other readings of the time model off the traces (reading x claim matrix).
-         "utrera_fig2_readings", "utrera_simulate_table1_readings",
-         "utrera_simulate_long_util_readings", "utrera_aggregate",
+         "utrera_simulate_long_util", "utrera_simulate_whole_workloads", "utrera_aggregate",
          "utrera_figures_fig2", "utrera_figures_table1", "utrera_figures_traces",
          "utrera_figures_long_util", "utrera_figures_whole_workloads", "utrera_claims",
          "utrera_readme"]
@@ -135,8 +134,8 @@ def test_steps_keep_the_rule_names_and_stages():
     assert list(steps) == RULES
     assert steps["utrera_prepare_trace"].group == "traces"  # as the Slurm profiles had it
     assert steps["utrera_prepare_portion"].group == "traces"
-    assert {steps[n].group for n in RULES[2:11]} == {"sweep"}
-    assert {steps[n].group for n in RULES[11:]} == {"summary"}
+    assert {steps[n].group for n in RULES[2:8]} == {"sweep"}
+    assert {steps[n].group for n in RULES[8:]} == {"summary"}
     assert steps["utrera_readme"].stage == "report"
 
 
@@ -263,8 +262,8 @@ def test_artifacts_are_exactly_the_reported_outputs():
 
 
 def closure(step):
-    roots = [c.__module__ for c in Utrera.__mro__ if issubclass(c, Study)]
-    return {str(Path(f).relative_to(SIMLIB)) for f in import_closure(step.code, shallow=roots)}
+    modules, shallow = step.code_modules()
+    return {str(Path(f).relative_to(SIMLIB)) for f in import_closure(modules, shallow=shallow)}
 
 
 def test_code_inputs_follow_what_each_step_imports():
@@ -304,7 +303,7 @@ def test_reading_factors_give_every_combination_but_the_main_one():
     assert variants["reading-ov_zero__expand_blocked"]["label"] == \
         "fcfs_malleable:ov_zero__expand_blocked"
     assert variants["reading-ov_zero__expand_blocked"]["params"]["expand_when_blocked"] is True
-    assert set(u.single_readings()) < set(u.readings())
+    assert set(u.spec["readings"]) < set(u.readings())
 
 
 # ------------------------------------------------- Sect. 5.1's own portion
@@ -313,7 +312,7 @@ def test_long_util_portion_per_scale_and_its_step():
     assert u.long_util_portion() == {"machine_procs": 128, "first_job": "densest", "n_jobs": 1000,
                                      "config_key": "studies.utrera.long_util.portion"}
     assert u.long_util_portion("default")["n_jobs"] == 10000
-    assert u.min_long_jobs() == 20
+    assert u.spec["long_util"]["min_long_jobs"] == 20  # the schema's default
     prep = u.step("utrera_prepare_portion")
     w = wildcards(use="long_util", trace="SDSC-SP2")
     assert prep.input(w) == {"raw": "data/traces/raw/SDSC-SP2.swf.gz"}
@@ -382,7 +381,8 @@ def test_whole_workloads_run_only_at_their_scales():
     assert sim.input(w) == {"swf": "data/traces/utrera/whole_workloads/SDSC-BLUE.full.swf.gz"}
     p = sim.params(w)
     assert (p["cpus"], p["seeded"], p["seeds"], p["coords"]) == (
-        1152, True, list(range(30)), {"trace": "SDSC-BLUE", "policy": "fcfs_malleable"})
+        1152, True, list(range(30)), {"trace": "SDSC-BLUE"})
+    assert p["policy"] == "fcfs_malleable"
     assert full.step("utrera_prepare_portion").params(
         SimpleNamespace(scale="full", use="whole_workloads", trace="SDSC-SP2"))["portion"] == {
         "machine_procs": 128, "first_job": 0, "n_jobs": 45000,
@@ -423,36 +423,47 @@ def test_table1_long_util_and_fig2_plan_a_run_per_reading():
     v = u.trace_variants()
     assert {x["label"]: x["params"] for k, x in v.items() if k.startswith("reading-")} == labels
     agg = u.step("utrera_aggregate")
-    # Table 1: one chunk per load runs every reading on the main fit's workloads.
-    t1 = u.step("utrera_simulate_table1_readings")
-    w = wildcards(fit="sizes", load="0.5")
+    # Table 1: one chunk per load runs every reading on the main fit's workloads: a value
+    # of the step's policy wildcard, not a step of its own.
+    t1 = u.step("utrera_simulate_table1")
+    w = wildcards(fit="sizes", load="0.5", policy="readings")
     assert t1.output["summary"] == \
-        "results/runs/utrera/{scale}/table1/{fit}/readings/load{load}/summary.json"
-    assert t1.wildcard_constraints["fit"] == "sizes"
-    assert t1.input(w) == u.step("utrera_simulate_table1").input(
-        wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))  # the same workloads
+        "results/runs/utrera/{scale}/table1/{fit}/{policy}/load{load}/summary.json"
+    assert t1.wildcard_constraints["policy"] == "easy|fcfs_malleable|readings"
+    assert t1.input(w) == t1.input(wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))
     p = t1.params(w)
-    main = u.step("utrera_simulate_table1").params(
-        wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))
+    main = t1.params(wildcards(fit="sizes", load="0.5", policy="fcfs_malleable"))
     assert p["variants"] == labels and p["seeded"] and p["policy"] == "fcfs_malleable"
+    assert "variants" not in main and t1.policies(w) == ["fcfs_malleable"]
     assert (p["seeds"], p["coords"], p["cpus"]) == (main["seeds"], main["coords"], main["cpus"])
+    # Batched, one job per policy; the readings on the main fit only.
+    assert {k: [(e["policy"], e["fit"]) for e in v] for k, v in t1.batch.items()}["readings"] == [
+        ("readings", "sizes")] * 4
     # Sect. 5.1: one chunk per point, every reading, the main runs' portion and seeds.
-    lu = u.step("utrera_simulate_long_util_readings")
-    w = wildcards(util="0.9")
-    assert lu.input(w) == u.step("utrera_simulate_long_util").input(
-        wildcards(util="0.9", policy="fcfs_malleable"))
+    lu = u.step("utrera_simulate_long_util")
+    w = wildcards(util="0.9", policy="readings")
+    assert lu.input(w) == lu.input(wildcards(util="0.9", policy="fcfs_malleable"))
     p = lu.params(w)
     assert p["variants"] == labels and p["coords"] == {"long_util": 0.9}
     assert p["seeds"] == u.seeds("ov") and p["kind"] == "long_util"
+    # Their runs are long: one job per point, batched or not.
+    assert [k for k in lu.batch if k.startswith("readings")] == [
+        "readings_0.6", "readings_0.9", "readings_1.0"]
     summ = agg.input(wildcards(part="long_util"))["summaries"]
     assert summ[-3:] == [f"results/runs/utrera/smoke/long_util/readings/util{x}/summary.json"
                          for x in ("0.6", "0.9", "1.0")]
     # Fig. 2: one job runs the example under every reading, its footnote (OV = 0) on top.
-    f2 = u.step("utrera_fig2_readings")
-    assert f2.output["schedules"] == "results/runs/utrera/{scale}/fig2/readings.json"
-    assert set(f2.params["variants"]) == set(labels)
-    assert {x["ov_max"] for x in f2.params["variants"].values()} == {0.0}
-    assert f2.params["variants"]["fcfs_malleable:expand_blocked"]["expand_when_blocked"] is True
+    f2 = u.step("utrera_fig2")
+    assert f2.output["schedules"] == "results/runs/utrera/{scale}/fig2/{runs}.json"
+    variants = f2.params(wildcards(runs="readings"))["variants"]
+    assert set(variants) == set(labels) and f2.policies(wildcards(runs="readings")) == [
+        "fcfs_malleable"]
+    assert {x["params"]["ov_max"] for x in variants.values()} == {0.0}
+    assert variants["fcfs_malleable:expand_blocked"]["params"]["expand_when_blocked"] is True
+    # The main runs: each policy of fig2.policies, fcfs_malleable with the example's overrides.
+    main = f2.params(wildcards(runs="schedules"))["variants"]
+    assert list(main) == ["fcfs", "easy", "fcfs_malleable"] and main["easy"]["params"] == {}
+    assert main["fcfs_malleable"]["params"] == {**u.policy("fcfs_malleable"), "ov_max": 0.0}
     assert agg.input(wildcards(part="fig2"))["summaries"] == [
         "results/runs/utrera/smoke/fig2/schedules.json",
         "results/runs/utrera/smoke/fig2/readings.json"]
