@@ -117,17 +117,15 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     assert "utrera_simulate_whole_workloads" not in stats
     assert stats["utrera_simulate_traces"] == 3 * (2 + 3 + 3 + 11)
     # policy x load x fit (the main 'sizes' and the alternative 'runtimes'),
-    # seeds inside.
-    assert stats["utrera_simulate_table1"] == 2 * 4 * 2
+    # seeds inside; and every other reading (3 named + 11 combinations) on
+    # the main fit (policy 'readings': one job per load, the readings inside).
+    assert stats["utrera_simulate_table1"] == 2 * 4 * 2 + 4
     assert stats["utrera_table1_workloads"] == 3 * 2  # one per Lublin seed and fit at smoke
     assert stats["lublin_workload"] == 3 + 1          # + the validation workload
-    assert stats["utrera_simulate_long_util"] == 2 * 3
-    # Every other reading (3 named + 11 combinations) also runs on Table 1's
-    # main fit, Sect. 5.1's points and Fig. 2's example: one job per point,
-    # the readings inside.
-    assert stats["utrera_simulate_table1_readings"] == 4
-    assert stats["utrera_simulate_long_util_readings"] == 3
-    assert stats["utrera_fig2_readings"] == 1
+    # The readings also run on Sect. 5.1's points and Fig. 2's example: one
+    # job per point, the readings inside.
+    assert stats["utrera_simulate_long_util"] == 3 * 3
+    assert stats["utrera_fig2"] == 2
     assert stats["utrera_aggregate"] == 4
     assert stats["utrera_readme"] == stats["lublin_validation"] == 1
     # Batched, as the smoke scale runs by default: one job per policy (or
@@ -139,9 +137,11 @@ def test_dry_run_of_smoke_scale_plans_the_whole_grid(tmp_path):
     # orders and readings).
     assert batched["utrera_simulate_traces_easy"] == 1
     assert batched["utrera_simulate_traces_fcfs_malleable"] == 1
-    assert batched["utrera_simulate_table1"] == batched["utrera_simulate_long_util"] == 2
-    assert batched["utrera_table1_workloads"] == batched["utrera_simulate_table1_readings"] == 1
-    assert batched["utrera_simulate_long_util_readings"] == 1
+    for policy in ("easy", "fcfs_malleable", "readings"):
+        assert batched[f"utrera_simulate_table1_{policy}"] == 1
+    assert batched["utrera_simulate_long_util_easy"] == 1
+    assert batched["utrera_simulate_long_util_fcfs_malleable"] == 1
+    assert batched["utrera_table1_workloads"] == batched["utrera_simulate_long_util_readings_0_6"] == 1
     # One job per trace rescales it to every load.
     assert "scale_load" not in batched
     assert batched["scale_load_SDSC_SP2"] == batched["scale_load_CTC_SP2"] == 1

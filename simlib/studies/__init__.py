@@ -12,7 +12,7 @@ key        what                                         class (``config/grids/*.
 baseline   FCFS / EASY / conservative on real traces    :class:`.baseline.Baseline`
 kumar      paper K, Section V and every K artifact      :class:`.kumar.study.Kumar`
 kumar_fig1 paper K's Fig. 1 trace sweep (EASY vs LOS)   :class:`.kumar.fig1.KumarFig1`
-utrera     paper U: FCFS-malleable vs EASY (every part) :class:`.utrera.Utrera`
+utrera     paper U: FCFS-malleable vs EASY (every part) :class:`.utrera.study.Utrera`
 dutot      paper D: contiguity and locality, SimGrid    :class:`.dutot.Dutot`
 zeng       paper Z: Scojo-PECT on multi-core nodes      :class:`.zeng.Zeng`
 ========== ============================================ ==================================
@@ -34,7 +34,7 @@ from .base import (
 #: The study classes by name, imported on first use (module ``__getattr__``):
 #: ``import simlib.studies`` stays cheap for a pipeline job, which loads one.
 _CLASSES = {"Baseline": ".baseline", "Dutot": ".dutot", "KumarFig1": ".kumar.fig1",
-            "Kumar": ".kumar.study", "TraceSweep": ".trace_sweep", "Utrera": ".utrera",
+            "Kumar": ".kumar.study", "TraceSweep": ".trace_sweep", "Utrera": ".utrera.study",
             "Zeng": ".zeng"}
 
 
