@@ -180,7 +180,8 @@ def test_long_util_step_states_the_long_jobs(tmp_path):
     # The portion's columns, read by the claim: too few long jobs, not testable here.
     assert (csv[["first_job", "last_job", "long_jobs", "min_long_jobs"]].drop_duplicates()
             .values.tolist()) == [[27298, 28297, 4, 20]]
-    from simlib.studies.utrera.report import load_published, long_util_threshold
+    from simlib.studies.utrera.claims import long_util_threshold
+    from simlib.studies.utrera.published import load_published
     claim = long_util_threshold(load_published(PUBLISHED), csv)
     assert claim.verdict.value == "not testable here"
     assert claim.ours.startswith("portion: SDSC-SP2 jobs 27298-28297, 4 long jobs (minimum 20); ")

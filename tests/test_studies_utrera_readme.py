@@ -88,7 +88,7 @@ def test_scale_lines_say_what_each_scale_runs():
 def test_matrix_judges_every_claim_per_reading_but_the_orders(tmp_path):
     import pandas as pd
     from simlib.claims import Claim, read_claims, write_claims
-    from simlib.studies.utrera import report as R
+    from simlib.studies.utrera import claims as R
     path = tmp_path / "claims.csv"
     write_claims([Claim("U", "Fig. 2: nine numbers", "", "", "", "", "reproduced",
                         figure="fig2_numbers.md"),

@@ -269,15 +269,15 @@ def closure(step):
 def test_code_inputs_follow_what_each_step_imports():
     steps = {s.name: s for s in study().steps()}
     figures = closure(steps["utrera_figures_traces"])
-    assert {"studies/utrera/figures.py", "studies/utrera/plots.py", "studies/utrera/report.py",
-            "studies/utrera/metrics.py"} <= figures
+    assert {"studies/utrera/figures.py", "studies/utrera/plots.py", "studies/utrera/tables.py",
+            "studies/utrera/claims.py", "studies/utrera/metrics.py"} <= figures
     # Drawing a figure does not depend on the engine, nor the simulations on a figure.
     assert not any(f.startswith("engine/") for f in figures)
     sims = closure(steps["utrera_simulate_traces"])
     assert {"engine/simulator.py", "runner.py", "studies/utrera/runs.py",
             "studies/utrera/transforms.py"} <= sims
     assert "studies/utrera/plots.py" not in sims and not any(f.startswith("figures/") for f in sims)
-    assert "studies/utrera/report.py" not in sims
+    assert "studies/utrera/claims.py" not in sims and "studies/utrera/study.py" not in sims
     prepare = closure(steps["utrera_prepare_trace"])
     assert "workload/prepare.py" in prepare
     assert not any(f.startswith("engine/") for f in prepare)
@@ -285,7 +285,7 @@ def test_code_inputs_follow_what_each_step_imports():
     assert "cube.py" in cube and "studies/utrera/runs.py" not in cube
     # The claims depend on their criteria, the claims files and the one renderer, not on drawing.
     claims = closure(steps["utrera_claims"])
-    assert {"studies/utrera/report.py", "claims.py", "markdown.py"} <= claims
+    assert {"studies/utrera/claims.py", "claims.py", "markdown.py"} <= claims
     assert not any(f.startswith(("figures/", "engine/")) for f in claims)
     assert "claims.py" not in sims and "markdown.py" not in sims
 

@@ -15,7 +15,7 @@ One function per step, each given a :class:`~simlib.studies.StepContext`:
 
 Tables are written as CSV (long format, read back by the README step) and
 Markdown (for people). The numbers come from
-:mod:`simlib.studies.utrera.report`, the drawings from
+:mod:`simlib.studies.utrera.tables`, the drawings from
 :mod:`simlib.studies.utrera.plots`.
 """
 from __future__ import annotations
@@ -32,8 +32,10 @@ from simlib.io import write_csv, write_text
 from simlib.studies.utrera import plots as F
 
 from . import EASY, MALLEABLE
-from . import report as R
+from . import tables as T
+from .claims import JOB_CLASSES, claims
 from .metrics import busiest_window, waiting_cpus
+from .published import load_published
 
 __all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces", "long_util",
            "long_util_portion", "whole_workloads"]
@@ -130,7 +132,7 @@ def fig2(ctx) -> None:
     ``scale`` and ``policies`` (panel order); outputs ``png``, ``csv`` and
     ``md`` (the main reading), ``readings_csv`` (:func:`fig2_readings_table`).
     """
-    pub = R.load_published(ctx.input.published)
+    pub = load_published(ctx.input.published)
     sched = json.loads(Path(ctx.input.schedules).read_text())
     F.plot_fig2(sched, pub["fig2"], ctx.output.png, scale_label=ctx.params["scale"],
                 policies=ctx.params["policies"])
@@ -215,9 +217,9 @@ def _table1_md(t1: pd.DataFrame) -> str:
 
 
 def _table1_rows(cube, pub, fit: str) -> pd.DataFrame:
-    """:func:`R.table1_frame <simlib.studies.utrera.report.table1_frame>` with columns
+    """:func:`T.table1_frame <simlib.studies.utrera.tables.table1_frame>` with columns
     ``fit`` and ``main`` (the main fit's rows first)."""
-    t1 = R.table1_frame(cube, pub)
+    t1 = T.table1_frame(cube, pub)
     if "fit" not in t1:  # a cube of one fit
         t1.insert(0, "fit", fit)
     t1.insert(1, "main", t1["fit"] == fit)
@@ -238,7 +240,7 @@ def table1(ctx) -> None:
     and the main reading), read by the reading x claim matrix.
     """
     p = ctx.params
-    pub = R.load_published(ctx.input.published)
+    pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
     # The main reading's table; the other readings (main fit only) go to readings_csv.
@@ -298,7 +300,7 @@ def _table2(ctx, tf: pd.DataFrame, pub) -> None:
     """Table 2: the trace portions, ours beside the paper's."""
     p, out = ctx.params, ctx.output
     infos = {t: json.loads(Path(f).read_text()) for t, f in zip(p["traces"], ctx.input.infos)}
-    t2 = R.table2_frame(infos, tf, pub)
+    t2 = T.table2_frame(infos, tf, pub)
     _write_csv(t2, out.table2_csv, index=True)
     rows = list(t2.itertuples())
     md2 = pd.DataFrame({
@@ -378,7 +380,7 @@ def _headline(ctx, cube, pub) -> None:
     """The headline gains, under the main reading of the time model and the others."""
     p, out = ctx.params, ctx.output
     # The main reading, then every other reading of the time model.
-    gains = pd.concat([R.gains_frame(cube, new=label) for label in p["readings"].values()],
+    gains = pd.concat([T.gains_frame(cube, new=label) for label in p["readings"].values()],
                       ignore_index=True)
     _write_csv(gains, out.gains_csv)
     hv = pub["headline"]["values"]
@@ -405,8 +407,8 @@ def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
     """Sect. 5.1's breakdown: average slowdown per runtime x size class, trace and policy."""
     out = ctx.output
     jc = pub.get("job_classes") or {}
-    rows = tf[tf["policy"].isin(POLICIES) & tf["metric"].isin(list(R.JOB_CLASSES))].copy()
-    rows.insert(2, "class", rows["metric"].map(lambda m: R.JOB_CLASSES[m][0]))
+    rows = tf[tf["policy"].isin(POLICIES) & tf["metric"].isin(list(JOB_CLASSES))].copy()
+    rows.insert(2, "class", rows["metric"].map(lambda m: JOB_CLASSES[m][0]))
     _write_csv(rows, out.classes_csv)
     wide = rows.assign(value=[pm(m, h) for m, h in zip(rows["mean"], rows["ci95"])]).pivot_table(
         index=["trace", "class"], columns="policy", values="value", aggfunc="first").reset_index()
@@ -422,7 +424,7 @@ def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
     """The candidate-order ablation and the time-model readings."""
     p, out = ctx.params, ctx.output
     F.plot_orders(tf, p["orders"], out.orders, scale_label=p["scale"], n_seeds=n_seeds)
-    _write_csv(R.orders_frame(cube, p["orders"]), out.orders_csv)
+    _write_csv(T.orders_frame(cube, p["orders"]), out.orders_csv)
     shown = p.get("plotted_readings") or list(p["readings"])
     F.plot_readings(tf, {k: v for k, v in p["readings"].items() if k in shown}, out.readings,
                     scale_label=p["scale"], n_seeds=n_seeds)
@@ -464,10 +466,10 @@ def traces(ctx) -> None:
     the main reading first), ``reading_params``, ``fig1`` and
     ``fig1_cpus``.
     """
-    pub = R.load_published(ctx.input.published)
+    pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
-    tf = R.traces_frame(cube)
+    tf = T.traces_frame(cube)
     _fig3(ctx, tf, n_seeds)
     _table2(ctx, tf, pub)
     _table3_fragmentation(ctx, tf, pub, n_seeds)
@@ -501,23 +503,23 @@ def long_util(ctx) -> None:
 
     Inputs ``cube`` (long_util), ``info`` (the record of Sect. 5.1's
     portion) and ``published``; parameters ``scale``, ``trace``, ``mode``
-    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`R.long_util_frame
-    <simlib.studies.utrera.report.long_util_frame>` with the portion's
+    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`T.long_util_frame
+    <simlib.studies.utrera.tables.long_util_frame>` with the portion's
     columns, :func:`long_util_portion`, read by the claim), ``md``, all of
     the main reading, and ``readings_csv`` (the same table with every
     reading's rows, read by the reading x claim matrix).
     """
     p = ctx.params
-    pub = R.load_published(ctx.input.published)
+    pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
     info = json.loads(Path(ctx.input.info).read_text())
     where = long_util_portion(info, p["min_long_jobs"])
     # The main reading; every reading (labels fcfs_malleable:<reading>) in readings_csv.
-    lu = R.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
+    lu = T.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
     _write_csv(lu, ctx.output.csv)
     others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
-    every = R.long_util_frame(cube.sel(policy=[*POLICIES, *others])).assign(**where)
+    every = T.long_util_frame(cube.sel(policy=[*POLICIES, *others])).assign(**where)
     _write_csv(every if others else every.iloc[0:0], ctx.output.readings_csv)
     n_long = where["long_jobs"]
     own = info["portion"].get("long_cpu_util_mean")
@@ -572,8 +574,8 @@ def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
                 portion_specs: dict) -> pd.DataFrame:
     """One row per (trace, metric, policy): whole workload, portion and paper.
 
-    ``whole`` and ``portions`` are :func:`R.traces_frame
-    <simlib.studies.utrera.report.traces_frame>` of the two cubes;
+    ``whole`` and ``portions`` are :func:`T.traces_frame
+    <simlib.studies.utrera.tables.traces_frame>` of the two cubes;
     ``infos`` the whole workloads' records, ``portion_specs`` Fig. 3's
     portions (``first_job``, ``n_jobs``), by trace.
     """
@@ -604,16 +606,16 @@ def whole_workloads(ctx) -> None:
     and ``published``; parameters ``scale``, ``traces`` and ``portions``
     (Fig. 3's, by trace). Outputs ``csv`` (:func:`whole_frame`) and ``md``:
     the numbers side by side, and the verdicts of the claims on the traces
-    (:func:`simlib.studies.utrera.report.claims`) on the portions and on the
+    (:func:`simlib.studies.utrera.tables.claims`) on the portions and on the
     whole workloads.
     """
     p = ctx.params
-    pub = R.load_published(ctx.input.published)
+    pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
-    whole = R.traces_frame(cube)
+    whole = T.traces_frame(cube)
     traces = list(p["traces"])
-    portions = R.traces_frame(read_cube(ctx.input.portions_cube))
+    portions = T.traces_frame(read_cube(ctx.input.portions_cube))
     portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
     infos = {t: json.loads(Path(f).read_text()) for t, f in zip(traces, ctx.input.infos)}
     wf = whole_frame(whole, portions, pub, infos, p["portions"])
@@ -634,8 +636,8 @@ def whole_workloads(ctx) -> None:
         f"(paper: {pub['table2']['values'].get(t, {}).get('jobs', '?')})"
         for t, i in infos.items())
     # The claims on the traces under both readings of the "Jobs" column.
-    on = {"portions": R.claims(published=pub, traces=portions),
-          "whole workloads": R.claims(published=pub, traces=whole)}
+    on = {"portions": claims(published=pub, traces=portions),
+          "whole workloads": claims(published=pub, traces=whole)}
     verdicts = pd.DataFrame({
         "claim": [c.claim for c in on["portions"]],
         **{f"verdict on the {k}": [c.verdict.value for c in v] for k, v in on.items()},

@@ -1,7 +1,7 @@
 """Figures and tables of paper U (Utrera et al., FCFS-malleable).
 
 One function per artifact of ``paper_figures/utrera/``; the data come from the
-study's cubes through the table builders of :mod:`simlib.studies.utrera.report`.
+study's cubes through the table builders of :mod:`simlib.studies.utrera.tables`.
 Every figure prints the scale and the number of seeds that produced it,
 and shows the paper's numbers beside ours where the paper printed any
 (labelled "paper").
@@ -220,7 +220,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     row: the gain of FCFS-malleable over EASY in percent, which depends
     less on the absolute runtimes (ours are not the paper's jobs).
 
-    ``t1`` is :func:`simlib.studies.utrera.report.table1_frame` with published
+    ``t1`` is :func:`simlib.studies.utrera.tables.table1_frame` with published
     columns.
 
     Examples
@@ -311,7 +311,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     checked in the README. Logarithmic y axes, since the policies differ by
     orders of magnitude on some traces.
 
-    ``traces`` is :func:`simlib.studies.utrera.report.traces_frame`.
+    ``traces`` is :func:`simlib.studies.utrera.tables.traces_frame`.
 
     Examples
     --------
@@ -461,7 +461,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
                    threshold: float | None = 0.9, note: str | None = None) -> Path:
     """Sect. 5.1: average slowdown and response against long jobs' CPU utilization.
 
-    ``lu`` is :func:`simlib.studies.utrera.report.long_util_frame`; the paper's
+    ``lu`` is :func:`simlib.studies.utrera.tables.long_util_frame`; the paper's
     threshold (FCFS-malleable wins below it) is drawn as a vertical line.
 
     Examples

@@ -38,7 +38,7 @@ class Utrera(Study):
     section = "utrera"
     title = "Utrera et al. (utrera): FCFS-malleable"
     schema = "utrera.schema.json"
-    published_loader = ".report"
+    published_loader = ".published"
 
     # ------------------------------------------------------------ config
     def seeds(self, kind: str, scale: str | None = None) -> list[int]:
@@ -530,15 +530,16 @@ class Utrera(Study):
             report={"cube": "cube"},
             run=deferred(f"{_PACKAGE}.cubes", "aggregate", study=self.key, repo=self.repo))
 
-    def _figure(self, name, message, input, params, report=("png", "md"), **files) -> Step:
+    def _figure(self, name, message, input, params, report=("png", "md"), templates=(),
+                **files) -> Step:
         """A step of :mod:`.figures` (function ``name``) writing ``files`` into :data:`OUT`,
-        from ``input`` and the published numbers; it renders ``<md file>.j2``."""
+        from ``input`` and the published numbers."""
         return Step(
             f"utrera_figures_{name}", stage="figures", message=message,
             input={**input, "published": self.published_path},
             output={k: f"{OUT}/{f}" for k, f in files.items()},
             params={"scale": self.scale, **params},
-            report={n: "utrera" for n in report},
+            report={n: "utrera" for n in report}, templates=templates,
             run=f"{_FIGURES}:{name}")
 
     def figure_steps(self) -> list[Step]:
@@ -607,7 +608,7 @@ class Utrera(Study):
                  "portions_cube": f"results/utrera_traces.{scale}.nc",
                  "infos": [f"data/traces/utrera/{WHOLE}/{t}.{scale}.json" for t in whole]},
                 {"traces": list(whole), "portions": {t: self.portion(t) for t in whole}},
-                ("md",) if whole else (), csv=f"{WHOLE}.csv", md=f"{WHOLE}.md"),
+                ("md",) if whole else (), ["claims.yaml"], csv=f"{WHOLE}.csv", md=f"{WHOLE}.md"),
         ]
 
     def claims_file(self) -> str:
@@ -627,7 +628,8 @@ class Utrera(Study):
             output={"csv": self.claims_file()},
             params={"scale": self.scale},
             report={"csv": "utrera"},
-            run="simlib.studies.utrera.report:write_claims")
+            templates=["claims.yaml"],
+            run="simlib.studies.utrera.claims:write_claims")
 
     def readme_step(self) -> Step:
         """paper_figures/utrera/README.md (:mod:`simlib.studies.utrera.readme`)."""
@@ -658,6 +660,7 @@ class Utrera(Study):
                     "reading_factors": self.spec["reading_factors"],
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "utrera"},
+            templates=["claims.yaml"],
             run="simlib.studies.utrera.readme:readme")
 
     # ---------------------------------------------------------- artifacts

@@ -1,5 +1,4 @@
-"""Tests of simlib.studies.utrera.report: published numbers, tables, verdicts."""
-import math
+"""Tests of simlib.studies.utrera.claims: one criterion per claim, the reading x claim matrix."""
 from pathlib import Path
 
 import numpy as np
@@ -8,79 +7,16 @@ import pytest
 
 from simlib.cube import build_cube
 from simlib.claims import Verdict
-from simlib.errors import ConfigError
-from simlib.studies.utrera import report as R
+from simlib.studies.utrera import claims as R
+from simlib.studies.utrera.published import load_published
+from simlib.studies.utrera.tables import orders_frame
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "config/published/utrera.yaml"
 
 
 @pytest.fixture(scope="module")
 def pub():
-    return R.load_published(PUBLISHED)
-
-
-def test_mean_ci_student_t():
-    m, h, n = R.mean_ci([1.0, 2.0, 3.0, np.nan])
-    # t_{0.975, 2} = 4.302653; sd = 1.
-    assert (m, n) == (2.0, 3) and h == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
-    assert R.mean_ci([5.0, 5.0, 5.0]) == (5.0, 0.0, 3)
-    m, h, n = R.mean_ci([7.0])
-    assert m == 7.0 and math.isnan(h) and n == 1
-    assert R.mean_ci([])[2] == 0
-
-
-def test_published_file_reads(pub):
-    assert pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"] == 1.47
-    assert pub["table1"]["values"][0.9]["easy"]["mean_wait"] == [175.0, 162.0]
-    assert pub["headline"]["values"] == {"utrera_slowdown": 0.28, "mean_response": 0.31}
-
-
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d.pop("table3"), "(top level): 'table3' is a required property"),
-    (lambda d: d["table2"].pop("source"), "table2: 'source' is a required property"),
-    (lambda d: d["table1"]["values"][0.3]["easy"].update(mean_wait=[55.0]),
-     "table1.values.0.3.easy.mean_wait: [55.0] is too short"),
-    (lambda d: d["table1"]["values"].update({"high": d["table1"]["values"][0.3]}),
-     "table1.values: 'high' does not match"),
-    (lambda d: d["table3"]["values"]["CTC-SP2"].update(easy="x"),
-     "table3.values.CTC-SP2.easy: 'x' is not of type 'number'"),
-    (lambda d: d["headline"]["values"].update(mean_response=31),
-     "headline.values.mean_response: 31 is greater than the maximum of 1"),
-    (lambda d: d["fig2"].update(sauce="Fig. 2"), "fig2: Additional properties are not allowed"),
-    # What the schema cannot express: a trace named in one table but not in Table 2.
-    (lambda d: d["fragmentation"]["values"]["easy"].update({"NOPE-SP2": 0.1}),
-     "fragmentation.values.easy.NOPE-SP2: not a trace of table2.values"),
-])
-def test_published_errors_name_file_and_key(tmp_path, pub, edit, message):
-    import copy
-    import yaml
-    data = copy.deepcopy(pub)
-    edit(data)
-    path = tmp_path / "pub.yaml"
-    path.write_text(yaml.safe_dump(data))
-    with pytest.raises(ConfigError) as err:
-        R.load_published(path)
-    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
-
-
-def _table1_cube():
-    recs = []
-    for p, f in (("easy", 1.0), ("fcfs_malleable", 0.5)):
-        for load in (0.3, 0.9):
-            for s in range(3):
-                recs.append({"policy": p, "load": load, "seed": s, "mean_wait": f * (100 + s),
-                             "mean_response": f * (200 + s), "utrera_slowdown": f * (3 + s)})
-    return build_cube(recs, ["policy", "load", "seed"],
-                      ["mean_wait", "mean_response", "utrera_slowdown"])
-
-
-def test_table1_frame_with_published(pub):
-    t1 = R.table1_frame(_table1_cube(), pub)
-    row = t1[(t1["load"] == 0.9) & (t1["policy"] == "easy") & (t1["metric"] == "mean_wait")].iloc[0]
-    assert row["mean"] == 101.0 and row["n"] == 3
-    assert (row["paper_S"], row["paper_R"]) == (175.0, 162.0)
-    assert row["rel_diff_S"] == pytest.approx(101 / 175 - 1)
-    assert list(dict.fromkeys(t1["metric"])) == ["mean_wait", "mean_response", "utrera_slowdown"]
+    return load_published(PUBLISHED)
 
 
 def _traces_cube(values):
@@ -92,28 +28,6 @@ def _traces_cube(values):
             recs.append({"trace": t, "policy": p, "seed": s, **{m: v[s] for m, v in mets.items()}})
     metrics = sorted({m for mets in values.values() for m in mets})
     return build_cube(recs, ["trace", "policy", "seed"], metrics)
-
-
-def test_gains_frame_per_trace_mean_and_pooled():
-    cube = _traces_cube({
-        ("A", "easy"): {"mean_response": [100.0, 100.0]},
-        ("A", "fcfs_malleable"): {"mean_response": [60.0, 80.0]},
-        ("B", "easy"): {"mean_response": [1000.0, 1000.0]},
-        ("B", "fcfs_malleable"): {"mean_response": [1000.0, 1000.0]},
-    })
-    g = R.gains_frame(cube, ["mean_response"]).set_index("trace")["mean"]
-    assert g["A"] == pytest.approx(30.0) and g["B"] == 0.0
-    assert g["mean of traces"] == pytest.approx(15.0)
-    # Pooled: per seed, (1100 - 1060) / 1100 and (1100 - 1080) / 1100.
-    assert g["pooled"] == pytest.approx(100 * 30 / 1100)
-
-
-def test_orders_frame_ranks():
-    cube = _traces_cube({("A", p): {"mean_response": [v, v]} for p, v in
-                         (("fm", 5.0), ("fm:order=longest", 4.0), ("fm:order=shortest", 6.0))})
-    df = R.orders_frame(cube, {"oldest": "fm", "longest": "fm:order=longest",
-                               "shortest": "fm:order=shortest"}, ["mean_response"])
-    assert dict(zip(df["order"], df["rank"])) == {"oldest": 2, "longest": 1, "shortest": 3}
 
 
 def _traces_frame(resp, sld, mpl=(0.75, 0.91), frag=(0.06, 0.0), ex=(10.0, 15.0), ci=0.0):
@@ -306,7 +220,7 @@ def test_order_ablation_is_paired_by_seed(pub):
              "utrera_slowdown": (10.0 + 3 * s) * f}
             for s in range(5) for p, f in (("a", 1.01), ("b", 1.0), ("c", 1.02), ("d", 1.03))]
     cube = build_cube(recs, ["trace", "policy", "seed"], ["mean_response", "utrera_slowdown"])
-    orders = R.orders_frame(cube, {"oldest": "a", "shortest": "b", "longest": "c", "largest": "d"})
+    orders = orders_frame(cube, {"oldest": "a", "shortest": "b", "longest": "c", "largest": "d"})
     old = orders[orders["order"] == "oldest"]
     assert (old["ci95"] > old["mean"] * 0.01).all() and (old["p_vs_best"] < 0.01).all()
     claim = R.oldest_first(pub, orders)
@@ -318,7 +232,7 @@ def test_order_ablation_is_paired_by_seed(pub):
              "utrera_slowdown": r["utrera_slowdown"] + noise[r["policy"], r["seed"]] / 10}
             for r in recs]
     cube = build_cube(recs, ["trace", "policy", "seed"], ["mean_response", "utrera_slowdown"])
-    orders = R.orders_frame(cube, {"oldest": "a", "shortest": "b", "longest": "c", "largest": "d"})
+    orders = orders_frame(cube, {"oldest": "a", "shortest": "b", "longest": "c", "largest": "d"})
     assert R.oldest_first(pub, orders).verdict in (Verdict.PARTLY, Verdict.REPRODUCED)
 
 

@@ -1,0 +1,266 @@
+"""Paper U's tables from its cubes, in long format (one row per point and metric).
+
+Read by the figure steps (:mod:`simlib.studies.utrera.figures`) and the
+claims (:mod:`simlib.studies.utrera.claims`): :func:`table1_frame`,
+:func:`table2_frame`, :func:`traces_frame`, :func:`gains_frame`,
+:func:`long_util_frame`, :func:`orders_frame`.
+
+Confidence intervals
+--------------------
+Mean over seeds ± half-width of the two-sided 95 % Student-t interval
+(:func:`mean_ci`). EASY does not depend on the OV seed: on real traces it is
+simulated once and that value stands for every seed (half-width 0).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from simlib.metrics import percent_improvement
+from simlib.stats import mean_ci  # noqa: F401  (re-exported)
+
+from . import EASY, MALLEABLE
+
+__all__ = ["mean_ci", "TABLE1_METRICS", "table1_frame", "table2_frame", "traces_frame",
+           "gains_frame", "long_util_frame", "orders_frame"]
+
+
+def _seed_stats(da, level=0.95):
+    """Mean and CI half-width over the ``seed`` dim of a DataArray, as arrays."""
+    vals = np.moveaxis(da.values, da.dims.index("seed"), -1)
+    flat = vals.reshape(-1, vals.shape[-1])
+    stats = np.array([mean_ci(row, level)[:2] for row in flat]).reshape(*vals.shape[:-1], 2)
+    return stats[..., 0], stats[..., 1]
+
+
+def _long(cube, metrics, keys, level=0.95) -> pd.DataFrame:
+    rows = []
+    for m in metrics:
+        da = cube[m].transpose(*keys, "seed")
+        mean, half = _seed_stats(da, level)
+        n = np.isfinite(da.values).sum(axis=-1)
+        for idx in np.ndindex(*mean.shape):
+            rec = {k: da[k].values[i].item() for k, i in zip(keys, idx)}
+            rec.update(metric=m, mean=float(mean[idx]), ci95=float(half[idx]), n=int(n[idx]))
+            rows.append(rec)
+    return pd.DataFrame(rows)
+
+
+#: Table 1's metrics: the paper's three, then the bounded slowdown (not in the paper).
+TABLE1_METRICS = ("mean_wait", "mean_response", "utrera_slowdown", "mean_bounded_slowdown")
+
+
+def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) -> pd.DataFrame:
+    """Table 1 long format: one row per (fit, load, policy, metric).
+
+    Columns ``[fit,] load, policy, metric, mean, ci95, n`` (ours, over
+    seeds; ``fit`` when the cube has that dimension) and, with
+    ``published``, ``paper_S``, ``paper_R`` and ``rel_diff_S`` (ours / S -
+    1; NaN for the bounded slowdown, which the paper does not give).
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"policy": p, "load": 0.3, "seed": s, "mean_wait": 1.0 + s}
+    ...                 for p in ("easy", "fcfs_malleable") for s in (0, 1)],
+    ...                ["policy", "load", "seed"], ["mean_wait"])
+    >>> table1_frame(c)[["policy", "mean"]].values.tolist()
+    [['easy', 1.5], ['fcfs_malleable', 1.5]]
+    """
+    metrics = [m for m in TABLE1_METRICS if m in cube]
+    keys = (["fit"] if "fit" in cube.dims else []) + ["load", "policy"]
+    df = _long(cube, metrics, keys, level)
+    if published is not None:
+        vals = {float(k): v for k, v in published["table1"]["values"].items()}
+
+        def pub(row, i):
+            try:
+                return float(vals[round(float(row["load"]), 6)][row["policy"]][row["metric"]][i])
+            except KeyError:
+                return float("nan")
+
+        df["paper_S"] = [pub(r, 0) for _, r in df.iterrows()]
+        df["paper_R"] = [pub(r, 1) for _, r in df.iterrows()]
+        df["rel_diff_S"] = df["mean"] / df["paper_S"] - 1.0
+    order = {m: i for i, m in enumerate(metrics)}
+    # Fits in the cube's order.
+    fits = {f: i for i, f in enumerate(dict.fromkeys(df["fit"]))} if "fit" in df else {}
+    return df.sort_values((["fit"] if fits else []) + ["metric", "load", "policy"],
+                          key=lambda s: s.map(order) if s.name == "metric" else
+                          s.map(fits) if s.name == "fit" else s,
+                          kind="mergesort").reset_index(drop=True)
+
+
+def _or_nan(x):
+    return float("nan") if x is None else x
+
+
+def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = None,
+                 published: Mapping | None = None) -> pd.DataFrame:
+    """Table 2: one row per trace, ours (portion simulated) beside the paper's.
+
+    Parameters
+    ----------
+    infos : mapping trace -> dict
+        What the U trace-preparation step records: ``machine_procs``,
+        ``first_job``, ``jobs`` and ``portion`` (a :func:`characterize`
+        dict plus ``demand_ratio_log`` / ``queue_demand_ratio_log``).
+    traces : DataFrame, optional
+        :func:`traces_frame` of the traces cube, for the demand ratio of
+        the EASY schedule we simulated.
+    published : mapping, optional
+        :func:`.published.load_published`; adds ``paper_*`` columns.
+
+    Examples
+    --------
+    >>> info = {"machine_procs": 4, "first_job": 0, "jobs": 2, "portion": {
+    ...     "cpu_util_mean": 0.5, "long_cpu_util_mean": float("nan"), "long_jobs": 0,
+    ...     "req_cpus_ratio": 0.25, "offered_load": 0.7, "demand_ratio_log": 1.5,
+    ...     "queue_demand_ratio_log": 0.5}}
+    >>> float(table2_frame({"T": info}).loc["T", "demand_ratio_log"])
+    1.5
+    """
+    rows = {}
+    for trace, info in infos.items():
+        part = info["portion"]
+        first = int(info["first_job"])
+        row = {
+            "cpus": int(info["machine_procs"]),
+            "jobs": int(info["jobs"]),
+            "portion": f"{first}-{first + int(info['jobs']) - 1}",
+            "cpu_util": part["cpu_util_mean"],
+            "long_cpu_util": part["long_cpu_util_mean"],
+            "long_jobs": part["long_jobs"],
+            # None (JSON null): the log has no wait times, hence no schedule.
+            "demand_ratio_log": _or_nan(part["demand_ratio_log"]),
+            "queue_demand_ratio_log": _or_nan(part["queue_demand_ratio_log"]),
+            "mean_size_ratio": part["req_cpus_ratio"],
+            "offered_load": part["offered_load"],
+        }
+        if traces is not None:
+            for m in ("demand_ratio", "queue_demand_ratio"):
+                sel = traces[(traces["trace"] == trace) & (traces["policy"] == EASY)
+                             & (traces["metric"] == m)]
+                row[f"{m}_easy"] = float(sel["mean"].iloc[0]) if len(sel) else float("nan")
+        if published is not None:
+            pub = published["table2"]["values"].get(trace, {})
+            for k in ("cpus", "jobs", "cpu_util", "long_cpu_util", "req_cpus_ratio"):
+                row[f"paper_{k}"] = pub.get(k, float("nan"))
+        rows[trace] = row
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("trace")
+
+
+def traces_frame(cube, metrics: Sequence[str] | None = None, level: float = 0.95) -> pd.DataFrame:
+    """Traces cube in long format: ``trace, policy, metric, mean, ci95, n``.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"trace": "T", "policy": "easy", "seed": s, "mean_wait": 2.0}
+    ...                 for s in (0, 1)], ["trace", "policy", "seed"], ["mean_wait"])
+    >>> r = traces_frame(c).iloc[0]
+    >>> float(r["mean"]), float(r["ci95"]), int(r["n"])
+    (2.0, 0.0, 2)
+    """
+    metrics = list(metrics) if metrics is not None else [str(v) for v in cube.data_vars]
+    return _long(cube, metrics, ["trace", "policy"], level)
+
+
+def gains_frame(cube, metrics=("utrera_slowdown", "mean_response"), *, base: str = EASY,
+                new: str = MALLEABLE, level: float = 0.95) -> pd.DataFrame:
+    """Percent gain of ``new`` over ``base`` per trace, and over the traces.
+
+    ``gain = 100 (base - new) / base`` per seed (positive: ``new`` is
+    better), then mean ± CI over seeds; column ``policy`` is ``new``. Row ``trace = "mean of traces"``
+    averages the per-trace gains seed by seed (each trace weighs the same);
+    row ``"pooled"`` is the gain of the metric averaged over the traces'
+    runs (traces weighted by their metric's size).
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"trace": "T", "policy": p, "seed": 0, "mean_response": v}
+    ...                 for p, v in (("easy", 100.0), ("fcfs_malleable", 69.0))],
+    ...                ["trace", "policy", "seed"], ["mean_response"])
+    >>> gains_frame(c, ["mean_response"])["mean"].round(6).tolist()
+    [31.0, 31.0, 31.0]
+    """
+    rows = []
+    traces = [str(t) for t in cube["trace"].values]
+    for m in metrics:
+        b = cube[m].sel(policy=base).transpose("trace", "seed").values
+        n_ = cube[m].sel(policy=new).transpose("trace", "seed").values
+        g = percent_improvement(n_, b)
+        for i, t in enumerate(traces):
+            mean, half, n = mean_ci(g[i], level)
+            rows.append({"policy": new, "trace": t, "metric": m, "mean": mean, "ci95": half, "n": n})
+        mean, half, n = mean_ci(np.nanmean(g, axis=0), level)
+        rows.append({"policy": new, "trace": "mean of traces", "metric": m, "mean": mean,
+                     "ci95": half, "n": n})
+        pooled = percent_improvement(np.nanmean(n_, axis=0), np.nanmean(b, axis=0))
+        mean, half, n = mean_ci(pooled, level)
+        rows.append({"policy": new, "trace": "pooled", "metric": m, "mean": mean, "ci95": half,
+                     "n": n})
+    return pd.DataFrame(rows)
+
+
+def long_util_frame(cube, level: float = 0.95) -> pd.DataFrame:
+    """§5.1 cube in long format: ``long_util, policy, metric, mean, ci95, n``.
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"long_util": 0.6, "policy": "easy", "seed": 0, "utrera_slowdown": 3.0}],
+    ...                ["long_util", "policy", "seed"], ["utrera_slowdown"],
+    ...                metric_info={"utrera_slowdown": ("1", "s", "d")})
+    >>> long_util_frame(c)["mean"].tolist()
+    [3.0]
+    """
+    return _long(cube, [str(v) for v in cube.data_vars], ["long_util", "policy"], level)
+
+
+def orders_frame(cube, orders: Mapping[str, str], metrics=("utrera_slowdown", "mean_response"),
+                 level: float = 0.95) -> pd.DataFrame:
+    """Candidate-order ablation: ``trace, order, metric, mean, ci95, n, rank, diff_vs_best, p_vs_best``.
+
+    ``orders`` maps an order name to its policy label in the cube; ``rank``
+    is 1 for the order with the smallest mean on that trace and metric. The
+    orders share their OV draws seed by seed, so each is compared with the
+    best by a paired t-test over seeds: ``diff_vs_best`` is the mean paired
+    difference, ``p_vs_best`` its two-sided p-value (NaN for the best itself
+    or with fewer than two seeds; 1 when the differences are all 0).
+
+    Examples
+    --------
+    >>> from simlib.cube import build_cube
+    >>> c = build_cube([{"trace": "T", "policy": p, "seed": s, "mean_response": v * (1 + 0.1 * s) + s}
+    ...                 for p, v in (("a", 2.0), ("b", 1.0)) for s in range(3)],
+    ...                ["trace", "policy", "seed"], ["mean_response"])
+    >>> f = orders_frame(c, {"oldest": "a", "shortest": "b"}, ["mean_response"])
+    >>> f["rank"].tolist(), f["diff_vs_best"].round(6).tolist(), bool(f["p_vs_best"][0] < 0.01)
+    ([2, 1], [1.1, 0.0], True)
+    """
+    from scipy.stats import ttest_rel
+    labels = {v: k for k, v in orders.items()}
+    sub = cube.sel(policy=[p for p in orders.values()])
+    df = _long(sub, list(metrics), ["trace", "policy"], level)
+    df.insert(1, "order", df["policy"].map(labels))
+    df["rank"] = df.groupby(["trace", "metric"])["mean"].rank(method="min").astype(int)
+    diffs, ps = [], []
+    for _, r in df.iterrows():
+        best = df[(df["trace"] == r["trace"]) & (df["metric"] == r["metric"])].sort_values("mean").iloc[0]
+        a = sub[r["metric"]].sel(trace=r["trace"], policy=r["policy"]).values.astype(float)
+        b = sub[r["metric"]].sel(trace=r["trace"], policy=best["policy"]).values.astype(float)
+        ok = np.isfinite(a) & np.isfinite(b)
+        d = a[ok] - b[ok]
+        diffs.append(float(d.mean()) if d.size else float("nan"))
+        if r["policy"] == best["policy"] or d.size < 2:
+            ps.append(float("nan"))
+        elif np.ptp(d) == 0:   # identical differences: significant unless all 0
+            ps.append(1.0 if d[0] == 0 else 0.0)
+        else:
+            ps.append(float(ttest_rel(a[ok], b[ok]).pvalue))
+    df["diff_vs_best"], df["p_vs_best"] = diffs, ps
+    return df.drop(columns="policy")
