@@ -92,7 +92,7 @@ def test_table1_step_compares_gains_with_the_paper(tmp_path):
     (tmp_path / "fit.json").write_text(json.dumps(fit))
     out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
     table1(ctx({"cube": cube, "fits": [str(tmp_path / "fit.json")], "published": PUBLISHED}, out,
-               {"scale": "smoke", "fit": "runtimes",
+               {"scale": "smoke", "fit": "runtimes", "fits": ["runtimes"], "tau": 10.0,
                 "lublin": {"n_jobs": 150, "machine_size": 128}}))
     t1 = pd.read_csv(out["csv"])
     assert len(t1) == 4 * 2 * 3 and t1["paper_S"].notna().all()

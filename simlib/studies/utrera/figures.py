@@ -1,22 +1,18 @@
-"""Paper U's figures and tables: the four figure steps of the study.
+"""Paper U's figures and tables: the figure steps of the study.
 
 One function per step, each given a :class:`~simlib.studies.StepContext`:
+:func:`fig2` (Fig. 2's Gantt charts and nine numbers), :func:`table1`
+(Table 1 vs the paper's S and R columns, and the gains), :func:`traces`
+(Fig. 3, Tables 2-3, fragmentation, the headline gains, the candidate
+orders, the time-model readings and the Fig. 1 substitute), :func:`long_util`
+(Sect. 5.1) and :func:`whole_workloads` (Table 2's "Jobs" read as whole
+workloads, beside the portions).
 
-* :func:`fig2` (``utrera_figures_fig2``) -- Fig. 2's Gantt charts and nine
-  numbers;
-* :func:`table1` (``utrera_figures_table1``) -- Table 1, ours vs the
-  paper's S and R columns, and the gains;
-* :func:`traces` (``utrera_figures_traces``) -- Fig. 3, Tables 2-3,
-  fragmentation, the headline gains, the candidate orders, the time-model
-  readings and the Fig. 1 substitute;
-* :func:`long_util` (``utrera_figures_long_util``) -- Sect. 5.1;
-* :func:`whole_workloads` (``utrera_figures_whole_workloads``) -- Table 2's
-  "Jobs" column read as whole workloads, beside the portions.
-
-Tables are written as CSV (long format, read back by the README step) and
-Markdown (for people). The numbers come from
+Tables are written as CSV (long format, read back by the claims and README
+steps) and Markdown (for people): the numbers come from
 :mod:`simlib.studies.utrera.tables`, the drawings from
-:mod:`simlib.studies.utrera.plots`.
+:mod:`simlib.studies.utrera.plots`, the words around the tables from the
+templates ``templates/<file>.md.j2`` (:func:`_write_md`).
 """
 from __future__ import annotations
 
@@ -29,6 +25,7 @@ import pandas as pd
 
 from simlib.cube import read_cube
 from simlib.io import write_csv, write_text
+from simlib.render import render
 from simlib.studies.utrera import plots as F
 
 from . import EASY, MALLEABLE
@@ -37,8 +34,8 @@ from .claims import JOB_CLASSES, claims
 from .metrics import busiest_window, waiting_cpus
 from .published import load_published
 
-__all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces", "long_util",
-           "long_util_portion", "whole_workloads"]
+__all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces",
+           "long_util", "long_util_portion", "whole_frame", "whole_workloads"]
 
 #: The traces' source, cited under every artifact built from them.
 ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), "
@@ -48,9 +45,6 @@ ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, 
 POLICIES = (EASY, MALLEABLE)
 
 
-# --------------------------------------------------------------------------
-# table cells
-# --------------------------------------------------------------------------
 def or_na(x, spec: str = ".2f") -> str:
     """``x`` formatted, or "n/a" when there is no such number (None, NaN).
 
@@ -92,21 +86,36 @@ def pm(mean, ci, digits: int = 3) -> str:
     return text
 
 
-def _write_md(path, title: str, intro: str, body: str) -> None:
-    write_text(path, f"# {title}\n\n{intro}\n\n{body}", encoding="utf-8")
+def _write_md(path, name: str, **context) -> None:
+    """``path``: artifact ``name`` (``fig3.md``...) rendered from ``templates/<name>.j2``."""
+    write_text(path, render(__package__, f"{name}.j2", **context), encoding="utf-8")
 
 
 def _write_csv(df: pd.DataFrame, path, index: bool = False) -> None:
     write_csv(df, path, index=index, lineterminator="\n")
 
 
-# --------------------------------------------------------------------------
-# steps
-# --------------------------------------------------------------------------
+def _read_json(path) -> dict:
+    return json.loads(Path(path).read_text())
+
+
+def _value(df: pd.DataFrame, **sel) -> pd.Series:
+    """The one row of ``df`` whose columns equal ``sel``."""
+    m = np.ones(len(df), bool)
+    for k, v in sel.items():
+        m &= (df[k] == v).to_numpy()
+    return df[m].iloc[0]
+
+
+def _others(cube) -> list[str]:
+    """The cube's policy labels other than the two compared (the other readings)."""
+    return [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+
+
 def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
     """Fig. 2's nine numbers under every reading: the main table, then each reading's
-    FCFS-malleable rows under its label (``readings``: the JSON of step
-    ``utrera_fig2_readings``). Read by the reading x claim matrix.
+    FCFS-malleable rows under its label (``readings``: the JSON of step ``utrera_fig2``,
+    ``runs`` "readings"). Read by the reading x claim matrix.
 
     Examples
     --------
@@ -127,30 +136,28 @@ def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
 def fig2(ctx) -> None:
     """Step ``utrera_figures_fig2``: Fig. 2's Gantt charts and its nine numbers.
 
-    Inputs ``schedules`` (step ``utrera_fig2``), ``readings`` (step
-    ``utrera_fig2_readings``, optional) and ``published``; parameters
-    ``scale`` and ``policies`` (panel order); outputs ``png``, ``csv`` and
-    ``md`` (the main reading), ``readings_csv`` (:func:`fig2_readings_table`).
+    Inputs ``schedules`` and (optional) ``readings`` (step ``utrera_fig2``)
+    and ``published``; parameters ``scale`` and ``policies`` (panel order);
+    outputs ``png``, ``csv`` and ``md`` (the main reading), ``readings_csv``
+    (:func:`fig2_readings_table`).
     """
     pub = load_published(ctx.input.published)
-    sched = json.loads(Path(ctx.input.schedules).read_text())
+    sched = _read_json(ctx.input.schedules)
     F.plot_fig2(sched, pub["fig2"], ctx.output.png, scale_label=ctx.params["scale"],
                 policies=ctx.params["policies"])
     table = F.fig2_table(sched, pub["fig2"])
     _write_csv(table, ctx.output.csv)
-    readings = (json.loads(Path(ctx.input.readings).read_text())
-                if ctx.input.get("readings") else {"policies": {}})
+    readings = _read_json(ctx.input.readings) if ctx.input.get("readings") else {"policies": {}}
     _write_csv(fig2_readings_table(sched, readings, pub["fig2"]), ctx.output.readings_csv)
-    md = table.assign(policy=table["policy"].map(F.policy_label))
-    _write_md(ctx.output.md, "Fig. 2: the nine numbers, ours vs published",
-              f"Toy example on {sched['cpus']} CPUs, simulated ({pub['fig2']['source']}). "
-              "`ours_truncated` truncates to two decimals as the paper does. Fragmentation is a "
-              "fraction.", F.to_markdown(md, digits=4))
+    _write_md(ctx.output.md, "fig2_numbers.md", cpus=sched["cpus"],
+              source=pub["fig2"]["source"],
+              table=F.to_markdown(table.assign(policy=table["policy"].map(F.policy_label)),
+                                  digits=4))
     ctx.log.info("fig2: %d of %d numbers match", int(table["match"].sum()), len(table))
 
 
 def _fit_note(fit: str, fits, lublin) -> str:
-    """How Table 1's workloads of one fit were made: mean runtime per load, how load is reached.
+    """How Table 1's workloads of one fit were made (``templates/table1_fit.j2``).
 
     ``fits`` are that fit's records (step ``utrera_table1_workloads``, one per seed).
 
@@ -161,24 +168,13 @@ def _fit_note(fit: str, fits, lublin) -> str:
     >>> _fit_note("sizes", [rec], {"n_jobs": 150, "machine_size": 128})[:70]
     'fit: sizes: mean runtime per load 0.3: 52 s (the paper: about 52 s at '
     """
-    if fit == "arrivals" or not fits:
-        return "fit: arrivals (inter-arrival times calibrated, span not fixed to 2 h)"
-    g = pd.DataFrame([f for x in fits for f in x["fits"]]).groupby("load").mean(numeric_only=True)
-
-    def per_load(col, unit=""):
-        return ", ".join(f"{load:g}: {v:.0f}{unit}" for load, v in g[col].items())
-
-    if fit == "sizes":
-        how = ("load reached through the job sizes (one factor per load, rounded, within [1, "
-               f"{lublin.get('machine_size')}]): mean size per load {per_load('mean_size')}"
-               f", machine-wide jobs per load {per_load('machine_wide_jobs')}")
-    else:
-        how = "load reached through the runtimes (one factor per load), sizes as the model drew"
-    median = (f", median {per_load('median_runtime', ' s')}" if "median_runtime" in g else "")
-    return (f"fit: {fit}: mean runtime per load {per_load('mean_runtime', ' s')} (the paper: "
-            f"about 52 s at every load){median}; {how}; submit times mapped onto 2 h; means over "
-            f"{len(fits)} seed{'s' * (len(fits) != 1)} of Lublin {lublin.get('n_jobs')} jobs on "
-            f"{lublin.get('machine_size')} CPUs")
+    means = {}
+    if fit != "arrivals" and fits:
+        g = pd.DataFrame([f for x in fits for f in x["fits"]]).groupby("load").mean(
+            numeric_only=True)
+        means = {c: dict(g[c].items()) for c in g.columns}
+    return render(__package__, "table1_fit.j2", fit=fit, seeds=len(fits), means=means,
+                  lublin=lublin)
 
 
 #: Table 1's metrics as table columns: cube variable, column name.
@@ -186,39 +182,34 @@ _T1_COLUMNS = (("mean_wait", "wait"), ("mean_response", "resp"), ("utrera_slowdo
                ("mean_bounded_slowdown", "bsld"))
 
 
-def _table1_md(t1: pd.DataFrame) -> str:
-    """One fit's Table 1 (ours beside S and R) and the gains, as Markdown."""
-    wide = []
-    for load in sorted(set(t1["load"])):
-        for pol in POLICIES:
-            row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
-            for m, name in _T1_COLUMNS:
-                r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)]
-                if not len(r):
-                    continue
+def _table1_md(t1: pd.DataFrame) -> dict:
+    """One fit's Table 1 (ours beside S and R) and the gains, as Markdown tables."""
+    wide, gains = [], []
+    loads = sorted(set(t1["load"]))
+    for load, pol in ((x, p) for x in loads for p in POLICIES):
+        row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
+        for m, name in _T1_COLUMNS:
+            r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)]
+            if len(r):
                 r = r.iloc[0]
                 row[f"{name} ours"] = pm(r["mean"], r["ci95"])
                 if m != "mean_bounded_slowdown":  # the paper gives no bounded slowdown
-                    row[f"{name} S"] = r["paper_S"]
-                    row[f"{name} R"] = r["paper_R"]
-            wide.append(row)
-    gains = []
-    for m, _ in _T1_COLUMNS:
-        for load in sorted(set(t1["load"])):
-            sub = t1[(t1["load"] == load) & (t1["metric"] == m)].set_index("policy")
-            if not len(sub):
-                continue
+                    row[f"{name} S"], row[f"{name} R"] = r["paper_S"], r["paper_R"]
+        wide.append(row)
+    for m, load in ((m, x) for m, _ in _T1_COLUMNS for x in loads):
+        sub = t1[(t1["load"] == load) & (t1["metric"] == m)].set_index("policy")
+        if len(sub):
             g = {k: 100 * (sub.loc[EASY, k] - sub.loc[MALLEABLE, k]) / sub.loc[EASY, k]
                  for k in ("mean", "paper_S", "paper_R")}
             gains.append({"metric": m, "load": f"{100 * load:.0f} %", "gain ours (%)": g["mean"],
                           "gain paper S (%)": g["paper_S"], "gain paper R (%)": g["paper_R"]})
-    return (F.to_markdown(pd.DataFrame(wide)) + "\n## Gain of FCFS-malleable over EASY\n\n"
-            + F.to_markdown(pd.DataFrame(gains), digits=3))
+    return {"table": F.to_markdown(pd.DataFrame(wide)),
+            "gains": F.to_markdown(pd.DataFrame(gains), digits=3)}
 
 
 def _table1_rows(cube, pub, fit: str) -> pd.DataFrame:
-    """:func:`T.table1_frame <simlib.studies.utrera.tables.table1_frame>` with columns
-    ``fit`` and ``main`` (the main fit's rows first)."""
+    """:func:`.tables.table1_frame` with columns ``fit`` and ``main`` (the main fit's rows
+    first)."""
     t1 = T.table1_frame(cube, pub)
     if "fit" not in t1:  # a cube of one fit
         t1.insert(0, "fit", fit)
@@ -246,31 +237,24 @@ def table1(ctx) -> None:
     # The main reading's table; the other readings (main fit only) go to readings_csv.
     t1 = _table1_rows(cube.sel(policy=list(POLICIES)), pub, p["fit"])
     _write_csv(t1, ctx.output.csv)
-    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    others = _others(cube)
     if others and "fit" in cube.dims:
         cube = cube.sel(fit=[p["fit"]])
     readings = _table1_rows(cube.sel(policy=[*POLICIES, *others]), pub, p["fit"])
     _write_csv(readings[readings["main"]] if others else readings.iloc[0:0],
                ctx.output.readings_csv)
-    records = [json.loads(Path(f).read_text()) for f in ctx.input.fits]
-    lublin = p["lublin"]
-    notes = {f: _fit_note(f, [r for r in records if r.get("fit", p["fit"]) == f], lublin)
-             for f in dict.fromkeys([p["fit"], *p.get("fits", [])])}
-    tau = f"bsld = bounded slowdown, max(1, response / max(execution as run, {p.get('tau', 10.0):g} s))"
+    records = [_read_json(f) for f in ctx.input.fits]
+    notes = {f: _fit_note(f, [r for r in records if r.get("fit", p["fit"]) == f], p["lublin"])
+             for f in dict.fromkeys([p["fit"], *p["fits"]])}
+    tau = f"bsld = bounded slowdown, max(1, response / max(execution as run, {p['tau']:g} s))"
     main = t1[t1["main"]].drop(columns=["fit", "main"])
     F.plot_table1(main, ctx.output.png, scale_label=p["scale"], n_seeds=n_seeds,
                   note="\n".join([*textwrap.wrap(notes[p["fit"]], 190), tau]))
-    body = _table1_md(main)
-    for fit in notes:
-        if fit != p["fit"] and fit in set(t1["fit"]):
-            body += (f"\n## Alternative workloads, fit: {fit}\n\n{notes[fit]}.\n\n"
-                     + _table1_md(t1[t1["fit"] == fit]))
-    _write_md(ctx.output.md, f"Table 1: simulator, ours vs published ({p['scale']} scale)",
-              f"Lublin workloads ({lublin.get('n_jobs')} jobs, {lublin.get('machine_size')} "
-              f"CPUs, main fit: {p['fit']}), {n_seeds} seeds: ours = mean ± 95 % CI half-width; "
-              "S and R are the paper's simulator and runtime-system columns (R cannot be rerun). "
-              f"Wait and response in seconds; sld = the paper's slowdown (formula 1); {tau}, "
-              f"which the paper does not give. {notes[p['fit']]}.", body)
+    fits = [{"fit": p["fit"], "note": notes[p["fit"]], **_table1_md(main)}]
+    fits += [{"fit": f, "note": notes[f], **_table1_md(t1[t1["fit"] == f])} for f in notes
+             if f != p["fit"] and f in set(t1["fit"])]
+    _write_md(ctx.output.md, "table1.md", scale=p["scale"], lublin=p["lublin"], fit=p["fit"],
+              n_seeds=n_seeds, tau=tau, fits=fits)
     ctx.log.info("table1: %d rows, fits %s", len(t1), ", ".join(notes))
 
 
@@ -280,26 +264,19 @@ def _fig3(ctx, tf: pd.DataFrame, n_seeds: int) -> None:
     main = tf[tf["policy"].isin(POLICIES)]
     F.plot_fig3(tf, out.fig3, scale_label=p["scale"], n_seeds=n_seeds, note=ACK)
     _write_csv(main, out.fig3_csv)
-    rows = []
-    for t in p["traces"]:
-        for pol in POLICIES:
-            row = {"trace": t, "policy": F.policy_label(pol)}
-            for m in ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
-                      "utrera_fragmentation", "utrera_mean_mpl", "timeline_utilization"):
-                r = main[(main["trace"] == t) & (main["policy"] == pol)
-                         & (main["metric"] == m)].iloc[0]
-                row[m] = pm(r["mean"], r["ci95"])
-            rows.append(row)
-    _write_md(out.fig3_md, f"Fig. 3 values and more, per trace and policy ({p['scale']} scale)",
-              f"Mean over {n_seeds} OV seeds ± 95 % CI (EASY: one deterministic run). Times in "
-              "seconds; slowdown by formula 1; fragmentation (formula 2) and MPL as fractions.",
-              F.to_markdown(pd.DataFrame(rows)))
+    metrics = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
+               "utrera_fragmentation", "utrera_mean_mpl", "timeline_utilization")
+    rows = [{"trace": t, "policy": F.policy_label(pol),
+             **{m: pm(*_value(main, trace=t, policy=pol, metric=m)[["mean", "ci95"]])
+                for m in metrics}} for t in p["traces"] for pol in POLICIES]
+    _write_md(out.fig3_md, "fig3.md", scale=p["scale"], n_seeds=n_seeds,
+              table=F.to_markdown(pd.DataFrame(rows)))
 
 
 def _table2(ctx, tf: pd.DataFrame, pub) -> None:
     """Table 2: the trace portions, ours beside the paper's."""
     p, out = ctx.params, ctx.output
-    infos = {t: json.loads(Path(f).read_text()) for t, f in zip(p["traces"], ctx.input.infos)}
+    infos = {t: _read_json(f) for t, f in zip(p["traces"], ctx.input.infos)}
     t2 = T.table2_frame(infos, tf, pub)
     _write_csv(t2, out.table2_csv, index=True)
     rows = list(t2.itertuples())
@@ -319,14 +296,8 @@ def _table2(ctx, tf: pd.DataFrame, pub) -> None:
         "paper": [f"{r.paper_req_cpus_ratio:g}" for r in rows],
         "offered load": [f"{r.offered_load:.2f}" for r in rows],
     }, index=t2.index)
-    _write_md(out.table2_md, f"Table 2: the trace portions simulated ({p['scale']} scale)",
-              "CPU utilization of a job = SWF field 6 / field 4 (jobs without field 6 left out); "
-              "long jobs: > 64 processes and > 8 h. Req.Cpus/Cpus: our reading is the time "
-              "average of the CPUs requested by the jobs in the system over the machine's CPUs, "
-              "under the log's own schedule (fields 3-4) of the portion; alternatives shown: "
-              "waiting jobs only, our simulated EASY schedule, and the literal mean job size / "
-              f"CPUs (at most 1, so it cannot be the printed value). {ACK}.",
-              F.to_markdown(md2, index=True))
+    _write_md(out.table2_md, "table2.md", scale=p["scale"], ack=ACK,
+              table=F.to_markdown(md2, index=True))
 
 
 def _per_trace(tf: pd.DataFrame, traces, metric: str, published) -> pd.DataFrame:
@@ -335,11 +306,20 @@ def _per_trace(tf: pd.DataFrame, traces, metric: str, published) -> pd.DataFrame
     for t in traces:
         row = {"trace": t}
         for pol in POLICIES:
-            r = tf[(tf["trace"] == t) & (tf["policy"] == pol) & (tf["metric"] == metric)].iloc[0]
+            r = _value(tf, trace=t, policy=pol, metric=metric)
             row.update({pol: float(r["mean"]), f"{pol}_ci95": float(r["ci95"]),
                         f"paper_{pol}": published(t, pol)})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _ours_vs_paper(df: pd.DataFrame, unit: str = "", k: float = 1.0) -> str:
+    """:func:`_per_trace` as a Markdown table: ours (× ``k``) beside the paper's, per policy."""
+    cols = {"trace": df["trace"]}
+    for pol, name in ((EASY, "EASY"), (MALLEABLE, "FCFS-malleable")):
+        cols[f"{name} ours{unit}"] = [pm(k * a, k * b) for a, b in zip(df[pol], df[f"{pol}_ci95"])]
+        cols[f"{name} paper{unit}"] = k * df[f"paper_{pol}"]
+    return F.to_markdown(pd.DataFrame(cols))
 
 
 def _table3_fragmentation(ctx, tf: pd.DataFrame, pub, n_seeds: int) -> None:
@@ -352,28 +332,10 @@ def _table3_fragmentation(ctx, tf: pd.DataFrame, pub, n_seeds: int) -> None:
                     lambda t, pol: pf.get(pol, {}).get(t, np.nan))
     _write_csv(t3, out.table3_csv)
     _write_csv(fr, out.frag_csv)
-    _write_md(out.table3_md, f"Table 3: average MPL ({p['scale']} scale)",
-              "Processes of running jobs per machine CPU, time-averaged from the first submission "
-              "to the last completion of the portion (hence below 1 for EASY). fcfs_malleable: "
-              f"mean ± 95 % CI over {n_seeds} OV seeds.",
-              F.to_markdown(pd.DataFrame({
-                  "trace": t3["trace"],
-                  "EASY ours": [pm(a, b) for a, b in zip(t3[EASY], t3[f"{EASY}_ci95"])],
-                  "EASY paper": t3[f"paper_{EASY}"],
-                  "FCFS-malleable ours": [pm(a, b) for a, b in zip(t3[MALLEABLE],
-                                                                   t3[f"{MALLEABLE}_ci95"])],
-                  "FCFS-malleable paper": t3[f"paper_{MALLEABLE}"]})))
-    _write_md(out.frag_md, f"Fragmentation per trace and policy ({p['scale']} scale)",
-              "Formula 2: free-CPU time while the wait queue is not empty / (span x CPUs), in %. "
-              f"{pub['fragmentation']['note']}",
-              F.to_markdown(pd.DataFrame({
-                  "trace": fr["trace"],
-                  "EASY ours (%)": [pm(100 * a, 100 * b)
-                                    for a, b in zip(fr[EASY], fr[f"{EASY}_ci95"])],
-                  "EASY paper (%)": 100 * fr[f"paper_{EASY}"],
-                  "FCFS-malleable ours (%)": [pm(100 * a, 100 * b) for a, b in
-                                              zip(fr[MALLEABLE], fr[f"{MALLEABLE}_ci95"])],
-                  "FCFS-malleable paper (%)": 100 * fr[f"paper_{MALLEABLE}"]})))
+    _write_md(out.table3_md, "table3.md", scale=p["scale"], n_seeds=n_seeds,
+              table=_ours_vs_paper(t3))
+    _write_md(out.frag_md, "fragmentation.md", scale=p["scale"], note=pub["fragmentation"]["note"],
+              table=_ours_vs_paper(fr, " (%)", 100))
 
 
 def _headline(ctx, cube, pub) -> None:
@@ -395,12 +357,8 @@ def _headline(ctx, cube, pub) -> None:
                          "metric": F.METRIC_LABELS[r.metric],
                          "gain, mean of traces (%)": pm(r.mean, r.ci95),
                          "paper (%)": 100 * hv[r.metric]} for r in other.itertuples()])
-    _write_md(out.gains_md, f"Headline: gain of FCFS-malleable over EASY ({p['scale']} scale)",
-              "gain = 100 (EASY - FCFS-malleable) / EASY, per OV seed, then mean ± 95 % CI. "
-              "'mean of traces' averages the three traces' gains (each trace weighs the same); "
-              "'pooled' is the gain of the metric averaged over the traces. "
-              f"{pub['headline']['note']}", F.to_markdown(gmd)
-              + "\n## Under the other readings of the time model\n\n" + F.to_markdown(omd))
+    _write_md(out.gains_md, "headline_gains.md", scale=p["scale"], note=pub["headline"]["note"],
+              table=F.to_markdown(gmd), others=F.to_markdown(omd))
 
 
 def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
@@ -412,12 +370,8 @@ def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
     _write_csv(rows, out.classes_csv)
     wide = rows.assign(value=[pm(m, h) for m, h in zip(rows["mean"], rows["ci95"])]).pivot_table(
         index=["trace", "class"], columns="policy", values="value", aggfunc="first").reset_index()
-    write_text(out.classes_md, "# Average slowdown by job class (Sect. 5.1)\n\n"
-               f"Classes: expanded runtime below / at least {jc.get('runtime_s', 180):g} s "
-               f"(short / long) x below / at least {jc.get('procs', 16)} processes (narrow / wide), "
-               "the bounds of Sect. 5.1's sentence (published file, `job_classes`). Formula-1 "
-               "slowdown, mean ± 95 % CI over OV seeds. The paper: on SDSC, EASY beats "
-               "FCFS-malleable only for the short narrow jobs.\n\n" + F.to_markdown(wide))
+    _write_md(out.classes_md, "slowdown_by_class.md", runtime_s=jc.get("runtime_s", 180),
+              procs=jc.get("procs", 16), table=F.to_markdown(wide))
 
 
 def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
@@ -425,7 +379,7 @@ def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
     p, out = ctx.params, ctx.output
     F.plot_orders(tf, p["orders"], out.orders, scale_label=p["scale"], n_seeds=n_seeds)
     _write_csv(T.orders_frame(cube, p["orders"]), out.orders_csv)
-    shown = p.get("plotted_readings") or list(p["readings"])
+    shown = p["plotted_readings"]
     F.plot_readings(tf, {k: v for k, v in p["readings"].items() if k in shown}, out.readings,
                     scale_label=p["scale"], n_seeds=n_seeds)
     rd = tf[tf["policy"].isin(list(p["readings"].values()) + [EASY])].copy()
@@ -442,8 +396,8 @@ def _fig1(ctx) -> float:
     fig1 = p["fig1"]
     jobs = pd.read_csv(ctx.input.fig1_jobs)
     tl = pd.read_csv(ctx.input.fig1_timeline)
-    length = float(fig1.get("days", 7)) * 86400.0
-    start = fig1.get("start", "busiest")
+    length = float(fig1["days"]) * 86400.0
+    start = fig1["start"]
     t0 = (busiest_window(tl, length) if start == "busiest"
           else float(tl["time"].iloc[0]) + float(start) * 86400.0)
     how = "busiest: largest mean queue length" if start == "busiest" else "configured"
@@ -463,8 +417,8 @@ def traces(ctx) -> None:
     order), ``fig1_jobs`` / ``fig1_timeline`` (EASY's first run on the
     Fig. 1 trace) and ``published``. Parameters: ``scale``, ``traces``,
     ``orders`` (order -> policy label), ``readings`` (name -> policy label,
-    the main reading first), ``reading_params``, ``fig1`` and
-    ``fig1_cpus``.
+    the main reading first), ``reading_params``, ``plotted_readings``,
+    ``fig1`` and ``fig1_cpus``.
     """
     pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
@@ -503,57 +457,41 @@ def long_util(ctx) -> None:
 
     Inputs ``cube`` (long_util), ``info`` (the record of Sect. 5.1's
     portion) and ``published``; parameters ``scale``, ``trace``, ``mode``
-    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`T.long_util_frame
-    <simlib.studies.utrera.tables.long_util_frame>` with the portion's
-    columns, :func:`long_util_portion`, read by the claim), ``md``, all of
-    the main reading, and ``readings_csv`` (the same table with every
-    reading's rows, read by the reading x claim matrix).
+    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`.tables.long_util_frame`
+    with the portion's columns, :func:`long_util_portion`, read by the
+    claim), ``md``, all of the main reading, and ``readings_csv`` (the same
+    table with every reading's rows, read by the reading x claim matrix).
     """
     p = ctx.params
     pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
-    info = json.loads(Path(ctx.input.info).read_text())
+    info = _read_json(ctx.input.info)
     where = long_util_portion(info, p["min_long_jobs"])
     # The main reading; every reading (labels fcfs_malleable:<reading>) in readings_csv.
     lu = T.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
     _write_csv(lu, ctx.output.csv)
-    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    others = _others(cube)
     every = T.long_util_frame(cube.sel(policy=[*POLICIES, *others])).assign(**where)
     _write_csv(every if others else every.iloc[0:0], ctx.output.readings_csv)
-    n_long = where["long_jobs"]
-    own = info["portion"].get("long_cpu_util_mean")
     # A small (smoke) portion may hold no long job with CPU-time data at all.
-    own_text = f"{own:.2f}" if own is not None and own == own else \
-        "n/a: none with CPU time in the trace"
-    how = ("the window of that many consecutive jobs holding the most long jobs"
-           if where["selection"] == "densest" else "configured positions")
-    of_all = (f" of the cleaned log's {where['long_jobs_cleaned']}"
-              if where["long_jobs_cleaned"] is not None else "")
-    long_note = (f"portion: jobs {where['first_job']:,}-{where['last_job']:,} of the cleaned "
-                 f"log ({info['jobs']:,} jobs, {how}), {n_long} long jobs{of_all} (their own "
-                 f"mean CPU utilization: {own_text})")
-    enough = ("" if n_long >= where["min_long_jobs"] else
-              f" **Fewer than min_long_jobs = {where['min_long_jobs']} long jobs: the "
-              "comparison cannot decide the claim (verdict: not testable here).**")
+    note = render(__package__, "long_util_note.j2", p=where,
+                  own=info["portion"].get("long_cpu_util_mean"))
     F.plot_long_util(lu, ctx.output.png, trace=p["trace"], scale_label=p["scale"],
-                     n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]),
-                     note=long_note)
+                     n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]), note=note)
     rows = []
     for u in sorted(set(lu["long_util"])):
         row = {"long jobs' CPU util": f"{100 * u:.0f} %"}
         for pol in POLICIES:
             for m, name in (("utrera_slowdown", "slowdown"), ("mean_response", "response (s)")):
-                r = lu[(lu["long_util"] == u) & (lu["policy"] == pol) & (lu["metric"] == m)].iloc[0]
+                r = _value(lu, long_util=u, policy=pol, metric=m)
                 row[f"{F.policy_label(pol)} {name}"] = pm(r["mean"], r["ci95"])
         rows.append(row)
-    _write_md(ctx.output.md, f"Sect. 5.1: {p['trace']} with long jobs' CPU utilization varied "
-              f"({p['scale']} scale)",
-              f"Long jobs (> 64 processes, > 8 h) get CPU utilization u (mode '{p['mode']}'); "
-              f"EASY and FCFS-malleable run on the same portion; fcfs_malleable: mean ± 95 % CI "
-              f"over {n_seeds} OV seeds; {long_note}.{enough} Paper: "
-              f"\"{pub['long_util']['claim']}\".", F.to_markdown(pd.DataFrame(rows)))
-    ctx.log.info("long_util: %d rows, %d long jobs in the portion", len(lu), n_long)
+    _write_md(ctx.output.md, "long_util.md", trace=p["trace"], scale=p["scale"], mode=p["mode"],
+              n_seeds=n_seeds, note=note, long_jobs=where["long_jobs"],
+              min_long_jobs=where["min_long_jobs"], claim=pub["long_util"]["claim"],
+              table=F.to_markdown(pd.DataFrame(rows)))
+    ctx.log.info("long_util: %d rows, %d long jobs in the portion", len(lu), where["long_jobs"])
 
 
 #: What whole_workloads.md compares: Fig. 3's four metrics, Table 3's MPL, fragmentation.
@@ -574,9 +512,8 @@ def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
                 portion_specs: dict) -> pd.DataFrame:
     """One row per (trace, metric, policy): whole workload, portion and paper.
 
-    ``whole`` and ``portions`` are :func:`T.traces_frame
-    <simlib.studies.utrera.tables.traces_frame>` of the two cubes;
-    ``infos`` the whole workloads' records, ``portion_specs`` Fig. 3's
+    ``whole`` and ``portions`` are :func:`.tables.traces_frame` of the two
+    cubes; ``infos`` the whole workloads' records, ``portion_specs`` Fig. 3's
     portions (``first_job``, ``n_jobs``), by trace.
     """
     rows = []
@@ -584,10 +521,8 @@ def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
         ps = portion_specs[t]
         for m in WHOLE_METRICS:
             for pol in POLICIES:
-                w = whole[(whole["trace"] == t) & (whole["policy"] == pol)
-                          & (whole["metric"] == m)].iloc[0]
-                q = portions[(portions["trace"] == t) & (portions["policy"] == pol)
-                             & (portions["metric"] == m)].iloc[0]
+                w = _value(whole, trace=t, policy=pol, metric=m)
+                q = _value(portions, trace=t, policy=pol, metric=m)
                 rows.append({
                     "trace": t, "metric": m, "policy": pol,
                     "whole_first_job": int(info["first_job"]), "whole_jobs": int(info["jobs"]),
@@ -606,35 +541,32 @@ def whole_workloads(ctx) -> None:
     and ``published``; parameters ``scale``, ``traces`` and ``portions``
     (Fig. 3's, by trace). Outputs ``csv`` (:func:`whole_frame`) and ``md``:
     the numbers side by side, and the verdicts of the claims on the traces
-    (:func:`simlib.studies.utrera.tables.claims`) on the portions and on the
+    (:func:`simlib.studies.utrera.claims.claims`) on the portions and on the
     whole workloads.
     """
     p = ctx.params
     pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
-    n_seeds = int(cube.sizes["seed"])
     whole = T.traces_frame(cube)
     traces = list(p["traces"])
     portions = T.traces_frame(read_cube(ctx.input.portions_cube))
     portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
-    infos = {t: json.loads(Path(f).read_text()) for t, f in zip(traces, ctx.input.infos)}
+    infos = {t: _read_json(f) for t, f in zip(traces, ctx.input.infos)}
     wf = whole_frame(whole, portions, pub, infos, p["portions"])
     _write_csv(wf, ctx.output.csv)
-    pct = {"utrera_fragmentation"}
     rows = []
     for r in wf.itertuples():
-        k = 100 if r.metric in pct else 1
+        k = 100 if r.metric == "utrera_fragmentation" else 1
         rows.append({"trace": r.trace, "metric": F.METRIC_LABELS[r.metric]
-                     + (" (%)" if r.metric in pct else ""), "policy": F.policy_label(r.policy),
+                     + (" (%)" if k == 100 else ""), "policy": F.policy_label(r.policy),
                      "portion": pm(k * r.portion_mean, k * r.portion_ci95),
                      "whole workload": pm(k * r.whole_mean, k * r.whole_ci95),
                      "paper": "–" if np.isnan(r.paper) else f"{k * r.paper:g}"})
-    where = "; ".join(
-        f"{t}: whole workload = jobs {i['first_job']:,}-{i['first_job'] + i['jobs'] - 1:,}, "
-        f"portion = jobs {p['portions'][t]['first_job']:,}-"
-        f"{p['portions'][t]['first_job'] + p['portions'][t]['n_jobs'] - 1:,} "
-        f"(paper: {pub['table2']['values'].get(t, {}).get('jobs', '?')})"
-        for t, i in infos.items())
+    workloads = [{"trace": t, "first": i["first_job"], "last": i["first_job"] + i["jobs"] - 1,
+                  "portion_first": p["portions"][t]["first_job"],
+                  "portion_last": p["portions"][t]["first_job"] + p["portions"][t]["n_jobs"] - 1,
+                  "paper": pub["table2"]["values"].get(t, {}).get("jobs", "?")}
+                 for t, i in infos.items()]
     # The claims on the traces under both readings of the "Jobs" column.
     on = {"portions": claims(published=pub, traces=portions),
           "whole workloads": claims(published=pub, traces=whole)}
@@ -642,18 +574,7 @@ def whole_workloads(ctx) -> None:
         "claim": [c.claim for c in on["portions"]],
         **{f"verdict on the {k}": [c.verdict.value for c in v] for k, v in on.items()},
         "ours on the whole workloads": [c.ours for c in on["whole workloads"]]})
-    _write_md(ctx.output.md, f"Table 2's 'Jobs' column read as whole workloads ({p['scale']} "
-              "scale)",
-              "Table 2 prints Jobs '20K-25K' (CTC, SDSC Blue) and '40K-45K' (SDSC). Main reading: "
-              "job positions (portions of 5,000 jobs, `trace_portions`); the alternative read "
-              "here: whole workloads of that many jobs, i.e. the cleaned log's first jobs up to "
-              f"the upper bound (`whole_workloads`). {where}. EASY and FCFS-malleable (main "
-              f"reading of the time model); fcfs_malleable: mean ± 95 % CI over {n_seeds} OV "
-              "seeds (the same seeds as the portions). Times in seconds; slowdown by formula 1; "
-              "the paper prints no numbers on Fig. 3's bars, only Table 3's MPL and the "
-              f"fragmentation in the text. {ACK}.",
-              F.to_markdown(pd.DataFrame(rows))
-              + "\n## The claims on the traces under each reading\n\n"
-              "Same criteria as the README's verdicts (the portions' column is the README's "
-              "verdict restricted to these traces).\n\n" + F.to_markdown(verdicts))
+    _write_md(ctx.output.md, "whole_workloads.md", scale=p["scale"], workloads=workloads,
+              n_seeds=int(cube.sizes["seed"]), ack=ACK, table=F.to_markdown(pd.DataFrame(rows)),
+              verdicts=F.to_markdown(verdicts))
     ctx.log.info("whole workloads: %d rows", len(wf))

@@ -533,13 +533,15 @@ class Utrera(Study):
     def _figure(self, name, message, input, params, report=("png", "md"), templates=(),
                 **files) -> Step:
         """A step of :mod:`.figures` (function ``name``) writing ``files`` into :data:`OUT`,
-        from ``input`` and the published numbers."""
+        from ``input`` and the published numbers; it renders each Markdown file's template
+        (``templates/<file>.j2``) and ``templates``."""
         return Step(
             f"utrera_figures_{name}", stage="figures", message=message,
             input={**input, "published": self.published_path},
             output={k: f"{OUT}/{f}" for k, f in files.items()},
             params={"scale": self.scale, **params},
-            report={n: "utrera" for n in report}, templates=templates,
+            report={n: "utrera" for n in report},
+            templates=[*(f"{f}.j2" for f in files.values() if f.endswith(".md")), *templates],
             run=f"{_FIGURES}:{name}")
 
     def figure_steps(self) -> list[Step]:
@@ -564,6 +566,7 @@ class Utrera(Study):
                           if f in T1_OWN_FITS for s in self.seeds("table1")]},
                 {"fit": spec["table1"]["fit"], "fits": self.table1_fits(),
                  "tau": self.simulation()["tau"], "lublin": self.lublin_set()},
+                templates=["table1_fit.j2"],
                 png="table1.png", csv="table1.csv", md="table1.md",
                 readings_csv="table1_readings.csv"),
             self._figure(
@@ -598,6 +601,7 @@ class Utrera(Study):
                  "info": self.long_util_file(scale, "json")},
                 {"trace": lu["trace"], "mode": lu["mode"], "min_long_jobs": lu["min_long_jobs"],
                  "portion": self.long_util_portion(scale)},
+                templates=["long_util_note.j2"],
                 png="long_util.png", csv="long_util.csv", md="long_util.md",
                 readings_csv="long_util_readings.csv"),
             # Only targeted (artifact) at the scales of whole_workloads.scales.
