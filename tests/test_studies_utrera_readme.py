@@ -1,8 +1,11 @@
 """Tests of simlib.studies.utrera.readme: paper_figures/utrera/README.md."""
 from pathlib import Path
 
+from simlib.render import render
 from simlib.studies.utrera import readme
-from simlib.studies.utrera.readme import DISCUSSION, INTERPRETATION, SECTIONS, md_file
+from simlib.studies.utrera.readme import md_file
+
+TEMPLATES = Path(readme.__file__).with_name("templates")
 
 
 def test_md_file_drops_the_title_and_nests_the_headings(tmp_path):
@@ -13,23 +16,28 @@ def test_md_file_drops_the_title_and_nests_the_headings(tmp_path):
 
 def test_links_inside_and_outside_paper_figures():
     here = Path("paper_figures/utrera")
-    assert readme._link("paper_figures/utrera/fig3.png", here) == "[`fig3.png`](fig3.png)"
-    assert readme._link("results/utrera_traces.smoke.nc", here) == (
-        "[`results/utrera_traces.smoke.nc`](../../results/utrera_traces.smoke.nc)"
-        " (built by the pipeline, not committed)")
+    inside = readme._link("paper_figures/utrera/fig3.png", here)
+    assert (inside["name"], inside["rel"], inside["outside"]) == ("fig3.png", "fig3.png", False)
+    outside = readme._link("results/utrera_traces.smoke.nc", here)
+    assert (outside["path"], outside["rel"], outside["outside"]) == (
+        "results/utrera_traces.smoke.nc", "../../results/utrera_traces.smoke.nc", True)
+    # The README says the pipeline builds it.
+    assert "(built by the pipeline, not committed)" in (TEMPLATES / "README.md.j2").read_text()
 
 
 def test_every_section_names_artifacts_of_the_study():
-    import yaml
-    from simlib.studies.utrera.study import ARTIFACTS
-    names = set(yaml.safe_load(ARTIFACTS.read_text())["files"])
-    for title, pngs, md in SECTIONS:
-        assert set(pngs) <= names, title
-        assert md is None or md in names, title
+    from simlib.studies.utrera.study import Utrera
+    titles = Utrera.titles()
+    names = set(titles["files"])
+    for s in titles["sections"]:
+        assert set(s["pngs"]) <= names, s["title"]
+        assert s["md"] is None or s["md"] in names, s["title"]
     # The README's own sections, in the order the tests and readers rely on.
-    assert INTERPRETATION.startswith("## Interpretation choices\n")
-    assert DISCUSSION.startswith("## Why (discussion of the verdicts)\n")
-    assert "J6 starts expanded" in INTERPRETATION
+    interpretation = (TEMPLATES / "interpretation.md.j2").read_text()
+    assert interpretation.startswith("## Interpretation choices\n")
+    assert (TEMPLATES / "discussion.md.j2").read_text().startswith(
+        "## Why (discussion of the verdicts)\n")
+    assert "J6 starts expanded" in interpretation
 
 
 def test_verdict_table_renders_the_claims_file(tmp_path):
@@ -39,7 +47,8 @@ def test_verdict_table_renders_the_claims_file(tmp_path):
                         "truncated |x| equal", "reproduced"),
                   Claim("U", "Table 3: MPL", "Table 3", "6 numbers", "1.2 vs 1.47",
                         "within 0.1", "partly reproduced")], path, scale="smoke")
-    lines = readme._verdict_table(read_claims(path), {"ov0": {"Table 3: MPL": "reproduced"}})
+    lines = readme._verdict_table(read_claims(path),
+                                  {"ov0": {"Table 3: MPL": "reproduced"}}).splitlines()
     assert lines == [
         "| # | claim (source) | published | ours | verdict | rule | if ov0 |",
         "|---:|---|---|---|---|---|---|",
@@ -62,20 +71,21 @@ def test_reading_claim_matrix_rows_show_levels_verdicts_and_gains(tmp_path):
                           "mean": [-9.0, 21.0], "ci95": 1.0, "n": 2})
     p = {"readings": {"ov_zero": "fcfs_malleable:ov_zero", "ov0": "fcfs_malleable:ov0"},
          "reading_factors": {"ov": {"uniform": {}, "zero": {"ov_max": 0.0}}}}
-    lines = readme._matrix(read_claims(path), alt, gains, p)
-    table = [ln for ln in lines if ln.startswith("|")]
+    m = readme.matrix(read_claims(path), alt, gains, p)
+    table = m["table"].splitlines()
     assert table[0] == "| reading | ov | Table 3 | slowdown gain % | response gain % |"
     assert table[2] == "| main | uniform | partly reproduced | -9.0 | – |"
     assert table[3] == "| ov_zero | zero | reproduced | +21.0 | – |"
     assert table[4] == "| ov0 | – | reproduced | – | – |"   # a named reading: no factor levels
-    assert ("Most claims reproduced under one reading: 1 of 1 judged per reading (ov_zero, ov0)"
-            in " ".join(lines))
+    # Most claims reproduced under one reading: 1 of 1 judged per reading (ov_zero, ov0).
+    assert (m["best"], m["judged"], m["best_readings"]) == (1, 1, ["ov_zero", "ov0"])
 
 
 def test_scale_lines_say_what_each_scale_runs():
     from helpers_pipeline import repo_study
     u = repo_study("utrera", "smoke")
-    lines = readme.scale_lines(u.scale_plan(), "SDSC-SP2")
+    lines = render("simlib.studies.utrera", "scale_lines.md.j2", plan=u.scale_plan(),
+                   trace="SDSC-SP2").splitlines()
     assert [line.split(":")[0] for line in lines] == ["- **smoke**", "- **default**", "- **full**"]
     assert "Sect. 5.1: SDSC-SP2 the 10,000 jobs with the most long jobs" in lines[1]
     assert lines[0].endswith("whole workloads not run.")
@@ -109,8 +119,8 @@ def test_matrix_judges_every_claim_per_reading_but_the_orders(tmp_path):
     how = {"Table 2: workloads": "policy-free", "Sect. 3.1: oldest first": R.MAIN_ONLY}
     p = {"readings": {"ov_zero": "fcfs_malleable:ov_zero"},
          "reading_factors": {"ov": {"uniform": {}, "zero": {"ov_max": 0.0}}}}
-    lines = readme._matrix(claims, alt, pd.DataFrame(), p, how)
-    table = [ln for ln in lines if ln.startswith("|")]
+    m = readme.matrix(claims, alt, pd.DataFrame(), p, how)
+    table = m["table"].splitlines()
     assert table[0] == ("| reading | ov | Fig. 2 | Table 2* | Sect. 5.1 (#3) | Sect. 5.1 (#4) | "
                         "Sect. 3.1 | slowdown gain % | response gain % |")
     assert table[2] == ("| main | uniform | reproduced | reproduced | not reproduced | reproduced | "
@@ -118,7 +128,7 @@ def test_matrix_judges_every_claim_per_reading_but_the_orders(tmp_path):
     # Table 2: the main verdict (no policy); the orders: main reading only.
     assert table[3] == ("| ov_zero | zero | reproduced | reproduced | reproduced | reproduced | "
                         "main reading only | – | – |")
-    text = " ".join(lines)
     # Counted over the 4 claims judged per reading (not the orders): ov_zero holds all 4.
-    assert "Most claims reproduced under one reading: 4 of 4 judged per reading (ov_zero)" in text
-    assert "Table 2*: no policy involved" in text and "main reading only: " in text
+    assert (m["best"], m["judged"], m["best_readings"]) == (4, 4, ["ov_zero"])
+    # The README explains the starred column and the orders' cells.
+    assert (m["free"], m["only"]) == (["Table 2*"], ["Sect. 3.1"])

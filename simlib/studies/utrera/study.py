@@ -662,17 +662,23 @@ class Utrera(Study):
                     "readings": {n: f"{MALLEABLE}:{n}" for n in self.readings()},
                     "single_readings": list(self.spec["readings"]),
                     "reading_factors": self.spec["reading_factors"],
+                    "sections": self.titles()["sections"],
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "utrera"},
-            templates=["claims.yaml"],
+            templates=["README.md.j2", "claims.yaml"],
             run="simlib.studies.utrera.readme:readme")
 
     # ---------------------------------------------------------- artifacts
+    @staticmethod
+    def titles() -> dict:
+        """The index titles and the README's sections (:data:`ARTIFACTS`)."""
+        import yaml
+        return yaml.safe_load(ARTIFACTS.read_text(encoding="utf-8"))
+
     def artifacts(self) -> list[Artifact]:
         """The figures, tables and cubes (:data:`ARTIFACTS`); the whole workloads' only
         where they run."""
-        import yaml
-        titles = yaml.safe_load(ARTIFACTS.read_text(encoding="utf-8"))
+        titles = self.titles()
         whole = bool(self.whole_workloads())
         files = {f: t for f, t in titles["files"].items() if whole or f != f"{WHOLE}.md"}
         parts = [*PARTS, *([WHOLE] if whole else [])]
