@@ -13,7 +13,6 @@ reading x claim matrix); :func:`write_claims` is step ``utrera_claims``.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from simlib.claims import write_claims as write_claims_file
 
 from . import EASY, MALLEABLE
 from .published import load_published
-from .tables import TABLE1_METRICS
+from .tables import TABLE1_METRICS, pick, trunc2
 
 __all__ = [
     "texts", "CRITERIA", "claims", "fig2_numbers", "table1_gains", "table2_workloads",
@@ -46,20 +45,6 @@ def texts() -> dict:
     """The claims' words, by criterion name (:data:`TEXTS`)."""
     import yaml
     return yaml.safe_load(TEXTS.read_text(encoding="utf-8"))
-
-
-def _pick(df, **sel):
-    m = np.ones(len(df), bool)
-    for k, v in sel.items():
-        m &= (df[k] == v).to_numpy()
-    rows = df[m]
-    if len(rows) != 1:
-        raise KeyError(f"expected one row for {sel}, found {len(rows)}")
-    return rows.iloc[0]
-
-
-def _trunc2(x: float) -> float:
-    return math.floor(x * 100 + 1e-9) / 100
 
 
 def _graded(full: bool, partly: bool, total: int) -> Verdict:
@@ -83,7 +68,7 @@ def _claim(key: str, source: str, ours: str, verdict: Verdict, **words) -> Claim
 
 def _trace_value(traces: pd.DataFrame, trace: str, policy: str, metric: str):
     """Mean and CI half-width (0 when undefined) of one trace, policy and metric."""
-    r = _pick(traces, trace=trace, policy=policy, metric=metric)
+    r = pick(traces, trace=trace, policy=policy, metric=metric)
     return float(r["mean"]), float(r["ci95"]) if np.isfinite(r["ci95"]) else 0.0
 
 
@@ -103,9 +88,9 @@ def fig2_numbers(published: Mapping, fig2: pd.DataFrame, malleable: str = MALLEA
     hits, total, parts = 0, 0, []
     for pol, mets in published["fig2"]["values"].items():
         for m, p in mets.items():
-            o = float(_pick(fig2, policy=malleable if pol == MALLEABLE else pol,
+            o = float(pick(fig2, policy=malleable if pol == MALLEABLE else pol,
                             metric=m)["ours"])
-            ok = abs(o - p) < 1e-9 if m == "utrera_fragmentation" else _trunc2(o) == p
+            ok = abs(o - p) < 1e-9 if m == "utrera_fragmentation" else trunc2(o) == p
             hits += ok
             total += 1
             parts.append(f"{pol} {m} {o:.4g}")
@@ -125,8 +110,8 @@ def table1_gains(published: Mapping, table1: pd.DataFrame, malleable: str = MALL
     table1 = table1[table1["metric"].isin(TABLE1_METRICS[:3])]
     hits, total, diffs, parts = 0, 0, [], []
     for (load, metric), grp in table1.groupby(["load", "metric"]):
-        e = _pick(grp, policy=EASY)
-        f = _pick(grp, policy=malleable)
+        e = pick(grp, policy=EASY)
+        f = pick(grp, policy=malleable)
         g_ours = 100 * (e["mean"] - f["mean"]) / e["mean"]
         g_pub = 100 * (e["paper_S"] - f["paper_S"]) / e["paper_S"]
         hits += bool(np.sign(g_ours) == np.sign(g_pub))
@@ -226,15 +211,9 @@ JOB_CLASSES = {"slowdown_short_narrow": ("short narrow", True),
 
 def easy_better_only_short_narrow(published: Mapping, traces: pd.DataFrame,
                                   malleable: str = MALLEABLE) -> Claim:
-    """Sect. 5.1: on SDSC, EASY beats FCFS-malleable only for jobs < 3 min and < 16 processes.
-
-    Per class (runtime below / above the bound x processes below / above):
-    'EASY better' = FCFS-malleable's mean slowdown minus its CI half-width
-    above EASY's. A case holds when that matches the paper (better for the
-    short narrow jobs, not better for the three others); all four:
-    reproduced, some: partly, none: not reproduced (also when the trace or
-    the per-class slowdowns are missing: no case tested).
-    """
+    """Sect. 5.1: on SDSC, EASY beats FCFS-malleable only for jobs < 3 min and < 16 processes
+    (per class of runtime x processes; no case tested without the trace or the per-class
+    slowdowns: not reproduced)."""
     from .metrics import NARROW_PROCS, SHORT_RUNTIME
     jc = published.get("job_classes")
     if not jc:
@@ -283,12 +262,7 @@ def table3_mpl(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEA
 
 def fragmentation_eliminated(published: Mapping, traces: pd.DataFrame,
                              malleable: str = MALLEABLE) -> Claim:
-    """Fragmentation: FCFS-malleable eliminates it (printed 0: at most 1 %); EASY's as printed.
-
-    The claim is the elimination: reproduced when FCFS-malleable is at most
-    1 % on every trace and EASY within 3 points of the printed values;
-    partly when it is at most 1 % on some trace; else not reproduced.
-    """
+    """Fragmentation: FCFS-malleable eliminates it (printed 0: at most 1 %); EASY's as printed."""
     tr = set(traces["trace"])
     parts, elim, mall, easy_ok = [], 0, 0, True
     for pol, per in published["fragmentation"]["values"].items():
@@ -325,11 +299,11 @@ def headline_gains(published: Mapping, gains: pd.DataFrame, malleable: str = MAL
     metrics = ("utrera_slowdown", "mean_response")
     parts, hits = [], 0
     for m in metrics:
-        r = _pick(gains, trace="mean of traces", metric=m)
+        r = pick(gains, trace="mean of traces", metric=m)
         p = 100 * pub[m]
         hits += abs(r["mean"] - p) <= 5
         parts.append(f"{m}: {r['mean']:+.0f} % (+-{r['ci95']:.0f}) vs +{p:.0f} %")
-    same_sign = all(_pick(gains, trace="mean of traces", metric=m)["mean"] > 0 for m in metrics)
+    same_sign = all(pick(gains, trace="mean of traces", metric=m)["mean"] > 0 for m in metrics)
     return _claim("headline_gains", published["headline"]["source"], "; ".join(parts),
                   _graded(hits == len(metrics), same_sign, len(metrics)))
 
@@ -361,8 +335,8 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
     sld = long_util[long_util["metric"] == "utrera_slowdown"]
     parts, below_ok, above_ok, n_below, n_above = [], 0, 0, 0, 0
     for u, grp in sld.groupby("long_util"):
-        e = float(_pick(grp, policy=EASY)["mean"])
-        f = float(_pick(grp, policy=malleable)["mean"])
+        e = float(pick(grp, policy=EASY)["mean"])
+        f = float(pick(grp, policy=malleable)["mean"])
         parts.append(f"{u:.0%}: {f:.1f} vs {e:.1f}")
         if u < thr - 1e-9:
             n_below += 1
@@ -386,16 +360,11 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
 
 
 def oldest_first(published: Mapping, orders: pd.DataFrame, alpha: float = 0.05) -> Claim:
-    """Sect. 3.1: oldest first is the best candidate order (:func:`.tables.orders_frame`).
-
-    Paired by seed (the orders share their OV draws): reproduced when oldest
-    has the smallest mean on every trace and metric; partly when it is never
-    significantly worse than the best (paired t-test, p >= ``alpha``); not
-    reproduced when it is significantly worse somewhere.
-    """
+    """Sect. 3.1: oldest first is the best candidate order (:func:`.tables.orders_frame`),
+    paired by seed: the orders share their OV draws."""
     first, close, total, parts = 0, 0, 0, []
     for (trace, metric), grp in orders.groupby(["trace", "metric"]):
-        old = _pick(grp, order="oldest")
+        old = pick(grp, order="oldest")
         best = grp["mean"].min()
         p = float(old["p_vs_best"]) if "p_vs_best" in grp else float("nan")
         ci = float(old["ci95"]) if np.isfinite(old["ci95"]) else 0.0
@@ -429,29 +398,14 @@ def reading_verdicts(main: pd.DataFrame, published: Mapping, readings: Mapping[s
                      **tables) -> pd.DataFrame:
     """The reading x claim matrix as data: the verdict of every claim under every reading.
 
-    Parameters
-    ----------
-    main : DataFrame
-        The main reading's claims (a claims file: columns ``claim``,
-        ``figure``, ``verdict``), in order.
-    published : mapping
-        :func:`.published.load_published`.
-    readings : mapping
-        Reading name -> its policy label in the tables.
-    **tables
-        The tables of the criteria (as :func:`claims`) holding every
-        reading's rows: ``fig2``, ``table1``, ``traces``, ``gains``,
-        ``long_util``. A table without a reading's label is not given for
-        that reading (its claims: "not run").
-
-    Returns
-    -------
-    DataFrame
-        One row per (reading, claim): ``reading, claim, figure, verdict,
-        how`` with ``how`` "simulated" (judged on that reading's runs by the
-        same rule), "policy-free" (:data:`POLICY_FREE`: the main verdict),
-        "main reading only" (:data:`MAIN_READING_ONLY`: verdict
-        :data:`MAIN_ONLY`) or "not run".
+    ``main``: the main reading's claims (a claims file), in order;
+    ``readings``: reading name -> its policy label in ``tables`` (the
+    criteria's tables, as :func:`claims`, holding every reading's rows; a
+    table without a reading's label is not given for that reading). One row
+    per (reading, claim): ``reading, claim, figure, verdict, how`` with
+    ``how`` "simulated" (judged on that reading's runs by the same rule),
+    "policy-free" (:data:`POLICY_FREE`: the main verdict), "main reading
+    only" (:data:`MAIN_READING_ONLY`: verdict :data:`MAIN_ONLY`) or "not run".
 
     Examples
     --------

@@ -1,15 +1,11 @@
 """Paper U's netCDF cubes, one per part of the paper (step ``utrera_aggregate``).
 
-``fig2``: dims (policy); ``table1``: (fit, policy, load, seed); ``traces``:
-(trace, policy, seed); ``long_util``: (policy, long_util, seed);
-``whole_workloads`` (Table 2's "Jobs" read as workload sizes, at the scales
-that run them): (trace, policy, seed). One
-variable per metric of :func:`simlib.studies.utrera.metrics.run_metrics`,
-units on each, provenance in the attributes. Runs of a policy that draws
-nothing (EASY on a fixed workload) were simulated once; their values stand
-for every seed (attribute ``seed_independent_policies``). The other readings
-of the time model are policies ``fcfs_malleable:<reading>`` (traces, Table 1's
-main fit, Sect. 5.1, Fig. 2): each run's own ``policy`` label.
+Dimensions :data:`DIMS`; one variable per metric of
+:func:`.metrics.run_metrics`, units on each, provenance in the attributes.
+Runs of a policy that draws nothing (EASY on a fixed workload) were
+simulated once; their values stand for every seed (attribute
+``seed_independent_policies``). The other readings of the time model are
+policies ``fcfs_malleable:<reading>``: each run's own ``policy`` label.
 """
 from __future__ import annotations
 
@@ -44,21 +40,9 @@ def metrics_of(part: str) -> list[str]:
 
 
 def records(part: str, summaries, seeds) -> tuple[list[dict], set[str]]:
-    """One record per cube cell from the run summaries of a part.
-
-    Parameters
-    ----------
-    part : str
-        A key of :data:`DIMS`.
-    summaries : iterable of dict
-        The simulation steps' ``summary.json`` (``schedules.json`` for fig2).
-    seeds : sequence of int
-        The part's seeds: a run without a seed (a policy that draws
-        nothing) stands for each of them.
-
-    Returns
-    -------
-    (records, seed_independent_policies)
+    """One record per cube cell of ``part`` (a key of :data:`DIMS`) from the simulation
+    steps' ``summary.json`` (``schedules.json`` for fig2), and the policies simulated
+    once: a run without a seed (a policy that draws nothing) stands for each of ``seeds``.
 
     Examples
     --------
@@ -91,17 +75,11 @@ def records(part: str, summaries, seeds) -> tuple[list[dict], set[str]]:
 
 
 def aggregate(ctx, study: str = "utrera", repo=None) -> None:
-    """Step ``utrera_aggregate``: the cube of part ``{part}`` from its summaries.
+    """Step ``utrera_aggregate``: the cube of part ``{part}`` from its ``summaries``.
 
-    Parameters
-    ----------
-    ctx : simlib.studies.StepContext
-        Input ``summaries``; parameters ``subtree`` (the config the cube
-        depends on: its provenance hash) and ``seeds``; output ``cube``.
-    study : str
-        The study's key (attribute ``study``).
-    repo : path-like, optional
-        The repository whose commit the cube records.
+    Parameters ``subtree`` (the config the cube depends on: its provenance
+    hash) and ``seeds``; ``study`` (the study's key) and ``repo`` (whose
+    commit the cube records) are attributes.
     """
     part, scale = ctx.wildcards["part"], ctx.wildcards["scale"]
     subtree = ctx.params["subtree"]

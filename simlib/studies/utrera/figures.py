@@ -99,14 +99,6 @@ def _read_json(path) -> dict:
     return json.loads(Path(path).read_text())
 
 
-def _value(df: pd.DataFrame, **sel) -> pd.Series:
-    """The one row of ``df`` whose columns equal ``sel``."""
-    m = np.ones(len(df), bool)
-    for k, v in sel.items():
-        m &= (df[k] == v).to_numpy()
-    return df[m].iloc[0]
-
-
 def _others(cube) -> list[str]:
     """The cube's policy labels other than the two compared (the other readings)."""
     return [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
@@ -134,13 +126,8 @@ def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
 
 
 def fig2(ctx) -> None:
-    """Step ``utrera_figures_fig2``: Fig. 2's Gantt charts and its nine numbers.
-
-    Inputs ``schedules`` and (optional) ``readings`` (step ``utrera_fig2``)
-    and ``published``; parameters ``scale`` and ``policies`` (panel order);
-    outputs ``png``, ``csv`` and ``md`` (the main reading), ``readings_csv``
-    (:func:`fig2_readings_table`).
-    """
+    """Step ``utrera_figures_fig2``: Fig. 2's Gantt charts (panels in ``policies``
+    order) and its nine numbers; ``readings_csv``: :func:`fig2_readings_table`."""
     pub = load_published(ctx.input.published)
     sched = _read_json(ctx.input.schedules)
     F.plot_fig2(sched, pub["fig2"], ctx.output.png, scale_label=ctx.params["scale"],
@@ -220,15 +207,10 @@ def _table1_rows(cube, pub, fit: str) -> pd.DataFrame:
 def table1(ctx) -> None:
     """Step ``utrera_figures_table1``: Table 1, ours vs the paper's S and R, and the gains.
 
-    Inputs ``cube`` (table1), ``fits`` (the workloads' fit records of every
-    fit but ``arrivals``) and ``published``; parameters ``scale``, ``fit``
-    (the main one), ``fits`` (main first, then the alternatives), ``tau``
-    (s, of the bounded slowdown) and ``lublin`` (the parameter set);
-    outputs ``png`` and ``csv`` (the main fit; the CSV has every fit, column
-    ``main``) and ``md`` (every fit, the main one first), all of the main
-    reading of the time model, and ``readings_csv``: the main fit's rows of
-    every reading (policy labels ``fcfs_malleable:<reading>``, beside EASY
-    and the main reading), read by the reading x claim matrix.
+    ``png`` (the main fit), ``csv`` (every fit, column ``main``) and ``md``
+    (every fit, the main one first, ``fits`` the workloads' fit records)
+    show the main reading of the time model; ``readings_csv`` the main fit's
+    rows of every reading, read by the reading x claim matrix.
     """
     p = ctx.params
     pub = load_published(ctx.input.published)
@@ -267,7 +249,7 @@ def _fig3(ctx, tf: pd.DataFrame, n_seeds: int) -> None:
     metrics = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
                "utrera_fragmentation", "utrera_mean_mpl", "timeline_utilization")
     rows = [{"trace": t, "policy": F.policy_label(pol),
-             **{m: pm(*_value(main, trace=t, policy=pol, metric=m)[["mean", "ci95"]])
+             **{m: pm(*T.pick(main, trace=t, policy=pol, metric=m)[["mean", "ci95"]])
                 for m in metrics}} for t in p["traces"] for pol in POLICIES]
     _write_md(out.fig3_md, "fig3.md", scale=p["scale"], n_seeds=n_seeds,
               table=F.to_markdown(pd.DataFrame(rows)))
@@ -306,7 +288,7 @@ def _per_trace(tf: pd.DataFrame, traces, metric: str, published) -> pd.DataFrame
     for t in traces:
         row = {"trace": t}
         for pol in POLICIES:
-            r = _value(tf, trace=t, policy=pol, metric=metric)
+            r = T.pick(tf, trace=t, policy=pol, metric=metric)
             row.update({pol: float(r["mean"]), f"{pol}_ci95": float(r["ci95"]),
                         f"paper_{pol}": published(t, pol)})
         rows.append(row)
@@ -409,17 +391,10 @@ def _fig1(ctx) -> float:
 
 
 def traces(ctx) -> None:
-    """Step ``utrera_figures_traces``: every artifact of the trace runs.
-
-    Fig. 3, Tables 2-3, fragmentation, the headline gains, the candidate
-    orders, the time-model readings and the Fig. 1 substitute. Inputs
-    ``cube`` (traces), ``infos`` (the portions, in ``params.traces``
-    order), ``fig1_jobs`` / ``fig1_timeline`` (EASY's first run on the
-    Fig. 1 trace) and ``published``. Parameters: ``scale``, ``traces``,
-    ``orders`` (order -> policy label), ``readings`` (name -> policy label,
-    the main reading first), ``reading_params``, ``plotted_readings``,
-    ``fig1`` and ``fig1_cpus``.
-    """
+    """Step ``utrera_figures_traces``: Fig. 3, Tables 2-3, fragmentation, the headline
+    gains, the candidate orders, the time-model readings (``readings``: name -> policy
+    label, the main reading first) and the Fig. 1 substitute (EASY's first run on its
+    trace: ``fig1_jobs``, ``fig1_timeline``)."""
     pub = load_published(ctx.input.published)
     cube = read_cube(ctx.input.cube)
     n_seeds = int(cube.sizes["seed"])
@@ -455,12 +430,9 @@ def long_util_portion(info: dict, min_long_jobs: int) -> dict:
 def long_util(ctx) -> None:
     """Step ``utrera_figures_long_util``: Sect. 5.1, long jobs' CPU utilization varied.
 
-    Inputs ``cube`` (long_util), ``info`` (the record of Sect. 5.1's
-    portion) and ``published``; parameters ``scale``, ``trace``, ``mode``
-    and ``min_long_jobs``; outputs ``png``, ``csv`` (:func:`.tables.long_util_frame`
-    with the portion's columns, :func:`long_util_portion`, read by the
-    claim), ``md``, all of the main reading, and ``readings_csv`` (the same
-    table with every reading's rows, read by the reading x claim matrix).
+    ``csv`` is :func:`.tables.long_util_frame` with the portion's columns
+    (:func:`long_util_portion` of ``info``, read by the claim); it, ``png``
+    and ``md`` show the main reading, ``readings_csv`` every reading's rows.
     """
     p = ctx.params
     pub = load_published(ctx.input.published)
@@ -484,7 +456,7 @@ def long_util(ctx) -> None:
         row = {"long jobs' CPU util": f"{100 * u:.0f} %"}
         for pol in POLICIES:
             for m, name in (("utrera_slowdown", "slowdown"), ("mean_response", "response (s)")):
-                r = _value(lu, long_util=u, policy=pol, metric=m)
+                r = T.pick(lu, long_util=u, policy=pol, metric=m)
                 row[f"{F.policy_label(pol)} {name}"] = pm(r["mean"], r["ci95"])
         rows.append(row)
     _write_md(ctx.output.md, "long_util.md", trace=p["trace"], scale=p["scale"], mode=p["mode"],
@@ -510,19 +482,16 @@ def _paper_value(pub, trace: str, policy: str, metric: str) -> float:
 
 def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
                 portion_specs: dict) -> pd.DataFrame:
-    """One row per (trace, metric, policy): whole workload, portion and paper.
-
-    ``whole`` and ``portions`` are :func:`.tables.traces_frame` of the two
-    cubes; ``infos`` the whole workloads' records, ``portion_specs`` Fig. 3's
-    portions (``first_job``, ``n_jobs``), by trace.
-    """
+    """One row per (trace, metric, policy): whole workload, portion and paper
+    (``whole``, ``portions``: :func:`.tables.traces_frame`; ``infos``: the whole
+    workloads' records; ``portion_specs``: Fig. 3's portions, by trace)."""
     rows = []
     for t, info in infos.items():
         ps = portion_specs[t]
         for m in WHOLE_METRICS:
             for pol in POLICIES:
-                w = _value(whole, trace=t, policy=pol, metric=m)
-                q = _value(portions, trace=t, policy=pol, metric=m)
+                w = T.pick(whole, trace=t, policy=pol, metric=m)
+                q = T.pick(portions, trace=t, policy=pol, metric=m)
                 rows.append({
                     "trace": t, "metric": m, "policy": pol,
                     "whole_first_job": int(info["first_job"]), "whole_jobs": int(info["jobs"]),
@@ -536,13 +505,9 @@ def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
 def whole_workloads(ctx) -> None:
     """Step ``utrera_figures_whole_workloads``: Table 2's "Jobs" read as whole workloads.
 
-    Inputs ``cube`` (whole_workloads), ``portions_cube`` (traces),
-    ``infos`` (the whole workloads' records, in ``params.traces`` order)
-    and ``published``; parameters ``scale``, ``traces`` and ``portions``
-    (Fig. 3's, by trace). Outputs ``csv`` (:func:`whole_frame`) and ``md``:
-    the numbers side by side, and the verdicts of the claims on the traces
-    (:func:`simlib.studies.utrera.claims.claims`) on the portions and on the
-    whole workloads.
+    ``csv`` (:func:`whole_frame`) and ``md``: the whole workloads' numbers
+    beside the portions' (``portions_cube``) and the paper's, and the
+    verdicts of the claims on the traces (:func:`.claims.claims`) on both.
     """
     p = ctx.params
     pub = load_published(ctx.input.published)

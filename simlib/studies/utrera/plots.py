@@ -26,6 +26,7 @@ from simlib.markdown import markdown_table
 
 from ...figures.common import new_figure, save_figure, time_unit
 from ...figures.gantt import core_runs
+from .tables import trunc2
 
 __all__ = [
     "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1",
@@ -97,13 +98,6 @@ def _log_y(ax, values) -> None:
 to_markdown = functools.partial(markdown_table, digits=3, missing="–")
 
 
-# --------------------------------------------------------------------------
-# Fig. 2
-# --------------------------------------------------------------------------
-def _trunc2(x: float) -> float:
-    return math.floor(x * 100 + 1e-9) / 100
-
-
 def fig2_table(schedules: Mapping, published: Mapping) -> pd.DataFrame:
     """The nine numbers of Fig. 2: ours beside the paper's.
 
@@ -123,7 +117,7 @@ def fig2_table(schedules: Mapping, published: Mapping) -> pd.DataFrame:
     for pol, mets in published["values"].items():
         for m, p in mets.items():
             o = float(schedules["policies"][pol]["metrics"][m])
-            t = o if m == "utrera_fragmentation" else _trunc2(o)
+            t = o if m == "utrera_fragmentation" else trunc2(o)
             rows.append({"policy": pol, "metric": m, "ours": o, "ours_truncated": t,
                          "paper": float(p), "match": bool(abs(t - p) < 1e-9)})
     return pd.DataFrame(rows)
@@ -137,18 +131,6 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     labelled ``J<k>`` and ``<CPUs> x <processes per CPU>`` (``4 x 2``: four
     CPUs holding two processes each, i.e. shrunk). The panel titles give our
     average response, slowdown and fragmentation with the paper's values.
-
-    Examples
-    --------
-    >>> s = {"cpus": 2, "policies": {"fcfs": {"metrics": {"mean_response": 1.0,
-    ...      "utrera_slowdown": 1.0, "utrera_fragmentation": 0.0}, "segments": [
-    ...      {"job_id": 1, "procs": 2, "start": 0.0, "end": 1.0, "cpus": 2, "mpl": 1.0,
-    ...       "cpu_ids": [0, 1]}]}}}
-    >>> import tempfile, os
-    >>> p = plot_fig2(s, {"values": {}}, os.path.join(tempfile.mkdtemp(), "f.png"),
-    ...               scale_label="smoke")
-    >>> p.stat().st_size > 0
-    True
     """
     policies = list(policies or schedules["policies"])
     cpus = int(schedules["cpus"])
@@ -201,9 +183,6 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     return save_figure(fig, out)
 
 
-# --------------------------------------------------------------------------
-# Table 1
-# --------------------------------------------------------------------------
 def _gains(t1: pd.DataFrame, col: str) -> pd.DataFrame:
     piv = t1.pivot_table(index=["metric", "load"], columns="policy", values=col)
     return 100 * (piv["easy"] - piv["fcfs_malleable"]) / piv["easy"]
@@ -222,17 +201,6 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
 
     ``t1`` is :func:`simlib.studies.utrera.tables.table1_frame` with published
     columns.
-
-    Examples
-    --------
-    >>> rows = [dict(load=l, policy=p, metric=m, mean=v, ci95=1.0, n=3, paper_S=v, paper_R=v)
-    ...         for l in (0.3, 0.9) for p, v in (("easy", 10.0), ("fcfs_malleable", 5.0))
-    ...         for m in ("mean_wait", "mean_response", "utrera_slowdown")]
-    >>> import tempfile, os
-    >>> p = plot_table1(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "t.png"),
-    ...                 scale_label="smoke", n_seeds=3)
-    >>> p.stat().st_size > 0
-    True
     """
     metrics = [m for m in ("mean_wait", "mean_response", "utrera_slowdown",
                            "mean_bounded_slowdown") if m in set(t1["metric"])]
@@ -281,9 +249,6 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     return save_figure(fig, out)
 
 
-# --------------------------------------------------------------------------
-# Fig. 3 and the trace ablations
-# --------------------------------------------------------------------------
 def _grouped_bars(ax, df, groups, members, colors, labels, *, log=False, scale=1.0):
     width = 0.8 / len(members)
     for i, mem in enumerate(members):
@@ -312,17 +277,6 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     orders of magnitude on some traces.
 
     ``traces`` is :func:`simlib.studies.utrera.tables.traces_frame`.
-
-    Examples
-    --------
-    >>> rows = [dict(trace=t, policy=p, metric=m, mean=2.0, ci95=0.1, n=2)
-    ...         for t in ("A", "B") for p in ("easy", "fcfs_malleable")
-    ...         for m in ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown")]
-    >>> import tempfile, os
-    >>> p = plot_fig3(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "f.png"),
-    ...               scale_label="smoke", n_seeds=2)
-    >>> p.stat().st_size > 0
-    True
     """
     metrics = ["mean_wait", "mean_execution", "mean_response", "utrera_slowdown"]
     groups = sorted(set(traces["trace"]))
@@ -375,17 +329,6 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
     trace, with the CI scaled the same way.
 
     ``orders`` maps order name -> policy label in ``traces``.
-
-    Examples
-    --------
-    >>> rows = [dict(trace="A", policy=p, metric=m, mean=v, ci95=0.1, n=2)
-    ...         for p, v in (("fm", 2.0), ("fm:short", 3.0))
-    ...         for m in ("utrera_slowdown", "mean_response")]
-    >>> import tempfile, os
-    >>> p = plot_orders(pd.DataFrame(rows), {"oldest": "fm", "shortest": "fm:short"},
-    ...                 os.path.join(tempfile.mkdtemp(), "o.png"), scale_label="smoke", n_seeds=2)
-    >>> p.stat().st_size > 0
-    True
     """
     # Linear: the orders differ by percents.
     return _ratio_figure(
@@ -403,16 +346,6 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
     For the main reading and each alternative (``readings``: name -> policy
     label in ``traces``), the ratio of FCFS-malleable's average slowdown and
     response time to EASY's, per trace (below 1: FCFS-malleable wins).
-
-    Examples
-    --------
-    >>> rows = [dict(trace="A", policy=p, metric=m, mean=v, ci95=0.0, n=1)
-    ...         for p, v in (("easy", 2.0), ("fm", 1.0)) for m in ("utrera_slowdown", "mean_response")]
-    >>> import tempfile, os
-    >>> p = plot_readings(pd.DataFrame(rows), {"main": "fm"}, os.path.join(tempfile.mkdtemp(),
-    ...                   "r.png"), scale_label="smoke", n_seeds=1)
-    >>> p.stat().st_size > 0
-    True
     """
     return _ratio_figure(
         traces, readings, base_label, out, colormap="Set2", log=True,
@@ -454,26 +387,12 @@ def _ratio_figure(traces, labels, base_label, out, *, colormap, log, title, ylab
     return save_figure(fig, out)
 
 
-# --------------------------------------------------------------------------
-# Sect. 5.1 and Fig. 1
-# --------------------------------------------------------------------------
 def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_seeds: int,
                    threshold: float | None = 0.9, note: str | None = None) -> Path:
     """Sect. 5.1: average slowdown and response against long jobs' CPU utilization.
 
     ``lu`` is :func:`simlib.studies.utrera.tables.long_util_frame`; the paper's
     threshold (FCFS-malleable wins below it) is drawn as a vertical line.
-
-    Examples
-    --------
-    >>> rows = [dict(long_util=u, policy=p, metric=m, mean=v * u, ci95=0.1, n=2)
-    ...         for u in (0.6, 1.0) for p, v in (("easy", 2.0), ("fcfs_malleable", 3.0))
-    ...         for m in ("utrera_slowdown", "mean_response")]
-    >>> import tempfile, os
-    >>> p = plot_long_util(pd.DataFrame(rows), os.path.join(tempfile.mkdtemp(), "l.png"),
-    ...                    trace="SDSC-SP2", scale_label="smoke", n_seeds=2)
-    >>> p.stat().st_size > 0
-    True
     """
     fig = new_figure(9.5, 3.8)
     axes = fig.subplots(1, 2)
@@ -508,16 +427,6 @@ def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length
     Top: CPUs busy and CPUs requested by waiting jobs; bottom: wait-queue
     length (jobs). ``waiting_cpus`` holds the requested CPUs of the waiting
     jobs at each timeline row. Time in days from ``t0``.
-
-    Examples
-    --------
-    >>> tl = pd.DataFrame({"time": [0.0, 3600.0, 7200.0], "busy_cpus": [4, 8, 0],
-    ...                    "queued_jobs": [0, 3, 0], "processes": [4, 8, 0]})
-    >>> import tempfile, os
-    >>> p = plot_fig1(tl, [0, 12, 0], 8, 0.0, 7200.0, os.path.join(tempfile.mkdtemp(), "f.png"),
-    ...               trace="T", scale_label="smoke")
-    >>> p.stat().st_size > 0
-    True
     """
     t = timeline["time"].to_numpy(dtype=float)
     wc = np.asarray(waiting_cpus, dtype=float)

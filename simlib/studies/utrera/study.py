@@ -395,6 +395,14 @@ class Utrera(Study):
                 groups[policy] = [{"policy": policy, **p} for p in points]
         return self.fold_groups(groups)
 
+    def _chunk_step(self, name, message, where, **kw) -> Step:
+        """A step of :func:`.runs.simulate_chunk`: one point, every seed, under ``where``
+        (every seed's summary, and the first seed's job table and timeline)."""
+        root = f"results/runs/utrera/{{scale}}/{where}"
+        return Step(name, message=message, output={
+            "summary": f"{root}/summary.json", "jobs": f"{root}/jobs.csv",
+            "timeline": f"{root}/timeline.csv.gz"}, run=f"{_PACKAGE}.runs:simulate_chunk", **kw)
+
     def simulation_steps(self) -> list[Step]:
         """Fig. 2's toy example, and one job per point of Table 1, the traces, Sect. 5.1 and
         the whole workloads; the other readings as policy :data:`READINGS`."""
@@ -402,34 +410,23 @@ class Utrera(Study):
         variants = self.trace_variants
         traces = "|".join(self.spec["trace_portions"])
         policies = [*_COMPARED, *([READINGS] if self.readings() else [])]
-        chunk = "simlib.studies.utrera.runs:simulate_chunk"
-
-        def outputs(where):
-            # Every seed's summary, and the first seed's job table and timeline.
-            root = f"results/runs/utrera/{{scale}}/{where}"
-            return {"summary": f"{root}/summary.json", "jobs": f"{root}/jobs.csv",
-                    "timeline": f"{root}/timeline.csv.gz"}
-
+        loads = [load_tag(x) for x in t1["loads"]]
         return [
             Step(
-                "utrera_fig2",
-                message="Simulating paper U's Fig. 2 toy example: {wildcards.runs} "
-                        "({wildcards.scale})",
+                "utrera_fig2", message="Simulating paper U's Fig. 2 example: {wildcards.runs}",
                 output={"schedules": "results/runs/utrera/{scale}/fig2/{runs}.json"},
                 params=lambda w: {"fig2": self.spec["fig2"], "variants": self.fig2_variants(w.runs),
                                   "simulation": self.simulation()},
                 policies=lambda w: list(dict.fromkeys(
                     v["policy"] for v in self.fig2_variants(w.runs).values())),
                 wildcard_constraints={"runs": f"schedules|{READINGS}"},
-                run="simlib.studies.utrera.runs:simulate_fig2"),
-            Step(
-                "utrera_simulate_table1",
-                message=("Simulating {wildcards.policy} on paper U's Table 1 workloads (fit "
-                         "{wildcards.fit}) at load {wildcards.load}, {params.spec[n_seeds]} seeds "
-                         "({wildcards.scale})"),
+                run=f"{_PACKAGE}.runs:simulate_fig2"),
+            self._chunk_step(
+                "utrera_simulate_table1", "Simulating {wildcards.policy} on paper U's Table 1 "
+                "workloads (fit {wildcards.fit}, load {wildcards.load})",
+                "table1/{fit}/{policy}/load{load}",
                 input=lambda w: {"swfs": [self.table1_workload(s, float(w.load), w.fit)
                                           for s in self.seeds("table1", w.scale)]},
-                output=outputs("table1/{fit}/{policy}/load{load}"),
                 params=lambda w: self._chunk(
                     "table1", w.policy, w.scale, cpus=self.lublin_set().get("machine_size", 128),
                     coords={"fit": w.fit, "load": float(w.load)}),
@@ -437,17 +434,12 @@ class Utrera(Study):
                 wildcard_constraints={"policy": "|".join(policies),
                                       "fit": "|".join(self.table1_fits())},
                 # The readings on the main fit only (the verdict reads it only).
-                batch={**self._points(_COMPARED, fit=self.table1_fits(),
-                                      load=[load_tag(x) for x in t1["loads"]]),
-                       **self._points(policies[2:], fit=[t1["fit"]],
-                                      load=[load_tag(x) for x in t1["loads"]])},
-                run=chunk),
-            Step(
-                "utrera_simulate_traces",
-                message=("Simulating {wildcards.variant} on {wildcards.trace} "
-                         "(paper U, {wildcards.scale})"),
+                batch={**self._points(_COMPARED, fit=self.table1_fits(), load=loads),
+                       **self._points(policies[2:], fit=[t1["fit"]], load=loads)}),
+            self._chunk_step(
+                "utrera_simulate_traces", "Simulating {wildcards.variant} on {wildcards.trace} "
+                "(paper U)", "traces/{trace}/{variant}",
                 input=lambda w: {"swf": f"data/traces/utrera/{w.trace}.{w.scale}.swf.gz"},
-                output=outputs("traces/{trace}/{variant}"),
                 params=lambda w: {
                     "kind": "traces", "policy": variants()[w.variant]["policy"],
                     "policy_params": variants()[w.variant]["params"],
@@ -460,15 +452,11 @@ class Utrera(Study):
                 # One job per policy over every trace and every variant of it.
                 batch=self.fold_groups({p: [{"trace": t, "variant": k} for k, v in variants().items()
                                             if v["policy"] == p for t in self.spec["trace_portions"]]
-                                        for p in _COMPARED}),
-                run=chunk),
-            Step(
-                "utrera_simulate_long_util",
-                message=("Simulating {wildcards.policy} on {params.spec[trace]} with long jobs' "
-                         "CPU utilization {wildcards.util} (paper U, Sect. 5.1, "
-                         "{wildcards.scale})"),
+                                        for p in _COMPARED})),
+            self._chunk_step(
+                "utrera_simulate_long_util", "Simulating {wildcards.policy} on paper U's Sect. 5.1 "
+                "portion, long jobs' CPU utilization {wildcards.util}", "long_util/{policy}/util{util}",
                 input=lambda w: {"swf": self.long_util_file(w.scale)},
-                output=outputs("long_util/{policy}/util{util}"),
                 params=lambda w: self._chunk(
                     "long_util", w.policy, w.scale, trace=lu["trace"],
                     cpus=self.long_util_portion(w.scale)["machine_procs"],
@@ -477,20 +465,16 @@ class Utrera(Study):
                 policies=lambda w: [self._runs(w.policy)["policy"]],
                 wildcard_constraints={"policy": "|".join(policies), "util": "[0-9]+(\\.[0-9]+)?"},
                 batch=self._points(policies, readings_apart=True,
-                                   util=[load_tag(u) for u in self.long_util_values()]),
-                run=chunk),
-            Step(
-                "utrera_simulate_whole_workloads",
-                message=("Simulating {wildcards.policy} on the whole {wildcards.trace} workload "
-                         "(paper U, Table 2's 'Jobs' as workload sizes, {wildcards.scale})"),
+                                   util=[load_tag(u) for u in self.long_util_values()])),
+            self._chunk_step(
+                "utrera_simulate_whole_workloads", "Simulating {wildcards.policy} on the whole "
+                "{wildcards.trace} workload (paper U, Table 2's 'Jobs')", f"{WHOLE}/{{trace}}/{{policy}}",
                 input=lambda w: {"swf": f"data/traces/utrera/{WHOLE}/{w.trace}.{w.scale}.swf.gz"},
-                output=outputs(f"{WHOLE}/{{trace}}/{{policy}}"),
                 params=lambda w: self._chunk(
                     WHOLE, w.policy, w.scale, coords={"trace": w.trace},
                     cpus=int(self.spec["trace_portions"][w.trace]["machine_procs"])),
                 policies=lambda w: [w.policy],
-                wildcard_constraints={"policy": "|".join(_COMPARED), "trace": traces},
-                run=chunk),
+                wildcard_constraints={"policy": "|".join(_COMPARED), "trace": traces}),
         ]
 
     def summaries(self, part: str, scale: str) -> list[str]:

@@ -13,6 +13,7 @@ simulated once and that value stands for every seed (half-width 0).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -23,8 +24,24 @@ from simlib.stats import mean_ci  # noqa: F401  (re-exported)
 
 from . import EASY, MALLEABLE
 
-__all__ = ["mean_ci", "TABLE1_METRICS", "table1_frame", "table2_frame", "traces_frame",
-           "gains_frame", "long_util_frame", "orders_frame"]
+__all__ = ["mean_ci", "pick", "trunc2", "TABLE1_METRICS", "table1_frame", "table2_frame",
+           "traces_frame", "gains_frame", "long_util_frame", "orders_frame"]
+
+
+def pick(df: pd.DataFrame, **sel) -> pd.Series:
+    """The one row of a long table whose columns equal ``sel`` (KeyError unless one)."""
+    m = np.ones(len(df), bool)
+    for k, v in sel.items():
+        m &= (df[k] == v).to_numpy()
+    rows = df[m]
+    if len(rows) != 1:
+        raise KeyError(f"expected one row for {sel}, found {len(rows)}")
+    return rows.iloc[0]
+
+
+def trunc2(x: float) -> float:
+    """``x`` truncated to two decimals, as the paper prints Fig. 2's numbers."""
+    return math.floor(x * 100 + 1e-9) / 100
 
 
 def _seed_stats(da, level=0.95):
@@ -101,17 +118,11 @@ def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = Non
                  published: Mapping | None = None) -> pd.DataFrame:
     """Table 2: one row per trace, ours (portion simulated) beside the paper's.
 
-    Parameters
-    ----------
-    infos : mapping trace -> dict
-        What the U trace-preparation step records: ``machine_procs``,
-        ``first_job``, ``jobs`` and ``portion`` (a :func:`characterize`
-        dict plus ``demand_ratio_log`` / ``queue_demand_ratio_log``).
-    traces : DataFrame, optional
-        :func:`traces_frame` of the traces cube, for the demand ratio of
-        the EASY schedule we simulated.
-    published : mapping, optional
-        :func:`.published.load_published`; adds ``paper_*`` columns.
+    ``infos``: trace -> the record of step ``utrera_prepare_trace``
+    (``machine_procs``, ``first_job``, ``jobs``, ``portion``: the portion's
+    characteristics with the demand ratios under the log's schedule);
+    ``traces``: :func:`traces_frame`, for the demand ratio of our EASY
+    schedule; ``published`` adds ``paper_*`` columns.
 
     Examples
     --------

@@ -45,17 +45,11 @@ __all__ = ["toy_workload", "fit_sizes_to_window", "fit_to_window", "long_jobs",
 
 
 def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workload:
-    """A small workload from ``(submit, size, runtime)`` rows, in that order.
+    """A small workload from ``(submit, size, runtime)`` rows (submit times
+    non-decreasing, sizes and runtimes > 0; ``name`` in errors and the header).
 
     Job ids are 1..n in row order; requested time = runtime (exact
     estimates) and average CPU time = runtime (CPU utilization 1).
-
-    Parameters
-    ----------
-    rows : sequence of (submit, size, runtime)
-        Submit times must be non-decreasing; sizes and runtimes > 0.
-    name : str
-        Used in error messages and the header.
 
     Examples
     --------
@@ -174,27 +168,8 @@ def _nudge_sizes(size: np.ndarray, run: np.ndarray, machine_size: int, target: f
     the same way. Should that stall outside ``slack``, further passes also
     take moves past the target that leave the work strictly closer. Passes
     stop once within ``slack``, or when one moves nothing (as close as
-    this gets; the caller judges). Deterministic.
-
-    Parameters
-    ----------
-    size : ndarray of int
-        Sizes (processes), in ``[1, machine_size]``.
-    run : ndarray of int
-        Runtimes, seconds (> 0).
-    machine_size : int
-        The largest size.
-    target : float
-        Target work ``sum(size * run)``, CPU-seconds.
-    slack : float
-        Accepted absolute error of the work, CPU-seconds (>= 0).
-
-    Returns
-    -------
-    size : ndarray of int
-        New sizes (a copy).
-    moved : int
-        Number of one-process moves made.
+    this gets; the caller judges). Deterministic. Returns the new sizes (a
+    copy) and the number of one-process moves made.
 
     Examples
     --------
@@ -253,36 +228,10 @@ def fit_sizes_to_window(workload: Workload, *, span: float, machine_size: int, l
     A load sizes cannot reach is an error, not a silently different load:
     all jobs serial offer ``sum(run) / (span * machine_size)``, all jobs
     machine-wide ``sum(run) / span`` (1.08 for 150 jobs of 52 s in 2 h).
-
-    Parameters
-    ----------
-    workload : Workload
-        At least two jobs with runtimes > 0 and sizes > 0, sorted by submit.
-    span : float
-        Window length, seconds (paper U: 7200).
-    machine_size : int
-        CPUs of the machine: the load's denominator and the largest size.
-    load : float
-        Target offered load, > 0.
-    mean_runtime : float
-        Target mean runtime, seconds, >= 1 (no job is shorter than 1 s).
-    tolerance : float, default 0.01
-        Largest accepted relative error of the mean runtime and of the load
-        (whole seconds and whole processes make both inexact).
-
-    Returns
-    -------
-    workload : Workload
-    runtime_factor : float
-        ``f``.
-    size_factor : float
-        ``g``.
-
-    Raises
-    ------
-    ConfigError
-        Bad arguments, or a mean runtime or load not reached within
-        ``tolerance`` (the message gives the loads sizes can reach).
+    ``tolerance`` is the largest accepted relative error of the mean
+    runtime and of the load (whole seconds and whole processes make both
+    inexact): ConfigError beyond it, giving the loads sizes can reach.
+    Returns the workload, ``f`` and ``g``.
 
     Examples
     --------
@@ -351,26 +300,9 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
     possible to ``load``. Requested times (when present) get the same
     factor and rounding, and never fall below the new runtime; average CPU
     times (when present) are scaled too, so CPU utilization is unchanged.
-
-    Parameters
-    ----------
-    workload : Workload
-        At least two jobs with runtimes > 0 and sizes > 0.
-    span : float
-        Window length, seconds (paper U: 7200).
-    machine_size : int
-        CPUs of the machine (for the load).
-    load : float
-        Target offered load, > 0.
-    tolerance : float, default 0.01
-        Largest accepted relative error of the load reached (rounding to
-        whole seconds makes it inexact); ConfigError beyond it.
-
-    Returns
-    -------
-    workload : Workload
-    factor : float
-        The runtime factor ``f``.
+    ``tolerance``: the largest accepted relative error of the load reached
+    (rounding to whole seconds makes it inexact); ConfigError beyond it.
+    Returns the workload and ``f``.
 
     Examples
     --------
@@ -426,21 +358,12 @@ def set_long_job_cpu_util(workload: Workload, util: float, *, mode: str = "set",
 
     CPU utilization of a job is SWF field 6 / field 4 (average CPU time
     over runtime, paper U's footnote 2); only field 6 of long jobs
-    (:func:`long_jobs`) changes.
-
-    Parameters
-    ----------
-    util : float
-        Target utilization in [0, 1].
-    mode : {"set", "scale"}
-        ``"set"``: every long job gets exactly ``util`` (so the average is
-        ``util``). ``"scale"``: each long job's own utilization is
-        multiplied by ``util / current average`` and clipped to [0, 1],
-        keeping their spread (the average then falls short of ``util`` when
-        clipping bites).
-    missing : float
-        Utilization assumed for a long job without CPU time (``"scale"``
-        only), the same default as the fcfs_malleable policy's.
+    (:func:`long_jobs`) changes. ``mode`` "set": every long job gets exactly
+    ``util`` (in [0, 1]); "scale": each long job's own utilization is
+    multiplied by ``util / current average`` and clipped to [0, 1], keeping
+    their spread (the average then falls short of ``util`` when clipping
+    bites), ``missing`` being the utilization of a long job without CPU time
+    (the fcfs_malleable policy's default).
 
     Examples
     --------
@@ -475,25 +398,9 @@ def densest_window(flags, n: int) -> tuple[int, int]:
 
     Sect. 5.1's portion when ``long_util.portion.first_job`` is
     ``densest``: ``flags`` is :func:`long_jobs` of the cleaned trace, in file
-    order. Deterministic: the earliest window wins a tie.
-
-    Parameters
-    ----------
-    flags : sequence of bool
-        One flag per position.
-    n : int
-        Window length, 1 <= n <= len(flags).
-
-    Returns
-    -------
-    (first, count)
-        0-based first position of the window and the number of flagged
-        positions in it.
-
-    Raises
-    ------
-    ValueError
-        ``n`` out of range.
+    order. Returns the window's 0-based first position and its count of
+    flagged positions (ValueError unless 1 <= ``n`` <= ``len(flags)``).
+    Deterministic: the earliest window wins a tie.
 
     Examples
     --------

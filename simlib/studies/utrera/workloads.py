@@ -1,37 +1,22 @@
 """Paper U's inputs: the trace portions and Table 1's synthetic workloads.
 
-Two steps of the study:
-
-* :func:`prepare_trace` (``utrera_prepare_trace``) -- one trace cleaned for
-  the paper's machine size (Table 2: 430 CPUs for CTC, not the header's
-  338), cut to the configured portion (job positions in the cleaned trace),
-  and characterized (Table 2) with the demand ratio under the log's own
-  schedule (our reading of Req.Cpus/Cpus, see
-  :mod:`simlib.studies.utrera.metrics`), for the portion and the whole
-  cleaned trace.
-* :func:`prepare_trace` also makes the portions of step
-  ``utrera_prepare_portion``: Sect. 5.1's own portion (``long_util.portion``,
-  possibly the ``densest`` window: the most long jobs, :func:`select_portion`)
-  and the whole workloads of ``whole_workloads`` (Table 2's "Jobs" column
-  read as workload sizes).
-* :func:`table1_workloads` (``utrera_table1_workloads``, ``table1.fit:
-  sizes`` or ``runtimes``) -- one Lublin seed made into one workload per
-  load, submit times mapped onto [0, span]; ``sizes``
-  (:func:`~simlib.studies.utrera.transforms.fit_sizes_to_window`) scales
-  the runtimes to one mean at every load and reaches the load through the
-  job sizes, ``runtimes``
-  (:func:`~simlib.studies.utrera.transforms.fit_to_window`) reaches it by
-  one runtime factor per load.
+* :func:`prepare_trace` (steps ``utrera_prepare_trace`` and
+  ``utrera_prepare_portion``) -- one trace cleaned for the paper's machine
+  size (Table 2: 430 CPUs for CTC, not the header's 338), cut to a portion
+  (Fig. 3's job positions, Sect. 5.1's own portion -- possibly the
+  ``densest`` window, :func:`select_portion` -- or a whole workload) and
+  characterized (Table 2) with the demand ratio under the log's own
+  schedule (our reading of Req.Cpus/Cpus, :mod:`.metrics`).
+* :func:`table1_workloads` (``utrera_table1_workloads``) -- one Lublin seed
+  made into one workload per load, submit times mapped onto [0, span]:
+  ``fit: sizes`` scales the runtimes to one mean at every load and reaches
+  the load through the job sizes (:func:`.transforms.fit_sizes_to_window`),
+  ``runtimes`` by one runtime factor per load (:func:`.transforms.fit_to_window`).
 """
 from __future__ import annotations
 
 from simlib.io import write_json, write_text
-from simlib.studies.utrera.transforms import (
-    densest_window,
-    fit_sizes_to_window,
-    fit_to_window,
-    long_jobs,
-)
+from simlib.studies.utrera.transforms import densest_window, fit_sizes_to_window, fit_to_window, long_jobs
 from simlib.workload.prepare import (
     CleaningPolicy,
     characterize,
@@ -73,30 +58,14 @@ def describe(workload, cpus: int) -> dict:
 def select_portion(cleaned, portion: dict, *, where: str = "portion"):
     """The jobs of a portion of a cleaned trace, and where they are.
 
-    Parameters
-    ----------
-    cleaned : Workload
-        The cleaned trace.
-    portion : dict
-        ``first_job`` (a 0-based position, or ``"densest"``: the window of
-        ``n_jobs`` consecutive positions holding the most long jobs,
-        :func:`~simlib.studies.utrera.transforms.densest_window`, earliest
-        on ties) and ``n_jobs``.
-    where : str
-        The config key of the portion, named by the errors.
-
-    Returns
-    -------
-    (Workload, dict)
-        The portion (:func:`simlib.workload.prepare.subset`) and its facts:
-        ``selection`` ("densest" or "positions"), ``first_job``, ``jobs``,
-        ``long_jobs`` (in the portion) and ``long_jobs_cleaned`` (in the
-        whole cleaned trace).
-
-    Raises
-    ------
-    ValueError
-        The cleaned trace holds fewer jobs than the portion asks for.
+    ``portion``: ``first_job`` (a 0-based position, or ``"densest"``: the
+    window of ``n_jobs`` consecutive positions holding the most long jobs,
+    :func:`.transforms.densest_window`) and ``n_jobs``. Returns the portion
+    (:func:`simlib.workload.prepare.subset`) and its facts: ``selection``
+    ("densest" or "positions"), ``first_job``, ``jobs``, ``long_jobs`` (in
+    the portion) and ``long_jobs_cleaned`` (in the whole cleaned trace).
+    ValueError (naming the config key ``where``) when the cleaned trace
+    holds fewer jobs than the portion asks for.
 
     Examples
     --------
@@ -141,12 +110,8 @@ def prepare_trace(ctx) -> None:
     ``cleaning_log`` and ``info`` (JSON: the portion's place in the trace,
     the cleaning counts and :func:`describe` of the portion and of the
     whole cleaned trace; with ``config_key``, also the facts of
-    :func:`select_portion`).
-
-    Raises
-    ------
-    ValueError
-        When the cleaned trace holds fewer jobs than the portion asks for.
+    :func:`select_portion`). ValueError when the cleaned trace holds fewer
+    jobs than the portion asks for.
     """
     p, trace = ctx.params, ctx.wildcards["trace"]
     portion = p["portion"]
