@@ -164,7 +164,7 @@ def readme(ctx) -> None:
     ``long_util_readings``: the reading x claim matrix), ``published``, and
     ``others`` (every other artifact, so the README is rebuilt after them).
     Parameters (see the study's ``readme_step``): what the template says of
-    the scale (``scale``, ``portions``, ``scale_plan``, seeds...), the
+    the scale (``scale``, ``scale_plan``: what each scale runs), the
     readings (``readings``: name -> policy label; ``single_readings``;
     ``reading_factors``), ``sections`` and ``artifacts`` (the study's index
     entries, listed at the end).

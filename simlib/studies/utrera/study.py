@@ -24,15 +24,7 @@ _FIGURES = f"{_PACKAGE}.figures"
 
 
 class Utrera(Study):
-    """Paper U: FCFS-malleable (virtual malleability) vs EASY backfilling.
-
-    Examples
-    --------
-    >>> from simlib.studies import study_class
-    >>> registry = {"utrera": "simlib.studies.utrera.study:Utrera"}
-    >>> study_class("utrera", {"registry": registry}) is Utrera, Utrera.section
-    (True, 'utrera')
-    """
+    """Paper U: FCFS-malleable (virtual malleability) vs EASY backfilling."""
 
     key = "utrera"
     section = "utrera"
@@ -77,18 +69,13 @@ class Utrera(Study):
         return {f"{MALLEABLE}:{name}": {**base, **over} for name, over in self.readings().items()}
 
     def fig2_variants(self, runs: str) -> dict[str, dict]:
-        """What Fig. 2's step runs (``runs``: "schedules" or :data:`READINGS`): label ->
-        policy and parameters.
+        """What Fig. 2's step runs (``runs``): label -> policy and parameters.
 
         ``schedules``: each of ``fig2.policies``; ``readings``: fcfs_malleable
         under each reading. The example's own parameters
-        (``fig2.malleable_params``: the paper's footnote, no overhead) apply on
-        top of fcfs_malleable's, a reading's overrides included: the footnote
-        defines the example, so every reading runs it with OV = 0 and the OV
-        factor cannot change it; the expansion factor (and
-        ``expand_started_shrunk``) can. The example's jobs carry no CPU
-        utilization, so the util factor cannot either (trace_mean of none
-        falls back to ``missing_cpu_util``).
+        (``fig2.malleable_params``: the paper's footnote, OV = 0) apply on top
+        of fcfs_malleable's, a reading's overrides included: the footnote
+        defines the example (README, interpretation 3).
         """
         own = self.spec["fig2"]["malleable_params"]
         if runs == READINGS:
@@ -367,8 +354,7 @@ class Utrera(Study):
         ]
 
     def _runs(self, policy: str) -> dict:
-        """What a chunk of ``policy`` runs: a compared policy, or :data:`READINGS`
-        (fcfs_malleable under every reading, a label each)."""
+        """What a chunk of ``policy`` runs: a compared policy, or :data:`READINGS`."""
         if policy == READINGS:
             labels = self.reading_labels()
             return {"policy": MALLEABLE, "variants": labels, "n_readings": len(labels),
@@ -386,8 +372,8 @@ class Utrera(Study):
         # Where runs are short: one job per policy (the readings: one per point
         # with readings_apart, as their runs are long) over every point.
         groups = {}
+        points = [dict(zip(values, c)) for c in itertools.product(*values.values())]
         for policy in label_policies:
-            points = [dict(zip(values, c)) for c in itertools.product(*values.values())]
             if policy == READINGS and readings_apart:
                 groups.update({f"{READINGS}_{'_'.join(p.values())}": [{"policy": policy, **p}]
                                for p in points})
@@ -638,9 +624,6 @@ class Utrera(Study):
                    "others": [a.path for a in mine if not a.path.endswith("README.md")]},
             output={"readme": f"{OUT}/README.md"},
             params={"published": self.spec["published"], "scale": scale,
-                    "portions": {t: self.portion(t) for t in self.spec["trace_portions"]},
-                    "table1_seeds": len(self.seeds("table1")), "ov_seeds": len(self.seeds("ov")),
-                    "long_util_values": self.long_util_values(),
                     "scale_plan": self.scale_plan(),
                     "long_util_trace": self.spec["long_util"]["trace"],
                     "readings": {n: f"{MALLEABLE}:{n}" for n in self.readings()},

@@ -1,29 +1,21 @@
 """Workloads of paper U (Utrera et al., FCFS-malleable): generator variants.
 
-Three transformations the paper's experiments need on top of the shared
-workload code:
-
 * :func:`toy_workload` -- the hand-made jobs of Fig. 2 (all submitted at 0,
   exact estimates, CPU utilization 1, as the paper's footnote assumes: two
   processes on one CPU run twice slower).
-* :func:`fit_sizes_to_window` and :func:`fit_to_window` -- Table 1's
-  synthetic workloads: "150 jobs to be launched during 2 hours with average
-  machine loads from 30 % to 90 %" (Sect. 4.1). The Lublin--Feitelson
-  model's 150 jobs carry far more work than 2 hours of a 128-CPU machine at
-  90 % (typically 3--12 machine-loads), so arrivals alone cannot be
-  calibrated. Both keep the model's arrival *order* and relative spacing
-  and map the submit times linearly onto the window; then
-  :func:`fit_sizes_to_window` (``fit: sizes``) scales every runtime to one
-  mean at every load (the paper's jobs ran about 52 s at every load) and
-  reaches the load through the job sizes, while :func:`fit_to_window`
-  (``fit: runtimes``) keeps the sizes and multiplies every runtime by one
-  load-dependent factor. The factors are in the SWF header and the fit
-  records. (``fit: arrivals`` calibrates inter-arrivals only and lets the
-  span grow.)
-* :func:`set_long_job_cpu_util` -- Sect. 5.1's re-simulation of SDSC with
-  the CPU utilization of long jobs (more than 64 processes and more than
-  8 hours, Table 2's definition) varied from 60 % to 100 %, on the portion
-  :func:`densest_window` picks (the window holding the most long jobs).
+* :func:`fit_sizes_to_window` (``fit: sizes``) and :func:`fit_to_window`
+  (``fit: runtimes``) -- Table 1's "150 jobs to be launched during 2 hours
+  with average machine loads from 30 % to 90 %" (Sect. 4.1). The
+  Lublin--Feitelson model's 150 jobs carry far more work than 2 hours of a
+  128-CPU machine at 90 % (typically 3--12 machine-loads), so arrivals alone
+  cannot be calibrated: both map the submit times linearly onto the window
+  (arrival order and relative spacing kept), then reach the load through
+  the job sizes at one mean runtime (the paper's jobs ran about 52 s at
+  every load) or through one runtime factor per load. The factors are in
+  the SWF header and the fit records (README, interpretation 5).
+* :func:`set_long_job_cpu_util` and :func:`densest_window` -- Sect. 5.1: the
+  long jobs' (> 64 processes and > 8 h, Table 2's definition) CPU
+  utilization varied, on the window holding the most long jobs.
 
 Every function returns a new :class:`~simlib.workload.swf.Workload` (input
 untouched) with one ``; simlib:`` header line saying what was done.
