@@ -45,6 +45,7 @@ def test_registered_under_its_key_with_its_schema():
     assert study_class("utrera", {"registry": helpers_pipeline.repo_registry()}) is Utrera
     assert issubclass(Utrera, Study)
     assert (Utrera.section, Utrera.title) == ("utrera", "Utrera et al. (utrera): FCFS-malleable")
+    assert Utrera.published_loader == ".published"  # simlib.studies.utrera.published
     path = Utrera.schema_path()
     assert path == SIMLIB / "studies/utrera/utrera.schema.json" and path.is_file()
     schema = yaml.safe_load(path.read_text())  # JSON is YAML
@@ -288,6 +289,18 @@ def test_code_inputs_follow_what_each_step_imports():
     assert {"studies/utrera/claims.py", "claims.py", "markdown.py"} <= claims
     assert not any(f.startswith(("figures/", "engine/")) for f in claims)
     assert "claims.py" not in sims and "markdown.py" not in sims
+    # The words: each step that writes some declares its templates (and the claims' words).
+    from simlib.render import template_files
+    assert steps["utrera_claims"].templates == ["claims.yaml"]
+    assert "claims.yaml" in steps["utrera_readme"].templates
+    assert steps["utrera_figures_traces"].templates == [
+        f"{f}.md.j2" for f in ("fig3", "table2", "table3", "fragmentation", "headline_gains",
+                               "slowdown_by_class")]
+    readme = {Path(f).name for f in template_files(steps["utrera_readme"].package,
+                                                   steps["utrera_readme"].templates)}
+    assert {"README.md.j2", "interpretation.md.j2", "discussion.md.j2", "scale_lines.md.j2",
+            "portion.j2"} <= readme
+    assert not any(s.templates for n, s in steps.items() if n.startswith("utrera_simulate"))
 
 
 def test_reading_factors_give_every_combination_but_the_main_one():
