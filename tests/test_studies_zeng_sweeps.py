@@ -59,49 +59,49 @@ def test_records_take_table_6s_point_and_nh_from_the_main_runs():
 def test_optimum_rule_hit_tie_and_miss():
     vals = [4, 8, 12, 16, 24]
     at12 = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: 5 + abs(v - 12) / 4 + 0.01 * s))
-    assert optimum_claim(at12, 12, "opt", "§5.3").verdict == Verdict.REPRODUCED
+    assert optimum_claim(at12, 12).verdict == Verdict.REPRODUCED
     # Lowest at 8, with 12 not distinguishable (paired differences straddle 0): partly.
     noisy = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
                                            5 + abs(v - 8) / 4 - (2.0 if v == 12 and s == 0 else 0)))
-    claim = optimum_claim(noisy, 12, "opt", "§5.3")
+    claim = optimum_claim(noisy, 12)
     assert claim.verdict == Verdict.PARTLY and "tie" in claim.ours
     # Lowest at 24, 12 clearly worse in every seed: not reproduced.
     far = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: 10 - v / 4 + 0.01 * s))
-    assert optimum_claim(far, 12, "opt", "§5.3").verdict == Verdict.NOT_REPRODUCED
+    assert optimum_claim(far, 12).verdict == Verdict.NOT_REPRODUCED
     # 12 was not run: not testable.
     gap = sweep_cube("block_size", Curve([8, 16], lambda var, v, c, s: 5.0))
-    assert optimum_claim(gap, 12, "opt", "§5.3").verdict == Verdict.NOT_TESTABLE
+    assert optimum_claim(gap, 12).verdict == Verdict.NOT_TESTABLE
 
 
 def test_best_at_optimum_is_paired_by_seed():
     vals = [8, 12, 16]
     best = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (4 if var == "GLTS" else 5) + s),
                       variants=("GLTS", "FBO", "NS"))
-    assert best_at_optimum_claim(best, 12, "b", "§5.3").verdict == Verdict.REPRODUCED
+    assert best_at_optimum_claim(best, 12).verdict == Verdict.REPRODUCED
     # GLTS worse than both in seed 0 (better in the others): no case holds.
     mixed = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
                                            (4 + 3 * (s == 0) if var == "GLTS" else 5) + s),
                        variants=("GLTS", "FBO", "NS"))
-    assert best_at_optimum_claim(mixed, 12, "b", "§5.3").verdict == Verdict.NOT_REPRODUCED
+    assert best_at_optimum_claim(mixed, 12).verdict == Verdict.NOT_REPRODUCED
     worse = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (6 if var == "GLTS" else 5)),
                        variants=("GLTS", "NS"))
-    assert best_at_optimum_claim(worse, 12, "b", "§5.3").verdict == Verdict.NOT_REPRODUCED
+    assert best_at_optimum_claim(worse, 12).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_plateau_rule():
     vals = [1.0, 1.25, 1.5, 2.0, 3.0]
     plateau = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 4 + 2 * max(0, 1.5 - v) + 0.01 * s),
                          published=1.5, workload="W1")
-    assert plateau_claim(plateau, 1.5, 0.05, "p", "§5.4").verdict == Verdict.REPRODUCED
+    assert plateau_claim(plateau, 1.5, 0.05).verdict == Verdict.REPRODUCED
     # Still falling past 1.5: the rise holds, the plateau does not.
     falling = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 8 - v), published=1.5, workload="W1")
-    assert plateau_claim(falling, 1.5, 0.05, "p", "§5.4").verdict == Verdict.PARTLY
+    assert plateau_claim(falling, 1.5, 0.05).verdict == Verdict.PARTLY
     # Flat everywhere except lower at F_slack = 1: neither holds.
     odd = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 3 if v == 1.0 else 4 + v),
                      published=1.5, workload="W1")
-    assert plateau_claim(odd, 1.5, 0.05, "p", "§5.4").verdict == Verdict.NOT_REPRODUCED
+    assert plateau_claim(odd, 1.5, 0.05).verdict == Verdict.NOT_REPRODUCED
     short = sweep_cube("f_slack", Curve([1.0, 1.5], lambda var, v, c, s: 4.0), published=1.5)
-    assert plateau_claim(short, 1.5, 0.05, "p", "§5.4").verdict == Verdict.NOT_TESTABLE
+    assert plateau_claim(short, 1.5, 0.05).verdict == Verdict.NOT_TESTABLE
 
 
 def test_table_marks_where_each_point_comes_from():
@@ -119,7 +119,7 @@ def test_every_claim_can_fail(param):
     cube = sweep_cube(param, Curve(vals, lambda var, v, c, s: 10.0 - v + (var == "GLTS")),
                       variants=("GLTS", "NS"), published=1.5 if param == "f_slack" else 16)
     if param == "block_size":
-        verdicts = [optimum_claim(cube, 12, "", "").verdict, best_at_optimum_claim(cube, 12, "", "").verdict]
+        verdicts = [optimum_claim(cube, 12).verdict, best_at_optimum_claim(cube, 12).verdict]
     else:
-        verdicts = [plateau_claim(cube, 1.5, 0.05, "", "").verdict]
+        verdicts = [plateau_claim(cube, 1.5, 0.05).verdict]
     assert Verdict.REPRODUCED not in verdicts

@@ -333,6 +333,7 @@ class Zeng(Study):
             input={"cube": self.glts_cube_path(), "published": self.published_path},
             output=self.glts_outputs(), params=self._common(),
             report={k: "zeng" for k in self.glts_outputs()},
+            templates=["headline.md.j2", "labels.yaml"],
             code=[_GLTS], run=deferred(_GLTS, "figures_step"))
 
     # --------------------------------------------- part 2: Figs. 8-9's sweeps
@@ -415,7 +416,7 @@ class Zeng(Study):
                                                      "figure": s.get("figure")}
                                                  for p, s in self.sweeps().items()}},
             report={k: "zeng" for k in self.sweep_outputs()},
-            code=[_SWEEPS], run=deferred(_SWEEPS, "figures_step"))
+            templates=["sweep.md.j2"], code=[_SWEEPS], run=deferred(_SWEEPS, "figures_step"))
 
     # ------------------------------------- part 2: Figs. 1 and 5's examples
     def examples_outputs(self) -> dict[str, str]:
@@ -429,7 +430,7 @@ class Zeng(Study):
             input={"published": self.published_path}, output=self.examples_outputs(),
             params={"policy_params": self.glts_params()},
             report={k: "zeng" for k in self.examples_outputs()},
-            policies=["glomarc_ts", "scojo_pect"], code=[_EXAMPLES],
+            policies=["glomarc_ts", "scojo_pect"], code=[_EXAMPLES], templates=["examples.md.j2"],
             run=deferred(_EXAMPLES, "examples_step"))
 
     def _run_params(self) -> dict:
@@ -521,6 +522,8 @@ class Zeng(Study):
             output=self.table_outputs(),
             params={**self._common(), "claims": dict(self.spec["claims"])},
             report={k: "zeng" for k in self.table_outputs()},
+            templates=["published_tables.md.j2", "table4.md.j2", "table5.md.j2", "ssp.md.j2",
+                       "validation.md.j2", "labels.yaml"],
             code=[_TABLES], run=deferred(_TABLES, "tables_step"))
 
     def figure_outputs(self) -> dict[str, str]:
@@ -558,7 +561,8 @@ class Zeng(Study):
             output={"csv": self.claims_file()},
             params={**self._common(), "thresholds": dict(self.spec["claims"])},
             report={"csv": "zeng"},
-            code=[_REPORT, _GLTS, _SWEEPS, _EXAMPLES], run=deferred(_REPORT, "claims_step"))
+            templates=["claims.yaml"], code=[_REPORT, _GLTS, _SWEEPS, _EXAMPLES],
+            run=deferred(_REPORT, "claims_step"))
 
     def readme_step(self) -> Step:
         scale = self.scale
@@ -576,7 +580,8 @@ class Zeng(Study):
                     "artifacts": [a.as_dict() for a in mine]},
             report={"readme": "zeng"},
             # The README copies the policy's docstring (the Fig. 3 flow).
-            code=[_REPORT, "simlib.policies.glomarc_ts"], run=deferred(_REPORT, "readme_step"))
+            templates=["README.md.j2"], code=[_REPORT, "simlib.policies.glomarc_ts"],
+            run=deferred(_REPORT, "readme_step"))
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:

@@ -16,7 +16,8 @@ import numpy as np
 from simlib.cube import build_cube, provenance, write_cube
 from simlib.stats import mean_ci
 
-__all__ = ["DIMS", "COORD_INFO", "UNITS", "build", "ci_text", "aggregate_step"]
+__all__ = ["DIMS", "COORD_INFO", "UNITS", "build", "ci_text", "read_summaries", "write",
+           "aggregate_step"]
 
 DIMS = ["workload", "machine", "seed"]
 COORD_INFO = {
@@ -46,8 +47,12 @@ def ci_text(values, mean_format: str = ".4g", half_format: str = ".2g") -> tuple
     return m, h, text
 
 
-def build(records: list[dict], attrs=None, dims=None):
+def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None):
     """The cube from one record per run (its dims and metrics).
+
+    With ``subtree`` (the config it depends on), the attributes are its
+    provenance, ``study``, then ``attrs`` with ``config_subtree`` after the
+    ``title``.
 
     Examples
     --------
@@ -56,6 +61,12 @@ def build(records: list[dict], attrs=None, dims=None):
     {'workload': 2, 'machine': 1, 'seed': 1}
     """
     dims = DIMS if dims is None else dims
+    if subtree is not None:
+        given, attrs = attrs, {**provenance(subtree, repo_dir=repo), "study": "zeng"}
+        for k, v in given.items():
+            attrs[k] = v
+            if k == "title":
+                attrs["config_subtree"] = json.dumps(subtree, sort_keys=True)
     metrics = sorted({k for r in records for k in r} - set(dims))
     info = {m: (UNITS.get(m, "1"), m.replace("_", " "), "paper Z run metric "
                 "(simlib/studies/zeng/summaries.py)") for m in metrics}
@@ -65,18 +76,23 @@ def build(records: list[dict], attrs=None, dims=None):
     return cube
 
 
+def read_summaries(paths) -> list[dict]:
+    """The run summaries (JSON) of a step's input."""
+    return [json.loads(Path(p).read_text()) for p in paths]
+
+
+def write(cube, ctx) -> None:
+    """Write an aggregate step's ``cube`` output."""
+    write_cube(cube, ctx.output.cube)
+    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+
+
 def aggregate_step(ctx, repo=None) -> None:
     """Step ``zeng_aggregate``: input ``summaries``, parameter ``subtree``, output ``cube``."""
     subtree = ctx.params["subtree"]
-    records = []
-    for path in ctx.input.summaries:
-        s = json.loads(Path(path).read_text())
-        records.append({k: v for k, v in s.items() if not k.startswith("simulated_")})
-    attrs = provenance(subtree, repo_dir=repo)
-    attrs.update({"study": "zeng", "scale": subtree["scale"],
-                  "title": f"paper Z (Zeng & Sodan), SSP under Scojo-PECT, {subtree['scale']} scale",
-                  "config_subtree": json.dumps(subtree, sort_keys=True),
-                  "policy": "scojo_pect (space sharing, SSP)"})
-    cube = build(records, attrs)
-    write_cube(cube, ctx.output.cube)
-    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+    records = [{k: v for k, v in s.items() if not k.startswith("simulated_")}
+               for s in read_summaries(ctx.input.summaries)]
+    write(build(records, subtree=subtree, repo=repo, attrs=dict(
+        scale=subtree["scale"], title=f"paper Z (Zeng & Sodan), SSP under Scojo-PECT, "
+                                      f"{subtree['scale']} scale",
+        policy="scojo_pect (space sharing, SSP)")), ctx)

@@ -32,12 +32,13 @@ from simlib.engine.job import DONE, Job
 from simlib.engine.simulator import Simulator
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_json, write_text
-from simlib.markdown import markdown_table
 from simlib.policies import make_policy
 from simlib.policies.glomarc_ts import Member, utilization_gain
 from simlib.policies.scojo_pect import self_slowdown
+from simlib.render import render
 
 from .runs import RunningPeriods, machine
+from .words import claim
 
 __all__ = ["EXAMPLE_SHARES", "PairSlowdowns", "fig5_group", "fig1_node_usage", "node_time", "example_claims",
            "examples_step"]
@@ -194,27 +195,11 @@ def example_claims(ex: dict) -> list[Claim]:
     """Formula 5 = formula 6 on Fig. 5's group; GLTS holds less node time than SSP on Fig. 1's jobs."""
     f5, f6 = ex["fig5"]["formula5"], ex["fig5"]["formula6"]
     ok5 = bool(np.isfinite(f5) and abs(f5 - f6) <= 1e-6 * max(1.0, abs(f6)))
-    c5 = Claim("zeng", "For the three-job group of Fig. 5, formula 5 and the general formula 6 "
-               "give the same utilization gain", "§4.6, Fig. 5, formulas 5-6", "equal",
-               (f"group {ex['fig5']['group']}; formula 5 (measured) {f5:.6f}, formula 6 "
-                f"(policy's prediction) {f6:.6f}" if np.isfinite(f5) else
-                f"the policy formed {ex['fig5']['group']}, not Job 3 with Jobs 1 and 2"),
-               "G-LOMARC-TS must form the group by itself, and formula 5 on the simulated "
-               "T_g and T_i must equal formula 6 within 1e-6 (relative): reproduced; else not "
-               "reproduced", Verdict.REPRODUCED if ok5 else Verdict.NOT_REPRODUCED,
-               figure="fig5_group.png")
     f1 = ex["fig1"]
-    saved = f1["saved"]
-    c1 = Claim("zeng", "Higher core utilization saves node usage: G-LOMARC-TS runs the same jobs "
-               "on fewer node-seconds than space sharing (Fig. 1's six jobs)", "§4.1, Fig. 1",
-               "fewer nodes used",
-               f"node time SSP {f1['SSP']['node_time']:.0f} s, GLTS {f1['GLTS']['node_time']:.0f} s "
-               f"({100 * saved:.1f} % saved; {f1['GLTS']['groups']} groups)",
-               "GLTS holds less node time than SSP for the same jobs, with at least one group: "
-               "reproduced; else not reproduced",
-               Verdict.REPRODUCED if saved > 0 and f1["GLTS"]["groups"] > 0
-               else Verdict.NOT_REPRODUCED, figure="fig1_node_usage.png")
-    return [c5, c1]
+    ok1 = f1["saved"] > 0 and f1["GLTS"]["groups"] > 0
+    return [claim("fig5", Verdict.REPRODUCED if ok5 else Verdict.NOT_REPRODUCED, fig5=ex["fig5"],
+                  formed=bool(np.isfinite(f5))),
+            claim("fig1", Verdict.REPRODUCED if ok1 else Verdict.NOT_REPRODUCED, fig1=f1)]
 
 
 # ---------------------------------------------------------------- the figures
@@ -314,30 +299,7 @@ def examples_step(ctx) -> None:
             "medium slices 90 % of an interval")
     fig5_figure(ex, out.fig5, note)
     fig1_figure(ex, out.fig1, note)
-    f5, f1 = ex["fig5"], ex["fig1"]
-    lines = ["# Paper Z: the worked examples of Figs. 1 and 5, from small simulations", "",
-             f"{note}. Jobs of Fig. 5 (label: processes, work T_i at one process per node, "
-             "SL_scr, SL_sno): "
-             + "; ".join(f"Job {k}: {v[0]}, {v[1]:g} s, {v[2]}, {v[3]}" for k, v in FIG5_JOBS.items())
-             + f"; SL_cos {', '.join(f'{a} with {b}: {v}' for (a, b), v in FIG5_COS.items())}. "
-             "Jobs of Fig. 1: "
-             + "; ".join(f"Job {k}: {v[0]}, {v[1]:g} s, {v[2]}, {v[3]}" for k, v in FIG1_JOBS.items())
-             + "; SL_cos 1.", "",
-             "## Fig. 5: the three-job group", "",
-             f"- group formed by G-LOMARC-TS: {f5['group']} (primary, matched)",
-             f"- T_g (Job 3's running time in the group): {f5.get('t_g', float('nan')):.3f} s "
-             f"(formula 6's periods predicted {f5.get('predicted_t_g', float('nan')):.3f} s)",
-             "- work done in the group (T_i, s at one process per node): "
-             + ", ".join(f"Job {k}: {v:.3f}" for k, v in f5.get("t_i", {}).items()),
-             f"- U_gain, formula 5 on the simulation: {f5['formula5']:.6f}",
-             f"- U_gain, formula 6 (simlib.policies.glomarc_ts.utilization_gain): "
-             f"{f5['formula6']:.6f}", "",
-             "## Fig. 1: six jobs with and without coscheduling", "",
-             f"- node time held: SSP {f1['SSP']['node_time']:.0f} s, GLTS "
-             f"{f1['GLTS']['node_time']:.0f} s ({100 * f1['saved']:.1f} % saved)",
-             f"- makespan: SSP {f1['SSP']['makespan']:.0f} s, GLTS {f1['GLTS']['makespan']:.0f} s; "
-             f"groups formed by GLTS: {f1['GLTS']['groups']}",
-             "- processes per node: SSP " + ", ".join(f"Job {k}: {v}" for k, v in f1["SSP"]["ppn"].items())
-             + "; GLTS " + ", ".join(f"Job {k}: {v}" for k, v in f1["GLTS"]["ppn"].items()), "",
-             "## Every running period", "", markdown_table(examples_table(ex))]
-    write_text(out.md, "\n".join(lines))
+    write_text(out.md, render(__package__, "examples.md.j2", note=note, fig5_jobs=FIG5_JOBS,
+                              fig5_cos=FIG5_COS, fig1_jobs=FIG1_JOBS, fig1=ex["fig1"],
+                              fig5={"t_i": {}, "predicted_t_g": float("nan"), **ex["fig5"]},
+                              table=examples_table(ex)))

@@ -20,31 +20,38 @@ from simlib.stats import mean_ci
 
 from .published import load_published
 
-__all__ = ["COLORS", "ssp_rr_figure", "gantt_day_figure", "table4_figure", "figures_step"]
+__all__ = ["COLORS", "bars", "ssp_rr_figure", "gantt_day_figure", "table4_figure", "figures_step"]
 
 #: One colour per virtual machine (job type).
 COLORS = {"short": "#4c9f38", "medium": "#1f77b4", "long": "#d62728"}
 _CLASSES = ("all", "medium", "long")
 
 
+def bars(ax, series: dict, ticks, capsize: int = 3, colors=None) -> np.ndarray:
+    """Grouped bars, mean and 95 % CI over seeds: series label -> one array per group (tick)."""
+    x = np.arange(len(ticks))
+    width = 0.8 / len(series)
+    for k, (label, groups) in enumerate(series.items()):
+        stats = [mean_ci(v) for v in groups]
+        ax.bar(x + (k - (len(series) - 1) / 2) * width, [m for m, _, _ in stats], width,
+               yerr=[0 if np.isnan(h) else h for _, h, _ in stats], capsize=capsize, label=label,
+               **({} if colors is None else {"color": colors[k % len(colors)]}))
+    ax.set_xticks(x, ticks)
+    return x
+
+
 def ssp_rr_figure(cube: xr.Dataset, pub: dict, scale_note: str):
     fig = new_figure(7.5, 3.6)
     ax = fig.add_subplot()
     workloads = cube["workload"].values.tolist()
-    width = 0.8 / len(workloads)
-    x = np.arange(len(_CLASSES))
-    for k, w in enumerate(workloads):
-        stats = [mean_ci(cube[f"rr_{c}"].sel(workload=w, machine="multicore").values)
-                 for c in _CLASSES]
-        ax.bar(x + (k - (len(workloads) - 1) / 2) * width, [s[0] for s in stats], width,
-               yerr=[0 if np.isnan(s[1]) else s[1] for s in stats], capsize=3,
-               label=f"ours, {w}", color=["#9ecae1", "#3182bd", "#08519c"][k % 3])
+    x = bars(ax, {f"ours, {w}": [cube[f"rr_{c}"].sel(workload=w, machine="multicore").values
+                                 for c in _CLASSES] for w in workloads},
+             [f"{c} jobs" for c in _CLASSES], colors=["#9ecae1", "#3182bd", "#08519c"])
     if "W2" in workloads:
-        k = workloads.index("W2")
+        k, width = workloads.index("W2"), 0.8 / len(workloads)
         printed = [pub["ssp_w2"][f"rr_{c}"] for c in _CLASSES]
         ax.scatter(x + (k - (len(workloads) - 1) / 2) * width, printed, marker="D", color="black",
                    zorder=3, label="paper, W2 (§5.3, reference)")
-    ax.set_xticks(x, [f"{c} jobs" for c in _CLASSES])
     ax.set_ylabel("average bounded relative response time RR")
     ax.set_title("SSP (Scojo-PECT, space sharing): RR per job class", fontsize=10)
     ax.legend(fontsize=8)

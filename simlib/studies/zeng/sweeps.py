@@ -24,22 +24,19 @@ printed block size is Fig. 6's W2 run. The verdicts are
 """
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import xarray as xr
 
 from simlib.claims import Claim, Verdict, verdict_from_hits
-from simlib.cube import provenance, write_cube
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_csv, write_text
-from simlib.markdown import markdown_table
+from simlib.render import render
 from simlib.stats import mean_ci
 
 from . import SWEEP_PARAMETERS, depends, value_tag  # re-exported: the sweep's vocabulary
-from .cubes import build, ci_text
+from .cubes import build, ci_text, read_summaries, write
+from .words import claim
 
 __all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
            "sweep_table", "optimum_claim", "best_at_optimum_claim", "plateau_claim",
@@ -92,27 +89,21 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
 def aggregate_step(ctx, repo=None) -> None:
     """Step ``zeng_aggregate_sweep``: inputs ``sweep`` and ``main`` summaries; output ``cube``."""
     p = ctx.params
-    sweep = [json.loads(Path(f).read_text()) for f in ctx.input.sweep]
-    main = [json.loads(Path(f).read_text()) for f in ctx.input.main]
     parameter, subtree = p["parameter"], p["subtree"]
-    recs = records(parameter, p["published_value"], p["variants"], p["values"], sweep, main,
-                   p["workload"])
-    attrs = provenance(subtree, repo_dir=repo)
+    recs = records(parameter, p["published_value"], p["variants"], p["values"],
+                   read_summaries(ctx.input.sweep), read_summaries(ctx.input.main), p["workload"])
     constant = [v for v in p["variants"] if not depends(v, parameter)]
-    attrs.update({"study": "zeng", "experiment": f"sweep of {parameter}", "scale": subtree["scale"],
-                  "parameter": parameter, "workload": p["workload"],
-                  "published_value": p["published_value"],
-                  "constant_variants": ", ".join(constant) or "none",
-                  "title": f"paper Z (Zeng & Sodan), G-LOMARC-TS against {parameter}, "
-                           f"workload {p['workload']}, {subtree['scale']} scale",
-                  "config_subtree": json.dumps(subtree, sort_keys=True)})
-    cube = build(recs, attrs, dims=["variant", parameter, "seed"])
+    cube = build(recs, dims=["variant", parameter, "seed"], subtree=subtree, repo=repo, attrs=dict(
+        experiment=f"sweep of {parameter}", scale=subtree["scale"], parameter=parameter,
+        workload=p["workload"], published_value=p["published_value"],
+        constant_variants=", ".join(constant) or "none",
+        title=f"paper Z (Zeng & Sodan), G-LOMARC-TS against {parameter}, "
+              f"workload {p['workload']}, {subtree['scale']} scale"))
     cube = cube.reindex(variant=[v for v in _ORDER if v in cube["variant"].values])
     cube["variant"].attrs["long_name"] = "G-LOMARC-TS variant (paper Z §5.1)"
     cube[parameter].attrs["long_name"] = (f"{PARAMETERS[parameter][2]}; Table 6's value "
                                           f"{p['published_value']} from the main runs")
-    write_cube(cube, ctx.output.cube)
-    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+    write(cube, ctx)
 
 
 # ------------------------------------------------------------------ verdicts
@@ -121,7 +112,7 @@ def _rr(cube: xr.Dataset, variant: str, value, cls: str) -> np.ndarray:
     return cube[f"rr_{cls}"].sel(variant=variant, **{param: value}).values.astype(float)
 
 
-def optimum_claim(cube: xr.Dataset, printed, statement: str, source: str) -> Claim:
+def optimum_claim(cube: xr.Dataset, printed) -> Claim:
     """The block size of lowest mean RR (GLTS) is the printed one, for medium and long jobs.
 
     Per class: the printed value has the lowest mean RR over seeds: a hit;
@@ -129,63 +120,50 @@ def optimum_claim(cube: xr.Dataset, printed, statement: str, source: str) -> Cla
     includes 0, a tie. Both hits: reproduced; a hit or a tie: partly; else
     not reproduced. Not testable when the printed value was not run.
     """
-    param = cube.attrs["parameter"]
+    param, workload = cube.attrs["parameter"], cube.attrs["workload"]
     values = cube[param].values.tolist()
-    crit = (f"per class (medium, long), GLTS: the {param} of lowest mean RR over seeds is "
-            f"{printed}: a hit; else, if RR({printed}) - RR(best) (paired by seed) has a 95 % CI "
-            "holding 0: a tie; both hits: reproduced; any hit or tie: partly; else not reproduced")
+    texts = dict(printed=printed, param=param, values=values, workload=workload)
     if printed not in values:
-        return Claim("zeng", statement, source, f"{printed}", f"{printed} not run ({values})", crit,
-                     Verdict.NOT_TESTABLE, figure="sweep_block_size.md")
+        return claim("optimum_not_run", Verdict.NOT_TESTABLE, **texts)
     hits = ties = 0
-    parts = []
+    parts = []   # class, best value, its RR, then (not a hit) RR at printed, paired difference, tie
     for cls in ("medium", "long"):
         means = {v: mean_ci(_rr(cube, "GLTS", v, cls))[0] for v in values}
         best = min(values, key=lambda v: means[v])
         if best == printed:
             hits += 1
-            parts.append(f"{cls}: lowest at {best} (RR {means[best]:.2f})")
+            parts.append((cls, best, means[best]))
             continue
         m, h, _ = mean_ci(_rr(cube, "GLTS", printed, cls) - _rr(cube, "GLTS", best, cls))
         tie = bool(np.isfinite(h) and abs(m) <= h)
         ties += tie
-        parts.append(f"{cls}: lowest at {best} (RR {means[best]:.2f}); at {printed} "
-                     f"{means[printed]:.2f}, paired difference {m:.2f}"
-                     + ("" if np.isnan(h) else f" ± {h:.2f}") + (" (tie)" if tie else ""))
+        parts.append((cls, best, means[best], means[printed], m, None if np.isnan(h) else h, tie))
     verdict = (Verdict.REPRODUCED if hits == 2 else
                Verdict.PARTLY if hits + ties else Verdict.NOT_REPRODUCED)
-    return Claim("zeng", statement, source, f"{printed}",
-                 "; ".join(parts) + f" ({cube.attrs['workload']}, {param} in {values})", crit,
-                 verdict, figure="fig8_block_size.png")
+    return claim("optimum", verdict, parts=parts, **texts)
 
 
-def best_at_optimum_claim(cube: xr.Dataset, printed, statement: str, source: str) -> Claim:
+def best_at_optimum_claim(cube: xr.Dataset, printed) -> Claim:
     """At the printed optimum GLTS has the lowest RR of the variants drawn (medium and long).
 
     One case per (class, other variant): GLTS lower in every seed (paired).
     """
     param = cube.attrs["parameter"]
     others = [v for v in cube["variant"].values.tolist() if v != "GLTS"]
-    crit = (f"at {param} = {printed}, per (class medium/long, other variant): GLTS's RR lower "
-            "in every seed (paired): a hit; all hits: reproduced; some: partly; none: not "
-            "reproduced")
+    texts = dict(printed=printed, param=param, workload=cube.attrs["workload"])
     if printed not in cube[param].values.tolist() or not others:
-        return Claim("zeng", statement, source, "GLTS best", "not run", crit,
-                     Verdict.NOT_TESTABLE, figure="fig8_block_size.png")
+        return claim("best_at_optimum", Verdict.NOT_TESTABLE, parts=None, **texts)
     hits, parts = 0, []
     for cls in ("medium", "long"):
         g = _rr(cube, "GLTS", printed, cls)
         for o in others:
             d = _rr(cube, o, printed, cls) - g
             hits += bool((d > 0).all())
-            parts.append(f"{cls} vs {o} {mean_ci(d)[0]:+.2f}")
-    return Claim("zeng", statement, source, "GLTS best at the optimum block size",
-                 "RR(other) - RR(GLTS), mean over seeds: " + ", ".join(parts)
-                 + f" ({cube.attrs['workload']}, {param} = {printed})", crit,
-                 verdict_from_hits(hits, 2 * len(others)), figure="fig8_block_size.png")
+            parts.append((cls, o, mean_ci(d)[0]))
+    return claim("best_at_optimum", verdict_from_hits(hits, 2 * len(others)), parts=parts, **texts)
 
 
-def plateau_claim(cube: xr.Dataset, threshold, tol: float, statement: str, source: str) -> Claim:
+def plateau_claim(cube: xr.Dataset, threshold, tol: float) -> Claim:
     """RR improves with F_slack up to ``threshold`` and stays flat beyond it (GLTS).
 
     Per class (medium, long, all), two cases: the smallest value's RR above
@@ -195,28 +173,20 @@ def plateau_claim(cube: xr.Dataset, threshold, tol: float, statement: str, sourc
     """
     param = cube.attrs["parameter"]
     values = sorted(cube[param].values.tolist())
-    crit = (f"GLTS, per class (medium, long, all): (a) RR at the smallest {param} above RR at "
-            f"{threshold} in every seed (paired); (b) for every {param} > {threshold}, "
-            f"|mean paired difference to RR at {threshold}| <= {tol:g} x its mean; 6 of 6: "
-            "reproduced, some: partly, none: not reproduced")
+    texts = dict(threshold=threshold, tol=tol, param=param, values=values,
+                 workload=cube.attrs["workload"])
     below = [v for v in values if v < threshold]
     above = [v for v in values if v > threshold]
     if threshold not in values or not below or not above:
-        return Claim("zeng", statement, source, f"{threshold}", f"values run: {values}", crit,
-                     Verdict.NOT_TESTABLE, figure="fig9_f_slack.png")
+        return claim("plateau", Verdict.NOT_TESTABLE, parts=None, **texts)
     hits, parts = 0, []
     for cls in _CLASSES:
         ref = _rr(cube, "GLTS", threshold, cls)
         rise = _rr(cube, "GLTS", below[0], cls) - ref
-        a = bool((rise > 0).all())
         devs = [mean_ci(_rr(cube, "GLTS", v, cls) - ref)[0] / ref.mean() for v in above]
-        b = bool(max(abs(x) for x in devs) <= tol)
-        hits += a + b
-        parts.append(f"{cls}: RR({below[0]:g}) - RR({threshold:g}) {rise.mean():+.2f}; past "
-                     f"{threshold:g} at most {100 * max(abs(x) for x in devs):.1f} % off")
-    return Claim("zeng", statement, source, f"no gain past {threshold}",
-                 "; ".join(parts) + f" ({cube.attrs['workload']}, {param} in {values})", crit,
-                 verdict_from_hits(hits, 6), figure="fig9_f_slack.png")
+        hits += bool((rise > 0).all()) + bool(max(abs(x) for x in devs) <= tol)
+        parts.append((cls, rise.mean(), 100 * max(abs(x) for x in devs)))
+    return claim("plateau", verdict_from_hits(hits, 6), parts=parts, low=below[0], **texts)
 
 
 def sweep_claims(cubes: dict[str, xr.Dataset], pub: dict, thresholds: dict) -> list[Claim]:
@@ -224,18 +194,11 @@ def sweep_claims(cubes: dict[str, xr.Dataset], pub: dict, thresholds: dict) -> l
     h = pub["headline"]
     out = []
     if "block_size" in cubes:
-        cube, opt = cubes["block_size"], int(h["optimum_block_size_w2"])
-        w = cube.attrs["workload"]
-        out += [optimum_claim(cube, opt, f"Under {w} the optimum block size of GLTS is {opt} for "
-                              "both medium and long jobs", "§5.3, Fig. 8"),
-                best_at_optimum_claim(cube, opt, f"Under {w}, GLTS achieves the best RR (of GLTS, "
-                                      "FBO, NS, NH) at the optimum block size", "§5.3, Fig. 8")]
+        opt = int(h["optimum_block_size_w2"])
+        out += [optimum_claim(cubes["block_size"], opt), best_at_optimum_claim(cubes["block_size"], opt)]
     if "f_slack" in cubes:
-        cube, thr = cubes["f_slack"], float(h["f_slack_plateau"])
-        out.append(plateau_claim(cube, thr, float(thresholds.get("plateau_tolerance", 0.05)),
-                                 f"RR improves as F_slack grows up to {thr:g}; larger slack "
-                                 f"factors give approximately equal RR ({cube.attrs['workload']})",
-                                 "§5.4, Fig. 9"))
+        out.append(plateau_claim(cubes["f_slack"], float(h["f_slack_plateau"]),
+                                 float(thresholds["plateau_tolerance"])))
     return out
 
 
@@ -324,8 +287,6 @@ def figures_step(ctx) -> None:
                 by_class=len(cube["variant"]) > 1)
         table = sweep_table(cube)
         write_csv(table, ctx.output[f"csv_{parameter}"], index=False)
-        write_text(ctx.output[f"md_{parameter}"],
-                   f"# Paper Z: G-LOMARC-TS against {PARAMETERS[parameter][0]}, workload "
-                   f"{spec['workload']}\n\n{note}. 'main run': the point comes from the runs "
-                   "of Figs. 6-7 (the same workloads and seeds); the printed value to compare: "
-                   f"{label} {printed}.\n\n" + markdown_table(table))
+        write_text(ctx.output[f"md_{parameter}"], render(
+            __package__, "sweep.md.j2", table6_name=PARAMETERS[parameter][0], workload=spec["workload"],
+            note=note, label=label, printed=printed, table=table))
