@@ -20,7 +20,7 @@ from ...platform import Platform
 from ...policies import make_policy
 
 __all__ = ["RunResult", "RunningPeriods", "run", "machine", "engine_jobs", "simulate_step",
-           "glts_step", "glts_metrics", "sweep_step", "MACHINES"]
+           "glts_step", "glts_metrics", "MACHINES"]
 
 #: The machines of a run: paper Z's (§5.1) and §4.8's reference machine.
 MACHINES = ("multicore", "single_core")
@@ -207,37 +207,23 @@ def glts_metrics(frame: pd.DataFrame, params: dict, seed: int, p: dict) -> tuple
 
 
 def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
-    """Pipeline step: every G-LOMARC-TS variant on one (workload, seed) -> summary JSON."""
+    """Steps ``zeng_simulate_glts`` and ``zeng_sweep``: the G-LOMARC-TS variants on one
+    (workload, seed) -> summary JSON; a sweep's run has one parameter at one value
+    (``parameter``, ``value``; aggregated by :mod:`.sweeps`)."""
     from ...io import write_json
     from .workloads import read_workload
     p = ctx.params
     frame = read_workload(ctx.input.workload)
     seed = int(ctx.wildcards["seed"])
-    out = {"workload": ctx.wildcards["workload"], "seed": seed, "variants": {}}
+    sweep = {p["parameter"]: p["value"]} if "parameter" in p else {}
+    out = {**({k: p[k] for k in ("parameter", "value", "workload")} if sweep else
+              {"workload": ctx.wildcards["workload"]}), "seed": seed, "variants": {}}
     with gc_paused():  # over all the runs: see above simulate_step
         for variant in p["variants"]:
-            metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant}, seed, p)
+            metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant, **sweep},
+                                        seed, p)
             out["variants"][variant] = metrics
-            ctx.log.info("%s: %d jobs in %.1f s, %d groups", variant, len(frame), res.seconds,
+            ctx.log.info("%s%s: %d jobs in %.1f s, %d groups", variant,
+                         "".join(f", {k} = {v}" for k, v in sweep.items()), len(frame), res.seconds,
                          res.counters.get("groups", 0))
-    write_json(out, ctx.output.summary)
-
-
-def sweep_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
-    """Step ``zeng_sweep``: the sweep's variants at one (value, seed) -> summary JSON
-    (aggregated by :mod:`.sweeps`)."""
-    from ...io import write_json
-    from .workloads import read_workload
-    p = ctx.params
-    frame = read_workload(ctx.input.workload)
-    seed = int(ctx.wildcards["seed"])
-    out = {"parameter": p["parameter"], "value": p["value"], "workload": p["workload"],
-           "seed": seed, "variants": {}}
-    with gc_paused():  # over all the runs: see above simulate_step
-        for variant in p["variants"]:
-            metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant,
-                                                p["parameter"]: p["value"]}, seed, p)
-            out["variants"][variant] = metrics
-            ctx.log.info("%s, %s = %s: %d jobs in %.1f s, %d groups", variant, p["parameter"],
-                         p["value"], len(frame), res.seconds, res.counters.get("groups", 0))
     write_json(out, ctx.output.summary)

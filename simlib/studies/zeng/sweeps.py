@@ -7,7 +7,7 @@ besides Table 6's. Steps:
 ================== ===========================================================
 zeng_sweep         one (parameter, value, seed): every variant of the sweep
                    whose runs depend on the parameter, on the sweep's
-                   workload (:func:`.runs.sweep_step`, so that editing this
+                   workload (:func:`.runs.glts_step`, so that editing this
                    module reruns no simulation); chunked this way the DAG
                    stays small (values x seeds jobs per sweep)
 zeng_aggregate_sweep the cube ``results/zeng_<parameter>.<scale>.nc``, dims
@@ -52,7 +52,7 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
             main: list[dict], workload: str) -> list[dict]:
     """One record per (variant, value, seed).
 
-    ``sweep`` holds the summaries of :func:`sweep_step`; ``main`` those of
+    ``sweep`` holds the summaries of ``zeng_sweep``; ``main`` those of
     the main runs (``zeng_simulate_glts``), which give the point at the
     published value and, at every value, the variants that do not depend
     on the parameter.
