@@ -164,20 +164,6 @@ def test_coscheduling_rejects_bad_pairs():
         S.coscheduling_slowdown(S.TABLE4, -3, 1, 2)
 
 
-@pytest.mark.parametrize("table, column, match", [
-    ({"bins": [[1.0, 1.1]], "sl_scr": [1]}, "sl_cos", "no column"),
-    ({"bins": [[1.0, 1.1], [1.1, 1.2]], "sl_cos": [1]}, "sl_cos", "1 shares for 2 bins"),
-    ({"bins": [[1.0, 1.1]], "sl_cos": [-1]}, "sl_cos", ">= 0"),
-    ({"bins": [[1.0, 1.1]], "sl_cos": [0]}, "sl_cos", "not all 0"),
-    ({"bins": [[1.0, 1.2], [1.1, 1.3]], "sl_cos": [1, 1]}, "sl_cos", "overlap"),
-    ({"bins": [[1.1, 1.0]], "sl_cos": [1]}, "sl_cos", "lo < hi"),
-    ({"sl_cos": [1]}, "sl_cos", "bins"),
-])
-def test_bad_tables(table, column, match):
-    with pytest.raises(ConfigError, match=match):
-        S.draw_slowdowns(table, column, 1, np.random.default_rng(0))
-
-
 def test_draw_needs_a_generator():
     with pytest.raises(TypeError, match="Generator"):
         S.draw_slowdowns(S.TABLE4, "sl_cos", 1, 42)

@@ -229,13 +229,9 @@ class Zeng(Study):
         return f"{RUNS.format(scale=scale)}/sweeps/{parameter}/{value_tag(value)}/seed{seed}.json"
 
     def cube_path(self, scale: str | None = None, name: str = "zeng") -> str:
+        """The cube of part 1 (``zeng``), of part 2 (``zeng_glts``) or of a sweep
+        (``zeng_<parameter>``)."""
         return f"results/{name}.{scale or self.scale}.nc"
-
-    def glts_cube_path(self, scale: str | None = None) -> str:
-        return self.cube_path(scale, "zeng_glts")
-
-    def sweep_cube_path(self, parameter: str, scale: str | None = None) -> str:
-        return self.cube_path(scale, f"zeng_{parameter}")
 
     def table_outputs(self) -> dict[str, str]:
         return {f"{name}_{ext}": f"{OUT}/{name}.{ext}"
@@ -386,7 +382,7 @@ class Zeng(Study):
                     "glts": [self.glts_summary(w.scale, wl, s) for wl, s in pairs]}
         return self._aggregate(
             "zeng_aggregate_glts", "glts", "Aggregating paper Z's G-LOMARC-TS and SSP runs",
-            {"cube": self.glts_cube_path("{scale}")}, input=inputs,
+            {"cube": self.cube_path("{scale}", "zeng_glts")}, input=inputs,
             params=lambda w: {"subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
                                           "variants": self.glts_variants()}})
 
@@ -394,7 +390,7 @@ class Zeng(Study):
         return self._figures(
             "zeng_figures_glts", "glts:figures_step",
             "Drawing paper Z's Figs. 6-7 and the headline numbers", self.glts_outputs(),
-            input={"cube": self.glts_cube_path(), "published": self.published_path},
+            input={"cube": self.cube_path(name="zeng_glts"), "published": self.published_path},
             params=self._common(), templates=["headline.md.j2", "labels.yaml"])
 
     # --------------------------------------------- part 2: Figs. 8-9's sweeps
@@ -439,7 +435,7 @@ class Zeng(Study):
         return self._aggregate(
             "zeng_aggregate_sweep", "sweeps",
             "Aggregating paper Z's sweep of {wildcards.parameter}",
-            {"cube": self.sweep_cube_path("{parameter}", "{scale}")}, input=inputs, params=params,
+            {"cube": self.cube_path("{scale}", "zeng_{parameter}")}, input=inputs, params=params,
             wildcard_constraints={"parameter": "|".join(self.sweeps())})
 
     def sweep_figures_step(self) -> Step:
@@ -447,7 +443,7 @@ class Zeng(Study):
             "zeng_figures_sweeps", "sweeps:figures_step", "Drawing paper Z's sweeps, Figs. 8-9",
             self.sweep_outputs(),
             input={"published": self.published_path,
-                   **{f"cube_{p}": self.sweep_cube_path(p) for p in self.sweeps()}},
+                   **{f"cube_{p}": self.cube_path(name=f"zeng_{p}") for p in self.sweeps()}},
             params={**self._common(), "sweeps": {p: {"workload": s["workload"],
                                                      "figure": s.get("figure")}
                                                  for p, s in self.sweeps().items()}},
@@ -472,8 +468,8 @@ class Zeng(Study):
             {"csv": self.claims_file()},
             input={"cube": self.cube_path(), "published": self.published_path,
                    "table5": f"{OUT}/table5.csv",
-                   **({"glts": self.glts_cube_path()} if glts else {}),
-                   **{f"sweep_{p}": self.sweep_cube_path(p) for p in self.sweeps()},
+                   **({"glts": self.cube_path(name="zeng_glts")} if glts else {}),
+                   **{f"sweep_{p}": self.cube_path(name=f"zeng_{p}") for p in self.sweeps()},
                    **({"examples": self.examples_outputs()["json"]} if glts else {})},
             params={**self._common(), "thresholds": dict(self.spec["claims"])},
             templates=["claims.yaml"], code=[f"{__name__}.{m}" for m in ("glts", "sweeps", "examples")])
@@ -503,10 +499,11 @@ class Zeng(Study):
                                      **self.figure_outputs(), "claims": self.claims_file(),
                                      "cube": self.cube_path()}, {})]
         if self.glts_variants():
-            groups.append((titles["glts"], {**self.glts_outputs(), "cube": self.glts_cube_path()}, {}))
+            groups.append((titles["glts"], {**self.glts_outputs(),
+                                            "cube": self.cube_path(name="zeng_glts")}, {}))
         for param, spec in self.sweeps().items():
             paths = {k: self.sweep_outputs()[f"{k}_{param}"] for k in ("figure", "md", "csv")}
-            groups.append((titles["sweep"], {**paths, "cube": self.sweep_cube_path(param)},
+            groups.append((titles["sweep"], {**paths, "cube": self.cube_path(name=f"zeng_{param}")},
                            {**spec, "param": param, "name": SWEEP_PARAMETERS[param][0]}))
         if self.glts_variants():
             groups.append((titles["examples"], self.examples_outputs(), {}))

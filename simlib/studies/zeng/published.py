@@ -26,7 +26,8 @@ def load_published(path) -> dict:
 
 
 def check_published(data: Mapping, path) -> None:
-    """Table 4's columns have one share per bin; Tables 2-3 rows one value per column.
+    """Table 4: one share per bin, non-empty bins in increasing order without overlap;
+    Tables 2-3: one value per column per row.
 
     Examples
     --------
@@ -39,15 +40,19 @@ def check_published(data: Mapping, path) -> None:
     """
     t4 = data["table4"]
     for col in ("sl_scr", "sl_sno", "sl_cos"):
-        if len(t4[col]) != len(t4["bins"]):
-            raise ConfigError(f"{path}: table4.{col}: {len(t4[col])} shares for "
-                              f"{len(t4['bins'])} bins")
+        _require(len(t4[col]) == len(t4["bins"]),
+                 f"{path}: table4.{col}: {len(t4[col])} shares for {len(t4['bins'])} bins")
     for i, (lo, hi) in enumerate(t4["bins"]):
-        if not lo < hi:
-            raise ConfigError(f"{path}: table4.bins[{i}]: [{lo}, {hi}) is empty")
+        _require(lo < hi, f"{path}: table4.bins[{i}]: [{lo}, {hi}) is empty")
+        _require(i == 0 or lo >= t4["bins"][i - 1][1],
+                 f"{path}: table4.bins[{i}]: [{lo}, {hi}) overlaps or precedes the range before")
     for name in ("table2", "table3"):
         cols = data[name]["columns"]
         for row, values in data[name]["rows"].items():
-            if len(values) != len(cols):
-                raise ConfigError(f"{path}: {name}.rows.{row}: {len(values)} values for "
-                                  f"{len(cols)} columns")
+            _require(len(values) == len(cols), f"{path}: {name}.rows.{row}: {len(values)} values "
+                                               f"for {len(cols)} columns")
+
+
+def _require(ok: bool, message: str) -> None:
+    if not ok:
+        raise ConfigError(message)

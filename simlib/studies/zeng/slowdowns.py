@@ -16,7 +16,8 @@ uniform within it (:func:`draw_slowdowns`). The self slowdowns are a
 property of the job (:func:`self_slowdowns`); ``SL_cos`` is a property of
 an *ordered* pair of jobs, since formula 6 uses the slowdown of A next to
 i (``SL_{A,i}``) and of i next to A (``SL_{i,A}``) as two numbers
-(:func:`coscheduling_slowdown`, :class:`CoschedulingSlowdowns`).
+(:class:`CoschedulingSlowdowns`). A table is checked where it is read
+(:func:`simlib.studies.zeng.published.check_published`), not at each draw.
 
 Section 4.8 turns a Lublin job of ``oSize`` single-core nodes into a job
 for the 4-core nodes with formula 7 (:func:`adjusted_size`) and formula 8
@@ -59,11 +60,10 @@ __all__ = [
     "self_slowdown_at", "adjusted_size",
 ]
 
-#: Table 4 of paper Z (Zeng & Sodan, "Job Scheduling with Lookahead Group
-#: Matchmaking for Time/Space Sharing on Multi-core Parallel Machines"),
-#: "Modeled distribution of slowdowns", as printed: the ranges ``[lo, hi)``
-#: and the percent of slowdowns in each. The study reads the same numbers
-#: from ``config/published/zeng.yaml``; this copy serves tests and examples.
+#: Table 4 of paper Z, "Modeled distribution of slowdowns", as printed: the
+#: ranges ``[lo, hi)`` and the percent of slowdowns in each. The study reads
+#: the same numbers from ``config/published/zeng.yaml``; this copy serves
+#: tests and examples.
 TABLE4 = MappingProxyType({
     "source": "paper Z, Table 4 (modeled distribution of slowdowns, percent per range)",
     "bins": ((0.9, 1.0), (1.0, 1.1), (1.1, 1.2), (1.2, 1.3), (1.3, 1.4),
@@ -74,8 +74,7 @@ TABLE4 = MappingProxyType({
 })
 
 #: The two thresholds of paper Z's Table 6 that this module uses (the
-#: other parameters of Table 6 belong to the scheduler). The study takes
-#: its values from the config; these serve tests and examples.
+#: others belong to the scheduler); the study takes them from the config.
 TABLE6 = MappingProxyType({"max_sl": 1.25, "self_sl2": 1.12})
 
 #: The slowdown columns of Table 4.
@@ -94,34 +93,20 @@ COSCHEDULING_STREAM = 0x5A454E02
 COMPILED_KERNELS = ("_seeding_kernel",)
 
 
-# --------------------------------------------------------------------------
-# Seeds
-# --------------------------------------------------------------------------
-
 def _seed_words(seed) -> list[int]:
-    """The seed as a list of non-negative ints (SeedSequence entropy)."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0:
-        return [int(seed)]
-    if (isinstance(seed, Sequence) and not isinstance(seed, str) and len(seed) > 0
+    """The seed (an int >= 0 or a non-empty sequence of them) as SeedSequence entropy."""
+    words = [seed] if isinstance(seed, (int, np.integer)) else seed
+    if (isinstance(words, Sequence) and not isinstance(words, str) and len(words) > 0
             and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0
-                    for x in seed)):
-        return [int(x) for x in seed]
+                    for x in words)):
+        return [int(x) for x in words]
     raise ConfigError(f"invalid seed {seed!r}: give an int >= 0 or a non-empty sequence of "
                       "ints >= 0 (the run's coordinates)")
 
 
 def rng_for(seed, *stream: int, child: int | None = None) -> np.random.Generator:
-    """A generator for one purpose: ``SeedSequence([*seed, *stream])``.
-
-    Parameters
-    ----------
-    seed : int or sequence of int
-        The workload seed (or the run's coordinates), all >= 0.
-    *stream : int
-        Words naming the purpose (a stream constant, job ids...).
-    child : int, optional
-        Take this child of the sequence (its ``spawn_key``), for several
-        independent draws of one purpose.
+    """A generator for one purpose: ``SeedSequence([*seed, *stream])``, or its
+    child ``child`` for several independent draws of one purpose.
 
     Examples
     --------
@@ -134,48 +119,12 @@ def rng_for(seed, *stream: int, child: int | None = None) -> np.random.Generator
     return np.random.default_rng(np.random.SeedSequence(words, spawn_key=key))
 
 
-# --------------------------------------------------------------------------
-# Table 4: drawing and measuring
-# --------------------------------------------------------------------------
-
-def _bins(bins) -> np.ndarray:
-    """Bins as a (k, 2) float array, checked: finite, lo < hi, in order, disjoint."""
-    try:
-        b = np.asarray(bins, dtype=float)
-    except (TypeError, ValueError):
-        raise ConfigError(f"slowdown bins {bins!r}: expected a list of [lo, hi] pairs") from None
-    if b.ndim != 2 or b.shape[1] != 2 or len(b) == 0:
-        raise ConfigError(f"slowdown bins {bins!r}: expected a non-empty list of [lo, hi] pairs")
-    if not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
-        raise ConfigError(f"slowdown bins {bins!r}: every bin needs finite lo < hi")
-    if np.any(b[1:, 0] < b[:-1, 1]):
-        raise ConfigError(f"slowdown bins {bins!r}: bins must be in increasing order, "
-                          "without overlap")
-    return b
-
-
 class _Column:
     """One column of a Table 4 mapping: bins and normalised probabilities."""
 
     def __init__(self, table: Mapping, column: str):
-        if not isinstance(table, Mapping) or "bins" not in table:
-            raise ConfigError("a slowdown table must be a mapping with 'bins' and the "
-                              f"columns {list(COLUMNS)}")
-        if column not in table or column == "bins":
-            raise ConfigError(f"slowdown table has no column {column!r}; it has "
-                              f"{[k for k in table if k in COLUMNS]}")
-        self.bins = _bins(table["bins"])
-        try:
-            shares = np.asarray(table[column], dtype=float)
-        except (TypeError, ValueError):
-            raise ConfigError(f"slowdown table column {column!r}: shares must be "
-                              "numbers") from None
-        if shares.shape != (len(self.bins),):
-            raise ConfigError(f"slowdown table column {column!r}: {shares.size} shares for "
-                              f"{len(self.bins)} bins")
-        if not np.all(np.isfinite(shares)) or np.any(shares < 0) or shares.sum() <= 0:
-            raise ConfigError(f"slowdown table column {column!r}: shares must be finite, "
-                              ">= 0 and not all 0")
+        self.bins = np.asarray(table["bins"], dtype=float)
+        shares = np.asarray(table[column], dtype=float)
         # Printed percentages are rounded (the paper adjusted some to reach
         # 100 %); dividing by their sum makes them probabilities either way.
         self.prob = shares / shares.sum()
@@ -205,31 +154,12 @@ class _Column:
         return min(lo[k] + (hi[k] - lo[k]) * u1, top[k])
 
 
-def _count(n) -> int:
-    if not (isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0):
-        raise ConfigError(f"number of draws must be an integer >= 0, got {n!r}")
-    return int(n)
-
-
 def draw_slowdowns(table: Mapping, column: str, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Draw ``n`` slowdowns from one column of Table 4.
+    """Draw ``n`` slowdowns from one column (``sl_scr``, ``sl_sno``, ``sl_cos``) of
+    ``table`` (``bins`` and a list of shares per column, e.g. :data:`TABLE4`).
 
     Each value picks a range with the column's shares (normalised to sum
     to 1), then falls uniformly within the range ``[lo, hi)``.
-
-    Parameters
-    ----------
-    table : mapping
-        ``bins`` (list of ``[lo, hi]``) and one list of shares (percent)
-        per column, e.g. :data:`TABLE4`; other keys are ignored.
-    column : {"sl_scr", "sl_sno", "sl_cos"}
-    n : int
-    rng : numpy.random.Generator
-
-    Returns
-    -------
-    numpy.ndarray
-        ``n`` floats.
 
     Examples
     --------
@@ -239,11 +169,11 @@ def draw_slowdowns(table: Mapping, column: str, n: int, rng: np.random.Generator
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator (no global random state)")
-    return _Column(table, column).draw(_count(n), rng)
+    return _Column(table, column).draw(n, rng)
 
 
 def self_slowdowns(table: Mapping, n: int, seed) -> tuple[np.ndarray, np.ndarray]:
-    """Per-job core and node self slowdowns, ``(SL_scr, SL_sno)``.
+    """Per-job core and node self slowdowns, ``(SL_scr, SL_sno)``, of ``n`` jobs.
 
     Drawn independently from Table 4's columns, from
     ``SeedSequence([seed, SELF_SLOWDOWN_STREAM])`` (child 0: ``SL_scr``,
@@ -251,35 +181,15 @@ def self_slowdowns(table: Mapping, n: int, seed) -> tuple[np.ndarray, np.ndarray
     scheduler run on a workload sees the same values, and the first k jobs
     get the same values whatever ``n``.
 
-    Parameters
-    ----------
-    table : mapping
-        As :func:`draw_slowdowns`.
-    n : int
-        Number of jobs.
-    seed : int or sequence of int
-        The workload seed.
-
-    Returns
-    -------
-    sl_scr, sl_sno : numpy.ndarray
-
     Examples
     --------
     >>> scr, sno = self_slowdowns(TABLE4, 3, seed=0)
     >>> scr.shape, bool(np.array_equal(self_slowdowns(TABLE4, 5, seed=0)[0][:3], scr))
     ((3,), True)
     """
-    n = _count(n)
     scr = _Column(table, "sl_scr").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=0))
     sno = _Column(table, "sl_sno").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=1))
     return scr, sno
-
-
-def _job_id(x, name: str) -> int:
-    if not (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0):
-        raise ValueError(f"job {name} must be an integer id >= 0, got {x!r}")
-    return int(x)
 
 
 def seeded_uniforms(words: list[int], kernel=None) -> list[float]:
@@ -306,62 +216,20 @@ def seeding_kernel():
     return kernels.load(COMPILED_KERNELS[0])
 
 
-def _pair_slowdown(column: _Column, words: list[int], a, b, kernel=None) -> float:
-    a, b = _job_id(a, "a"), _job_id(b, "b")
-    if a == b:
-        raise ValueError(f"job {a} cannot be coscheduled with itself (its self slowdowns "
-                         "cover that)")
-    return column.draw_one(*seeded_uniforms([*words, COSCHEDULING_STREAM, a, b], kernel))
-
-
-def coscheduling_slowdown(table: Mapping, seed, a: int, b: int) -> float:
-    """``SL_cos`` of job ``a`` when coscheduled with job ``b``.
-
-    The pair is ordered: ``(a, b)`` and ``(b, a)`` are independent draws,
-    the paper's ``SL_{A,i}`` and ``SL_{i,A}``. The value comes from
-    ``SeedSequence([seed, COSCHEDULING_STREAM, a, b])``, so it is the same
-    for every scheduler and every call.
-
-    Parameters
-    ----------
-    table : mapping
-        As :func:`draw_slowdowns` (column ``sl_cos``).
-    seed : int or sequence of int
-        The workload seed.
-    a, b : int
-        Job ids (>= 0, different).
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> x = coscheduling_slowdown(TABLE4, 0, 1, 2)
-    >>> 1.0 <= x < 1.8, x == coscheduling_slowdown(TABLE4, 0, 1, 2)
-    (True, True)
-    """
-    return _pair_slowdown(_Column(table, "sl_cos"), _seed_words(seed), a, b, seeding_kernel())
-
-
 class CoschedulingSlowdowns:
-    """Memoised :func:`coscheduling_slowdown` for one workload.
+    """``SL_cos`` of one workload's ordered pairs of jobs, each drawn once.
 
-    ``slowdowns(a, b)`` is ``coscheduling_slowdown(table, seed, a, b)``;
-    the table is checked once and each pair drawn once.
-
-    Parameters
-    ----------
-    table : mapping
-        As :func:`draw_slowdowns` (column ``sl_cos``).
-    seed : int or sequence of int
-        The workload seed.
+    ``slowdowns(a, b)`` is ``SL_cos`` of job ``a`` coscheduled with job
+    ``b`` (job ids >= 0, different): ``(a, b)`` and ``(b, a)`` are
+    independent draws, the paper's ``SL_{A,i}`` and ``SL_{i,A}``. The value
+    comes from ``SeedSequence([seed, COSCHEDULING_STREAM, a, b])``, so it is
+    the same for every scheduler and every call.
 
     Examples
     --------
     >>> sl = CoschedulingSlowdowns(TABLE4, seed=0)
-    >>> sl(1, 2) == coscheduling_slowdown(TABLE4, 0, 1, 2), len(sl.memo)
-    (True, 1)
+    >>> 1.0 <= sl(1, 2) < 1.8, sl(1, 2) == coscheduling_slowdown(TABLE4, 0, 1, 2), len(sl.memo)
+    (True, True, 1)
     """
 
     def __init__(self, table: Mapping, seed):
@@ -383,8 +251,21 @@ class CoschedulingSlowdowns:
         key = (a, b)
         value = self.memo.get(key)
         if value is None:
-            value = self.memo[key] = _pair_slowdown(self.column, self.words, a, b, self.kernel)
+            for x in key:
+                if not (isinstance(x, (int, np.integer)) and not isinstance(x, bool) and x >= 0):
+                    raise ValueError(f"a job must be an integer id >= 0, got {x!r}")
+            if a == b:
+                raise ValueError(f"job {a} cannot be coscheduled with itself (its self "
+                                 "slowdowns cover that)")
+            words = [*self.words, COSCHEDULING_STREAM, int(a), int(b)]
+            value = self.memo[key] = self.column.draw_one(*seeded_uniforms(words, self.kernel))
         return value
+
+
+def coscheduling_slowdown(table: Mapping, seed, a: int, b: int) -> float:
+    """``SL_cos`` of job ``a`` coscheduled with job ``b``: one draw of
+    :class:`CoschedulingSlowdowns` (which memoises a workload's)."""
+    return CoschedulingSlowdowns(table, seed)(a, b)
 
 
 def bin_shares(values, bins) -> np.ndarray:
@@ -393,24 +274,12 @@ def bin_shares(values, bins) -> np.ndarray:
     The percentages are of *all* values: a value outside every bin is
     counted in none, so the shares then sum to less than 100.
 
-    Parameters
-    ----------
-    values : array-like
-        Slowdowns (at least one).
-    bins : sequence of [lo, hi]
-        E.g. ``TABLE4["bins"]``.
-
-    Returns
-    -------
-    numpy.ndarray
-        One percentage per bin.
-
     Examples
     --------
     >>> bin_shares([0.95, 1.05, 1.07, 2.5], [(0.9, 1.0), (1.0, 1.1)]).tolist()
     [25.0, 50.0]
     """
-    b = _bins(bins)
+    b = np.asarray(bins, dtype=float)
     v = np.asarray(values, dtype=float).ravel()
     if v.size == 0:
         raise ValueError("bin_shares needs at least one value")
@@ -462,27 +331,14 @@ def _ppn(size, sl_scr, sl_sno, max_sl, self_sl2) -> np.ndarray:
 
 
 def ppn(size, sl_scr, sl_sno, max_sl: float, self_sl2: float):
-    """Processes per node of a job, formula 8.
+    """Processes per node of a job (1, 2 or 4), formula 8, for scalars or arrays.
 
     ``PPN = 1`` if ``size == 1`` or (``SL_sno > SELF_SL2`` and
     ``SL_scr * SL_sno > MAX_SL``); ``2`` if ``size > 1``, ``SL_sno <=
     SELF_SL2`` and ``SL_scr * SL_sno > MAX_SL``; ``4`` if ``size > 1`` and
     ``SL_scr * SL_sno <= MAX_SL``. The comparisons are as printed (a value
-    equal to a threshold is acceptable).
-
-    Parameters
-    ----------
-    size : int or array of int
-        Job size in processes (>= 1).
-    sl_scr, sl_sno : float or array
-        Core and node self slowdowns.
-    max_sl, self_sl2 : float
-        Table 6's ``MAX_SL`` and ``SELF_SL2``.
-
-    Returns
-    -------
-    int or numpy.ndarray of int
-        1, 2 or 4 (an int when every input is a scalar).
+    equal to a threshold is acceptable). ``max_sl``, ``self_sl2``: Table 6's
+    ``MAX_SL`` and ``SELF_SL2``.
 
     Examples
     --------
@@ -497,23 +353,13 @@ def ppn(size, sl_scr, sl_sno, max_sl: float, self_sl2: float):
 
 
 def self_slowdown_at(ppn, sl_scr, sl_sno):
-    """A job's self slowdown when it runs ``ppn`` processes per node.
+    """A job's self slowdown when it runs ``ppn`` (1, 2 or 4) processes per node.
 
     Our reading of Section 4.9 (the paper places a job's processes on
     different CPUs first): with 1 process per node nothing is shared, 1;
     with 2, the processes sit on the node's two CPUs, ``SL_sno``; with 4,
     every core of the node is busy, two per CPU, ``SL_scr * SL_sno``.
     These are exactly the factors formula 7 divides by.
-
-    Parameters
-    ----------
-    ppn : int or array of int
-        1, 2 or 4.
-    sl_scr, sl_sno : float or array
-
-    Returns
-    -------
-    float or numpy.ndarray
 
     Examples
     --------
@@ -529,7 +375,8 @@ def self_slowdown_at(ppn, sl_scr, sl_sno):
 
 def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
                   rounding: str = "nearest"):
-    """New job size for the 4-core nodes, formula 7, in whole processes.
+    """New job size for the 4-core nodes, formula 7, in whole processes
+    (an int when every input is a scalar).
 
     ``nSize = oSize`` if ``oSize == 1`` or (``SL_sno > SELF_SL2`` and
     ``SL_scr * SL_sno > MAX_SL``); ``oSize * 2 / SL_sno`` if ``oSize > 1``,
@@ -555,21 +402,6 @@ def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
         doubles or quadruples power-of-two jobs exactly.
 
     Case 1 keeps ``oSize`` under every rounding.
-
-    Parameters
-    ----------
-    o_size : int or array of int
-        Lublin size (single-core nodes), >= 1.
-    sl_scr, sl_sno : float or array
-        Core and node self slowdowns.
-    max_sl, self_sl2 : float
-        Table 6's ``MAX_SL`` and ``SELF_SL2``.
-    rounding : {"nearest", "ppn_multiple", "power_of_two"}
-
-    Returns
-    -------
-    int or numpy.ndarray of int
-        An int when every input is a scalar.
 
     Examples
     --------

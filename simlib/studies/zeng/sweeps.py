@@ -1,26 +1,18 @@
 """Paper Z's parameter sweeps: RR against ``BLOCK_SIZE`` (Fig. 8, W2) and ``F_slack`` (Fig. 9, W1).
 
-A sweep (grid ``studies.zeng.glts.sweeps.<parameter>``) names a
-G-LOMARC-TS parameter, a workload, the variants drawn and the values run
-besides Table 6's. Steps:
-
-================== ===========================================================
-zeng_sweep         one (parameter, value, seed): every variant of the sweep
-                   whose runs depend on the parameter, on the sweep's
-                   workload (:func:`.runs.glts_step`, so that editing this
-                   module reruns no simulation); chunked this way the DAG
-                   stays small (values x seeds jobs per sweep)
-zeng_aggregate_sweep the cube ``results/zeng_<parameter>.<scale>.nc``, dims
-                   (variant, parameter, seed) (:func:`aggregate_step`)
-zeng_figures_sweeps Figs. 8 and 9 and a table per sweep (:func:`figures_step`)
-================== ===========================================================
+A sweep (grid ``studies.zeng.glts.sweeps.<parameter>``) names a G-LOMARC-TS
+parameter, a workload, the variants drawn and the values run besides Table
+6's. ``zeng_sweep`` runs one (value, seed) (:func:`.runs.glts_step`, so that
+editing this module reruns no simulation); this module builds the cube
+``results/zeng_<parameter>.<scale>.nc``, dims (variant, parameter, seed)
+(:func:`aggregate_step`), draws Figs. 8-9 with a table per sweep
+(:func:`figures_step`) and judges them (:func:`sweep_claims`).
 
 The point at Table 6's value, and the variants whose runs do not depend on
 the parameter (NH forms no blocks, so its block size is moot), come from
 the main runs of ``zeng_simulate_glts`` on the same workload and seeds:
 every point is paired by seed with every other, and Fig. 8's point at the
-printed block size is Fig. 6's W2 run. The verdicts are
-:func:`optimum_claim`, :func:`best_at_optimum_claim` and :func:`plateau_claim`.
+printed block size is Fig. 6's W2 run.
 """
 from __future__ import annotations
 
@@ -38,12 +30,10 @@ from . import SWEEP_PARAMETERS, depends, value_tag  # re-exported: the sweep's v
 from .cubes import build, ci_text, read_summaries, write
 from .words import claim
 
-__all__ = ["PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
+__all__ = ["SWEEP_PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
            "sweep_table", "optimum_claim", "best_at_optimum_claim", "plateau_claim",
            "sweep_claims", "figures_step"]
 
-#: Sweepable G-LOMARC-TS parameters -> (Table 6 name, type, label on the axis).
-PARAMETERS = SWEEP_PARAMETERS
 _CLASSES = ("medium", "long", "all")
 _ORDER = ("GLTS", "CST", "CSTWS", "FBO", "NS", "NH")
 
@@ -66,7 +56,7 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
     ...  for r in records("block_size", 16, ["GLTS", "NH"], [8], sw, main, "W2")]
     [('GLTS', 8, 5.0), ('GLTS', 16, 3.0), ('NH', 8, 4.0), ('NH', 16, 4.0)]
     """
-    cast = PARAMETERS[parameter][1]
+    cast = SWEEP_PARAMETERS[parameter][1]
     every = sorted({cast(v) for v in values} | {cast(published_value)})
     out = []
     for s in sweep:
@@ -101,7 +91,7 @@ def aggregate_step(ctx, repo=None) -> None:
               f"workload {p['workload']}, {subtree['scale']} scale"))
     cube = cube.reindex(variant=[v for v in _ORDER if v in cube["variant"].values])
     cube["variant"].attrs["long_name"] = "G-LOMARC-TS variant (paper Z §5.1)"
-    cube[parameter].attrs["long_name"] = (f"{PARAMETERS[parameter][2]}; Table 6's value "
+    cube[parameter].attrs["long_name"] = (f"{SWEEP_PARAMETERS[parameter][2]}; Table 6's value "
                                           f"{p['published_value']} from the main runs")
     write(cube, ctx)
 
@@ -254,7 +244,7 @@ def _figure(cube: xr.Dataset, path: str, title: str, note: str, printed, printed
             _draw(axes[0], cube, "GLTS", cls, label=f"{cls} jobs")
     for ax in axes:
         ax.axvline(printed, color="0.5", ls=":", lw=1, label=printed_label)
-        ax.set_xlabel(PARAMETERS[param][2], fontsize=8)
+        ax.set_xlabel(SWEEP_PARAMETERS[param][2], fontsize=8)
         ax.set_ylabel("average bounded relative response time RR", fontsize=8)
     axes[0].legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
@@ -274,19 +264,16 @@ def figures_step(ctx) -> None:
         note = (f"scale {p['scale']}: {p['jobs']} jobs, seeds {seeds}; RR bound "
                 f"{p['rr_bound']:g} s; mean and 95 % CI over seeds; Table 6's value "
                 f"{cube.attrs['published_value']} from the main runs")
-        if parameter == "block_size":
-            printed, label = int(pub["optimum_block_size_w2"]), "printed optimum"
-        elif parameter == "f_slack":
-            printed, label = float(pub["f_slack_plateau"]), "printed threshold"
-        else:
-            printed, label = cube.attrs["published_value"], "Table 6's value"
+        printed, label = {"block_size": (int(pub["optimum_block_size_w2"]), "printed optimum"),
+                          "f_slack": (float(pub["f_slack_plateau"]), "printed threshold")}.get(
+            parameter, (cube.attrs["published_value"], "Table 6's value"))
         fig_no = spec.get("figure")
         title = (f"{'Fig. ' + str(fig_no) + ' (ours)' if fig_no else 'Sweep'}: RR against "
-                 f"{PARAMETERS[parameter][0]}, workload {spec['workload']}")
+                 f"{SWEEP_PARAMETERS[parameter][0]}, workload {spec['workload']}")
         _figure(cube, ctx.output[f"figure_{parameter}"], title, note, printed, label,
                 by_class=len(cube["variant"]) > 1)
         table = sweep_table(cube)
         write_csv(table, ctx.output[f"csv_{parameter}"], index=False)
         write_text(ctx.output[f"md_{parameter}"], render(
-            __package__, "sweep.md.j2", table6_name=PARAMETERS[parameter][0], workload=spec["workload"],
+            __package__, "sweep.md.j2", table6_name=SWEEP_PARAMETERS[parameter][0], workload=spec["workload"],
             note=note, label=label, printed=printed, table=table))

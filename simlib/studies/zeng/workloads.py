@@ -107,55 +107,25 @@ def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
              table4: Mapping = TABLE4, rounding: str = "nearest", estimates="exact",
              arrival_clock: str = "exact", short_max: float = 600,
              medium_max: float = 10800) -> pd.DataFrame:
-    """One adjusted Lublin workload of paper Z.
+    """One adjusted Lublin workload of paper Z: a table, columns :data:`COLUMNS`, one
+    row per job in submit order.
 
     The Lublin jobs are :func:`~simlib.workload.lublin.generate_lublin`'s
-    with the typeless parameters, ``aarr = alpha``, fitted to
-    ``machine_nodes`` (:meth:`~simlib.workload.lublin.LublinParams.for_machine`)
-    and seeded with ``seed`` itself: the plain Lublin workload of the same
-    seed has the same submit times, sizes (``orig_size``) and runtimes.
-    The self slowdowns come from a stream of their own
-    (:func:`~simlib.studies.zeng.slowdowns.self_slowdowns`), then formula 7
-    gives ``size`` (capped at ``ppn * machine_nodes``) and formula 8
-    ``ppn``.
+    with the typeless parameters, ``aarr = alpha`` (10.33 for W1, 9.83 for
+    W2, :data:`ALPHA`), fitted to ``machine_nodes`` and seeded with ``seed``
+    itself: the plain Lublin workload of the same seed has the same submit
+    times, sizes (``orig_size``) and runtimes. The self slowdowns come from
+    a stream of their own (:func:`.slowdowns.self_slowdowns`, from
+    ``table4``), then formula 7 gives ``size`` (rounded by ``rounding``,
+    :func:`.slowdowns.adjusted_size`; capped at ``ppn * machine_nodes``)
+    and formula 8 ``ppn``, with Table 6's ``max_sl`` and ``self_sl2``.
 
-    Parameters
-    ----------
-    alpha : float
-        Lublin's ``aarr``: 10.33 for W1, 9.83 for W2 (:data:`ALPHA`).
-    n_jobs : int
-        Number of jobs (the paper: 10,000).
-    seed : int or sequence of int
-        The workload seed (or the run's coordinates).
-    machine_nodes : int, default 128
-        Machine size M in nodes.
-    max_sl, self_sl2 : float
-        Table 6's ``MAX_SL`` (1.25) and ``SELF_SL2`` (1.12).
-    table4 : mapping, default :data:`~simlib.studies.zeng.slowdowns.TABLE4`
-        Slowdown distributions.
-    rounding : {"nearest", "ppn_multiple", "power_of_two"}
-        How formula 7's size becomes whole processes
-        (:func:`~simlib.studies.zeng.slowdowns.adjusted_size`).
-    estimates : "exact" or mapping
-        ``"exact"`` (or ``{model: exact}``): the runtime. ``{model: factor,
-        f: ..., mode: uniform | fixed}``: :func:`simlib.workload.estimates.factor_estimates`,
-        drawn from ``SeedSequence([seed, ESTIMATE_STREAM])``. Anything else
-        raises ConfigError.
-    arrival_clock : {"exact", "lublin99"}
-        As :func:`~simlib.workload.lublin.generate_lublin`.
-    short_max, medium_max : float
-        Job types: ``short`` if runtime <= ``short_max`` (10 min),
-        ``medium`` if <= ``medium_max`` (3 h), else ``long``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns :data:`COLUMNS`, one row per job in submit order.
-
-    Raises
-    ------
-    ConfigError
-        Invalid parameters.
+    ``estimates``: ``"exact"`` (or ``{model: exact}``), the runtime;
+    ``{model: factor, f: ..., mode: uniform | fixed}``,
+    :func:`simlib.workload.estimates.factor_estimates` drawn from
+    ``SeedSequence([seed, ESTIMATE_STREAM])``. Job types: ``short`` if
+    runtime <= ``short_max`` (10 min), ``medium`` if <= ``medium_max`` (3 h),
+    else ``long``. Invalid parameters raise ConfigError.
 
     Examples
     --------
@@ -241,33 +211,16 @@ def _column_problems(values: pd.Series, rule: Mapping) -> tuple[np.ndarray, list
 
 
 def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
-    """Check every row of a workload table; return it with proper dtypes.
+    """Check every row of a workload table (columns :data:`COLUMNS`); return it with
+    int64, float64 and text columns.
 
     The per-column rules are read from :data:`SCHEMA` (type, minimum,
     exclusive minimum, allowed values); the rules between rows are coded
     here: ``job_id`` is 1, 2, ... in order, ``submit`` never decreases, a
     job of size 1 has ``ppn`` 1. Cells may be numbers or text (as read
-    from a file).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Columns :data:`COLUMNS`, no others.
-    where : str or path-like
-        Named in errors (a file name).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Integers as int64, ``submit`` and slowdowns as float64, ``type`` as
-        text, columns in :data:`COLUMNS` order.
-
-    Raises
-    ------
-    TraceFormatError
-        The first problem, naming ``where``, the line in a file (row ``i``,
-        counted from 0, is line ``i + 2``, after the header), the column and
-        the reason.
+    from a file). The first problem raises TraceFormatError, naming
+    ``where``, the line in a file (row ``i``, counted from 0, is line
+    ``i + 2``, after the header), the column and the reason.
 
     Examples
     --------
@@ -328,28 +281,12 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
 
 
 def write_workload(df: pd.DataFrame, path) -> Path:
-    """Write a workload table as gzip CSV, atomically, after checking it.
+    """Write a workload table as gzip CSV, atomically, after checking it
+    (:func:`check_workload`: nothing is written when it fails).
 
     The gzip header carries no time stamp, so equal tables give equal
     bytes. Floats are written in their shortest exact form, so
     :func:`read_workload` gives back an identical table.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Columns :data:`COLUMNS`.
-    path : path-like
-        Destination (by convention ``*.csv.gz``).
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    TraceFormatError
-        The table breaks a rule of :func:`check_workload` (nothing is
-        written).
 
     Examples
     --------
@@ -364,26 +301,11 @@ def write_workload(df: pd.DataFrame, path) -> Path:
 
 
 def read_workload(path) -> pd.DataFrame:
-    """Read and check a workload file of :func:`write_workload`.
+    """Read and check (:func:`check_workload`) a workload file of :func:`write_workload`,
+    gzip-compressed or plain CSV (recognised by the gzip magic bytes).
 
-    Gzip-compressed or plain CSV (recognised by the gzip magic bytes).
-
-    Parameters
-    ----------
-    path : path-like
-
-    Returns
-    -------
-    pandas.DataFrame
-        As :func:`check_workload`.
-
-    Raises
-    ------
-    FileNotFoundError
-        No such file.
-    TraceFormatError
-        Not a readable CSV, or the first bad row, naming the file, the line
-        number, the column and the reason (:func:`check_workload`).
+    Raises FileNotFoundError, or TraceFormatError for a file that is not a
+    readable CSV table or for its first bad row (file, line, column, reason).
 
     Examples
     --------
@@ -428,50 +350,28 @@ def _pow2(x: np.ndarray) -> np.ndarray:
 def table5(df: pd.DataFrame, machine_nodes: int = 128) -> dict:
     """Table 5's quantities measured on one workload table.
 
-    Shares are percent. *Work* is ``orig_size * runtime`` (node-seconds of
-    the Lublin job on single-core nodes), which formula 7 meant to keep
-    (the adjusted job's node-time under space sharing is about the same).
+    Shares are percent: ``{short,medium,long}_pct`` of the jobs (Table 5:
+    64, 19.5, 16.5), ``{medium,long}_of_medium_long_pct`` (54, 46),
+    ``work_{short,medium,long}_pct`` of the work (0.5, 26.0, 73.5); of the
+    Lublin (``*_orig``) and the adjusted (``*_adjusted``) sizes,
+    ``serial_pct_*`` (24; formula 7 keeps serial jobs serial and parallel
+    ones parallel, so they agree), ``pow2_pct_*`` (powers of two, 1
+    included: 75), ``pow2_parallel_pct_*`` (powers of two >= 2, of all
+    jobs) and ``pow2_among_parallel_pct_*`` (of the parallel jobs);
+    ``ppn{1,2,4}_pct`` per formula-8 PPN; ``n_jobs`` and ``span_s`` (last
+    submit - first submit). *Work* is ``orig_size * runtime`` (node-seconds
+    of the Lublin job on single-core nodes), which formula 7 meant to keep.
 
-    Keys:
-
-    ``n_jobs``, ``span_s`` (last submit - first submit)
-        The sample.
-    ``short_pct``, ``medium_pct``, ``long_pct``
-        Share of jobs per type (Table 5: 64, 19.5, 16.5).
-    ``medium_of_medium_long_pct``, ``long_of_medium_long_pct``
-        Share among medium and long jobs (54, 46).
-    ``work_short_pct``, ``work_medium_pct``, ``work_long_pct``
-        Share of the work (0.5, 26.0, 73.5).
-    ``serial_pct_orig``, ``serial_pct_adjusted``
-        Jobs of size 1, before and after formula 7 (24; formula 7 keeps
-        serial jobs serial and parallel ones parallel, so they agree).
-    ``pow2_pct_orig``, ``pow2_pct_adjusted``
-        Jobs whose size is a power of two, 1 included (75).
-    ``pow2_parallel_pct_orig``, ``pow2_parallel_pct_adjusted``
-        Jobs whose size is a power of two >= 2, percent of all jobs.
-    ``pow2_among_parallel_pct_orig``, ``pow2_among_parallel_pct_adjusted``
-        The same, percent of the parallel jobs.
-    ``ppn1_pct``, ``ppn2_pct``, ``ppn4_pct``
-        Jobs per formula-8 PPN.
-
-    Readings of the printed "Load" (10.6 for W1, 13.0 for W2), each
-    over the span, with M = ``machine_nodes``, 4 cores per node and a job
-    of PPN ``p`` running for ``runtime * self_slowdown_at(p)``:
-
-    ``load_jobs_per_hour``
-        Arrival rate, ``3600 * (n_jobs - 1) / span``.
-    ``load_node_lublin``
-        Offered load of the Lublin jobs on M single-core nodes,
-        ``sum(orig_size * runtime) / (span * M)``.
-    ``load_node_ssp``
-        Nodes kept busy under space sharing (SSP),
-        ``sum(ceil(size / ppn) * runtime * slowdown) / (span * M)``.
-    ``load_core_ssp``
-        Cores kept busy under space sharing,
-        ``sum(size * runtime * slowdown) / (span * M * 4)``.
-    ``load_processes``
-        Process-seconds without slowdown over the cores,
-        ``sum(size * runtime) / (span * M * 4)``.
+    Readings of the printed "Load" (10.6 for W1, 13.0 for W2), each over the
+    span, with M = ``machine_nodes``, 4 cores per node and a job of PPN
+    ``p`` running for ``runtime * self_slowdown_at(p)``: ``load_jobs_per_hour``
+    ``3600 * (n_jobs - 1) / span``; ``load_node_lublin``, the Lublin jobs on M
+    single-core nodes, ``sum(orig_size * runtime) / (span * M)``;
+    ``load_node_ssp``, nodes kept busy under space sharing (SSP),
+    ``sum(ceil(size / ppn) * runtime * slowdown) / (span * M)``;
+    ``load_core_ssp``, cores kept busy under SSP, ``sum(size * runtime *
+    slowdown) / (span * M * 4)``; ``load_processes``, process-seconds
+    without slowdown over the cores, ``sum(size * runtime) / (span * M * 4)``.
 
     Examples
     --------
