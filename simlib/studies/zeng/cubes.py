@@ -50,9 +50,8 @@ def ci_text(values, mean_format: str = ".4g", half_format: str = ".2g") -> tuple
 def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None):
     """The cube from one record per run (its dims and metrics).
 
-    With ``subtree`` (the config it depends on), the attributes are its
-    provenance, ``study``, then ``attrs`` with ``config_subtree`` after the
-    ``title``.
+    With ``subtree`` (the config it depends on), the attributes are ``attrs``,
+    ``study``, the subtree itself (``config_subtree``) and its provenance.
 
     Examples
     --------
@@ -62,11 +61,8 @@ def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None
     """
     dims = DIMS if dims is None else dims
     if subtree is not None:
-        given, attrs = attrs, {**provenance(subtree, repo_dir=repo), "study": "zeng"}
-        for k, v in given.items():
-            attrs[k] = v
-            if k == "title":
-                attrs["config_subtree"] = json.dumps(subtree, sort_keys=True)
+        attrs = {**provenance(subtree, repo_dir=repo), "study": "zeng", **attrs,
+                 "config_subtree": json.dumps(subtree, sort_keys=True)}
     metrics = sorted({k for r in records for k in r} - set(dims))
     info = {m: (UNITS.get(m, "1"), m.replace("_", " "), "paper Z run metric "
                 "(simlib/studies/zeng/summaries.py)") for m in metrics}

@@ -32,7 +32,7 @@ from simlib.engine.job import DONE, Job
 from simlib.engine.simulator import Simulator
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_json, write_text
-from simlib.policies import make_policy
+from simlib.policies import POLICIES, make_policy
 from simlib.policies.glomarc_ts import Member, utilization_gain
 from simlib.policies.scojo_pect import self_slowdown
 from simlib.render import render
@@ -40,8 +40,8 @@ from simlib.render import render
 from .runs import RunningPeriods, machine
 from .words import claim
 
-__all__ = ["EXAMPLE_SHARES", "PairSlowdowns", "fig5_group", "fig1_node_usage", "node_time", "example_claims",
-           "examples_step"]
+__all__ = ["EXAMPLE_SHARES", "PairSlowdowns", "fig5_group", "fig1_node_usage", "node_time",
+           "example_claims", "examples_step"]
 
 #: Slice shares of the examples (medium, long): one medium slice holds every job.
 EXAMPLE_SHARES = {"medium_share": 0.9, "long_share": 0.1}
@@ -154,7 +154,8 @@ def fig1_node_usage(params: dict, nodes: int = 4) -> dict:
     for name, policy, variant in (("SSP", "scojo_pect", None), ("GLTS", "glomarc_ts", "GLTS")):
         cos = PairSlowdowns({})   # SL_cos = 1: the saving comes from the cores alone
         jobs = [_job(i, label, *spec, cos) for i, (label, spec) in enumerate(FIG1_JOBS.items())]
-        p = params if variant else {k: v for k, v in params.items() if k in _SSP_KEYS}
+        p = params if variant else {k: v for k, v in params.items()
+                                    if k in POLICIES["scojo_pect"].defaults}
         sim, pol, periods = _simulate(jobs, policy, p, nodes, variant)
         sim.run()
         segs = pd.DataFrame(periods.rows, columns=["job_id", "vm", "start", "end", "cores"])
@@ -167,10 +168,6 @@ def fig1_node_usage(params: dict, nodes: int = 4) -> dict:
             "work": float(sum(j.work * j.procs for j in jobs))}
     out["saved"] = 1.0 - out["GLTS"]["node_time"] / out["SSP"]["node_time"]
     return out
-
-
-_SSP_KEYS = ("interval", "medium_share", "long_share", "overhead", "short_max", "medium_max",
-             "r_est_factor", "max_sl", "self_sl2", "short_slice", "non_type_backfilling")
 
 
 def node_time(segs: pd.DataFrame, cores_per_node: int) -> float:

@@ -1,12 +1,9 @@
-"""Paper Z's figures (step ``zeng_figures``), drawn from our runs.
-
-* ``ssp_rr.png`` -- SSP's RR of all, medium and long jobs under W1 and W2
-  (mean and 95 % CI over seeds); the paper's W2 values as labelled markers.
-* ``gantt_day.png`` -- one day of Scojo-PECT: the slices of each virtual
-  machine (top band; hatched: the switch overhead) and every job's running
-  periods on the nodes, coloured by the job's type, so preemptions at slice
-  ends and non-type backfilling are visible.
-* ``table4.png`` -- Table 4's printed shares and our draws.
+"""Paper Z's figures (step ``zeng_figures``), drawn from our runs: SSP's RR per class
+under W1 and W2 beside the paper's W2 values (``ssp_rr.png``); one day of
+Scojo-PECT (``gantt_day.png``: the slices of each virtual machine, hatched
+where the switch overhead runs, and every job's running periods on the
+nodes coloured by its type, so that preemptions at slice ends and non-type
+backfilling show); Table 4's printed shares and our draws (``table4.png``).
 """
 from __future__ import annotations
 

@@ -100,15 +100,10 @@ def summary(res: RunResult, *, nodes: int, kind: str, bound: float, bounds, n_hi
     """Every metric of one run, flat (see the module docstring for the names)."""
     jobs, usage = res.jobs, res.usage
     cores = nodes * (4 if kind == "multicore" else 1)
-    out: dict[str, float] = {}
-    for cls, v in rr_by_class(jobs, bound).items():
-        out[f"rr_{cls}"] = v
-    for cls, v in rr_by_class(jobs, bound, pure="runtime").items():
-        out[f"rr_t_{cls}"] = v
-    for b in bounds:
-        if b != bound:
-            for cls, v in rr_by_class(jobs, b).items():
-                out[f"rr_b{int(b)}_{cls}"] = v
+    out = {f"rr_{cls}": v for cls, v in rr_by_class(jobs, bound).items()}
+    out.update({f"rr_t_{cls}": v for cls, v in rr_by_class(jobs, bound, pure="runtime").items()})
+    out.update({f"rr_b{int(b)}_{cls}": v for b in bounds if b != bound
+                for cls, v in rr_by_class(jobs, b).items()})
     phases = m.zeng_high_load_phases(usage, n_high=n_high)
     lengths = phases[:, 1] - phases[:, 0] if len(phases) else np.zeros(0)
     response = jobs["finish_time"] - jobs["submission_time"]
@@ -131,9 +126,8 @@ def summary(res: RunResult, *, nodes: int, kind: str, bound: float, bounds, n_hi
         "mean_wait": m.mean_wait(jobs),
         "mean_queue": mean_queue_length(usage, jobs),
         "overhead_share": overhead_share(res.slices, jobs),
-        "delay_p50_ml": float(np.nanpercentile(delay[eligible], 50)) if eligible.any() else float("nan"),
-        "delay_p75_ml": float(np.nanpercentile(delay[eligible], 75)) if eligible.any() else float("nan"),
-        "delay_p95_ml": float(np.nanpercentile(delay[eligible], 95)) if eligible.any() else float("nan"),
+        **{f"delay_p{q}_ml": float(np.nanpercentile(delay[eligible], q)) if eligible.any()
+           else float("nan") for q in (50, 75, 95)},
         "preemptions": float(res.counters["preemptions"]),
         "slice_switches": float(res.counters["slice_switches"]),
     })

@@ -1,17 +1,11 @@
 """Paper Z's tables (step ``zeng_tables``): printed tables as data, ours beside them.
 
-* ``published_tables.md`` -- Tables 1, 2, 3 and 6 rendered from
-  ``config/published/zeng.yaml`` (reference data the pipeline reads).
-* ``table4`` -- the slowdown shares per range sampled back from our draws
-  (every job's SL_scr and SL_sno in the run workloads, SL_cos of ordered
-  pairs of neighbouring jobs) beside the printed shares, with the sampling
-  error.
-* ``table5`` -- the workload characteristics of our W1 and W2 (mean over
-  seeds) beside the printed ones, and our readings of "Load = 10.6 / 13.0".
-* ``ssp`` -- SSP under each workload: RR per class with 95 % CIs over seeds,
-  makespan, drain, utilizations, high-load phases, overhead.
-* ``validation`` -- §4.8: SSP on the adjusted workload (multi-core) against
-  the unadjusted workload on 128 single-core nodes, paired by seed.
+Tables 1, 2, 3 and 6 as printed; Table 4 sampled back from our draws; Table
+5 measured on our W1 and W2 (mean over seeds), with our readings of "Load =
+10.6 / 13.0"; SSP per workload (RR per class with 95 % CIs over seeds,
+makespan, drain, utilizations, high-load phases, overhead); §4.8's
+validation, the adjusted workload on the multi-core machine against the
+unadjusted one on 128 single-core nodes, paired by seed.
 """
 from __future__ import annotations
 

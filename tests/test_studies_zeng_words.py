@@ -1,0 +1,28 @@
+"""Paper Z's words as data (simlib.studies.zeng.words): claim texts and labels."""
+import pytest
+from jinja2 import UndefinedError
+
+from simlib.claims import Verdict
+from simlib.studies.zeng.words import claim, words
+
+
+def test_every_claim_has_the_texts_a_claim_needs():
+    for key, texts in words("claims.yaml").items():
+        assert {"claim", "source", "published", "ours", "criterion"} <= set(texts), key
+        assert set(texts) <= {"claim", "source", "published", "ours", "criterion", "figure",
+                              "reading"}, key
+
+
+def test_a_claim_is_rendered_with_its_numbers():
+    c = claim("overhead", Verdict.PARTLY, statement="5 % overhead", source="§5.1", target=5.0,
+              shares=[4.5, 6.5], tol=1.0)
+    assert (c.claim, c.published) == ("5 % overhead", "5 %")
+    assert c.ours == "[4.5, 6.5] % of the makespan (W1, per seed)"
+    assert "within 1 percentage points of 5 %" in c.criterion and c.figure == "ssp.md"
+    with pytest.raises(UndefinedError):   # a number left out is an error, never a blank
+        claim("overhead", Verdict.PARTLY, statement="s", source="§5.1", target=5.0, tol=1.0)
+
+
+def test_labels_are_read():
+    labels = words("labels.yaml")
+    assert labels["ssp"]["rr_all"] == "RR, all jobs" and len(labels["table5"][0]) == 3
