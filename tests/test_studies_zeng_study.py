@@ -97,3 +97,13 @@ def test_sweeps_take_table_6s_point_from_the_main_runs():
     for name in ("fig8_block_size.png", "fig9_f_slack.png", "fig1_node_usage.png",
                  "fig5_group.png", "sweep_block_size.md", "examples.md"):
         assert f"paper_figures/zeng/{name}" in paths
+
+
+def test_part_1_alone_when_no_variant_is_run():
+    # No G-LOMARC-TS variant: no part-2 step, sweep or example (and their schema default: no sweep).
+    s = study(edit=lambda spec: (spec["glts"].update(variants=[]), spec["glts"].pop("sweeps")))
+    s.check()
+    assert [st.name for st in s.steps()] == ["zeng_workload", "zeng_simulate", "zeng_aggregate",
+                                             "zeng_tables", "zeng_figures", "zeng_claims",
+                                             "zeng_readme"]
+    assert not any("fig6" in a.path or "examples" in a.path for a in s.artifacts())

@@ -140,7 +140,7 @@ class Zeng(Study):
 
     def sweeps(self) -> dict:
         """The parameter sweeps (``glts.sweeps``): parameter -> its spec."""
-        return dict(self.spec["glts"].get("sweeps", {})) if self.glts_variants() else {}
+        return dict(self.spec["glts"]["sweeps"]) if self.glts_variants() else {}
 
     def sweep_values(self, parameter: str, scale: str | None = None) -> list:
         """The values run for a sweep at a scale, besides Table 6's (typed)."""
@@ -451,14 +451,12 @@ class Zeng(Study):
 
     # ------------------------------------- part 2: Figs. 1 and 5's examples
     def examples_step(self) -> Step:
-        return Step(
-            "zeng_examples", stage="figures",
-            message="Simulating and drawing paper Z's worked examples, Figs. 1 and 5",
-            input={"published": self.published_path}, output=self.examples_outputs(),
-            params={"policy_params": self.glts_params()},
-            report={k: "zeng" for k in self.examples_outputs()},
-            policies=["glomarc_ts", "scojo_pect"], templates=["examples.md.j2"],
-            run=f"{__name__}.examples:examples_step")
+        return self._figures(
+            "zeng_examples", "examples:examples_step",
+            "Simulating and drawing paper Z's worked examples, Figs. 1 and 5",
+            self.examples_outputs(), input={"published": self.published_path},
+            params={"policy_params": self.glts_params()}, policies=["glomarc_ts", "scojo_pect"],
+            templates=["examples.md.j2"])
 
     # --------------------------------------------------------- the report
     def claims_step(self) -> Step:

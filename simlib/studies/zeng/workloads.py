@@ -242,25 +242,15 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
         raise TraceFormatError(where, None, None, "no jobs")
     frame = frame.reset_index(drop=True)
     rules = _schema()["properties"]
-    first = None   # (row, column order, column, reason)
-    for k, col in enumerate(COLUMNS):
+    problems = []   # (row, column, reason): the first bad cell of each column
+    for col in COLUMNS:
         bad, reasons = _column_problems(frame[col], rules[col])
         if bad.any():
-            i = int(np.argmax(bad))
-            if first is None or i < first[0]:
-                first = (i, k, col, reasons[i])
-    if first is not None:
-        i, _, col, reason = first
-        raise TraceFormatError(where, i + 2, col, reason)
-    out = pd.DataFrame({col: frame[col] for col in COLUMNS})
-    for col in COLUMNS:
-        kind = rules[col]["type"]
-        if kind == "integer":
-            out[col] = pd.to_numeric(out[col]).astype(float).astype(_INT)
-        elif kind == "number":
-            out[col] = pd.to_numeric(out[col]).astype(float)
-        else:
-            out[col] = out[col].astype("str")
+            problems.append((int(np.argmax(bad)), col, reasons[int(np.argmax(bad))]))
+    _raise_first(problems, where)
+    typed = {"integer": lambda v: pd.to_numeric(v).astype(float).astype(_INT),
+             "number": lambda v: pd.to_numeric(v).astype(float), "string": lambda v: v.astype("str")}
+    out = pd.DataFrame({col: typed[rules[col]["type"]](frame[col]) for col in COLUMNS})
     # Rules between rows (a row schema cannot state them).
     n = len(out)
     checks = [
@@ -273,11 +263,16 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
         ("ppn", (out["size"].to_numpy() == 1) & (out["ppn"].to_numpy() != 1),
          lambda i: f"a job of size 1 has ppn 1 (formula 8), got {out['ppn'].iloc[i]}"),
     ]
-    rows = [(int(np.argmax(bad)), col, why) for col, bad, why in checks if bad.any()]
-    if rows:
-        i, col, why = min(rows, key=lambda r: r[0])
-        raise TraceFormatError(where, i + 2, col, why(i))
+    _raise_first([(int(np.argmax(bad)), col, why(int(np.argmax(bad))))
+                  for col, bad, why in checks if bad.any()], where)
     return out
+
+
+def _raise_first(problems: list, where) -> None:
+    """TraceFormatError for the problem of the first row (the first column on a tie)."""
+    if problems:
+        i, col, reason = min(problems, key=lambda p: p[0])
+        raise TraceFormatError(where, i + 2, col, reason)
 
 
 def write_workload(df: pd.DataFrame, path) -> Path:
