@@ -42,7 +42,7 @@ from ...errors import ConfigError
 
 __all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
            "simulate_segment", "build_sensitivity_cube", "improvements", "band_table",
-           "BAND_RULE", "write_tables", "segment_step", "sensitivity_step"]
+           "BAND_RULE", "write_tables", "segment_step"]
 
 #: Dimensions of the sensitivity cube.
 DIMS = ["segment", "load", "policy"]
@@ -301,24 +301,3 @@ def segment_step(ctx) -> None:
                                variants=p["variants"], simulation=p["simulation"], log=ctx.log)
     write_json({"trace": p["trace"], "segment": ctx.wildcards["segment"], "load": p["load"],
                 "records": records}, ctx.output.summary)
-
-
-def sensitivity_step(ctx) -> None:
-    """The ``kumar_fig1_sensitivity`` step: the cube, the table and the figure."""
-    from ...cube import provenance, write_cube
-    from ..base import REPO
-    from .plots import plot_fig1_sensitivity
-    p, out, scale = ctx.params, ctx.output, ctx.scale
-    attrs = provenance(p["subtree"], repo_dir=REPO)
-    attrs.update({"study": "kumar", "scale": scale,
-                  "config_subtree": json.dumps(p["subtree"], sort_keys=True),
-                  "title": f"Paper K, Fig. 1 sensitivity, {scale} scale",
-                  "load_method": "inter-arrival times multiplied by one factor per (segment, load)"})
-    cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
-    write_cube(cube, out.cube)
-    bands = write_tables(cube, tolerance=p["tolerance"], csv=out.fig1_sensitivity_csv,
-                         md=out.fig1_sensitivity_md, scale=scale)
-    for ext in ("png", "svg"):
-        plot_fig1_sensitivity(improvements(cube), out[f"fig1_sensitivity_{ext}"],
-                              tolerance=p["tolerance"], scale_label=scale)
-    ctx.log.info("bands: %s", bands.to_dict("records"))

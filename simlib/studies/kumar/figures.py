@@ -18,7 +18,7 @@ from .plan import FIGURES, KumarPlan, artifact_list, cs_label, names
 from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
 __all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps", "fig1_step",
-           "examples_step", "sweeps_step"]
+           "examples_step", "sweeps_step", "sensitivity_step"]
 
 #: Source of Fig. 1's trace, printed under the figure.
 FIG1_NOTE = names()["fig1_note"]
@@ -215,3 +215,28 @@ def sweeps_step(ctx) -> None:
     outdir = Path(next(iter(ctx.output.values()))).parent
     draw_sweeps(plan, read_cube(ctx.input.cs_cube), read_cube(ctx.input.load_cube), picks, outdir,
                 log=ctx.log, published=load_published(ctx.input.published))
+
+
+def sensitivity_step(ctx) -> None:
+    """The ``kumar_fig1_sensitivity`` step: the cube, the table and the figure
+    (:mod:`.fig1_sensitivity`); here, beside the other figures, so that the
+    segments' simulations and the claims do not depend on the drawing code."""
+    import json
+
+    from ...cube import provenance, write_cube
+    from .fig1_sensitivity import build_sensitivity_cube, improvements, read_summaries, write_tables
+    from .plots import plot_fig1_sensitivity
+    p, out, scale = ctx.params, ctx.output, ctx.scale
+    attrs = provenance(p["subtree"], repo_dir=ctx.repo)
+    attrs.update({"study": "kumar", "scale": scale,
+                  "config_subtree": json.dumps(p["subtree"], sort_keys=True),
+                  "title": f"Paper K, Fig. 1 sensitivity, {scale} scale",
+                  "load_method": "inter-arrival times multiplied by one factor per (segment, load)"})
+    cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
+    write_cube(cube, out.cube)
+    bands = write_tables(cube, tolerance=p["tolerance"], csv=out.fig1_sensitivity_csv,
+                         md=out.fig1_sensitivity_md, scale=scale)
+    for ext in ("png", "svg"):
+        plot_fig1_sensitivity(improvements(cube), out[f"fig1_sensitivity_{ext}"],
+                              tolerance=p["tolerance"], scale_label=scale)
+    ctx.log.info("bands: %s", bands.to_dict("records"))

@@ -247,7 +247,7 @@ class Kumar(Study):
                                      "simulation": self.simulation(), "scale": scale}},
                  templates=["fig1_sensitivity.md.j2", "claims.yaml"],
                  report={**dict.fromkeys(sens, "kumar"), "cube": "kumar"},
-                 run=f"{PKG}.fig1_sensitivity:sensitivity_step"),
+                 run=f"{PKG}.figures:sensitivity_step"),
         ]
 
     def _paper_steps(self) -> list[Step]:
