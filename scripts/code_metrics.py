@@ -19,6 +19,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _name(path: Path) -> str:
+    try:
+        return str(path.relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
 def python_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
 
@@ -57,7 +64,7 @@ def long_functions(folder: Path, limit: int) -> list[tuple[str, int]]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 n = _body_lines(node)
                 if n > limit and not _is_data_table(node):
-                    out.append((f"{path.relative_to(ROOT)}:{node.lineno} {node.name}", n))
+                    out.append((f"{_name(path)}:{node.lineno} {node.name}", n))
     return sorted(out, key=lambda x: -x[1])
 
 
@@ -70,7 +77,7 @@ def complex_blocks(folder: Path, grades: str = "EF") -> list[str] | None:
     for path in python_files(folder):
         for block in cc_visit(path.read_text()):
             if cc_rank(block.complexity) in grades:
-                out.append(f"{path.relative_to(ROOT)}:{block.lineno} {block.fullname} "
+                out.append(f"{_name(path)}:{block.lineno} {block.fullname} "
                            f"{cc_rank(block.complexity)} ({block.complexity})")
     return out
 
