@@ -47,6 +47,7 @@ if ALL_STUDIES:  # the index lists every study's artifacts
         input:
             [a["path"] for a in ARTIFACTS],
             code=code_inputs("simlib.markdown"),
+            templates=template_files("simlib", ["index.md.j2"]),
         output:
             reported(INDEX["path"], "index"),
         params:
