@@ -31,11 +31,15 @@ import shutil
 import sys
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from simlib.cli import EXIT_ERROR, EXIT_OK
 from simlib.errors import ConfigError, SimlibError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from simlib.policies.base import Policy
 
 __all__ = ["register", "parse_param", "parse_params", "positive_int", "ProgressBar",
            "policy_table", "load_policy_module"]
@@ -347,7 +351,19 @@ def _run_simulate(args: argparse.Namespace) -> int:
         return _simulate(args)
 
 
-def _simulate(args: argparse.Namespace) -> int:
+@dataclass
+class _Request:
+    """What ``simlib simulate`` was asked, checked before any work."""
+
+    policy: "Policy"
+    params: dict
+    cpus: int | None  # None: the SWF header's
+    load: float | None  # offered load to rescale to
+    gantt_jobs: int | None
+
+
+def _checked_request(args: argparse.Namespace) -> _Request:
+    """The policy made and every option and output checked, so that bad input fails at once."""
     for module in args.policy_module:
         load_policy_module(module)
     params = parse_params(args.params, args.policy)
@@ -363,11 +379,18 @@ def _simulate(args: argparse.Namespace) -> int:
         _check_output(args.gantt, "--gantt", (".png", ".svg"))
     if args.output and args.gantt and Path(args.output).resolve() == Path(args.gantt).resolve():
         raise ConfigError(f"-o and --gantt name the same file {args.output}")
+    return _Request(policy, params, cpus, load, gantt_jobs)
 
-    from simlib import metrics
-    from simlib.runner import UnusableJobError, simulate, write_jobs_csv
+
+def _prepared_workload(args: argparse.Namespace, cpus: int | None, load: float | None):
+    """The trace read, cleaned and rescaled as asked.
+
+    Returns ``(workload, cpus, name, notes)``: the machine's CPUs (from the
+    header when ``cpus`` is None), the workload's name in the outputs and
+    the summary rows saying what was done to the trace.
+    """
     from simlib.workload.prepare import clean, offered_load, rescale_to_load
-    from simlib.workload.swf import job_line, max_procs, read_swf
+    from simlib.workload.swf import max_procs, read_swf
 
     workload = read_swf(args.trace, unsorted=args.unsorted)
     if workload.table.empty:
@@ -377,7 +400,7 @@ def _simulate(args: argparse.Namespace) -> int:
         if cpus is None:
             raise ConfigError(f"{args.trace}: no --cpus given and the header has no MaxProcs "
                               "or MaxNodes; give --cpus N")
-    clean_note = None
+    notes = []
     if args.clean:
         # Archive logs keep cancelled jobs (no runtime) and other records a
         # simulator cannot run: the pipeline's own rules, stated in the summary.
@@ -385,16 +408,22 @@ def _simulate(args: argparse.Namespace) -> int:
         if counts["jobs_out"] == 0:
             raise ConfigError(f"{args.trace}: no job is left after cleaning "
                               f"({_cleaning_summary(counts)})")
-        clean_note = _cleaning_summary(counts)
+        notes.append(("cleaning", _cleaning_summary(counts)))
     name = Path(args.trace).name
-    load_note = None
     if load is not None:
         before = offered_load(workload, cpus)
         # As the pipeline's traces rule: one factor, submit times rounded to seconds.
         workload, factor = rescale_to_load(workload, cpus, load, round_to_seconds=True)
-        load_note = (f"{offered_load(workload, cpus):.4g} (target {load:g}; was {before:.4g}, "
-                     f"inter-arrival times x {factor:.4g})")
+        notes.append(("offered load", f"{offered_load(workload, cpus):.4g} (target {load:g}; "
+                                      f"was {before:.4g}, inter-arrival times x {factor:.4g})"))
         name = f"{name}@load{load:g}"
+    return workload, cpus, name, notes
+
+
+def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, name: str):
+    """``(result, wall time in seconds)`` of the run, with a progress bar on a terminal."""
+    from simlib.runner import UnusableJobError, simulate
+    from simlib.workload.swf import job_line
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     t0 = time.perf_counter()
@@ -410,20 +439,15 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    wall = time.perf_counter() - t0
+    return res, time.perf_counter() - t0
 
-    # The jobs table as numpy columns: this command reads a trace, simulates and
-    # writes without pandas (see simlib.table), unless a Gantt chart or a
-    # timeline metric asks for DataFrames.
-    jobs = res.table
-    if args.output:
-        write_jobs_csv(jobs, args.output)
-    if args.gantt:
-        from simlib.figures.gantt import MAX_JOBS, plot_gantt
 
-        plot_gantt(res.jobs, args.gantt, cpus=cpus, max_jobs=gantt_jobs or MAX_JOBS,
-                   title=f"{name}: {policy.name} on {cpus} CPUs")
+def _summary_rows(args: argparse.Namespace, request: _Request, res, cpus: int,
+                  notes: list[tuple[str, str]], wall: float) -> list[tuple[str, str]]:
+    """The summary of a run as (key, value) rows; ``notes`` say what was done to the trace."""
+    from simlib import metrics
 
+    jobs, policy, params = res.table, request.policy, request.params
     if policy.rigid:
         util, util_note = metrics.utilization(jobs, cpus), "sum(size*runtime) / (CPUs*makespan)"
     else:
@@ -435,12 +459,7 @@ def _simulate(args: argparse.Namespace) -> int:
         ("policy", f"{policy.name} " + (" ".join(f"{k}={_show(v)}" for k, v in params.items())
                                         if params else "(defaults)")
          + f", overrun={args.overrun}"),
-    ]
-    if clean_note:
-        rows.append(("cleaning", clean_note))
-    if load_note:
-        rows.append(("offered load", load_note))
-    rows += [
+        *notes,
         ("jobs", f"{len(jobs)}" + (f" ({killed} killed at their requested time)" if killed
                                    else "")),
         ("mean wait", _duration(metrics.mean_wait(jobs))),
@@ -454,9 +473,40 @@ def _simulate(args: argparse.Namespace) -> int:
         rows.append(("jobs table", args.output))
     if args.gantt:
         rows.append(("Gantt chart", args.gantt))
+    return rows
+
+
+def _aligned_rows(rows) -> str:
+    """``(key, value)`` rows as lines ``key  value``, the values in one column.
+
+    Examples
+    --------
+    >>> print(_aligned_rows([("jobs", "10"), ("mean wait", "2.0 s")]))
+    jobs       10
+    mean wait  2.0 s
+    """
     width = max(len(k) for k, _ in rows)
-    for key, value in rows:
-        print(f"{key:<{width}}  {value}")
+    return "\n".join(f"{key:<{width}}  {value}" for key, value in rows)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    """Check the options, read the trace, simulate, write the outputs, print the summary."""
+    request = _checked_request(args)
+    workload, cpus, name, notes = _prepared_workload(args, request.cpus, request.load)
+    res, wall = _timed_simulation(args, workload, request.policy, cpus, name)
+    # The jobs table as numpy columns: this command reads a trace, simulates and
+    # writes without pandas (see simlib.table), unless a Gantt chart or a
+    # timeline metric asks for DataFrames.
+    if args.output:
+        from simlib.runner import write_jobs_csv
+
+        write_jobs_csv(res.table, args.output)
+    if args.gantt:
+        from simlib.figures.gantt import MAX_JOBS, plot_gantt
+
+        plot_gantt(res.jobs, args.gantt, cpus=cpus, max_jobs=request.gantt_jobs or MAX_JOBS,
+                   title=f"{name}: {request.policy.name} on {cpus} CPUs")
+    print(_aligned_rows(_summary_rows(args, request, res, cpus, notes, wall)))
     return EXIT_OK
 
 
