@@ -21,7 +21,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 import numpy as np
 import xarray as xr
@@ -458,6 +458,67 @@ def _py(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _dim_differences(a: xr.Dataset, b: xr.Dataset) -> Iterator[Difference]:
+    """Dimensions in one cube only, or of different sizes."""
+    for d in sorted(set(a.sizes) | set(b.sizes)):
+        na, nb = a.sizes.get(d), b.sizes.get(d)
+        if na is None or nb is None:
+            yield Difference("dim", d, a=na, b=nb,
+                             detail=f"dimension only in {'A' if nb is None else 'B'}")
+        elif na != nb:
+            yield Difference("dim", d, a=na, b=nb, detail=f"size {na} vs {nb}")
+
+
+def _coord_differences(a: xr.Dataset, b: xr.Dataset, rtol: float,
+                       atol: float) -> Iterator[Difference]:
+    """Coordinates in one cube only, or with other values (which ones) or order."""
+    for c in sorted(set(a.coords) | set(b.coords)):
+        if c not in a.coords or c not in b.coords:
+            yield Difference("coord", c, detail=f"coordinate only in {'A' if c in a.coords else 'B'}")
+            continue
+        va, vb = a[c].values, b[c].values
+        if va.shape == vb.shape and bool(np.all(_close(va, vb, rtol, atol))):
+            continue
+        la, lb = [_py(v) for v in va.ravel()], [_py(v) for v in vb.ravel()]
+        only_a = [v for v in la if v not in lb]
+        only_b = [v for v in lb if v not in la]
+        detail = (f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b)
+                  else "same values, different order")
+        yield Difference("coord", c, a=la, b=lb, detail=detail)
+
+
+def _variable_differences(a: xr.Dataset, b: xr.Dataset, rtol: float,
+                          atol: float) -> Iterator[Difference]:
+    """Per variable in sorted order: in one cube only, other dimensions, or its cells
+    that differ (on the coordinates both cubes share, in array order)."""
+    for v in sorted(set(a.data_vars) | set(b.data_vars)):
+        if v not in a.data_vars or v not in b.data_vars:
+            side = "A" if v in a.data_vars else "B"
+            yield Difference("variable", v, detail=f"variable only in {side}")
+            continue
+        xa, xb = a[v], b[v]
+        if set(xa.dims) != set(xb.dims):
+            yield Difference("variable", v, a=xa.dims, b=xb.dims,
+                             detail=f"dimensions {xa.dims} vs {xb.dims}")
+            continue
+        xa, xb = xr.align(xa, xb, join="inner")
+        xb = xb.transpose(*xa.dims)
+        ok = _close(xa.values, xb.values, rtol, atol)
+        for idx in zip(*np.nonzero(~ok)):
+            cell = {d: _py(xa[d].values[i]) for d, i in zip(xa.dims, idx)}
+            yield Difference("value", v, coords=cell, a=_py(xa.values[idx]), b=_py(xb.values[idx]))
+
+
+def _attr_differences(name: str, da: dict, db: dict) -> Iterator[Difference]:
+    """Attributes of variable ``name`` (``""``: the cube's, provenance keys left out) that differ."""
+    for k in sorted(set(da) | set(db)):
+        if name == "" and k in PROVENANCE_KEYS:
+            continue
+        x, y = da.get(k), db.get(k)
+        if not (x is not None and y is not None and np.array_equal(np.asarray(x), np.asarray(y))):
+            yield Difference("attr", f"{name}:{k}" if name else k, a=_py(x), b=_py(y))
+
+
 def diff_cubes(
     a: xr.Dataset,
     b: xr.Dataset,
@@ -495,59 +556,12 @@ def diff_cubes(
     """
     if rtol < 0 or atol < 0:
         raise ValueError("rtol and atol must be non-negative")
-    out: list[Difference] = []
-
-    for d in sorted(set(a.sizes) | set(b.sizes)):
-        na, nb = a.sizes.get(d), b.sizes.get(d)
-        if na is None or nb is None:
-            out.append(Difference("dim", d, a=na, b=nb,
-                                  detail=f"dimension only in {'A' if nb is None else 'B'}"))
-        elif na != nb:
-            out.append(Difference("dim", d, a=na, b=nb, detail=f"size {na} vs {nb}"))
-
-    for c in sorted(set(a.coords) | set(b.coords)):
-        if c not in a.coords or c not in b.coords:
-            out.append(Difference("coord", c, detail=f"coordinate only in {'A' if c in a.coords else 'B'}"))
-            continue
-        va, vb = a[c].values, b[c].values
-        if va.shape == vb.shape and bool(np.all(_close(va, vb, rtol, atol))):
-            continue
-        la, lb = [_py(v) for v in va.ravel()], [_py(v) for v in vb.ravel()]
-        only_a = [v for v in la if v not in lb]
-        only_b = [v for v in lb if v not in la]
-        detail = (f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b)
-                  else "same values, different order")
-        out.append(Difference("coord", c, a=la, b=lb, detail=detail))
-
-    for v in sorted(set(a.data_vars) | set(b.data_vars)):
-        if v not in a.data_vars or v not in b.data_vars:
-            side = "A" if v in a.data_vars else "B"
-            out.append(Difference("variable", v, detail=f"variable only in {side}"))
-            continue
-        xa, xb = a[v], b[v]
-        if set(xa.dims) != set(xb.dims):
-            out.append(Difference("variable", v, a=xa.dims, b=xb.dims,
-                                  detail=f"dimensions {xa.dims} vs {xb.dims}"))
-            continue
-        xa, xb = xr.align(xa, xb, join="inner")
-        xb = xb.transpose(*xa.dims)
-        ok = _close(xa.values, xb.values, rtol, atol)
-        for idx in zip(*np.nonzero(~ok)):
-            cell = {d: _py(xa[d].values[i]) for d, i in zip(xa.dims, idx)}
-            ya, yb = _py(xa.values[idx]), _py(xb.values[idx])
-            out.append(Difference("value", v, coords=cell, a=ya, b=yb))
-
+    out = [*_dim_differences(a, b), *_coord_differences(a, b, rtol, atol),
+           *_variable_differences(a, b, rtol, atol)]
     if check_attrs:
-        def attr_diffs(name, da, db):
-            for k in sorted(set(da) | set(db)):
-                if name == "" and k in PROVENANCE_KEYS:
-                    continue
-                x, y = da.get(k), db.get(k)
-                if not (x is not None and y is not None and np.array_equal(np.asarray(x), np.asarray(y))):
-                    yield Difference("attr", f"{name}:{k}" if name else k, a=_py(x), b=_py(y))
-        out.extend(attr_diffs("", a.attrs, b.attrs))
+        out.extend(_attr_differences("", a.attrs, b.attrs))
         for v in sorted((set(a.variables) & set(b.variables))):
-            out.extend(attr_diffs(v, a[v].attrs, b[v].attrs))
+            out.extend(_attr_differences(v, a[v].attrs, b[v].attrs))
     return out
 
 
