@@ -240,6 +240,105 @@ def _pop_ranks(n_head: int, rng: np.random.Generator) -> list[int]:
     return chosen
 
 
+def _checked_max_estimate(n_jobs, max_estimate, max_fraction) -> int:
+    """``max_estimate`` as an int, after checking the arguments of :func:`tsafrir_distribution`."""
+    if not (isinstance(n_jobs, (int, np.integer)) and n_jobs >= 1):
+        raise ConfigError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
+    if not (isinstance(max_estimate, (int, np.integer, float)) and max_estimate >= HOUR
+            and float(max_estimate).is_integer()):
+        raise ConfigError(f"max_estimate must be a whole number of seconds >= 3600 "
+                          f"(Tsafrir et al.), got {max_estimate!r}")
+    if max_fraction is not None and not (0 < max_fraction <= 1):
+        raise ConfigError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
+    return int(max_estimate)
+
+
+def _head_percents(head: list[int], max_fraction: float | None, params: TsafrirParams,
+                   rng: np.random.Generator) -> dict[int, float]:
+    """Percent of jobs per head estimate (step 3 of :func:`tsafrir_distribution`)."""
+    ranks = np.arange(2, len(head) + 1, dtype=float)
+    others = params.head_a * np.exp(params.head_b * ranks) + params.head_c
+    if max_fraction is None:
+        top = params.head_sum - others.sum()
+        if top <= 0:
+            raise ConfigError("TsafrirParams: head coefficients leave no share for the maximum")
+    else:
+        top = 100.0 * max_fraction
+        rest = max(params.head_sum - top, 0.0)
+        others = others * (rest / others.sum())
+    by_rank = np.concatenate([[top], np.sort(others)[::-1]])   # index = rank - 1
+    pop = _pop_ranks(len(head), rng)
+    return {t: by_rank[r - 1] for t, r in zip(head, pop)}
+
+
+def _tail_times(n_tail: int, k_total: int, max_estimate: int, head: list[int],
+                params: TsafrirParams) -> list[int]:
+    """The tail's estimates, by time rank: ``max (a-1)x/(a-x)`` in whole minutes,
+    nudged by +-10..30 s off the values already taken (a time with no free
+    value nearby is left out)."""
+    a = 1.0 + params.time_p * float(k_total) ** params.time_q
+    used = set(head)
+    times = []
+    for i in range(1, n_tail + 1):
+        x = i / n_tail
+        sec = int(round(max_estimate * (a - 1) * x / (a - x) / 60.0)) * 60
+        for off in (0, 30, -30, 20, -20, 10, -10):
+            s = sec + off
+            if 0 < s < max_estimate and s not in used:
+                used.add(s)
+                times.append(s)
+                break
+    return times
+
+
+def _tail_percents(times: list[int], params: TsafrirParams,
+                   rng: np.random.Generator) -> dict[int, float]:
+    """Percent of jobs per tail estimate: ranks 21.. get ``795.6 x^-2.267``, normalised
+    to ``100 - head_sum`` and matched to the times at random."""
+    sizes = params.tail_a * np.arange(_HEAD + 1, _HEAD + 1 + len(times), dtype=float) \
+        ** params.tail_b
+    sizes *= (100.0 - params.head_sum) / sizes.sum() if len(sizes) else 0.0
+    shuffled = np.array(times)[rng.permutation(len(times))]
+    return dict(zip(shuffled.tolist(), sizes.tolist()))
+
+
+def _job_counts(share: np.ndarray, n_jobs: int) -> np.ndarray:
+    """Jobs per estimate: ``max(1, round(share * n / 100))``, then corrected to sum to
+    ``n_jobs``, largest shares first (step 5 of :func:`tsafrir_distribution`).
+
+    With more distinct estimates than jobs the least popular get 0 jobs.
+
+    Examples
+    --------
+    >>> _job_counts(np.array([50.0, 30.0, 20.0]), 7).tolist()
+    [4, 2, 1]
+    >>> _job_counts(np.array([50.0, 30.0, 20.0]), 2).tolist()
+    [1, 1, 0]
+    """
+    counts = np.maximum(1, np.round(share * n_jobs / 100.0)).astype(np.int64)
+    order = np.argsort(-share, kind="stable")
+    diff = int(n_jobs - counts.sum())
+    while diff != 0:
+        step = 1 if diff > 0 else -1
+        moved = False
+        for i in order:
+            if diff == 0:
+                break
+            if step < 0 and counts[i] <= 1:
+                continue
+            counts[i] += step
+            diff -= step
+            moved = True
+        if not moved:   # more distinct estimates than jobs: drop the least popular
+            for i in order[::-1]:
+                if diff == 0:
+                    break
+                if counts[i] > 0:
+                    counts[i] -= 1
+                    diff += 1
+    return counts
+
+
 def tsafrir_distribution(n_jobs: int, max_estimate: int, *, max_fraction: float | None = None,
                          params: TsafrirParams | None = None, seed=None
                          ) -> tuple[np.ndarray, np.ndarray]:
@@ -294,83 +393,24 @@ def tsafrir_distribution(n_jobs: int, max_estimate: int, *, max_fraction: float 
     (10000, 64800, 64800)
     """
     params = params or TsafrirParams()
-    if not (isinstance(n_jobs, (int, np.integer)) and n_jobs >= 1):
-        raise ConfigError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
-    if not (isinstance(max_estimate, (int, np.integer, float)) and max_estimate >= HOUR
-            and float(max_estimate).is_integer()):
-        raise ConfigError(f"max_estimate must be a whole number of seconds >= 3600 "
-                          f"(Tsafrir et al.), got {max_estimate!r}")
-    max_estimate = int(max_estimate)
-    if max_fraction is not None and not (0 < max_fraction <= 1):
-        raise ConfigError(f"max_fraction must be in (0, 1], got {max_fraction!r}")
+    max_estimate = _checked_max_estimate(n_jobs, max_estimate, max_fraction)
     rng = _rng(seed)
     k_total = params.n_bins if params.n_bins is not None else _n_bins(int(n_jobs))
 
     head = _head_times(max_estimate)
-    n_head = len(head)
-    ranks = np.arange(2, n_head + 1, dtype=float)
-    others = params.head_a * np.exp(params.head_b * ranks) + params.head_c
-    if max_fraction is None:
-        top = params.head_sum - others.sum()
-        if top <= 0:
-            raise ConfigError("TsafrirParams: head coefficients leave no share for the maximum")
-    else:
-        top = 100.0 * max_fraction
-        rest = max(params.head_sum - top, 0.0)
-        others = others * (rest / others.sum())
-    by_rank = np.concatenate([[top], np.sort(others)[::-1]])   # index = rank - 1
-    pop = _pop_ranks(n_head, rng)
-    head_pct = {t: by_rank[r - 1] for t, r in zip(head, pop)}
-
-    n_tail = max(k_total - n_head, 0)
-    tail_pct: dict[int, float] = {}
+    head_pct = _head_percents(head, max_fraction, params, rng)  # draws before the tail's
+    n_tail = max(k_total - len(head), 0)
     if n_tail:
-        a = 1.0 + params.time_p * float(k_total) ** params.time_q
-        used = set(head)
-        times = []
-        for i in range(1, n_tail + 1):
-            x = i / n_tail
-            sec = int(round(max_estimate * (a - 1) * x / (a - x) / 60.0)) * 60
-            for off in (0, 30, -30, 20, -20, 10, -10):
-                s = sec + off
-                if 0 < s < max_estimate and s not in used:
-                    used.add(s)
-                    times.append(s)
-                    break
-        sizes = params.tail_a * np.arange(_HEAD + 1, _HEAD + 1 + len(times), dtype=float) \
-            ** params.tail_b
-        sizes *= (100.0 - params.head_sum) / sizes.sum() if len(sizes) else 0.0
-        times = np.array(times)[rng.permutation(len(times))]
-        tail_pct = dict(zip(times.tolist(), sizes.tolist()))
-    else:
+        tail_pct = _tail_percents(_tail_times(n_tail, k_total, max_estimate, head, params),
+                                  params, rng)
+    else:  # no tail (small workloads): the head holds every job
+        tail_pct = {}
         total = sum(head_pct.values())
         head_pct = {t: p * 100.0 / total for t, p in head_pct.items()}
 
     pct = {**tail_pct, **head_pct}
     values = np.array(sorted(pct), dtype=np.int64)
-    share = np.array([pct[v] for v in values])
-    counts = np.maximum(1, np.round(share * n_jobs / 100.0)).astype(np.int64)
-    # Correct rounding so the counts sum to n_jobs, largest bins first.
-    order = np.argsort(-share, kind="stable")
-    diff = int(n_jobs - counts.sum())
-    while diff != 0:
-        step = 1 if diff > 0 else -1
-        moved = False
-        for i in order:
-            if diff == 0:
-                break
-            if step < 0 and counts[i] <= 1:
-                continue
-            counts[i] += step
-            diff -= step
-            moved = True
-        if not moved:   # more distinct estimates than jobs: drop the least popular
-            for i in order[::-1]:
-                if diff == 0:
-                    break
-                if counts[i] > 0:
-                    counts[i] -= 1
-                    diff += 1
+    counts = _job_counts(np.array([pct[v] for v in values]), n_jobs)
     keep = counts > 0
     return values[keep], counts[keep]
 
