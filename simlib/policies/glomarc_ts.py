@@ -733,20 +733,7 @@ class GLomarcTS(ScojoPECT):
         # form_groups' GroupRun of each group it scored: a function of the
         # members' fixed numbers only, so kept for the primary's later rounds.
         runs = self._group_runs.setdefault(primary.idx, {})
-        # Steps 2-5 depend on the candidates only (``a`` is fixed per
-        # primary, a candidate per pair but for its rank, which only orders
-        # them): the same jobs as candidates, in the same order, are offered
-        # the same groups.
-        last = self._offers.get(primary.idx)
-        if last is not None and last[0] is cands:
-            offers = last[2]
-        else:
-            keys = tuple([c.member.key for c in cands])
-            if last is not None and last[1] == keys:
-                offers = last[2]
-            else:
-                offers = group_offers(a, nodes_a, cands, self.rules, runs)
-            self._offers[primary.idx] = (cands, keys, offers)
+        offers = self._case1_offers(a, nodes_a, cands, runs)
         # Each group's plan, durations and members: fixed too, by member keys.
         fixed = self._group_plans.setdefault(primary.idx, {})
 
@@ -759,17 +746,9 @@ class GLomarcTS(ScojoPECT):
                                       max(0, sum(c.nodes for c in group) - nodes_a),
                                       [primary, *(jobs[k] for k in key)])
             plan, dur_a, dur_m, extra, members = known
-            # The primary takes unit 0 of its nodes for its run, the matched
-            # jobs unit 1 of them (then of extra nodes) for theirs; the
-            # members' own reservations are given up for the group's.
+            # The members' own reservations are given up for the group's.
             given = self._given_back(vm, members, v)
-            idle = ~self.busy_units
-            hole_given_back = vm.profile.hole_given_back
-            h_a = hole_given_back(v, dur_a, given) & idle
-            h_m = hole_given_back(v, dur_m, given) & idle
-            firsts = self._unit_firsts
-            prim = h_a & (h_m >> 1) & firsts
-            spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
+            prim, spare = self._case1_nodes(vm, given, v, dur_a, dur_m, nodes_a)
             fits_plan = prim.bit_count() >= nodes_a and spare.bit_count() >= extra
             if not fits_plan:
                 if not self.params["replan"]:
@@ -777,21 +756,14 @@ class GLomarcTS(ScojoPECT):
                     return False
                 # Nodes idle now; the plan of the others is rebuilt around
                 # the group and checked against R_max (step 6).
-                h_now = hole_given_back(v, 1e-9, given) & idle
-                prim = h_now & (h_now >> 1) & firsts
-                spare = (h_now >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
+                prim, spare = self._case1_nodes(vm, given, v, 1e-9, 1e-9, nodes_a)
                 if prim.bit_count() < nodes_a or spare.bit_count() < extra:
                     self.counters["no_room"] += 1
                     return False
-            prim = lowest_bits(prim, nodes_a)
-            units = self._member_units(primary, members[1:], plan, prim,
+            units = self._member_units(primary, members[1:], plan, lowest_bits(prim, nodes_a),
                                        lowest_bits(spare, extra) if extra else 0)
-            f_slack = self.params["f_slack"]
-            r_est = self.r_est
-            for idx, (dur, _) in plan.items():
-                if self._wall_of(vm, v + dur, now) - jobs[idx].submit > f_slack * r_est[idx] + 1e-6:
-                    self.counters["unfair"] += 1
-                    return False
+            if self._past_slack(vm, plan, v, now):
+                return False
             replan = None
             if not fits_plan:
                 replan = self._replan(vm, units, plan, v, now)
@@ -808,6 +780,54 @@ class GLomarcTS(ScojoPECT):
         gain = runs[tuple(c.member.key for c in group)].gain
         return gain, lambda: self._run_group(vm, primary, [jobs[c.member.key] for c in group],
                                              chosen, v)
+
+    def _case1_offers(self, a, nodes_a, cands, runs):
+        """The groups :func:`group_offers` offers primary ``a`` (steps 2-5), kept per primary.
+
+        They depend on the candidates only (``a`` is fixed per primary, a
+        candidate per pair but for its rank, which only orders them): the
+        same jobs as candidates, in the same order, are offered the same
+        groups.
+        """
+        last = self._offers.get(a.key)
+        if last is not None and last[0] is cands:
+            return last[2]
+        keys = tuple([c.member.key for c in cands])
+        if last is not None and last[1] == keys:
+            offers = last[2]
+        else:
+            offers = group_offers(a, nodes_a, cands, self.rules, runs)
+        self._offers[a.key] = (cands, keys, offers)
+        return offers
+
+    def _case1_nodes(self, vm, given, v, dur_a, dur_m, nodes_a):
+        """Nodes a Case 1 group may take from ``v`` (first-unit bits, idle now, the
+        reservations ``given`` given back): ``(primary's, extra)``.
+
+        The primary takes unit 0 of its nodes for its run (``dur_a``), the
+        matched jobs unit 1 of them, then of extra nodes, for theirs (the
+        longest, ``dur_m``); extra nodes are those left besides the primary's
+        ``nodes_a`` lowest.
+        """
+        idle = ~self.busy_units
+        h_a = vm.profile.hole_given_back(v, dur_a, given) & idle
+        h_m = h_a if dur_m == dur_a else vm.profile.hole_given_back(v, dur_m, given) & idle
+        firsts = self._unit_firsts
+        prim = h_a & (h_m >> 1) & firsts
+        spare = (h_m >> 1) & firsts & ~(lowest_bits(prim, nodes_a) if prim else 0)
+        return prim, spare
+
+    def _past_slack(self, vm, plan, v, now):
+        """Step 6: whether a job of ``plan`` (its duration in ``vm``'s time from ``v``,
+        by job) would end more than F_slack x R_est after its submission;
+        counted as unfair."""
+        jobs, r_est = self.sim.jobs, self.r_est
+        f_slack = self.params["f_slack"]
+        for idx, (dur, _) in plan.items():
+            if self._wall_of(vm, v + dur, now) - jobs[idx].submit > f_slack * r_est[idx] + 1e-6:
+                self.counters["unfair"] += 1
+                return True
+        return False
 
     def _case3(self, vm, head, others, v, now):
         """Case 3: a running job (alone on its nodes at PPN <= 2) becomes the
@@ -855,12 +875,8 @@ class GLomarcTS(ScojoPECT):
                 for c in group:
                     units[c.member.key], spare = (Allocation.of(self.unit_platform, spare[:c.nodes]),
                                                   spare[c.nodes:])
-                f_slack = self.params["f_slack"]
-                for idx, (dur, _) in plan.items():
-                    job = r if idx == r.idx else jobs[idx]
-                    if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
-                        self.counters["unfair"] += 1
-                        return False
+                if self._past_slack(vm, plan, v, now):
+                    return False
                 members = [jobs[c.member.key] for c in group]
                 back = []
                 for j in members:   # their reservations are replaced by the group's
@@ -935,12 +951,8 @@ class GLomarcTS(ScojoPECT):
                 units[c.member.key] = Allocation.of(self.unit_platform, [u for u in whole if u % 2 == 0])
                 halves += [u for u in whole if u % 2 == 1]
             units[head.idx] = Allocation.of(self.unit_platform, halves[:nodes_a])
-            f_slack = self.params["f_slack"]
-            for idx, (dur, _) in plan.items():
-                job = head if idx == head.idx else running[idx]
-                if self._wall_of(vm, v + dur, now) - job.submit > f_slack * self.r_est[idx] + 1e-6:
-                    self.counters["unfair"] += 1
-                    return False
+            if self._past_slack(vm, plan, v, now):
+                return False
             old, alloc = self.reservation[head.idx]
             start, end = max(old, v), old + self.plan[head.idx][3]
             _release(vm.profile, start, end, alloc)
