@@ -318,6 +318,11 @@ class Simulator:
             self._run()
 
     def _run(self) -> None:
+        """The event loop (module docstring): one round per time where something happens.
+
+        The hot path: what a round needs is bound to locals before the loop;
+        what runs once after it is a method.
+        """
         jobs = self.jobs
         n = len(jobs)
         nxt = 0
@@ -390,12 +395,17 @@ class Simulator:
                 if not countdown:
                     countdown = every
                     progress(done, n, now)
-        if progress is not None:
-            progress(sum(1 for j in jobs if j.state == DONE), n, self.now)
+        self._end_of_run()
+
+    def _end_of_run(self) -> None:
+        """The last progress report, then a SimulationError if a job never finished."""
+        jobs = self.jobs
+        if self.progress is not None:
+            self.progress(sum(1 for j in jobs if j.state == DONE), len(jobs), self.now)
         unfinished = [j for j in jobs if j.state != DONE]
         if unfinished:
             raise SimulationError(
-                f"{len(unfinished)} jobs never finished (policy {policy.name!r} left them "
+                f"{len(unfinished)} jobs never finished (policy {self.policy.name!r} left them "
                 f"waiting with nothing running, or suspended), e.g. {unfinished[:3]}")
 
     # ------------------------------------------------------- policy-facing API
