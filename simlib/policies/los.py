@@ -134,11 +134,35 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
         return sorted(n - 1 - i for i in picks)
     if tie != "earliest":
         raise ConfigError(f"los_dp: tie must be 'earliest' or 'latest', not {tie!r}")
-    n = len(sizes)
-    if n == 0 or free <= 0:
+    if len(sizes) == 0 or free <= 0:
         return []
     if unit < 1:
         raise ConfigError(f"los_dp: unit must be >= 1, not {unit}")
+    weights, caps = _dp_weights(sizes, free, freezes, unit)
+    if compiled is _LOOK_UP:
+        compiled = kernels.load(COMPILED_KERNELS[0])
+    if compiled is not None:  # the same table and choice, in C
+        return compiled.choose(sizes, weights, caps)
+    return _dp_choice(sizes, weights, caps)
+
+
+def _dp_weights(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int], int]],
+                unit: int) -> tuple[list[list[int]], list[int]]:
+    """The DP's weights and capacities, in allocation units, their gcd divided out.
+
+    Row 0 holds the sizes against the free processors, then one row per
+    freeze point its frenums against its ``frec`` (module notes: sizes
+    round up to units, capacities down; dividing by the gcd of all weights
+    is exact).
+
+    Examples
+    --------
+    >>> _dp_weights([64, 32], 100, [([64, 0], 40)], 1)
+    ([[2, 1], [2, 0]], [3, 1])
+    >>> _dp_weights([5, 3], 10, [], 4)
+    ([[2, 1]], [2])
+    """
+    n = len(sizes)
     # Sizes in units, rounded up (with unit 1, the sizes: no divisions).
     weights = [list(map(int, sizes)) if unit == 1 else [-(-int(s) // unit) for s in sizes]]
     caps = [int(free) // unit]
@@ -154,16 +178,45 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
     if g > 1:  # exact: every weight is a multiple of g
         weights = [[x // g for x in row] for row in weights]
         caps = [c // g for c in caps]
-    if compiled is _LOOK_UP:
-        compiled = kernels.load(COMPILED_KERNELS[0])
-    if compiled is not None:  # the same table and choice, in C
-        return compiled.choose(sizes, weights, caps)
+    return weights, caps
+
+
+def _dp_choice(sizes: Sequence[int], weights: list[list[int]], caps: list[int]) -> list[int]:
+    """The pure-Python twin of the compiled kernel's ``choose``: positions of the
+    lexicographically first subset using the most processors.
+
+    Examples
+    --------
+    >>> _dp_choice([7, 4, 6], [[7, 4, 6]], [10])
+    [1, 2]
+    """
     dims = len(caps)
-    cols = [tuple(row[i] for row in weights) for i in range(n)]
+    cols = [tuple(row[i] for row in weights) for i in range(len(sizes))]
     fits = [all(w[d] <= caps[d] for d in range(dims)) for w in cols]
-    table = np.zeros((n + 1,) + tuple(c + 1 for c in caps), dtype=np.int64)
-    # Backward: table[i][c] = best use of jobs i.. within capacities c.
-    for i in range(n - 1, -1, -1):
+    table = _dp_table(sizes, cols, fits, caps)
+    # Forward: take a job whenever an optimal completion still exists
+    # (this is what makes the choice lexicographically first).
+    c = list(caps)
+    chosen = []
+    for i, w in enumerate(cols):
+        if not fits[i]:
+            continue
+        if all(c[d] >= w[d] for d in range(dims)):
+            rest = [c[d] - w[d] for d in range(dims)]
+            if table[i + 1][tuple(rest)] + int(sizes[i]) == table[i][tuple(c)]:
+                chosen.append(i)
+                c = rest
+    return chosen
+
+
+def _dp_table(sizes: Sequence[int], cols: list[tuple[int, ...]], fits: list[bool],
+              caps: list[int]) -> np.ndarray:
+    """The DP table, filled backward: ``table[i][c]`` is the most processors
+    jobs ``i..`` can use within capacities ``c`` (job ``i`` takes ``cols[i]``
+    of them; ``fits[i]``: it fits in ``caps`` at all)."""
+    dims = len(caps)
+    table = np.zeros((len(sizes) + 1,) + tuple(c + 1 for c in caps), dtype=np.int64)
+    for i in range(len(sizes) - 1, -1, -1):
         nxt, cur = table[i + 1], table[i]
         cur[...] = nxt
         if fits[i]:
@@ -171,20 +224,7 @@ def los_dp(sizes: Sequence[int], free: int, freezes: Sequence[tuple[Sequence[int
             dst = tuple(slice(w[d], None) for d in range(dims))
             src = tuple(slice(0, caps[d] + 1 - w[d]) for d in range(dims))
             np.maximum(cur[dst], nxt[src] + int(sizes[i]), out=cur[dst])
-    # Forward: take a job whenever an optimal completion still exists
-    # (this is what makes the choice lexicographically first).
-    c = list(caps)
-    chosen = []
-    for i in range(n):
-        if not fits[i]:
-            continue
-        w = cols[i]
-        if all(c[d] >= w[d] for d in range(dims)):
-            rest = [c[d] - w[d] for d in range(dims)]
-            if table[i + 1][tuple(rest)] + int(sizes[i]) == table[i][tuple(c)]:
-                chosen.append(i)
-                c = rest
-    return chosen
+    return table
 
 
 def basic_dp(sizes: Sequence[int], free: int, unit: int = 1) -> list[int]:
