@@ -245,6 +245,23 @@ def _with_configfiles(args, extra_first):
     return rest + (["--configfile", *files] if files else [])
 
 
+#: A user's policy module (config policy_modules): EASY with a parameter, registered
+#: from outside simlib; write it to a directory on PYTHONPATH.
+USER_POLICY_MODULE = '''
+"""A user's policy, registered from outside simlib (config policy_modules)."""
+from simlib.policies import register
+from simlib.policies.easy import EASY
+
+
+class TaggedEASY(EASY):
+    name = "easy_tagged"
+    defaults = {"tag": 0}
+
+
+register(TaggedEASY)
+'''
+
+
 def copy_repository(dest) -> Path:
     """A copy of the repository's tracked files (as in the working tree) and its
     compiled kernels in ``dest``, to edit and run without touching the repository

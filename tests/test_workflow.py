@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, assert_config_rejected,
-                              fixture_traces_config, job_counts, pending, snakemake, unbatched,
-                              write_yaml)
+from helpers_pipeline import (FIXTURE_TRACES, FIXTURE_U_PORTION, REPO, USER_POLICY_MODULE,
+                              assert_config_rejected, fixture_traces_config, job_counts, pending,
+                              snakemake, unbatched, write_yaml)
 from simlib.cube import diff_cubes, read_cube
 
 pytestmark = pytest.mark.pipeline
@@ -506,28 +506,13 @@ def test_second_run_is_a_no_op(smoke):
 
 # ------------------------------------------------------- incremental reruns
 
-PLUGIN = '''
-"""A test policy registered from outside simlib (config policy_modules)."""
-from simlib.policies import register
-from simlib.policies.easy import EASY
-
-
-class TaggedEASY(EASY):
-    name = "easy_tagged"
-    defaults = {"tag": 0}
-
-
-register(TaggedEASY)
-'''
-
-
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """A small sweep with a user policy, run once: (workdir, env, config)."""
     wd = tmp_path_factory.mktemp("tiny")
     plugins = wd / "plugins"
     plugins.mkdir()
-    (plugins / "wf_test_policies.py").write_text(PLUGIN)
+    (plugins / "wf_test_policies.py").write_text(USER_POLICY_MODULE)
     env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(plugins), os.environ.get("PYTHONPATH")]))}
     cfg = write_yaml(wd / "tiny.yaml", """\
         scale: smoke

@@ -12,24 +12,9 @@ import os
 
 import pytest
 
-from helpers_pipeline import copy_repository, job_counts, snakemake, write_yaml
+from helpers_pipeline import USER_POLICY_MODULE, copy_repository, job_counts, snakemake, write_yaml
 
 pytestmark = pytest.mark.pipeline
-
-PLUGIN = '''
-"""A user's policy, registered from outside simlib (config policy_modules)."""
-from simlib.policies import register
-from simlib.policies.easy import EASY
-
-
-class TaggedEASY(EASY):
-    name = "easy_tagged"
-    defaults = {"tag": 0}
-
-
-register(TaggedEASY)
-'''
-
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
@@ -37,7 +22,7 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("reruns")
     copy = copy_repository(root / "repo")
     (root / "plugins").mkdir()
-    (root / "plugins" / "wf_rerun_policies.py").write_text(PLUGIN)
+    (root / "plugins" / "wf_rerun_policies.py").write_text(USER_POLICY_MODULE)
     env = {"PYTHONPATH": os.pathsep.join([str(copy), str(root / "plugins")])}
     cfg = write_yaml(root / "user.yaml", """\
         scale: smoke
