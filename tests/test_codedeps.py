@@ -32,11 +32,11 @@ def test_registries_are_not_entered():
 
 
 def test_shallow_roots_skip_imports_inside_functions():
-    deep = names(import_closure(["simlib.studies.baseline"]))
-    shallow = names(import_closure([], shallow=["simlib.studies.baseline"]))
-    # The figure module is imported inside the figures step only.
+    deep = names(import_closure(["simlib.studies.baseline.figures"]))
+    shallow = names(import_closure([], shallow=["simlib.studies.baseline.figures"]))
+    # The drawing module is imported inside the step's function only.
     assert "figures/baseline.py" in deep and "figures/baseline.py" not in shallow
-    assert "studies/baseline.py" in shallow and "studies/trace_sweep.py" in shallow
+    assert "studies/baseline/figures.py" in shallow and "render.py" in shallow
 
 
 def test_policy_files_are_the_policy_its_bases_and_helpers():
