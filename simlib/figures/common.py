@@ -57,3 +57,27 @@ def save_figure(fig: Figure, out_path) -> Path:
             atomic_path(out_path) as tmp:
         fig.savefig(tmp, format=fmt, dpi=150, metadata=metadata)
     return out_path
+
+
+def grouped_bars(ax, series, ticks, *, width: float = 0.8, capsize: float = 3, colors=None):
+    """Bars side by side around each tick: ``series`` maps a label to (heights, error
+    half-widths), one of each per tick (a NaN half-width draws no error bar); ``colors``
+    cycle over the series. Returns the ticks' positions and each series' offset from them.
+
+    Examples
+    --------
+    >>> ax = new_figure(4, 3).add_subplot()
+    >>> x, offsets = grouped_bars(ax, {"a": ([1, 2], [0.5, float("nan")]), "b": ([3, 4], [0, 0])},
+    ...                           ["p", "q"])
+    >>> x.tolist(), offsets.tolist(), [t.get_text() for t in ax.get_xticklabels()]
+    ([0, 1], [-0.2, 0.2], ['p', 'q'])
+    """
+    import numpy as np
+    x, n = np.arange(len(ticks)), len(series)
+    offsets = (np.arange(n) - (n - 1) / 2) * (width / n)
+    for k, (label, (heights, errors)) in enumerate(series.items()):
+        ax.bar(x + offsets[k], heights, width / n, yerr=np.nan_to_num(np.asarray(errors, float)),
+               capsize=capsize, label=label,
+               **({} if colors is None else {"color": colors[k % len(colors)]}))
+    ax.set_xticks(x, ticks)
+    return x, offsets
