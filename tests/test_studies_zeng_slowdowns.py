@@ -288,7 +288,6 @@ def test_self_slowdown_at():
     (dict(o_size=2.5), ValueError),
     (dict(sl_scr=0.0), ValueError),
     (dict(sl_sno=float("nan")), ValueError),
-    (dict(max_sl=-1.0), ConfigError),
     (dict(rounding="up"), ConfigError),
 ])
 def test_formula_7_rejects_bad_input(kwargs, error):
@@ -296,3 +295,17 @@ def test_formula_7_rejects_bad_input(kwargs, error):
     args.update(kwargs)
     with pytest.raises(error):
         S.adjusted_size(**args)
+
+
+def test_thresholds_are_checked_where_the_published_file_is_read(tmp_path):
+    # MAX_SL and SELF_SL2 reach formulas 7 and 8 from the published file, whose schema
+    # requires numbers > 0.
+    import yaml
+
+    from helpers_pipeline import REPO
+    from simlib.studies.zeng.published import load_published
+    data = yaml.safe_load((REPO / "config/published/zeng.yaml").read_text())
+    data["table6"]["MAX_SL"] = -1.0
+    (tmp_path / "z.yaml").write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError, match="table6.MAX_SL: -1.0 is less than or equal to the minimum of 0"):
+        load_published(tmp_path / "z.yaml")

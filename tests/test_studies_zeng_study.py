@@ -38,6 +38,9 @@ def test_policy_parameters_come_from_the_published_file_and_the_grid():
     (lambda s: s["workload"].update(estimates="psychic"), "studies.zeng.workload.estimates: 'psychic'"),
     (lambda s: s["workload"].update(estimates={"model": "factor", "f": 0.5}),
      "studies.zeng.workload.estimates.f: 0.5 is less than the minimum of 1"),
+    (lambda s: s["workload"].update(estimates={"model": "tsafrir", "max_estimate": 3600}),
+     "studies.zeng.workload.estimates: {'model': 'tsafrir', 'max_estimate': 3600}"),
+    (lambda s: s["workload"].update(rounding="up"), "studies.zeng.workload.rounding: 'up'"),
     (lambda s: s["glts"].update(variants=["CST", "NH"]),
      "studies.zeng.glts.variants: ['CST', 'NH'] does not contain items"),
     (lambda s: s["glts"]["sweeps"]["block_size"]["values"].update(default=[8, 16]),
@@ -54,6 +57,15 @@ def test_policy_parameters_come_from_the_published_file_and_the_grid():
 def test_bad_config_is_refused_with_its_key(edit, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         study(edit=edit).check()
+
+
+def test_job_type_thresholds_out_of_order_are_refused():
+    # The published §5.1 values pass the scheduler's own checks before any job.
+    s = study()
+    s.published["scojo_pect"]["medium_max"] = s.published["scojo_pect"]["short_max"]
+    with pytest.raises(ConfigError, match=re.escape("studies.zeng.scojo_pect (with the published "
+                                                    "§5.1 values): ") + ".*short_max"):
+        s.check()
 
 
 def test_glts_parameters_are_table_6s():

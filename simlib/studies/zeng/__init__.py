@@ -5,8 +5,8 @@ The study ``zeng`` (grid ``config/grids/zeng.yaml``, printed values
 Lublin workloads (:mod:`.workloads`, :mod:`.slowdowns`), the space-sharing
 baseline SSP (:mod:`.runs`, :mod:`.tables`, :mod:`.figures`), G-LOMARC-TS and
 its variants (:mod:`.glts`), the sweeps of Figs. 8-9 (:mod:`.sweeps`) and
-the worked examples of Figs. 1 and 5 (:mod:`.examples`) into
-``paper_figures/zeng/``, with a verdict per claim (:mod:`.report`).
+the worked examples of Figs. 1 and 5 (:mod:`.examples`) into the artifacts
+of ``artifacts.yaml``, with a verdict per claim (:mod:`.report`).
 
 Cube coordinate ``machine``: ``multicore``, the paper's 128 nodes of two
 dual-core CPUs with the adjusted jobs; ``single_core``, §4.8's reference,
@@ -20,10 +20,8 @@ from pathlib import Path
 from ...errors import ConfigError
 from ..base import Artifact, Step, Study, deferred
 
-__all__ = ["Zeng", "OUT", "DATA", "SWEEP_PARAMETERS", "depends", "value_tag"]
+__all__ = ["Zeng", "DATA", "SWEEP_PARAMETERS", "depends", "value_tag"]
 
-#: The study's figures and tables.
-OUT = "paper_figures/zeng"
 #: Workloads.
 DATA = "data/zeng"
 #: Runs (one folder per scale).
@@ -42,44 +40,25 @@ SWEEP_PARAMETERS = {
 
 
 def depends(variant: str, parameter: str) -> bool:
-    """Whether a variant's runs depend on a parameter (NH forms no blocks).
-
-    Examples
-    --------
-    >>> depends("NH", "block_size"), depends("FBO", "block_size"), depends("NH", "f_slack")
-    (False, True, True)
-    """
+    """Whether a variant's runs depend on a parameter (NH forms no blocks)."""
     from simlib.policies.glomarc_ts import VARIANTS
     return parameter != "block_size" or bool(VARIANTS[variant].get("blocks", True))
 
 
 def value_tag(value) -> str:
-    """A sweep value as a path component (``{value}`` wildcard).
-
-    Examples
-    --------
-    >>> value_tag(12), value_tag(1.25), value_tag(2.0)
-    ('12', '1.25', '2')
-    """
+    """A sweep value as a path component (``{value}`` wildcard)."""
     return format(value, "g")
 
 
 @functools.lru_cache(maxsize=None)
-def _titles() -> dict:
-    """The index's titles of the artifacts (``artifacts.yaml``)."""
+def _artifacts() -> dict:
+    """``artifacts.yaml``: per group, output name -> its step, path and title."""
     import yaml
     return yaml.safe_load(Path(__file__).with_name("artifacts.yaml").read_text(encoding="utf-8"))
 
 
 class Zeng(Study):
-    """Paper Z: Scojo-PECT with space sharing and G-LOMARC-TS on multi-core nodes.
-
-    Examples
-    --------
-    >>> from simlib.studies import study_class
-    >>> study_class("zeng", {"registry": {"zeng": "simlib.studies.zeng:Zeng"}}) is Zeng, Zeng.section
-    (True, 'zeng')
-    """
+    """Paper Z: Scojo-PECT with space sharing and G-LOMARC-TS on multi-core nodes."""
 
     key = "zeng"
     section = "zeng"
@@ -103,44 +82,42 @@ class Zeng(Study):
     def nodes(self) -> int:
         return int(self.published["table5"]["machine_nodes"])
 
-    def policy_params(self) -> dict:
-        """Scojo-PECT's parameters: §5.1 and Table 6 (published), the rest from the grid."""
-        sp, t6 = self.published["scojo_pect"], self.published["table6"]
-        return {**{k: float(sp[k]) for k in ("interval", "medium_share", "long_share", "overhead",
-                                             "short_max", "medium_max", "r_est_factor")},
-                "max_sl": float(t6["MAX_SL"]), "self_sl2": float(t6["SELF_SL2"]),
-                "short_slice": float(self.spec["scojo_pect"]["short_slice"]),
-                "non_type_backfilling": bool(self.spec["scojo_pect"]["non_type_backfilling"])}
-
-    def workload_params(self, workload: str, scale: str) -> dict:
-        pub, wl = self.published, self.spec["workload"]
-        return {"alpha": float(pub["table5"]["workloads"][workload]["alpha"]),
-                "jobs": self.jobs(scale), "machine_nodes": self.nodes(),
-                "max_sl": float(pub["table6"]["MAX_SL"]), "self_sl2": float(pub["table6"]["SELF_SL2"]),
-                "table4": self._table4(), "rounding": wl["rounding"], "estimates": wl["estimates"],
-                "arrival_clock": wl["arrival_clock"],
-                "short_max": float(pub["scojo_pect"]["short_max"]),
-                "medium_max": float(pub["scojo_pect"]["medium_max"])}
-
-    def _table4(self) -> dict:
-        return {k: self.published["table4"][k] for k in ("bins", "sl_scr", "sl_sno", "sl_cos")}
-
     def glts_variants(self) -> list[str]:
         return list(self.spec["glts"]["variants"])
-
-    def glts_params(self) -> dict:
-        """G-LOMARC-TS's parameters: Scojo-PECT's, Table 6's and the grid's switches."""
-        t6, g = self.published["table6"], self.spec["glts"]
-        return {**self.policy_params(), "block_size": int(t6["BLOCK_SIZE"]),
-                "matched_larger": float(t6["MATCHED_LARGER"]),
-                "matched_longer": float(t6["MATCHED_LONGER"]),
-                "min_utilgain": float(t6["MIN_UTILGAIN"]), "f_slack": float(t6["F_slack"]),
-                "running_prim_num": int(t6["RUNNING_PRIM_NUM"]),
-                **{k: bool(g[k]) for k in ("case2", "case3", "replan")}}
 
     def sweeps(self) -> dict:
         """The parameter sweeps (``glts.sweeps``): parameter -> its spec."""
         return dict(self.spec["glts"]["sweeps"]) if self.glts_variants() else {}
+
+    def policy_params(self) -> dict:
+        """Scojo-PECT's parameters: §5.1 and Table 6 (published), the rest from the grid."""
+        sp, t6, g = self.published["scojo_pect"], self.published["table6"], self.spec["scojo_pect"]
+        return {**{k: float(sp[k]) for k in ("interval", "medium_share", "long_share", "overhead",
+                                             "short_max", "medium_max", "r_est_factor")},
+                "max_sl": float(t6["MAX_SL"]), "self_sl2": float(t6["SELF_SL2"]),
+                "short_slice": float(g["short_slice"]),
+                "non_type_backfilling": bool(g["non_type_backfilling"])}
+
+    def glts_params(self) -> dict:
+        """G-LOMARC-TS's parameters: Scojo-PECT's, Table 6's and the grid's switches."""
+        t6, g = self.published["table6"], self.spec["glts"]
+        return {**self.policy_params(), **{p: self.published_value(p) for p in SWEEP_PARAMETERS},
+                "matched_longer": float(t6["MATCHED_LONGER"]),
+                **{k: bool(g[k]) for k in ("case2", "case3", "replan")}}
+
+    def published_value(self, parameter: str):
+        name, cast, _ = SWEEP_PARAMETERS[parameter]
+        return cast(self.published["table6"][name])
+
+    def workload_params(self, workload: str, scale: str) -> dict:
+        p = self.policy_params()
+        return {"alpha": float(self.published["table5"]["workloads"][workload]["alpha"]),
+                "jobs": self.jobs(scale), "machine_nodes": self.nodes(), "table4": self._table4(),
+                **{k: p[k] for k in ("max_sl", "self_sl2", "short_max", "medium_max")},
+                **{k: self.spec["workload"][k] for k in ("rounding", "estimates", "arrival_clock")}}
+
+    def _table4(self) -> dict:
+        return {k: self.published["table4"][k] for k in ("bins", "sl_scr", "sl_sno", "sl_cos")}
 
     def sweep_values(self, parameter: str, scale: str | None = None) -> list:
         """The values run for a sweep at a scale, besides Table 6's (typed)."""
@@ -154,10 +131,6 @@ class Zeng(Study):
                 return v
         raise ValueError(f"{parameter} = {tag} is not a value of the {scale} sweep")
 
-    def published_value(self, parameter: str):
-        name, cast, _ = SWEEP_PARAMETERS[parameter]
-        return cast(self.published["table6"][name])
-
     def subtree(self, scale: str | None = None) -> dict:
         """Everything the cube depends on (its provenance)."""
         scale = scale or self.scale
@@ -167,9 +140,6 @@ class Zeng(Study):
                 "policy": "scojo_pect", "policy_params": self.policy_params(),
                 "rr_bound": self.spec["rr_bound"], "rr_bounds": self.spec["rr_bounds"],
                 "n_high": self.published["table6"]["N_H"]}
-
-    def claims_file(self) -> str:
-        return f"{OUT}/claims.csv"
 
     # ------------------------------------------------------------- checks
     def check(self) -> None:
@@ -193,70 +163,52 @@ class Zeng(Study):
             _policy(f"{where}.glts.variants[{i}]", "glomarc_ts", {**self.glts_params(),
                                                                   "variant": variant})
         for param, sweep in self.sweeps().items():
-            self._check_sweep(f"{where}.glts.sweeps.{param}", param, sweep)
+            at = f"{where}.glts.sweeps.{param}"
+            self._run(sweep["workload"], f"{at}.workload")
+            for i, v in enumerate(sweep["variants"]):
+                _require(v in self.glts_variants(), f"{at}.variants[{i}]: {v!r} is not run by "
+                         "glts.variants (the sweep's point at Table 6's value comes from those runs)")
+            for scale in sweep["values"]:
+                for i, v in enumerate(self.sweep_values(param, scale)):
+                    here = f"{at}.values.{scale}[{i}]"
+                    _require(v != self.published_value(param),
+                             f"{here}: {v} is Table 6's value, taken from the main runs; drop it")
+                    _policy(here, "glomarc_ts", {**self.glts_params(), param: v})
 
     def _run(self, workload: str, where: str) -> None:
         _require(workload in self.workloads(), f"{where}: {workload!r} is not run "
                                                f"(workloads: {', '.join(self.workloads())})")
 
-    def _check_sweep(self, at: str, param: str, sweep: dict) -> None:
-        self._run(sweep["workload"], f"{at}.workload")
-        for i, v in enumerate(sweep["variants"]):
-            _require(v in self.glts_variants(), f"{at}.variants[{i}]: {v!r} is not run by "
-                     "glts.variants (the sweep's point at Table 6's value comes from those runs)")
-        for scale, values in sweep["values"].items():
-            for i, v in enumerate(values):
-                here, v = f"{at}.values.{scale}[{i}]", SWEEP_PARAMETERS[param][1](v)
-                _require(v != self.published_value(param),
-                         f"{here}: {v} is Table 6's value, taken from the main runs; drop it")
-                _policy(here, "glomarc_ts", {**self.glts_params(), param: v})
-
     # -------------------------------------------------------------- paths
+    def path(self, group: str, output: str, **context) -> str:
+        """The path of an artifact of ``artifacts.yaml`` (``scale`` and a sweep's ``param``)."""
+        from simlib.render import render_string
+        return render_string(_artifacts()[group][output]["path"], **{"scale": self.scale, **context})
+
+    def outputs(self, step: str, group: str = "part1", **context) -> dict[str, str]:
+        """The outputs ``step`` writes in a group of ``artifacts.yaml``: name -> path."""
+        return {k: self.path(group, k, **context) for k, e in _artifacts()[group].items()
+                if e["step"] == step}
+
+    def _sweep_context(self, param: str) -> dict:
+        return {"figure": None, **self.sweeps()[param], "param": param,
+                "name": SWEEP_PARAMETERS[param][0]}
+
+    def claims_file(self) -> str:
+        return self.path("part1", "csv")
+
     def workload_path(self, scale, workload, seed, ext="csv.gz") -> str:
         return f"{DATA}/{scale}/{workload}/seed{seed}.{ext}"
 
     def run_dir(self, scale="{scale}", workload="{workload}", machine="{machine}", seed="{seed}"):
         return f"{RUNS.format(scale=scale)}/{workload}/{machine}/seed{seed}"
 
-    def summaries(self, scale: str) -> list[str]:
-        return [f"{self.run_dir(scale, w, m, s)}/summary.json"
-                for w in self.workloads() for m in self.machines() for s in self.seeds(scale)]
+    def summaries(self, scale: str, machines=None) -> list[str]:
+        return [f"{self.run_dir(scale, w, m, s)}/summary.json" for w in self.workloads()
+                for m in machines or self.machines() for s in self.seeds(scale)]
 
     def glts_summary(self, scale, workload, seed) -> str:
         return f"{RUNS.format(scale=scale)}/{workload}/glts/seed{seed}.json"
-
-    def sweep_summary(self, scale, parameter, value, seed) -> str:
-        return f"{RUNS.format(scale=scale)}/sweeps/{parameter}/{value_tag(value)}/seed{seed}.json"
-
-    def cube_path(self, scale: str | None = None, name: str = "zeng") -> str:
-        """The cube of part 1 (``zeng``), of part 2 (``zeng_glts``) or of a sweep
-        (``zeng_<parameter>``)."""
-        return f"results/{name}.{scale or self.scale}.nc"
-
-    def table_outputs(self) -> dict[str, str]:
-        return {f"{name}_{ext}": f"{OUT}/{name}.{ext}"
-                for name in ("published_tables", "table4", "table5", "ssp", "validation")
-                for ext in ("md", "csv") if not (name == "published_tables" and ext == "csv")}
-
-    def figure_outputs(self) -> dict[str, str]:
-        return {k: f"{OUT}/{k}.png" for k in ("ssp_rr", "gantt_day", "table4")}
-
-    def glts_outputs(self) -> dict[str, str]:
-        return {"fig6": f"{OUT}/fig6_rr.png", "fig7": f"{OUT}/fig7_core_utilization.png",
-                "headline_md": f"{OUT}/headline.md", "headline_csv": f"{OUT}/headline.csv"}
-
-    def sweep_outputs(self) -> dict[str, str]:
-        out = {}
-        for param, spec in self.sweeps().items():
-            fig = f"fig{spec['figure']}" if spec.get("figure") else "sweep"
-            out.update({f"figure_{param}": f"{OUT}/{fig}_{param}.png",
-                        f"md_{param}": f"{OUT}/sweep_{param}.md",
-                        f"csv_{param}": f"{OUT}/sweep_{param}.csv"})
-        return out
-
-    def examples_outputs(self) -> dict[str, str]:
-        return {"fig1": f"{OUT}/fig1_node_usage.png", "fig5": f"{OUT}/fig5_group.png",
-                "md": f"{OUT}/examples.md", "json": f"{OUT}/examples.json"}
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
@@ -283,46 +235,44 @@ class Zeng(Study):
                 "rr_bound": float(self.spec["rr_bound"]),
                 "rr_bounds": [float(b) for b in self.spec["rr_bounds"]]}
 
-    def _runs(self, name, run, message, output, **kw) -> Step:
-        """A simulation step of one (workload, seed) or more (the wildcards of ``output``)."""
+    def _runs(self, name, module, run, message, output, **kw) -> Step:
+        """A step of one (workload, seed) or more (the wildcards of ``output``)."""
         kw.setdefault("wildcard_constraints", {"workload": "|".join(self.workloads()),
                                                "seed": "[0-9]+"})
         kw.setdefault("batch", self.fold(workload=self.workloads(), seed=self.seeds()))
-        kw.setdefault("resources", {"runtime": 60, "mem_mb": 1500})
-        return Step(name, message=message + " (paper Z, {wildcards.scale})", output=output,
-                    run=f"{__name__}.runs:{run}", **kw)
+        return Step(name, message=message, output=output, run=f"{__name__}.{module}:{run}", **kw)
 
-    def _figures(self, name, run, message, output, **kw) -> Step:
+    def _figures(self, name, run, message, group="part1", input=None, **kw) -> Step:
         """A step drawing or writing artifacts (every output in the report)."""
+        output = kw.pop("output", None) or self.outputs(name, group)
         return Step(name, stage="figures", message=f"{message} ({self.scale} scale)", output=output,
-                    report={k: "zeng" for k in output}, run=f"{__name__}.{run}", **kw)
+                    report={k: "zeng" for k in output}, run=f"{__name__}.{run}",
+                    input={"published": self.published_path, **(input or {})}, **kw)
 
-    def _aggregate(self, name, module, message, output, **kw) -> Step:
+    def _aggregate(self, name, module, message, group="part1", **kw) -> Step:
+        output = {"cube": self.path(group, "cube", scale="{scale}", param="{parameter}")}
         return Step(name, stage="aggregate", message=message + " ({wildcards.scale})", output=output,
                     report={"cube": "cube"},
                     run=deferred(f"{__name__}.{module}", "aggregate_step", repo=self.repo), **kw)
 
-    def workload_step(self) -> Step:
-        return Step(
-            "zeng_workload", stage="workloads",
-            message="Generating paper Z's workload {wildcards.workload}, seed {wildcards.seed} "
-                    "({wildcards.scale})",
-            output={"workload": self.workload_path("{scale}", "{workload}", "{seed}"),
-                    "info": self.workload_path("{scale}", "{workload}", "{seed}", "json")},
-            params=lambda w: self.workload_params(w.workload, w.scale),
-            wildcard_constraints={"workload": "|".join(self.workloads()), "seed": "[0-9]+"},
-            batch=self.fold(workload=self.workloads(), seed=self.seeds()),
-            run=f"{__name__}.workloads:workload_step")
-
     def _workload_input(self, workload=None):
         return lambda w: {"workload": self.workload_path(w.scale, workload or w.workload, w.seed)}
+
+    def workload_step(self) -> Step:
+        return self._runs(
+            "zeng_workload", "workloads", "workload_step",
+            "Generating paper Z's workload {wildcards.workload}, seed {wildcards.seed} "
+            "({wildcards.scale})",
+            {"workload": self.workload_path("{scale}", "{workload}", "{seed}"),
+             "info": self.workload_path("{scale}", "{workload}", "{seed}", "json")},
+            stage="workloads", params=lambda w: self.workload_params(w.workload, w.scale))
 
     def simulation_step(self) -> Step:
         root = self.run_dir()
         return self._runs(
-            "zeng_simulate", "simulate_step",
+            "zeng_simulate", "runs", "simulate_step",
             "Simulating Scojo-PECT with space sharing on {wildcards.workload}, seed "
-            "{wildcards.seed}, {wildcards.machine} machine",
+            "{wildcards.seed}, {wildcards.machine} machine (paper Z, {wildcards.scale})",
             {"summary": f"{root}/summary.json", "segments": f"{root}/day_segments.csv.gz",
              "slices": f"{root}/day_slices.csv"}, input=self._workload_input(),
             params=lambda w: {"policy_params": self.policy_params(), **self._run_params(),
@@ -334,15 +284,14 @@ class Zeng(Study):
     def aggregate_step(self) -> Step:
         return self._aggregate(
             "zeng_aggregate", "cubes", "Aggregating paper Z's runs",
-            {"cube": self.cube_path("{scale}")},
             input=lambda w: {"summaries": self.summaries(w.scale)},
             params=lambda w: {"subtree": self.subtree(w.scale)})
 
     def tables_step(self) -> Step:
         pairs = [(w, s) for w in self.workloads() for s in self.seeds()]
         return self._figures(
-            "zeng_tables", "tables:tables_step", "Writing paper Z's tables", self.table_outputs(),
-            input={"cube": self.cube_path(), "published": self.published_path,
+            "zeng_tables", "tables:tables_step", "Writing paper Z's tables",
+            input={"cube": self.path("part1", "cube"),
                    "infos": [self.workload_path(self.scale, w, s, "json") for w, s in pairs],
                    "workloads": [self.workload_path(self.scale, w, s) for w, s in pairs]},
             params=self._common(),
@@ -355,43 +304,42 @@ class Zeng(Study):
         root = self.run_dir(self.scale, g["workload"], "multicore", g["seed"])
         return self._figures(
             "zeng_figures", "figures:figures_step", "Drawing paper Z's figures",
-            self.figure_outputs(),
-            input={"cube": self.cube_path(), "published": self.published_path,
-                   "segments": f"{root}/day_segments.csv.gz", "slices": f"{root}/day_slices.csv",
-                   "table4": f"{OUT}/table4.csv"},
+            input={"cube": self.path("part1", "cube"), "segments": f"{root}/day_segments.csv.gz",
+                   "slices": f"{root}/day_slices.csv", "table4": self.path("part1", "table4_csv")},
             params={**self._common(), "gantt": {"workload": g["workload"], "seed": g["seed"],
                                                 "day": day}, "nodes": self.nodes()})
 
     # ------------------------------------------------------- part 2: GLTS
+    def _glts_params(self) -> dict:
+        return {"policy_params": self.glts_params(), **self._run_params(), "table4": self._table4()}
+
     def glts_step(self) -> Step:
         """One job per (workload, seed): every G-LOMARC-TS variant on the multi-core machine."""
         return self._runs(
-            "zeng_simulate_glts", "glts_step",
-            "Simulating every G-LOMARC-TS variant on {wildcards.workload}, seed {wildcards.seed}",
-            {"summary": self.glts_summary("{scale}", "{workload}", "{seed}")},
-            input=self._workload_input(),
-            params=lambda w: {"policy_params": self.glts_params(), "variants": self.glts_variants(),
-                              **self._run_params(), "table4": self._table4()},
-            policies=["glomarc_ts"])
+            "zeng_simulate_glts", "runs", "glts_step",
+            "Simulating every G-LOMARC-TS variant on {wildcards.workload}, seed {wildcards.seed} "
+            "(paper Z, {wildcards.scale})", {"summary": self.glts_summary("{scale}", "{workload}", "{seed}")},
+            input=self._workload_input(), policies=["glomarc_ts"],
+            params=lambda w: {**self._glts_params(), "variants": self.glts_variants()},
+            resources={"runtime": 60, "mem_mb": 1500})
 
     def glts_aggregate_step(self) -> Step:
         def inputs(w):
-            pairs = [(wl, s) for wl in self.workloads() for s in self.seeds(w.scale)]
-            return {"ssp": [f"{self.run_dir(w.scale, wl, 'multicore', s)}/summary.json"
-                            for wl, s in pairs],
-                    "glts": [self.glts_summary(w.scale, wl, s) for wl, s in pairs]}
+            return {"ssp": self.summaries(w.scale, ["multicore"]),
+                    "glts": [self.glts_summary(w.scale, wl, s) for wl in self.workloads()
+                             for s in self.seeds(w.scale)]}
         return self._aggregate(
-            "zeng_aggregate_glts", "glts", "Aggregating paper Z's G-LOMARC-TS and SSP runs",
-            {"cube": self.cube_path("{scale}", "zeng_glts")}, input=inputs,
-            params=lambda w: {"subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
-                                          "variants": self.glts_variants()}})
+            "zeng_aggregate_glts", "glts", "Aggregating paper Z's G-LOMARC-TS and SSP runs", "glts",
+            input=inputs, params=lambda w: {"subtree": {**self.subtree(w.scale),
+                                                        "glts": self.glts_params(),
+                                                        "variants": self.glts_variants()}})
 
     def glts_figures_step(self) -> Step:
         return self._figures(
             "zeng_figures_glts", "glts:figures_step",
-            "Drawing paper Z's Figs. 6-7 and the headline numbers", self.glts_outputs(),
-            input={"cube": self.cube_path(name="zeng_glts"), "published": self.published_path},
-            params=self._common(), templates=["headline.md.j2", "labels.yaml"])
+            "Drawing paper Z's Figs. 6-7 and the headline numbers", "glts",
+            input={"cube": self.path("glts", "cube")}, params=self._common(),
+            templates=["headline.md.j2", "labels.yaml"])
 
     # --------------------------------------------- part 2: Figs. 8-9's sweeps
     def _sweep(self, parameter: str, scale: str) -> dict:
@@ -404,16 +352,15 @@ class Zeng(Study):
         def params(w):
             sweep = self._sweep(w.parameter, w.scale)
             return {"parameter": w.parameter, "value": self.sweep_value(w.parameter, w.value, w.scale),
-                    "workload": sweep["workload"], "policy_params": self.glts_params(),
-                    "variants": [v for v in sweep["variants"] if depends(v, w.parameter)],
-                    **self._run_params(), "table4": self._table4()}
+                    "workload": sweep["workload"], **self._glts_params(),
+                    "variants": [v for v in sweep["variants"] if depends(v, w.parameter)]}
         return self._runs(
-            "zeng_sweep", "glts_step",
+            "zeng_sweep", "runs", "glts_step",
             "Simulating G-LOMARC-TS with {wildcards.parameter} = {wildcards.value}, seed "
-            "{wildcards.seed}",
+            "{wildcards.seed} (paper Z, {wildcards.scale})",
             {"summary": f"{RUNS}/sweeps/{{parameter}}/{{value}}/seed{{seed}}.json"},
             input=lambda w: self._workload_input(self.sweeps()[w.parameter]["workload"])(w),
-            params=params, policies=["glomarc_ts"],
+            params=params, policies=["glomarc_ts"], resources={"runtime": 60, "mem_mb": 1500},
             wildcard_constraints={"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
                                   "seed": "[0-9]+"},
             # Where runs are short: one job per swept parameter.
@@ -424,8 +371,8 @@ class Zeng(Study):
     def sweep_aggregate_step(self) -> Step:
         def inputs(w):
             seeds, sweep = self.seeds(w.scale), self._sweep(w.parameter, w.scale)
-            return {"sweep": [self.sweep_summary(w.scale, w.parameter, v, s)
-                              for v in sweep["values"] for s in seeds],
+            return {"sweep": [f"{RUNS.format(scale=w.scale)}/sweeps/{w.parameter}/{value_tag(v)}/"
+                              f"seed{s}.json" for v in sweep["values"] for s in seeds],
                     "main": [self.glts_summary(w.scale, sweep["workload"], s) for s in seeds]}
 
         def params(w):
@@ -433,17 +380,16 @@ class Zeng(Study):
             return {**sweep, "published_value": self.published_value(w.parameter),
                     "subtree": {**self.subtree(w.scale), "glts": self.glts_params(), "sweep": sweep}}
         return self._aggregate(
-            "zeng_aggregate_sweep", "sweeps",
-            "Aggregating paper Z's sweep of {wildcards.parameter}",
-            {"cube": self.cube_path("{scale}", "zeng_{parameter}")}, input=inputs, params=params,
+            "zeng_aggregate_sweep", "sweeps", "Aggregating paper Z's sweep of {wildcards.parameter}",
+            "sweep", input=inputs, params=params,
             wildcard_constraints={"parameter": "|".join(self.sweeps())})
 
     def sweep_figures_step(self) -> Step:
         return self._figures(
             "zeng_figures_sweeps", "sweeps:figures_step", "Drawing paper Z's sweeps, Figs. 8-9",
-            self.sweep_outputs(),
-            input={"published": self.published_path,
-                   **{f"cube_{p}": self.cube_path(name=f"zeng_{p}") for p in self.sweeps()}},
+            output={f"{k}_{p}": path for p in self.sweeps() for k, path in
+                    self.outputs("zeng_figures_sweeps", "sweep", **self._sweep_context(p)).items()},
+            input={f"cube_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
             params={**self._common(), "sweeps": {p: {"workload": s["workload"],
                                                      "figure": s.get("figure")}
                                                  for p, s in self.sweeps().items()}},
@@ -453,8 +399,7 @@ class Zeng(Study):
     def examples_step(self) -> Step:
         return self._figures(
             "zeng_examples", "examples:examples_step",
-            "Simulating and drawing paper Z's worked examples, Figs. 1 and 5",
-            self.examples_outputs(), input={"published": self.published_path},
+            "Simulating and drawing paper Z's worked examples, Figs. 1 and 5", "examples",
             params={"policy_params": self.glts_params()}, policies=["glomarc_ts", "scojo_pect"],
             templates=["examples.md.j2"])
 
@@ -463,23 +408,22 @@ class Zeng(Study):
         glts = self.glts_variants()
         return self._figures(
             "zeng_claims", "report:claims_step", "Checking paper Z's claims on our runs",
-            {"csv": self.claims_file()},
-            input={"cube": self.cube_path(), "published": self.published_path,
-                   "table5": f"{OUT}/table5.csv",
-                   **({"glts": self.cube_path(name="zeng_glts")} if glts else {}),
-                   **{f"sweep_{p}": self.cube_path(name=f"zeng_{p}") for p in self.sweeps()},
-                   **({"examples": self.examples_outputs()["json"]} if glts else {})},
+            input={"cube": self.path("part1", "cube"), "table5": self.path("part1", "table5_csv"),
+                   **({"glts": self.path("glts", "cube")} if glts else {}),
+                   **{f"sweep_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
+                   **({"examples": self.path("examples", "json")} if glts else {})},
             params={**self._common(), "thresholds": dict(self.spec["claims"])},
             templates=["claims.yaml"], code=[f"{__name__}.{m}" for m in ("glts", "sweeps", "examples")])
 
     def readme_step(self) -> Step:
         mine = self.artifacts()
         return Step(
-            "zeng_readme", stage="report", message=f"Writing {OUT}/README.md ({self.scale} scale)",
+            "zeng_readme", stage="report", message=f"Writing {self.path('part1', 'readme')} "
+                                                   f"({self.scale} scale)",
             input={"claims": self.claims_file(), "published": self.published_path,
-                   "cube": self.cube_path(),
+                   "cube": self.path("part1", "cube"),
                    "others": [a.path for a in mine if not a.path.endswith("README.md")]},
-            output={"readme": f"{OUT}/README.md"},
+            output=self.outputs("zeng_readme"),
             params={**self._common(), "spec": {k: v for k, v in self.spec.items()
                                                if k != "description"},
                     "policy_params": self.policy_params(),
@@ -490,23 +434,14 @@ class Zeng(Study):
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:
-        """The index's entries, titled by ``artifacts.yaml``."""
+        """The index's entries: the groups of ``artifacts.yaml`` that are built."""
         from simlib.render import render_string
-        titles = _titles()
-        groups = [(titles["part1"], {"readme": f"{OUT}/README.md", **self.table_outputs(),
-                                     **self.figure_outputs(), "claims": self.claims_file(),
-                                     "cube": self.cube_path()}, {})]
-        if self.glts_variants():
-            groups.append((titles["glts"], {**self.glts_outputs(),
-                                            "cube": self.cube_path(name="zeng_glts")}, {}))
-        for param, spec in self.sweeps().items():
-            paths = {k: self.sweep_outputs()[f"{k}_{param}"] for k in ("figure", "md", "csv")}
-            groups.append((titles["sweep"], {**paths, "cube": self.cube_path(name=f"zeng_{param}")},
-                           {**spec, "param": param, "name": SWEEP_PARAMETERS[param][0]}))
-        if self.glts_variants():
-            groups.append((titles["examples"], self.examples_outputs(), {}))
-        return [Artifact(self.section, paths[k], render_string(t, **context))
-                for group, paths, context in groups for k, t in group.items()]
+        glts = bool(self.glts_variants())
+        groups = [("part1", {}), *[("glts", {})] * glts,
+                  *[("sweep", self._sweep_context(p)) for p in self.sweeps()],
+                  *[("examples", {})] * glts]
+        return [Artifact(self.section, self.path(g, k, **c), render_string(e["title"], **c))
+                for g, c in groups for k, e in _artifacts()[g].items()]
 
 
 def _require(ok: bool, message: str) -> None:

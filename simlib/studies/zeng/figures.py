@@ -12,7 +12,7 @@ import pandas as pd
 import xarray as xr
 from matplotlib.patches import Patch, Rectangle
 
-from simlib.figures.common import footer, new_figure, save_figure
+from simlib.figures.common import footer, grouped_bars, new_figure, save_figure
 from simlib.stats import mean_ci
 
 from .published import load_published
@@ -24,31 +24,23 @@ COLORS = {"short": "#4c9f38", "medium": "#1f77b4", "long": "#d62728"}
 _CLASSES = ("all", "medium", "long")
 
 
-def bars(ax, series: dict, ticks, capsize: int = 3, colors=None) -> np.ndarray:
-    """Grouped bars, mean and 95 % CI over seeds: series label -> one array per group (tick)."""
-    x = np.arange(len(ticks))
-    width = 0.8 / len(series)
-    for k, (label, groups) in enumerate(series.items()):
-        stats = [mean_ci(v) for v in groups]
-        ax.bar(x + (k - (len(series) - 1) / 2) * width, [m for m, _, _ in stats], width,
-               yerr=[0 if np.isnan(h) else h for _, h, _ in stats], capsize=capsize, label=label,
-               **({} if colors is None else {"color": colors[k % len(colors)]}))
-    ax.set_xticks(x, ticks)
-    return x
+def bars(ax, series: dict, ticks, **kw):
+    """Grouped bars (:func:`~simlib.figures.common.grouped_bars`), mean and 95 % CI over
+    seeds: series label -> one array of values per tick."""
+    return grouped_bars(ax, {label: tuple(zip(*(mean_ci(v)[:2] for v in groups)))
+                             for label, groups in series.items()}, ticks, **kw)
 
 
 def ssp_rr_figure(cube: xr.Dataset, pub: dict, scale_note: str):
     fig = new_figure(7.5, 3.6)
     ax = fig.add_subplot()
     workloads = cube["workload"].values.tolist()
-    x = bars(ax, {f"ours, {w}": [cube[f"rr_{c}"].sel(workload=w, machine="multicore").values
-                                 for c in _CLASSES] for w in workloads},
-             [f"{c} jobs" for c in _CLASSES], colors=["#9ecae1", "#3182bd", "#08519c"])
+    x, offsets = bars(ax, {f"ours, {w}": [cube[f"rr_{c}"].sel(workload=w, machine="multicore").values
+                                          for c in _CLASSES] for w in workloads},
+                      [f"{c} jobs" for c in _CLASSES], colors=["#9ecae1", "#3182bd", "#08519c"])
     if "W2" in workloads:
-        k, width = workloads.index("W2"), 0.8 / len(workloads)
-        printed = [pub["ssp_w2"][f"rr_{c}"] for c in _CLASSES]
-        ax.scatter(x + (k - (len(workloads) - 1) / 2) * width, printed, marker="D", color="black",
-                   zorder=3, label="paper, W2 (§5.3, reference)")
+        ax.scatter(x + offsets[workloads.index("W2")], [pub["ssp_w2"][f"rr_{c}"] for c in _CLASSES],
+                   marker="D", color="black", zorder=3, label="paper, W2 (§5.3, reference)")
     ax.set_ylabel("average bounded relative response time RR")
     ax.set_title("SSP (Scojo-PECT, space sharing): RR per job class", fontsize=10)
     ax.legend(fontsize=8)
@@ -70,24 +62,16 @@ def gantt_day_figure(segments: pd.DataFrame, slices: pd.DataFrame, *, day_start:
                                 hatch="////", linewidth=0.3))
         top.add_patch(Rectangle((e, 0), b - e, 1, facecolor=COLORS[row.vm], edgecolor="0.4",
                                 linewidth=0.3))
-    top.set_xlim(0, 24)
-    top.set_ylim(0, 1)
-    top.set_yticks([])
-    top.set_xticks([])
+    top.set(xlim=(0, 24), ylim=(0, 1), yticks=[], xticks=[])
     top.set_title(title, fontsize=10)
     top.set_ylabel("slice", rotation=0, ha="right", va="center", fontsize=8)
     for row in segments.itertuples():
-        a = max(row.start, day_start)
-        b = min(row.end, day_start + 24 * h)
-        cores = [int(c) for c in str(row.cores).split()]
-        for n in sorted({c // 4 for c in cores}):
+        a, b = max(row.start, day_start), min(row.end, day_start + 24 * h)
+        for n in sorted({int(c) // 4 for c in str(row.cores).split()}):
             ax.add_patch(Rectangle(((a - day_start) / h, n), (b - a) / h, 1,
                                    facecolor=COLORS[row.vm], edgecolor="none", alpha=0.85))
-    ax.set_xlim(0, 24)
-    ax.set_ylim(0, nodes)
+    ax.set(xlim=(0, 24), ylim=(0, nodes), xlabel="hours into the day", ylabel="node")
     ax.invert_yaxis()
-    ax.set_xlabel("hours into the day")
-    ax.set_ylabel("node")
     handles = [Patch(facecolor=c, label=f"{t} virtual machine / jobs") for t, c in COLORS.items()]
     handles.append(Patch(facecolor="white", edgecolor="0.4", hatch="////",
                          label="slice switch (60 s overhead)"))
@@ -103,7 +87,7 @@ def table4_figure(t4: pd.DataFrame, scale_note: str):
         ax.bar(x - 0.2, t4[f"{name}_printed"], 0.4, label="printed (Table 4)", color="0.6")
         ax.bar(x + 0.2, t4[f"{name}_ours"], 0.4, label="our draws", color="#3182bd")
         ax.set_xticks(x, t4["range"], rotation=60, fontsize=6)
-        ax.set_title(name.upper().replace("SL_", "SL_"), fontsize=9)
+        ax.set_title(name.upper(), fontsize=9)
     axes[0].set_ylabel("% per range")
     axes[0].legend(fontsize=7)
     footer(fig, scale_note)
@@ -113,18 +97,15 @@ def table4_figure(t4: pd.DataFrame, scale_note: str):
 def figures_step(ctx) -> None:
     """Step ``zeng_figures``."""
     p, out = ctx.params, ctx.output
-    pub = load_published(ctx.input.published)
     cube = xr.load_dataset(ctx.input.cube)
     note = (f"scale {p['scale']}: {p['jobs']} jobs per workload, seeds "
             f"{', '.join(map(str, p['seeds']))}; RR bound {p['rr_bound']:g} s")
-    save_figure(ssp_rr_figure(cube, pub, note), out.ssp_rr)
-    segments = pd.read_csv(ctx.input.segments)
-    slices = pd.read_csv(ctx.input.slices)
-    g = p["gantt"]
+    save_figure(ssp_rr_figure(cube, load_published(ctx.input.published), note), out.ssp_rr)
+    slices, g = pd.read_csv(ctx.input.slices), p["gantt"]
     # The day recorded by the run: from its first submission + `day` days.
     day_start = float(slices["window_start"].iloc[0]) if len(slices) else 0.0
     title = (f"Scojo-PECT with SSP, workload {g['workload']} seed {g['seed']}, day {g['day']} "
              f"({p['scale']} scale): slices per virtual machine and running jobs")
-    save_figure(gantt_day_figure(segments, slices, day_start=day_start, nodes=p["nodes"],
-                                 title=title), out.gantt_day)
+    save_figure(gantt_day_figure(pd.read_csv(ctx.input.segments), slices, day_start=day_start,
+                                 nodes=p["nodes"], title=title), out.gantt_day)
     save_figure(table4_figure(pd.read_csv(ctx.input.table4), note), out.table4)

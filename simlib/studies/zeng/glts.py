@@ -59,15 +59,7 @@ def improvements(cube: xr.Dataset, workload: str, other: str, var: str,
     """Per seed, GLTS's improvement over ``other`` in percent (paired by seed).
 
     Lower-is-better metrics (RR): ``100 (other - GLTS) / other``; higher-is-
-    better ones (utilization): ``100 (GLTS - other) / other``.
-
-    Examples
-    --------
-    >>> recs = [{"workload": "W1", "scheduler": s, "seed": 0, "rr_all": v}
-    ...         for s, v in (("SSP", 10.0), ("GLTS", 6.0))]
-    >>> improvements(build(recs, dims=DIMS), "W1", "SSP", "rr_all").tolist()
-    [40.0]
-    """
+    better ones (utilization): ``100 (GLTS - other) / other``."""
     new = cube[var].sel(workload=workload, scheduler="GLTS").values.astype(float)
     base = cube[var].sel(workload=workload, scheduler=other).values.astype(float)
     return 100.0 * ((new - base) if higher_is_better else (base - new)) / base

@@ -20,7 +20,7 @@ from ...platform import Platform
 from ...policies import make_policy
 
 __all__ = ["RunResult", "RunningPeriods", "run", "machine", "engine_jobs", "simulate_step",
-           "glts_step", "glts_metrics", "MACHINES"]
+           "glts_step", "MACHINES"]
 
 #: The machines of a run: paper Z's (§5.1) and §4.8's reference machine.
 MACHINES = ("multicore", "single_core")
@@ -167,22 +167,25 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
 # 2 % of a step, once per run.
 
 
+def _summary(res: RunResult, kind: str, p: dict) -> dict:
+    """:func:`.summaries.summary` of a run with the step's ``nodes``, ``rr_bound(s)``, ``n_high``."""
+    from .summaries import summary
+    return summary(res, nodes=p["nodes"], kind=kind, bound=p["rr_bound"], bounds=p["rr_bounds"],
+                   n_high=p["n_high"])
+
+
 def simulate_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
     """Pipeline step: one (workload, seed, machine) run -> summary JSON, day's segments."""
     from ...io import write_csv, write_json
-    from .summaries import summary
     from .workloads import read_workload
-    p = ctx.params
+    p, w = ctx.params, ctx.wildcards
     frame = read_workload(ctx.input.workload)
     t0 = float(frame["submit"].min()) + 86400.0 * p["gantt_day"]
     with gc_paused():  # see above simulate_step
-        res = run(frame, params=p["policy_params"], nodes=p["nodes"], kind=ctx.wildcards["machine"],
+        res = run(frame, params=p["policy_params"], nodes=p["nodes"], kind=w["machine"],
                   window=(t0, t0 + 86400.0))
-    out = {"workload": ctx.wildcards["workload"], "seed": int(ctx.wildcards["seed"]),
-           "machine": ctx.wildcards["machine"],
-           **summary(res, nodes=p["nodes"], kind=ctx.wildcards["machine"], bound=p["rr_bound"],
-                     bounds=p["rr_bounds"], n_high=p["n_high"])}
-    write_json(out, ctx.output.summary)
+    write_json({"workload": w["workload"], "seed": int(w["seed"]), "machine": w["machine"],
+                **_summary(res, w["machine"], p)}, ctx.output.summary)
     write_csv(res.segments, ctx.output.segments, index=False)
     day = res.slices[(res.slices["end"] > t0) & (res.slices["start"] < t0 + 86400.0)].copy()
     day["window_start"] = t0
@@ -190,27 +193,12 @@ def simulate_step(ctx) -> None:  # pragma: no cover - exercised through the pipe
     ctx.log.info("simulated %d jobs in %.1f s", len(frame), res.seconds)
 
 
-def glts_metrics(frame: pd.DataFrame, params: dict, seed: int, p: dict) -> tuple[dict, RunResult]:
-    """One G-LOMARC-TS run (``params`` name the variant) -> its flat metrics and the run.
-
-    ``p`` holds the step's ``nodes``, ``table4``, ``rr_bound``, ``rr_bounds``
-    and ``n_high``; the coscheduling slowdowns are drawn from ``seed``.
-    """
-    from .slowdowns import CoschedulingSlowdowns
-    from .summaries import summary
-    res = run(frame, policy="glomarc_ts", params=params, nodes=p["nodes"],
-              cos=CoschedulingSlowdowns(p["table4"], seed))
-    counts = {k: float(v) for k, v in res.counters.items()
-              if k not in ("simulated_seconds", "jobs")}
-    return ({**summary(res, nodes=p["nodes"], kind="multicore", bound=p["rr_bound"],
-                       bounds=p["rr_bounds"], n_high=p["n_high"]), **counts}, res)
-
-
 def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
     """Steps ``zeng_simulate_glts`` and ``zeng_sweep``: the G-LOMARC-TS variants on one
-    (workload, seed) -> summary JSON; a sweep's run has one parameter at one value
-    (``parameter``, ``value``; aggregated by :mod:`.sweeps`)."""
+    (workload, seed) -> summary JSON, each variant's metrics and group counters; a sweep's
+    run has one parameter at one value (``parameter``, ``value``; aggregated by :mod:`.sweeps`)."""
     from ...io import write_json
+    from .slowdowns import CoschedulingSlowdowns
     from .workloads import read_workload
     p = ctx.params
     frame = read_workload(ctx.input.workload)
@@ -220,9 +208,11 @@ def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline
               {"workload": ctx.wildcards["workload"]}), "seed": seed, "variants": {}}
     with gc_paused():  # over all the runs: see above simulate_step
         for variant in p["variants"]:
-            metrics, res = glts_metrics(frame, {**p["policy_params"], "variant": variant, **sweep},
-                                        seed, p)
-            out["variants"][variant] = metrics
+            res = run(frame, policy="glomarc_ts", nodes=p["nodes"],
+                      params={**p["policy_params"], "variant": variant, **sweep},
+                      cos=CoschedulingSlowdowns(p["table4"], seed))
+            out["variants"][variant] = {**_summary(res, "multicore", p), **{
+                k: float(v) for k, v in res.counters.items() if k not in ("simulated_seconds", "jobs")}}
             ctx.log.info("%s%s: %d jobs in %.1f s, %d groups", variant,
                          "".join(f", {k} = {v}" for k, v in sweep.items()), len(frame), res.seconds,
                          res.counters.get("groups", 0))

@@ -53,12 +53,10 @@ import numpy as np
 from simlib.errors import ConfigError
 from simlib.policies import kernels
 
-__all__ = [
-    "TABLE4", "TABLE6", "COLUMNS", "ROUNDINGS", "SELF_SLOWDOWN_STREAM", "COSCHEDULING_STREAM",
-    "rng_for", "draw_slowdowns", "self_slowdowns", "coscheduling_slowdown",
-    "CoschedulingSlowdowns", "seeded_uniforms", "seeding_kernel", "bin_shares", "ppn",
-    "self_slowdown_at", "adjusted_size",
-]
+__all__ = ["TABLE4", "TABLE6", "COLUMNS", "ROUNDINGS", "SELF_SLOWDOWN_STREAM", "COSCHEDULING_STREAM",
+           "rng_for", "draw_slowdowns", "self_slowdowns", "coscheduling_slowdown",
+           "CoschedulingSlowdowns", "seeded_uniforms", "seeding_kernel", "bin_shares", "ppn",
+           "self_slowdown_at", "adjusted_size"]
 
 #: Table 4 of paper Z, "Modeled distribution of slowdowns", as printed: the
 #: ranges ``[lo, hi)`` and the percent of slowdowns in each. The study reads
@@ -159,34 +157,15 @@ def draw_slowdowns(table: Mapping, column: str, n: int, rng: np.random.Generator
     ``table`` (``bins`` and a list of shares per column, e.g. :data:`TABLE4`).
 
     Each value picks a range with the column's shares (normalised to sum
-    to 1), then falls uniformly within the range ``[lo, hi)``.
-
-    Examples
-    --------
-    >>> s = draw_slowdowns(TABLE4, "sl_sno", 1000, np.random.default_rng(1))
-    >>> bool(s.min() >= 0.9), bool(s.max() < 1.4)    # SL_sno has no share above 1.4
-    (True, True)
-    """
+    to 1), then falls uniformly within the range ``[lo, hi)``."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator (no global random state)")
     return _Column(table, column).draw(n, rng)
 
 
 def self_slowdowns(table: Mapping, n: int, seed) -> tuple[np.ndarray, np.ndarray]:
-    """Per-job core and node self slowdowns, ``(SL_scr, SL_sno)``, of ``n`` jobs.
-
-    Drawn independently from Table 4's columns, from
-    ``SeedSequence([seed, SELF_SLOWDOWN_STREAM])`` (child 0: ``SL_scr``,
-    child 1: ``SL_sno``). They depend on the workload seed only, so every
-    scheduler run on a workload sees the same values, and the first k jobs
-    get the same values whatever ``n``.
-
-    Examples
-    --------
-    >>> scr, sno = self_slowdowns(TABLE4, 3, seed=0)
-    >>> scr.shape, bool(np.array_equal(self_slowdowns(TABLE4, 5, seed=0)[0][:3], scr))
-    ((3,), True)
-    """
+    """Per-job core and node self slowdowns, ``(SL_scr, SL_sno)``, of ``n`` jobs, drawn
+    independently from Table 4's columns (streams: see "Determinism" above)."""
     scr = _Column(table, "sl_scr").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=0))
     sno = _Column(table, "sl_sno").draw(n, rng_for(seed, SELF_SLOWDOWN_STREAM, child=1))
     return scr, sno
@@ -217,20 +196,11 @@ def seeding_kernel():
 
 
 class CoschedulingSlowdowns:
-    """``SL_cos`` of one workload's ordered pairs of jobs, each drawn once.
+    """``SL_cos`` of one workload's ordered pairs of jobs, each drawn once (see "Determinism").
 
     ``slowdowns(a, b)`` is ``SL_cos`` of job ``a`` coscheduled with job
     ``b`` (job ids >= 0, different): ``(a, b)`` and ``(b, a)`` are
-    independent draws, the paper's ``SL_{A,i}`` and ``SL_{i,A}``. The value
-    comes from ``SeedSequence([seed, COSCHEDULING_STREAM, a, b])``, so it is
-    the same for every scheduler and every call.
-
-    Examples
-    --------
-    >>> sl = CoschedulingSlowdowns(TABLE4, seed=0)
-    >>> 1.0 <= sl(1, 2) < 1.8, sl(1, 2) == coscheduling_slowdown(TABLE4, 0, 1, 2), len(sl.memo)
-    (True, True, 1)
-    """
+    independent draws, the paper's ``SL_{A,i}`` and ``SL_{i,A}``."""
 
     def __init__(self, table: Mapping, seed):
         self.column = _Column(table, "sl_cos")
@@ -272,13 +242,7 @@ def bin_shares(values, bins) -> np.ndarray:
     """Percent of ``values`` in each bin ``[lo, hi)``: Table 4 measured back.
 
     The percentages are of *all* values: a value outside every bin is
-    counted in none, so the shares then sum to less than 100.
-
-    Examples
-    --------
-    >>> bin_shares([0.95, 1.05, 1.07, 2.5], [(0.9, 1.0), (1.0, 1.1)]).tolist()
-    [25.0, 50.0]
-    """
+    counted in none, so the shares then sum to less than 100."""
     b = np.asarray(bins, dtype=float)
     v = np.asarray(values, dtype=float).ravel()
     if v.size == 0:
@@ -287,16 +251,7 @@ def bin_shares(values, bins) -> np.ndarray:
     return 100.0 * inside.sum(axis=0) / v.size
 
 
-# --------------------------------------------------------------------------
-# Formulas 7 and 8
-# --------------------------------------------------------------------------
-
-def _threshold(x, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(x) or x <= 0:
-        raise ConfigError(f"{name} must be a finite number > 0, got {x!r}")
-    return float(x)
-
+# ---------------------------------------------------------------- Formulas 7 and 8
 
 def _sizes(size, name: str) -> np.ndarray:
     s = np.asarray(size)
@@ -338,18 +293,9 @@ def ppn(size, sl_scr, sl_sno, max_sl: float, self_sl2: float):
     SELF_SL2`` and ``SL_scr * SL_sno > MAX_SL``; ``4`` if ``size > 1`` and
     ``SL_scr * SL_sno <= MAX_SL``. The comparisons are as printed (a value
     equal to a threshold is acceptable). ``max_sl``, ``self_sl2``: Table 6's
-    ``MAX_SL`` and ``SELF_SL2``.
-
-    Examples
-    --------
-    >>> t = TABLE6["max_sl"], TABLE6["self_sl2"]
-    >>> ppn(8, 1.05, 1.10, *t), ppn(8, 1.20, 1.10, *t), ppn(8, 1.20, 1.15, *t), ppn(1, 1.0, 1.0, *t)
-    (4, 2, 1, 1)
-    """
-    max_sl, self_sl2 = _threshold(max_sl, "MAX_SL"), _threshold(self_sl2, "SELF_SL2")
-    s = _sizes(size, "size")
+    ``MAX_SL`` and ``SELF_SL2`` (checked where the published file is read)."""
     scr, sno = _slowdowns(sl_scr, "SL_scr"), _slowdowns(sl_sno, "SL_sno")
-    return _out(_ppn(s, scr, sno, max_sl, self_sl2))
+    return _out(_ppn(_sizes(size, "size"), scr, sno, max_sl, self_sl2))
 
 
 def self_slowdown_at(ppn, sl_scr, sl_sno):
@@ -359,13 +305,7 @@ def self_slowdown_at(ppn, sl_scr, sl_sno):
     different CPUs first): with 1 process per node nothing is shared, 1;
     with 2, the processes sit on the node's two CPUs, ``SL_sno``; with 4,
     every core of the node is busy, two per CPU, ``SL_scr * SL_sno``.
-    These are exactly the factors formula 7 divides by.
-
-    Examples
-    --------
-    >>> self_slowdown_at([1, 2, 4], 1.5, 1.25).tolist()
-    [1.0, 1.25, 1.875]
-    """
+    These are exactly the factors formula 7 divides by."""
     p = np.asarray(ppn)
     if not np.all(np.isin(p, (1, 2, 4))):
         raise ValueError(f"processes per node must be 1, 2 or 4, got {ppn!r}")
@@ -378,11 +318,8 @@ def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
     """New job size for the 4-core nodes, formula 7, in whole processes
     (an int when every input is a scalar).
 
-    ``nSize = oSize`` if ``oSize == 1`` or (``SL_sno > SELF_SL2`` and
-    ``SL_scr * SL_sno > MAX_SL``); ``oSize * 2 / SL_sno`` if ``oSize > 1``,
-    ``SL_sno <= SELF_SL2`` and ``SL_scr * SL_sno > MAX_SL``; ``oSize * 4 /
-    SL_scr / SL_sno`` if ``oSize > 1`` and ``SL_scr * SL_sno <= MAX_SL``.
-    The case is the job's PPN (:func:`ppn`): 1, 2 or 4.
+    ``nSize`` is ``oSize``, ``oSize * 2 / SL_sno`` or ``oSize * 4 / SL_scr /
+    SL_sno`` in the cases where formula 8 (:func:`ppn`) gives PPN 1, 2 or 4.
 
     Rounding (the paper does not say how it made whole processes):
 
@@ -416,7 +353,6 @@ def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
     """
     if rounding not in ROUNDINGS:
         raise ConfigError(f"rounding {rounding!r}: choose one of {list(ROUNDINGS)}")
-    max_sl, self_sl2 = _threshold(max_sl, "MAX_SL"), _threshold(self_sl2, "SELF_SL2")
     o = _sizes(o_size, "oSize")
     scr, sno = _slowdowns(sl_scr, "SL_scr"), _slowdowns(sl_sno, "SL_sno")
     o, scr, sno = np.broadcast_arrays(o, scr, sno)

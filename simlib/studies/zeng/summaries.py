@@ -27,15 +27,7 @@ def rr_by_class(jobs: pd.DataFrame, bound: float, pure: str = "executed") -> dic
 
     ``executed`` (default): the job's running time without slicing, its self
     slowdown included -- "response time in relation to pure runtime (without
-    time slicing)" (§5.1); ``runtime``: T_i, the same for every scheduler.
-
-    Examples
-    --------
-    >>> j = pd.DataFrame({"submission_time": [0.0, 0.0], "finish_time": [40.0, 900.0],
-    ...                   "executed": [20.0, 900.0], "type": ["short", "medium"]})
-    >>> rr_by_class(j, 10.0)
-    {'all': 1.5, 'short': 2.0, 'medium': 1.0, 'long': nan}
-    """
+    time slicing)" (§5.1); ``runtime``: T_i, the same for every scheduler."""
     out = {}
     for cls in CLASSES:
         sub = jobs if cls == "all" else jobs[jobs["type"] == cls]
@@ -67,13 +59,7 @@ def drain_fraction(jobs: pd.DataFrame) -> float:
     A scheduler that keeps up with its workload finishes soon after the last
     submission; one that is saturated leaves a backlog that takes a large
     fraction of the submission span to drain ("jobs queue up as shown by an
-    increased makespan", §5.3).
-
-    Examples
-    --------
-    >>> drain_fraction(pd.DataFrame({"submission_time": [0.0, 100.0], "finish_time": [50.0, 120.0]}))
-    0.2
-    """
+    increased makespan", §5.3)."""
     sub = jobs["submission_time"].to_numpy(float)
     span = sub.max() - sub.min()
     return float((jobs["finish_time"].max() - sub.max()) / span) if span > 0 else float("nan")

@@ -45,17 +45,7 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
     ``sweep`` holds the summaries of ``zeng_sweep``; ``main`` those of
     the main runs (``zeng_simulate_glts``), which give the point at the
     published value and, at every value, the variants that do not depend
-    on the parameter.
-
-    Examples
-    --------
-    >>> main = [{"workload": "W2", "seed": 0, "variants": {"GLTS": {"rr_all": 3.0},
-    ...                                                    "NH": {"rr_all": 4.0}}}]
-    >>> sw = [{"value": 8, "seed": 0, "variants": {"GLTS": {"rr_all": 5.0}}}]
-    >>> [(r["variant"], r["block_size"], r["rr_all"])
-    ...  for r in records("block_size", 16, ["GLTS", "NH"], [8], sw, main, "W2")]
-    [('GLTS', 8, 5.0), ('GLTS', 16, 3.0), ('NH', 8, 4.0), ('NH', 16, 4.0)]
-    """
+    on the parameter."""
     cast = SWEEP_PARAMETERS[parameter][1]
     every = sorted({cast(v) for v in values} | {cast(published_value)})
     out = []

@@ -2,17 +2,10 @@
 
 The paper runs its schedulers on the Lublin–Feitelson model, whole-sample
 (typeless) parameters, with the arrival parameter ``aarr`` (the paper's
-α) set per workload (Table 5):
-
-==== ======= ==================================================
-name α       what
-==== ======= ==================================================
-W1   10.33   "normal load": lublin99's 10.2303 raised so that the
-             load is about 5 % lower (the scheduler's overhead)
-W2   9.83    "high load": shorter inter-arrival times
-==== ======= ==================================================
-
-on a machine of M = 128 nodes of two dual-core CPUs. The Lublin model
+α) set per workload (Table 5, :data:`ALPHA`: W1's "normal load" raises
+lublin99's 10.2303 so that the load is about 5 % lower, the scheduler's
+overhead; W2's "high load" has shorter inter-arrival times), on a
+machine of M = 128 nodes of two dual-core CPUs. The Lublin model
 sizes jobs for single-core nodes; Section 4.8 keeps every runtime and
 scales the sizes with the job's self slowdowns (formula 7,
 :func:`~simlib.studies.zeng.slowdowns.adjusted_size`), which also fixes
@@ -47,7 +40,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simlib.errors import ConfigError, TraceFormatError
+from simlib.errors import TraceFormatError
 from simlib.io import write_csv
 from simlib.workload.estimates import apply_estimates
 from simlib.workload.lublin import LublinParams, generate_lublin
@@ -76,30 +69,18 @@ SCHEMA = Path(__file__).resolve().with_name("workload.schema.json")
 _INT = np.int64
 
 
-# --------------------------------------------------------------------------
-# Generation
-# --------------------------------------------------------------------------
+# ---------------------------------------------------------------- Generation
 
 def _estimates(workload, spec, seed) -> np.ndarray:
-    """Runtime estimates of the Lublin jobs under the model ``spec`` names."""
-    model = spec if isinstance(spec, str) else (
-        spec.get("model") if isinstance(spec, Mapping) else None)
-    if model == "exact":
+    """Runtime estimates of the Lublin jobs under the model ``spec`` names (the grid's
+    schema allows ``exact`` and ``factor``)."""
+    if spec == "exact" or spec.get("model") == "exact":
         # The runtime itself (at least 1 s), as the table's runtime column.
         return workload.jobs["run_time"].to_numpy().clip(min=1).astype(_INT)
-    if model == "factor" and isinstance(spec, Mapping):
-        # Mu'alem & Feitelson's f-model: the runtime times U[1, f] (or f).
-        ss = np.random.SeedSequence([*_seed_words(seed), ESTIMATE_STREAM])
-        w = apply_estimates(workload, spec, seed=ss, where="zeng.estimates")
-        return w.jobs["requested_time"].to_numpy().astype(_INT)
-    raise ConfigError(f"zeng.estimates = {spec!r}: choose 'exact' or a mapping "
-                      "{model: factor, f: <factor >= 1>, mode: uniform | fixed}")
-
-
-def _job_types(runtime: np.ndarray, short_max: float, medium_max: float) -> pd.Series:
-    kind = np.where(runtime <= short_max, "short",
-                    np.where(runtime <= medium_max, "medium", "long"))
-    return pd.Series(kind, dtype="str")
+    # Mu'alem & Feitelson's f-model: the runtime times U[1, f] (or f).
+    ss = np.random.SeedSequence([*_seed_words(seed), ESTIMATE_STREAM])
+    w = apply_estimates(workload, spec, seed=ss, where="zeng.estimates")
+    return w.jobs["requested_time"].to_numpy().astype(_INT)
 
 
 def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
@@ -110,41 +91,19 @@ def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
     """One adjusted Lublin workload of paper Z: a table, columns :data:`COLUMNS`, one
     row per job in submit order.
 
-    The Lublin jobs are :func:`~simlib.workload.lublin.generate_lublin`'s
-    with the typeless parameters, ``aarr = alpha`` (10.33 for W1, 9.83 for
-    W2, :data:`ALPHA`), fitted to ``machine_nodes`` and seeded with ``seed``
-    itself: the plain Lublin workload of the same seed has the same submit
-    times, sizes (``orig_size``) and runtimes. The self slowdowns come from
-    a stream of their own (:func:`.slowdowns.self_slowdowns`, from
-    ``table4``), then formula 7 gives ``size`` (rounded by ``rounding``,
-    :func:`.slowdowns.adjusted_size`; capped at ``ppn * machine_nodes``)
-    and formula 8 ``ppn``, with Table 6's ``max_sl`` and ``self_sl2``.
-
-    ``estimates``: ``"exact"`` (or ``{model: exact}``), the runtime;
-    ``{model: factor, f: ..., mode: uniform | fixed}``,
-    :func:`simlib.workload.estimates.factor_estimates` drawn from
-    ``SeedSequence([seed, ESTIMATE_STREAM])``. Job types: ``short`` if
-    runtime <= ``short_max`` (10 min), ``medium`` if <= ``medium_max`` (3 h),
-    else ``long``. Invalid parameters raise ConfigError.
-
-    Examples
-    --------
-    >>> w = generate(ALPHA["W1"], 200, seed=0)
-    >>> list(w.columns) == list(COLUMNS), bool((w["size"] >= w["orig_size"]).all())
-    (True, True)
-    >>> bool(((w["orig_size"] == 1) == (w["size"] == 1)).all())    # serial jobs stay serial
-    True
-    """
-    if not (isinstance(short_max, (int, float)) and isinstance(medium_max, (int, float))
-            and 0 < short_max < medium_max):
-        raise ConfigError(f"job types need 0 < short_max < medium_max, got {short_max!r}, "
-                          f"{medium_max!r}")
+    The Lublin jobs are seeded with ``seed`` itself, so the plain Lublin
+    workload of the same seed has the same submit times, sizes
+    (``orig_size``) and runtimes; the self slowdowns (from ``table4``) and
+    random estimates (``{model: factor, f, mode}``,
+    :func:`simlib.workload.estimates.factor_estimates`) draw from streams of
+    their own. Job types by runtime: ``short`` up to ``short_max``,
+    ``medium`` up to ``medium_max`` (the scheduler checks that ``short_max <
+    medium_max``), else ``long``."""
     _seed_words(seed)   # fail early, naming the seed
     params = LublinParams.typeless(aarr=alpha).for_machine(machine_nodes)
     lublin = generate_lublin(params, n_jobs=n_jobs, machine_size=machine_nodes,
                              arrival_clock=arrival_clock, seed=seed)
-    jobs = lublin.jobs
-    n = len(jobs)
+    jobs, n = lublin.jobs, len(lublin.jobs)
     orig = jobs["requested_procs"].to_numpy().astype(_INT)
     runtime = jobs["run_time"].to_numpy().clip(min=1).astype(_INT)
     estimate = _estimates(lublin, estimates, seed)
@@ -154,60 +113,50 @@ def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
     p = ppn(size, sl_scr, sl_sno, max_sl, self_sl2)
     size = np.minimum(size, p * machine_nodes).astype(_INT)
     return pd.DataFrame({
-        "job_id": np.arange(1, n + 1, dtype=_INT),
-        "submit": jobs["submit_time"].to_numpy().astype(float),
-        "orig_size": orig,
-        "size": size,
-        "runtime": runtime,
-        "estimate": estimate,
-        "sl_scr": sl_scr,
-        "sl_sno": sl_sno,
-        "ppn": np.asarray(p, dtype=_INT),
-        "type": _job_types(runtime, short_max, medium_max),
+        "job_id": np.arange(1, n + 1, dtype=_INT), "submit": jobs["submit_time"].to_numpy().astype(float),
+        "orig_size": orig, "size": size, "runtime": runtime, "estimate": estimate,
+        "sl_scr": sl_scr, "sl_sno": sl_sno, "ppn": np.asarray(p, dtype=_INT),
+        "type": pd.Series(np.where(runtime <= short_max, "short",
+                                   np.where(runtime <= medium_max, "medium", "long")), dtype="str"),
     }, columns=list(COLUMNS))
 
 
-# --------------------------------------------------------------------------
-# Checking, writing, reading
-# --------------------------------------------------------------------------
+# ---------------------------------------------------------------- Checking, writing, reading
 
 @lru_cache(maxsize=1)
 def _schema() -> dict:
     return json.loads(SCHEMA.read_text(encoding="utf-8"))
 
 
-def _column_problems(values: pd.Series, rule: Mapping) -> tuple[np.ndarray, list[str]]:
-    """Rows breaking one column's schema rule, and why (one text per row)."""
-    reasons = np.full(len(values), "", dtype=object)
+def _first_problem(values: pd.Series, rule: Mapping) -> tuple[int, str] | None:
+    """The first row breaking one column's schema rule, and why; None if every row keeps it.
 
-    def flag(mask, make):
-        # A row keeps the first reason found: the checks go from "is there
-        # a value" to "is it in range".
-        for i in np.flatnonzero(mask & (reasons == "")):
-            reasons[i] = make(i)
-
+    A row's reason is the first test it fails, from "is there a value" to "is it in range"."""
     numeric = values.dtype.kind in "iuf"
     text = None if numeric else values.astype(str).to_numpy().astype(str)
     missing = values.isna().to_numpy()
-    flag(missing if numeric else missing | (np.char.strip(text) == ""), lambda i: "missing value")
+    tests = [(missing if numeric else missing | (np.char.strip(text) == ""), lambda i: "missing value")]
     if rule["type"] == "string":
-        flag(~np.isin(text, rule["enum"]) if text is not None else np.ones(len(values), bool),
-             lambda i: f"{values.iloc[i]!r} is not one of {rule['enum']}")
-        return reasons != "", reasons
-    num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    flag(~np.isfinite(num), lambda i: f"{values.iloc[i]!r} is not a finite number")
-    ok = np.isfinite(num)
-    if rule["type"] == "integer":
-        flag(ok & (num != np.floor(np.where(ok, num, 0))),
-             lambda i: f"{values.iloc[i]!r} is not a whole number")
-    if "minimum" in rule:
-        flag(ok & (num < rule["minimum"]), lambda i: f"{num[i]:g} is below {rule['minimum']}")
-    if "exclusiveMinimum" in rule:
-        flag(ok & (num <= rule["exclusiveMinimum"]),
-             lambda i: f"{num[i]:g} must be > {rule['exclusiveMinimum']}")
-    if "enum" in rule:
-        flag(ok & ~np.isin(num, rule["enum"]), lambda i: f"{num[i]:g} is not one of {rule['enum']}")
-    return reasons != "", reasons
+        tests.append((~np.isin(text, rule["enum"]) if text is not None else np.ones(len(values), bool),
+                      lambda i: f"{values.iloc[i]!r} is not one of {rule['enum']}"))
+    else:
+        num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+        ok = np.isfinite(num)
+        tests.append((~ok, lambda i: f"{values.iloc[i]!r} is not a finite number"))
+        if rule["type"] == "integer":
+            tests.append((ok & (num != np.floor(np.where(ok, num, 0))),
+                          lambda i: f"{values.iloc[i]!r} is not a whole number"))
+        if "minimum" in rule:
+            tests.append((ok & (num < rule["minimum"]), lambda i: f"{num[i]:g} is below {rule['minimum']}"))
+        if "exclusiveMinimum" in rule:
+            tests.append((ok & (num <= rule["exclusiveMinimum"]),
+                          lambda i: f"{num[i]:g} must be > {rule['exclusiveMinimum']}"))
+        if "enum" in rule:
+            tests.append((ok & ~np.isin(num, rule["enum"]),
+                          lambda i: f"{num[i]:g} is not one of {rule['enum']}"))
+    bad = np.column_stack([mask for mask, _ in tests])
+    rows = np.flatnonzero(bad.any(axis=1))
+    return None if rows.size == 0 else (int(rows[0]), tests[int(np.argmax(bad[rows[0]]))][1](rows[0]))
 
 
 def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
@@ -242,19 +191,14 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
         raise TraceFormatError(where, None, None, "no jobs")
     frame = frame.reset_index(drop=True)
     rules = _schema()["properties"]
-    problems = []   # (row, column, reason): the first bad cell of each column
-    for col in COLUMNS:
-        bad, reasons = _column_problems(frame[col], rules[col])
-        if bad.any():
-            problems.append((int(np.argmax(bad)), col, reasons[int(np.argmax(bad))]))
-    _raise_first(problems, where)
+    _raise_first([(*p, col) for col in COLUMNS if (p := _first_problem(frame[col], rules[col]))],
+                 where)
     typed = {"integer": lambda v: pd.to_numeric(v).astype(float).astype(_INT),
              "number": lambda v: pd.to_numeric(v).astype(float), "string": lambda v: v.astype("str")}
     out = pd.DataFrame({col: typed[rules[col]["type"]](frame[col]) for col in COLUMNS})
     # Rules between rows (a row schema cannot state them).
-    n = len(out)
     checks = [
-        ("job_id", out["job_id"].to_numpy() != np.arange(1, n + 1),
+        ("job_id", out["job_id"].to_numpy() != np.arange(1, len(out) + 1),
          lambda i: f"job ids must be 1, 2, ... in file order: expected {i + 1}, got "
                    f"{out['job_id'].iloc[i]}"),
         ("submit", np.r_[False, np.diff(out["submit"].to_numpy()) < 0],
@@ -263,15 +207,15 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
         ("ppn", (out["size"].to_numpy() == 1) & (out["ppn"].to_numpy() != 1),
          lambda i: f"a job of size 1 has ppn 1 (formula 8), got {out['ppn'].iloc[i]}"),
     ]
-    _raise_first([(int(np.argmax(bad)), col, why(int(np.argmax(bad))))
-                  for col, bad, why in checks if bad.any()], where)
+    _raise_first([(i := int(np.argmax(bad)), why(i), col) for col, bad, why in checks if bad.any()],
+                 where)
     return out
 
 
 def _raise_first(problems: list, where) -> None:
-    """TraceFormatError for the problem of the first row (the first column on a tie)."""
+    """TraceFormatError for the (row, reason, column) of the first row (the first column on a tie)."""
     if problems:
-        i, col, reason = min(problems, key=lambda p: p[0])
+        i, reason, col = min(problems, key=lambda p: p[0])
         raise TraceFormatError(where, i + 2, col, reason)
 
 
@@ -281,16 +225,7 @@ def write_workload(df: pd.DataFrame, path) -> Path:
 
     The gzip header carries no time stamp, so equal tables give equal
     bytes. Floats are written in their shortest exact form, so
-    :func:`read_workload` gives back an identical table.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> w = generate(ALPHA["W2"], 50, seed=1)
-    >>> p = write_workload(w, os.path.join(tempfile.mkdtemp(), "w2.csv.gz"))
-    >>> read_workload(p).equals(w)
-    True
-    """
+    :func:`read_workload` gives back an identical table."""
     table = check_workload(df, f"{path} (not written)")
     return write_csv(table, path, index=False, compression={"method": "gzip", "mtime": 0})
 
@@ -300,20 +235,7 @@ def read_workload(path) -> pd.DataFrame:
     gzip-compressed or plain CSV (recognised by the gzip magic bytes).
 
     Raises FileNotFoundError, or TraceFormatError for a file that is not a
-    readable CSV table or for its first bad row (file, line, column, reason).
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> p = os.path.join(tempfile.mkdtemp(), "bad.csv")
-    >>> w = generate(ALPHA["W1"], 3, seed=0)
-    >>> w.loc[2, "runtime"] = 0
-    >>> w.to_csv(p, index=False)
-    >>> read_workload(p)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    simlib.errors.TraceFormatError: ...bad.csv:4: field 'runtime': 0 is below 1
-    """
+    readable CSV table or for its first bad row (file, line, column, reason)."""
     path = Path(path)
     with open(path, "rb") as f:
         zipped = f.read(2) == b"\x1f\x8b"
@@ -330,9 +252,7 @@ def read_workload(path) -> pd.DataFrame:
     return check_workload(raw, path)
 
 
-# --------------------------------------------------------------------------
-# Table 5
-# --------------------------------------------------------------------------
+# ---------------------------------------------------------------- Table 5
 
 def _pct(part, whole) -> float:
     return float(100.0 * part / whole) if whole else math.nan
@@ -366,17 +286,7 @@ def table5(df: pd.DataFrame, machine_nodes: int = 128) -> dict:
     ``sum(ceil(size / ppn) * runtime * slowdown) / (span * M)``;
     ``load_core_ssp``, cores kept busy under SSP, ``sum(size * runtime *
     slowdown) / (span * M * 4)``; ``load_processes``, process-seconds
-    without slowdown over the cores, ``sum(size * runtime) / (span * M * 4)``.
-
-    Examples
-    --------
-    >>> w = pd.DataFrame({"submit": [0.0, 3600.0], "orig_size": [1, 4], "size": [1, 16],
-    ...                   "runtime": [100, 7200], "sl_scr": [1.0, 1.0], "sl_sno": [1.0, 1.0],
-    ...                   "ppn": [1, 4], "type": ["short", "medium"]})
-    >>> t = table5(w, machine_nodes=8)
-    >>> t["short_pct"], round(t["work_medium_pct"], 2), t["load_node_lublin"], t["load_jobs_per_hour"]
-    (50.0, 99.65, 1.0034722222222223, 1.0)
-    """
+    without slowdown over the cores, ``sum(size * runtime) / (span * M * 4)``."""
     n = len(df)
     kind = df["type"].astype(str).to_numpy()
     orig = df["orig_size"].to_numpy().astype(_INT)
