@@ -51,10 +51,11 @@ def value_tag(value) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _artifacts() -> dict:
-    """``artifacts.yaml``: per group, output name -> its step, path and title."""
+def _data(name: str) -> dict:
+    """A YAML file of this package: ``artifacts.yaml`` (per group, output name -> its step,
+    path and title) or ``steps.yaml``."""
     import yaml
-    return yaml.safe_load(Path(__file__).with_name("artifacts.yaml").read_text(encoding="utf-8"))
+    return yaml.safe_load(Path(__file__).with_name(name).read_text(encoding="utf-8"))
 
 
 class Zeng(Study):
@@ -183,11 +184,12 @@ class Zeng(Study):
     def path(self, group: str, output: str, **context) -> str:
         """The path of an artifact of ``artifacts.yaml`` (``scale`` and a sweep's ``param``)."""
         from simlib.render import render_string
-        return render_string(_artifacts()[group][output]["path"], **{"scale": self.scale, **context})
+        return render_string(_data("artifacts.yaml")[group][output]["path"],
+                             **{"scale": self.scale, **context})
 
     def outputs(self, step: str, group: str = "part1", **context) -> dict[str, str]:
         """The outputs ``step`` writes in a group of ``artifacts.yaml``: name -> path."""
-        return {k: self.path(group, k, **context) for k, e in _artifacts()[group].items()
+        return {k: self.path(group, k, **context) for k, e in _data("artifacts.yaml")[group].items()
                 if e["step"] == step}
 
     def _sweep_context(self, param: str) -> dict:
@@ -212,15 +214,30 @@ class Zeng(Study):
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
-        steps = [self.workload_step(), self.simulation_step(), self.aggregate_step(),
-                 self.tables_step(), self.figures_step()]
-        if self.glts_variants():
-            steps += [self.glts_step(), self.glts_aggregate_step(), self.glts_figures_step()]
-        if self.sweeps():
-            steps += [self.sweep_step(), self.sweep_aggregate_step(), self.sweep_figures_step()]
-        if self.glts_variants():
-            steps.append(self.examples_step())
-        return steps + [self.claims_step(), self.readme_step()]
+        """The steps of ``steps.yaml`` whose part of the grid is run."""
+        built = {"part1": True, "glts": bool(self.glts_variants()), "sweep": bool(self.sweeps())}
+        return [self._step(name, **spec) for name, spec in _data("steps.yaml").items()
+                if built[spec["part"]]]
+
+    def _step(self, name, part, kind, run, message, group=None, **fields) -> Step:
+        """Step ``name`` of ``steps.yaml``: its fields, its kind's and its method's
+        (``Zeng._<name without zeng_>``: inputs, parameters, outputs that are not artifacts)."""
+        own = getattr(self, "_" + name.removeprefix("zeng_"))()
+        if kind == "run":
+            fields = {"batch": self.fold(workload=self.workloads(), seed=self.seeds()), **fields,
+                      "wildcard_constraints": {"workload": "|".join(self.workloads()), "seed": "[0-9]+",
+                                               **fields.get("wildcard_constraints", {})}}
+            run = f"{__name__}.{run}"
+        elif kind == "aggregate":
+            fields.update(stage="aggregate", report={"cube": "cube"},
+                          output={"cube": self.path(group, "cube", scale="{scale}", param="{parameter}")})
+            run = deferred(f"{__name__}.{run}", "aggregate_step", repo=self.repo)
+        else:   # figures
+            output = own.pop("output", None) or self.outputs(name, group)
+            fields = {"stage": "figures", **fields, "output": output, "report": {k: "zeng" for k in output}}
+            own["input"] = {"published": self.published_path, **own.get("input", {})}
+            run, message = f"{__name__}.{run}", f"{message} ({self.scale} scale)"
+        return Step(name, run=run, message=message, **{**fields, **own})
 
     def _run_params(self) -> dict:
         """What every run step needs besides the policy's parameters."""
@@ -235,202 +252,127 @@ class Zeng(Study):
                 "rr_bound": float(self.spec["rr_bound"]),
                 "rr_bounds": [float(b) for b in self.spec["rr_bounds"]]}
 
-    def _runs(self, name, module, run, message, output, **kw) -> Step:
-        """A step of one (workload, seed) or more (the wildcards of ``output``)."""
-        kw.setdefault("wildcard_constraints", {"workload": "|".join(self.workloads()),
-                                               "seed": "[0-9]+"})
-        kw.setdefault("batch", self.fold(workload=self.workloads(), seed=self.seeds()))
-        return Step(name, message=message, output=output, run=f"{__name__}.{module}:{run}", **kw)
-
-    def _figures(self, name, run, message, group="part1", input=None, **kw) -> Step:
-        """A step drawing or writing artifacts (every output in the report)."""
-        output = kw.pop("output", None) or self.outputs(name, group)
-        return Step(name, stage="figures", message=f"{message} ({self.scale} scale)", output=output,
-                    report={k: "zeng" for k in output}, run=f"{__name__}.{run}",
-                    input={"published": self.published_path, **(input or {})}, **kw)
-
-    def _aggregate(self, name, module, message, group="part1", **kw) -> Step:
-        output = {"cube": self.path(group, "cube", scale="{scale}", param="{parameter}")}
-        return Step(name, stage="aggregate", message=message + " ({wildcards.scale})", output=output,
-                    report={"cube": "cube"},
-                    run=deferred(f"{__name__}.{module}", "aggregate_step", repo=self.repo), **kw)
-
     def _workload_input(self, workload=None):
         return lambda w: {"workload": self.workload_path(w.scale, workload or w.workload, w.seed)}
 
-    def workload_step(self) -> Step:
-        return self._runs(
-            "zeng_workload", "workloads", "workload_step",
-            "Generating paper Z's workload {wildcards.workload}, seed {wildcards.seed} "
-            "({wildcards.scale})",
-            {"workload": self.workload_path("{scale}", "{workload}", "{seed}"),
-             "info": self.workload_path("{scale}", "{workload}", "{seed}", "json")},
-            stage="workloads", params=lambda w: self.workload_params(w.workload, w.scale))
+    def _workload(self) -> dict:
+        return {"output": {"workload": self.workload_path("{scale}", "{workload}", "{seed}"),
+                           "info": self.workload_path("{scale}", "{workload}", "{seed}", "json")},
+                "params": lambda w: self.workload_params(w.workload, w.scale)}
 
-    def simulation_step(self) -> Step:
+    def _simulate(self) -> dict:
         root = self.run_dir()
-        return self._runs(
-            "zeng_simulate", "runs", "simulate_step",
-            "Simulating Scojo-PECT with space sharing on {wildcards.workload}, seed "
-            "{wildcards.seed}, {wildcards.machine} machine (paper Z, {wildcards.scale})",
-            {"summary": f"{root}/summary.json", "segments": f"{root}/day_segments.csv.gz",
-             "slices": f"{root}/day_slices.csv"}, input=self._workload_input(),
-            params=lambda w: {"policy_params": self.policy_params(), **self._run_params(),
-                              "gantt_day": int(self.spec["gantt"]["day"][w.scale])},
-            policies=["scojo_pect"], resources={"runtime": 30, "mem_mb": 1500},
-            wildcard_constraints={"workload": "|".join(self.workloads()),
-                                  "machine": "multicore|single_core", "seed": "[0-9]+"})
+        return {"output": {"summary": f"{root}/summary.json", "segments": f"{root}/day_segments.csv.gz",
+                           "slices": f"{root}/day_slices.csv"},
+                "input": self._workload_input(),
+                "params": lambda w: {"policy_params": self.policy_params(), **self._run_params(),
+                                     "gantt_day": int(self.spec["gantt"]["day"][w.scale])}}
 
-    def aggregate_step(self) -> Step:
-        return self._aggregate(
-            "zeng_aggregate", "cubes", "Aggregating paper Z's runs",
-            input=lambda w: {"summaries": self.summaries(w.scale)},
-            params=lambda w: {"subtree": self.subtree(w.scale)})
+    def _aggregate(self) -> dict:
+        return {"input": lambda w: {"summaries": self.summaries(w.scale)},
+                "params": lambda w: {"subtree": self.subtree(w.scale)}}
 
-    def tables_step(self) -> Step:
+    def _tables(self) -> dict:
         pairs = [(w, s) for w in self.workloads() for s in self.seeds()]
-        return self._figures(
-            "zeng_tables", "tables:tables_step", "Writing paper Z's tables",
-            input={"cube": self.path("part1", "cube"),
-                   "infos": [self.workload_path(self.scale, w, s, "json") for w, s in pairs],
-                   "workloads": [self.workload_path(self.scale, w, s) for w, s in pairs]},
-            params=self._common(),
-            templates=["published_tables.md.j2", "table4.md.j2", "table5.md.j2", "ssp.md.j2",
-                       "validation.md.j2", "labels.yaml"])
+        return {"input": {"cube": self.path("part1", "cube"),
+                          "infos": [self.workload_path(self.scale, w, s, "json") for w, s in pairs],
+                          "workloads": [self.workload_path(self.scale, w, s) for w, s in pairs]},
+                "params": self._common()}
 
-    def figures_step(self) -> Step:
+    def _figures(self) -> dict:
         g = self.spec["gantt"]
-        day = int(g["day"][self.scale])
         root = self.run_dir(self.scale, g["workload"], "multicore", g["seed"])
-        return self._figures(
-            "zeng_figures", "figures:figures_step", "Drawing paper Z's figures",
-            input={"cube": self.path("part1", "cube"), "segments": f"{root}/day_segments.csv.gz",
-                   "slices": f"{root}/day_slices.csv", "table4": self.path("part1", "table4_csv")},
-            params={**self._common(), "gantt": {"workload": g["workload"], "seed": g["seed"],
-                                                "day": day}, "nodes": self.nodes()})
+        return {"input": {"cube": self.path("part1", "cube"), "segments": f"{root}/day_segments.csv.gz",
+                          "slices": f"{root}/day_slices.csv", "table4": self.path("part1", "table4_csv")},
+                "params": {**self._common(), "nodes": self.nodes(),
+                           "gantt": {"workload": g["workload"], "seed": g["seed"],
+                                     "day": int(g["day"][self.scale])}}}
 
     # ------------------------------------------------------- part 2: GLTS
     def _glts_params(self) -> dict:
         return {"policy_params": self.glts_params(), **self._run_params(), "table4": self._table4()}
 
-    def glts_step(self) -> Step:
+    def _simulate_glts(self) -> dict:
         """One job per (workload, seed): every G-LOMARC-TS variant on the multi-core machine."""
-        return self._runs(
-            "zeng_simulate_glts", "runs", "glts_step",
-            "Simulating every G-LOMARC-TS variant on {wildcards.workload}, seed {wildcards.seed} "
-            "(paper Z, {wildcards.scale})", {"summary": self.glts_summary("{scale}", "{workload}", "{seed}")},
-            input=self._workload_input(), policies=["glomarc_ts"],
-            params=lambda w: {**self._glts_params(), "variants": self.glts_variants()},
-            resources={"runtime": 60, "mem_mb": 1500})
+        return {"output": {"summary": self.glts_summary("{scale}", "{workload}", "{seed}")},
+                "input": self._workload_input(),
+                "params": lambda w: {**self._glts_params(), "variants": self.glts_variants()}}
 
-    def glts_aggregate_step(self) -> Step:
-        def inputs(w):
-            return {"ssp": self.summaries(w.scale, ["multicore"]),
-                    "glts": [self.glts_summary(w.scale, wl, s) for wl in self.workloads()
-                             for s in self.seeds(w.scale)]}
-        return self._aggregate(
-            "zeng_aggregate_glts", "glts", "Aggregating paper Z's G-LOMARC-TS and SSP runs", "glts",
-            input=inputs, params=lambda w: {"subtree": {**self.subtree(w.scale),
-                                                        "glts": self.glts_params(),
-                                                        "variants": self.glts_variants()}})
+    def _aggregate_glts(self) -> dict:
+        return {"input": lambda w: {"ssp": self.summaries(w.scale, ["multicore"]),
+                                    "glts": [self.glts_summary(w.scale, wl, s) for wl in self.workloads()
+                                             for s in self.seeds(w.scale)]},
+                "params": lambda w: {"subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
+                                                 "variants": self.glts_variants()}}}
 
-    def glts_figures_step(self) -> Step:
-        return self._figures(
-            "zeng_figures_glts", "glts:figures_step",
-            "Drawing paper Z's Figs. 6-7 and the headline numbers", "glts",
-            input={"cube": self.path("glts", "cube")}, params=self._common(),
-            templates=["headline.md.j2", "labels.yaml"])
+    def _figures_glts(self) -> dict:
+        return {"input": {"cube": self.path("glts", "cube")}, "params": self._common()}
 
     # --------------------------------------------- part 2: Figs. 8-9's sweeps
-    def _sweep(self, parameter: str, scale: str) -> dict:
+    def _sweep_spec(self, parameter: str, scale: str) -> dict:
         spec = self.sweeps()[parameter]
         return {"parameter": parameter, "workload": spec["workload"],
                 "variants": list(spec["variants"]), "values": self.sweep_values(parameter, scale)}
 
-    def sweep_step(self) -> Step:
+    def _sweep(self) -> dict:
         """One job per (parameter, value, seed): the sweep's variants that depend on it."""
         def params(w):
-            sweep = self._sweep(w.parameter, w.scale)
+            sweep = self._sweep_spec(w.parameter, w.scale)
             return {"parameter": w.parameter, "value": self.sweep_value(w.parameter, w.value, w.scale),
                     "workload": sweep["workload"], **self._glts_params(),
                     "variants": [v for v in sweep["variants"] if depends(v, w.parameter)]}
-        return self._runs(
-            "zeng_sweep", "runs", "glts_step",
-            "Simulating G-LOMARC-TS with {wildcards.parameter} = {wildcards.value}, seed "
-            "{wildcards.seed} (paper Z, {wildcards.scale})",
-            {"summary": f"{RUNS}/sweeps/{{parameter}}/{{value}}/seed{{seed}}.json"},
-            input=lambda w: self._workload_input(self.sweeps()[w.parameter]["workload"])(w),
-            params=params, policies=["glomarc_ts"], resources={"runtime": 60, "mem_mb": 1500},
-            wildcard_constraints={"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
-                                  "seed": "[0-9]+"},
-            # Where runs are short: one job per swept parameter.
-            batch=self.fold_groups({p: [{"parameter": p, "value": value_tag(v), "seed": s}
-                                        for v in self.sweep_values(p) for s in self.seeds()]
-                                    for p in self.sweeps()}))
+        return {"output": {"summary": f"{RUNS}/sweeps/{{parameter}}/{{value}}/seed{{seed}}.json"},
+                "input": lambda w: self._workload_input(self.sweeps()[w.parameter]["workload"])(w),
+                "params": params,
+                "wildcard_constraints": {"parameter": "|".join(self.sweeps()), "value": "[0-9.e+-]+",
+                                         "seed": "[0-9]+"},
+                # Where runs are short: one job per swept parameter.
+                "batch": self.fold_groups({p: [{"parameter": p, "value": value_tag(v), "seed": s}
+                                               for v in self.sweep_values(p) for s in self.seeds()]
+                                           for p in self.sweeps()})}
 
-    def sweep_aggregate_step(self) -> Step:
+    def _aggregate_sweep(self) -> dict:
         def inputs(w):
-            seeds, sweep = self.seeds(w.scale), self._sweep(w.parameter, w.scale)
+            seeds, sweep = self.seeds(w.scale), self._sweep_spec(w.parameter, w.scale)
             return {"sweep": [f"{RUNS.format(scale=w.scale)}/sweeps/{w.parameter}/{value_tag(v)}/"
                               f"seed{s}.json" for v in sweep["values"] for s in seeds],
                     "main": [self.glts_summary(w.scale, sweep["workload"], s) for s in seeds]}
 
         def params(w):
-            sweep = self._sweep(w.parameter, w.scale)
+            sweep = self._sweep_spec(w.parameter, w.scale)
             return {**sweep, "published_value": self.published_value(w.parameter),
                     "subtree": {**self.subtree(w.scale), "glts": self.glts_params(), "sweep": sweep}}
-        return self._aggregate(
-            "zeng_aggregate_sweep", "sweeps", "Aggregating paper Z's sweep of {wildcards.parameter}",
-            "sweep", input=inputs, params=params,
-            wildcard_constraints={"parameter": "|".join(self.sweeps())})
+        return {"input": inputs, "params": params,
+                "wildcard_constraints": {"parameter": "|".join(self.sweeps())}}
 
-    def sweep_figures_step(self) -> Step:
-        return self._figures(
-            "zeng_figures_sweeps", "sweeps:figures_step", "Drawing paper Z's sweeps, Figs. 8-9",
-            output={f"{k}_{p}": path for p in self.sweeps() for k, path in
-                    self.outputs("zeng_figures_sweeps", "sweep", **self._sweep_context(p)).items()},
-            input={f"cube_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
-            params={**self._common(), "sweeps": {p: {"workload": s["workload"],
-                                                     "figure": s.get("figure")}
-                                                 for p, s in self.sweeps().items()}},
-            templates=["sweep.md.j2"])
+    def _figures_sweeps(self) -> dict:
+        return {"output": {f"{k}_{p}": path for p in self.sweeps() for k, path in self.outputs(
+                    "zeng_figures_sweeps", "sweep", **self._sweep_context(p)).items()},
+                "input": {f"cube_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
+                "params": {**self._common(), "sweeps": {p: {"workload": s["workload"],
+                                                            "figure": s.get("figure")}
+                                                        for p, s in self.sweeps().items()}}}
 
     # ------------------------------------- part 2: Figs. 1 and 5's examples
-    def examples_step(self) -> Step:
-        return self._figures(
-            "zeng_examples", "examples:examples_step",
-            "Simulating and drawing paper Z's worked examples, Figs. 1 and 5", "examples",
-            params={"policy_params": self.glts_params()}, policies=["glomarc_ts", "scojo_pect"],
-            templates=["examples.md.j2"])
+    def _examples(self) -> dict:
+        return {"params": {"policy_params": self.glts_params()}}
 
     # --------------------------------------------------------- the report
-    def claims_step(self) -> Step:
+    def _claims(self) -> dict:
         glts = self.glts_variants()
-        return self._figures(
-            "zeng_claims", "report:claims_step", "Checking paper Z's claims on our runs",
-            input={"cube": self.path("part1", "cube"), "table5": self.path("part1", "table5_csv"),
-                   **({"glts": self.path("glts", "cube")} if glts else {}),
-                   **{f"sweep_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
-                   **({"examples": self.path("examples", "json")} if glts else {})},
-            params={**self._common(), "thresholds": dict(self.spec["claims"])},
-            templates=["claims.yaml"], code=[f"{__name__}.{m}" for m in ("glts", "sweeps", "examples")])
+        return {"input": {"cube": self.path("part1", "cube"), "table5": self.path("part1", "table5_csv"),
+                          **({"glts": self.path("glts", "cube")} if glts else {}),
+                          **{f"sweep_{p}": self.path("sweep", "cube", param=p) for p in self.sweeps()},
+                          **({"examples": self.path("examples", "json")} if glts else {})},
+                "params": {**self._common(), "thresholds": dict(self.spec["claims"])}}
 
-    def readme_step(self) -> Step:
+    def _readme(self) -> dict:
         mine = self.artifacts()
-        return Step(
-            "zeng_readme", stage="report", message=f"Writing {self.path('part1', 'readme')} "
-                                                   f"({self.scale} scale)",
-            input={"claims": self.claims_file(), "published": self.published_path,
-                   "cube": self.path("part1", "cube"),
-                   "others": [a.path for a in mine if not a.path.endswith("README.md")]},
-            output=self.outputs("zeng_readme"),
-            params={**self._common(), "spec": {k: v for k, v in self.spec.items()
-                                               if k != "description"},
-                    "policy_params": self.policy_params(),
-                    "artifacts": [a.as_dict() for a in mine]},
-            report={"readme": "zeng"}, templates=["README.md.j2"],
-            # The README copies the policy's docstring (the Fig. 3 flow).
-            code=["simlib.policies.glomarc_ts"], run=f"{__name__}.report:readme_step")
+        return {"input": {"claims": self.claims_file(), "cube": self.path("part1", "cube"),
+                          "others": [a.path for a in mine if not a.path.endswith("README.md")]},
+                "params": {**self._common(), "policy_params": self.policy_params(),
+                           "spec": {k: v for k, v in self.spec.items() if k != "description"},
+                           "artifacts": [a.as_dict() for a in mine]}}
 
     # ---------------------------------------------------------- artifacts
     def artifacts(self) -> list[Artifact]:
@@ -441,7 +383,7 @@ class Zeng(Study):
                   *[("sweep", self._sweep_context(p)) for p in self.sweeps()],
                   *[("examples", {})] * glts]
         return [Artifact(self.section, self.path(g, k, **c), render_string(e["title"], **c))
-                for g, c in groups for k, e in _artifacts()[g].items()]
+                for g, c in groups for k, e in _data("artifacts.yaml")[g].items()]
 
 
 def _require(ok: bool, message: str) -> None:

@@ -47,14 +47,11 @@ __all__ = ["EXAMPLE_SHARES", "PairSlowdowns", "fig5_group", "fig1_node_usage", "
 EXAMPLE_SHARES = {"medium_share": 0.9, "long_share": 0.1}
 
 
-class PairSlowdowns:
+class PairSlowdowns(dict):
     """``SL_cos`` of job ``a`` coscheduled with job ``b``, from a table by job ids; 1 elsewhere."""
 
-    def __init__(self, table: dict) -> None:
-        self.table = dict(table)
-
     def __call__(self, a: int, b: int) -> float:
-        return float(self.table.get((a, b), 1.0))
+        return float(self.get((a, b), 1.0))
 
 
 def _job(idx: int, label: int, procs: int, work: float, sl_scr: float, sl_sno: float,
@@ -65,10 +62,8 @@ def _job(idx: int, label: int, procs: int, work: float, sl_scr: float, sl_sno: f
 
 
 def _simulate(jobs, policy: str, params: dict, nodes: int, variant: str | None = None):
-    params = {**params, **EXAMPLE_SHARES, "non_type_backfilling": False}
-    if variant is not None:
-        params["variant"] = variant
-    pol = make_policy(policy, **params)
+    pol = make_policy(policy, **{**params, **EXAMPLE_SHARES, "non_type_backfilling": False,
+                                 **({} if variant is None else {"variant": variant})})
     sim = Simulator(machine("multicore", nodes), jobs, pol, debug=True, record_timeline=False)
     periods = sim.observe(RunningPeriods(pol, window=(0.0, float("inf"))))
     return sim, pol, periods
@@ -110,11 +105,9 @@ def fig5_group(params: dict) -> dict:
     sim.run()
     by = {j.job_id: j for j in jobs}
     group = seen.get(3)
-    out = {"group": group, "jobs": {}}
-    for label, j in by.items():
-        out["jobs"][label] = {"procs": j.procs, "work": j.work, "start": j.start, "finish": j.finish,
-                              "running": periods.total.get(j.idx, 0.0)}
-    out["segments"] = [list(r) for r in periods.rows]
+    out = {"group": group, "segments": [list(r) for r in periods.rows],
+           "jobs": {label: {"procs": j.procs, "work": j.work, "start": j.start, "finish": j.finish,
+                            "running": periods.total.get(j.idx, 0.0)} for label, j in by.items()}}
     if group != (3, (1, 2)):
         out.update({"formula5": float("nan"), "formula6": float("nan"), "t_g": float("nan")})
         return out
@@ -159,9 +152,8 @@ def fig1_node_usage(params: dict, nodes: int = 4) -> dict:
         sim, pol, periods = _simulate(jobs, policy, p, nodes, variant)
         sim.run()
         segs = pd.DataFrame(periods.rows, columns=["job_id", "vm", "start", "end", "cores"])
-        held = node_time(segs, cores_per_node=4)
         out[name] = {
-            "segments": segs.values.tolist(), "node_time": held,
+            "segments": segs.values.tolist(), "node_time": node_time(segs, cores_per_node=4),
             "makespan": max(j.finish for j in jobs),
             "ppn": {j.job_id: int(pol.plan[j.idx][1]) for j in jobs},
             "groups": len(getattr(pol, "group_sizes", [])),
@@ -244,8 +236,7 @@ def fig5_figure(ex: dict, path: str, note: str) -> None:
     _gantt(right, f5["segments"], "coscheduled (G-LOMARC-TS): Job 3 primary, Jobs 1-2 matched",
            8, colors)
     if np.isfinite(f5["formula5"]):
-        right.axvline((jobs["3"]["start"] + f5["t_g"]) / 60 if "3" in jobs else 0, color="0.3",
-                      ls=":", lw=1)
+        right.axvline((jobs["3"]["start"] + f5["t_g"]) / 60, color="0.3", ls=":", lw=1)
         sub = (f"T_g = {f5['t_g']:.1f} s; U_gain by formula 5 (measured) {f5['formula5']:.4f}, "
                f"by formula 6 (policy) {f5['formula6']:.4f}")
     else:
@@ -273,17 +264,12 @@ def fig1_figure(ex: dict, path: str, note: str, nodes: int = 4) -> None:
 
 
 def examples_table(ex: dict) -> pd.DataFrame:
-    rows = []
-    for name in ("SSP", "GLTS"):
-        r = ex["fig1"][name]
-        for seg in r["segments"]:
-            rows.append({"figure": "1", "scheduler": name, "job": int(seg[0]), "start_s": seg[2],
-                         "end_s": seg[3], "cores": seg[4],
-                         "ppn": r["ppn"].get(int(seg[0]), r["ppn"].get(str(seg[0])))})
-    for seg in ex["fig5"]["segments"]:
-        rows.append({"figure": "5", "scheduler": "GLTS", "job": int(seg[0]), "start_s": seg[2],
-                     "end_s": seg[3], "cores": seg[4], "ppn": 2})
-    return pd.DataFrame(rows)
+    """Every running period of the examples (their numbers as JSON: job ids as text)."""
+    runs = [("1", name, ex["fig1"][name]) for name in ("SSP", "GLTS")]
+    runs.append(("5", "GLTS", {**ex["fig5"], "ppn": {str(k): 2 for k in ex["fig5"]["jobs"]}}))
+    return pd.DataFrame([{"figure": fig, "scheduler": name, "job": int(seg[0]), "start_s": seg[2],
+                          "end_s": seg[3], "cores": seg[4], "ppn": r["ppn"][str(seg[0])]}
+                         for fig, name, r in runs for seg in r["segments"]])
 
 
 def examples_step(ctx) -> None:

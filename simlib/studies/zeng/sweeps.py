@@ -48,19 +48,11 @@ def records(parameter: str, published_value, variants, values, sweep: list[dict]
     on the parameter."""
     cast = SWEEP_PARAMETERS[parameter][1]
     every = sorted({cast(v) for v in values} | {cast(published_value)})
-    out = []
-    for s in sweep:
-        for variant, metrics in s["variants"].items():
-            out.append({"variant": variant, parameter: cast(s["value"]), "seed": int(s["seed"]),
-                        **metrics})
-    for g in main:
-        if g["workload"] != workload:
-            continue
-        for variant in variants:
-            at = [cast(published_value)] if depends(variant, parameter) else every
-            for v in at:
-                out.append({"variant": variant, parameter: v, "seed": int(g["seed"]),
-                            **g["variants"][variant]})
+    out = [{"variant": variant, parameter: cast(s["value"]), "seed": int(s["seed"]), **metrics}
+           for s in sweep for variant, metrics in s["variants"].items()]
+    out += [{"variant": variant, parameter: v, "seed": int(g["seed"]), **g["variants"][variant]}
+            for g in main if g["workload"] == workload for variant in variants
+            for v in ([cast(published_value)] if depends(variant, parameter) else every)]
     keys = sorted({k for r in out for k in r})
     out = [{k: r.get(k, float("nan")) for k in keys} for r in out]
     return sorted(out, key=lambda r: (_ORDER.index(r["variant"]), r[parameter], r["seed"]))
@@ -193,9 +185,8 @@ def sweep_table(cube: xr.Dataset) -> pd.DataFrame:
             row = {"variant": variant, param: v,
                    "source": ("main run" if v == cube.attrs["published_value"]
                               or not depends(variant, param) else "sweep")}
-            for cls in _CLASSES:
-                row[f"rr_{cls}"] = ci_text(sel[f"rr_{cls}"].values, ".3g", ".2g")[2]
-            for var in ("groups", "jobs_per_group", "eligible_in_groups"):
+            for var in [f"rr_{c}" for c in _CLASSES] + ["groups", "jobs_per_group",
+                                                        "eligible_in_groups"]:
                 if var in sel:
                     row[var] = ci_text(sel[var].values, ".3g", ".2g")[2]
             rows.append(row)
@@ -240,7 +231,6 @@ def _figure(cube: xr.Dataset, path: str, title: str, note: str, printed, printed
     fig.suptitle(title, fontsize=10)
     footer(fig, note)
     save_figure(fig, path)
-
 
 
 def figures_step(ctx) -> None:

@@ -31,14 +31,12 @@ __all__ = ["published_tables", "table4", "table5", "ssp_table", "validation_tabl
 def published_tables(pub: dict) -> str:
     """Tables 1, 2, 3 and 6 as printed, in Markdown."""
     t1, t6 = pub["table1"], pub["table6"]
-    tables = [("Table 1", t1["source"], pd.DataFrame({"term": list(t1["rows"]),
-                                                       "meaning": list(t1["rows"].values())}), 4)]
-    for key in ("table2", "table3"):
-        t = pub[key]
-        tables.append((f"Table {key[-1]}", t["source"], pd.DataFrame(
-            t["rows"], index=t["columns"]).T.reset_index(names="configuration"), 3))
-    tables.append(("Table 6", t6["source"], pd.DataFrame({"parameter": [k for k in t6 if k != "source"],
-                                                          "value": [t6[k] for k in t6 if k != "source"]}), 4))
+    tables = [("Table 1", t1["source"], pd.DataFrame(list(t1["rows"].items()),
+                                                      columns=["term", "meaning"]), 4),
+              *((f"Table {k[-1]}", pub[k]["source"], pd.DataFrame(pub[k]["rows"], index=pub[k]["columns"])
+                 .T.reset_index(names="configuration"), 3) for k in ("table2", "table3")),
+              ("Table 6", t6["source"], pd.DataFrame([(k, v) for k, v in t6.items() if k != "source"],
+                                                     columns=["parameter", "value"]), 4)]
     return render(__package__, "published_tables.md.j2", tables=tables)
 
 
@@ -54,7 +52,7 @@ def table4(pub: dict, workloads: list[pd.DataFrame], seeds: list[int]) -> pd.Dat
     sno = np.concatenate([w["sl_sno"].to_numpy(float) for w in workloads])
     cos = []
     for seed in seeds:
-        draw = CoschedulingSlowdowns({k: t4[k] for k in ("bins", "sl_scr", "sl_sno", "sl_cos")}, seed)
+        draw = CoschedulingSlowdowns(t4, seed)
         for i in range(1, 5000):
             cos += [draw(i - 1, i), draw(i, i - 1)]
     cos = np.asarray(cos)
@@ -76,12 +74,9 @@ def table5(pub: dict, infos: list[dict], cube: xr.Dataset) -> pd.DataFrame:
     t5, labels = pub["table5"], words("labels.yaml")
     names = list(dict.fromkeys(i["workload"] for i in infos))
     by = {w: [i for i in infos if i["workload"] == w] for w in names}
-    rows = []
-    for printed_key, ours_key, label in labels["table5"]:
-        row = {"quantity": label, "printed": t5[printed_key] if printed_key else np.nan}
-        for w in names:
-            row[w] = float(np.mean([i[ours_key] for i in by[w]]))
-        rows.append(row)
+    rows = [{"quantity": label, "printed": t5[printed_key] if printed_key else np.nan,
+             **{w: float(np.mean([i[ours_key] for i in by[w]])) for w in names}}
+            for printed_key, ours_key, label in labels["table5"]]
     for key, label in labels["load_readings"].items():
         for w in names:
             row = {"quantity": f"Load of {w}: {label}",
@@ -112,9 +107,10 @@ def ssp_table(cube: xr.Dataset, pub: dict) -> pd.DataFrame:
 
 
 def validation_table(cube: xr.Dataset) -> pd.DataFrame:
-    """§4.8: multi-core (adjusted) vs single-core (unadjusted), per workload, paired by seed."""
+    """§4.8: multi-core (adjusted) vs single-core (unadjusted), per workload, paired by seed
+    (no row without the single-core runs)."""
     rows = []
-    for w in cube["workload"].values.tolist():
+    for w in cube["workload"].values.tolist() if "single_core" in cube["machine"] else []:
         for var in ("mean_response_all", "mean_response_medium", "mean_response_long",
                     "rr_all", "rr_medium", "rr_long", "u_node"):
             a = cube[var].sel(workload=w, machine="multicore").values
@@ -125,7 +121,8 @@ def validation_table(cube: xr.Dataset) -> pd.DataFrame:
                          "ratio_mean": float(np.mean(ratio)),
                          "ratio_min": float(np.min(ratio)), "ratio_max": float(np.max(ratio)),
                          "seeds": int(ratio.size)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["workload", "metric", "multicore", "single_core", "ratio_mean",
+                                       "ratio_min", "ratio_max", "seeds"])
 
 
 def tables_step(ctx) -> None:
@@ -147,6 +144,4 @@ def tables_step(ctx) -> None:
          scr_draws=int(t4["sl_scr_draws"][0]), cos_draws=int(t4["sl_cos_draws"][0]))
     page("table5", table5(pub, infos, cube))
     page("ssp", ssp_table(cube, pub))
-    page("validation", validation_table(cube) if "single_core" in cube["machine"].values.tolist()
-         else pd.DataFrame(columns=["workload", "metric", "multicore", "single_core", "ratio_mean",
-                                    "ratio_min", "ratio_max", "seeds"]))
+    page("validation", validation_table(cube))
