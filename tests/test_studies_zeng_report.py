@@ -76,3 +76,9 @@ def test_workload_rule_counts_printed_rows_only():
                        "W2": [63.0, 30.0, float("nan"), 1.0]})
     claim = workload_claim(t5, PUB, 2.0)
     assert claim.verdict == Verdict.PARTLY and "1 of 2 rows" in claim.ours
+
+
+def test_the_fig3_flow_is_the_policy_docstring_s_literal_block():
+    from simlib.studies.zeng.report import fig3_flow
+    first = fig3_flow().splitlines()[0].strip()
+    assert first == "if no whole node is free now (counting those of jobs due now):"

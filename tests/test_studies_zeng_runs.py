@@ -43,3 +43,7 @@ def test_the_single_core_machine_runs_the_unadjusted_jobs_unslowed(workload):
     res = run(workload, kind="single_core")
     np.testing.assert_allclose(res.jobs["executed"], workload["runtime"])
     assert res.usage["busy_cpus"].max() <= 128
+
+
+def test_the_machines_have_four_cores_or_one_per_node():
+    assert (machine("multicore", 128).cpus, machine("single_core", 128).cpus) == (512, 128)

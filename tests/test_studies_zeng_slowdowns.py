@@ -309,3 +309,11 @@ def test_thresholds_are_checked_where_the_published_file_is_read(tmp_path):
     (tmp_path / "z.yaml").write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError, match="table6.MAX_SL: -1.0 is less than or equal to the minimum of 0"):
         load_published(tmp_path / "z.yaml")
+
+
+def test_a_purpose_s_generator_is_its_seed_sequence():
+    a = S.rng_for(7, S.SELF_SLOWDOWN_STREAM).random()
+    assert a == S.rng_for([7], S.SELF_SLOWDOWN_STREAM).random()
+    assert a != S.rng_for(8, S.SELF_SLOWDOWN_STREAM).random()
+    # Without the compiled kernel, a pair's two uniforms are numpy's.
+    assert S.seeded_uniforms([0, 5]) == np.random.default_rng([0, 5]).random(2).tolist()

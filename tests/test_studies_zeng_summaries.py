@@ -4,7 +4,8 @@ import math
 import pandas as pd
 
 from simlib.studies.zeng.runs import run
-from simlib.studies.zeng.summaries import drain_fraction, mean_queue_length, rr_by_class, summary
+from simlib.studies.zeng.summaries import (drain_fraction, mean_queue_length, overhead_share,
+                                           rr_by_class, summary)
 from simlib.studies.zeng.workloads import generate
 
 
@@ -37,3 +38,8 @@ def test_summary_of_a_run_is_flat_and_consistent():
     # This workload queues up: high-load phases exist, each with a utilization.
     assert s["high_phases"] > 0 and 0 < s["u_core_high"] <= 1
     assert s["u_node_high"] >= s["u_core_high"]
+
+
+def test_overhead_share_by_hand():
+    slices = pd.DataFrame({"start": [0.0, 100.0], "effective": [10.0, 110.0], "end": [100.0, 200.0]})
+    assert overhead_share(slices, pd.DataFrame({"submission_time": [0.0], "finish_time": [200.0]})) == 10.0

@@ -1,10 +1,7 @@
 """Paper Z's worked examples, Figs. 1 and 5, from small simulations (step ``zeng_examples``).
 
-Neither figure's jobs are printed (our copy has no figures), so the jobs
-here are ours, chosen to show what each figure shows; the scheduler is the
-real one with the study's parameters (Table 6, §5.1), except that medium
-slices take 90 % of an interval so that every example job runs within one
-slice (the examples are about node usage, not time slicing).
+The jobs are ours (the README's interpretations): the examples are about
+node usage, not time slicing, so medium slices take 90 % of an interval.
 
 * :func:`fig5_group` -- §4.6's three-job group: primary Job 3, matched
   Jobs 1 and 2, each at two processes per node. G-LOMARC-TS forms the group

@@ -38,17 +38,12 @@ DIMS = ["workload", "scheduler", "seed"]
 
 def records(ssp: list[dict], glts: list[dict]) -> list[dict]:
     """One record per (workload, scheduler, seed) from the two kinds of summaries."""
-    out = []
-    for s in ssp:
-        if s.get("machine", "multicore") != "multicore":
-            continue
-        out.append({"workload": s["workload"], "scheduler": "SSP", "seed": int(s["seed"]),
-                    **{k: v for k, v in s.items() if k not in ("workload", "seed", "machine")
-                       and not k.startswith("simulated_")}})
-    for g in glts:
-        for variant, metrics in g["variants"].items():
-            out.append({"workload": g["workload"], "scheduler": variant, "seed": int(g["seed"]),
-                        **metrics})
+    out = [{"workload": s["workload"], "scheduler": "SSP", "seed": int(s["seed"]),
+            **{k: v for k, v in s.items() if k not in ("workload", "seed", "machine")
+               and not k.startswith("simulated_")}}
+           for s in ssp if s.get("machine", "multicore") == "multicore"]
+    out += [{"workload": g["workload"], "scheduler": variant, "seed": int(g["seed"]), **metrics}
+            for g in glts for variant, metrics in g["variants"].items()]
     # Group counters do not exist for SSP: NaN there.
     keys = sorted({k for r in out for k in r})
     return [{k: r.get(k, float("nan")) for k in keys} for r in out]

@@ -24,7 +24,7 @@ from .published import load_published
 from .words import claim
 
 __all__ = ["saturation_claim", "ssp_rr_claim", "validation_claim", "overhead_claim",
-           "workload_claim", "claims", "claims_step", "fig3_flow", "readme_step"]
+           "workload_claim", "claims_step", "fig3_flow", "readme_step"]
 
 _CLASSES = ("medium", "long", "all")
 
@@ -92,24 +92,17 @@ def workload_claim(t5: pd.DataFrame, pub: dict, tol: float) -> Claim:
                  hits=int(ok.sum()), rows=len(ok), off=off, tol=tol, first=first)
 
 
-def claims(cube: xr.Dataset, pub: dict, t5: pd.DataFrame, thresholds: dict, bound: float,
-           bounds=()) -> list[Claim]:
-    """Every claim; SSP's RR once per RR bound (the primary first), as readings."""
-    tol = thresholds["rr_tolerance"]
-    return [saturation_claim(cube, pub, thresholds["drain_threshold"]),
-            ssp_rr_claim(cube, pub, tol, bound),
-            *(ssp_rr_claim(cube, pub, tol, b, primary=False) for b in bounds if b != bound),
-            validation_claim(cube, pub, thresholds["validation_tolerance"]),
-            overhead_claim(cube, pub, thresholds["overhead_tolerance"]),
-            workload_claim(t5, pub, thresholds["share_tolerance"])]
-
-
 def claims_step(ctx) -> None:
-    """Step ``zeng_claims``: ``paper_figures/zeng/claims.csv``."""
+    """Step ``zeng_claims``: ``paper_figures/zeng/claims.csv``; SSP's RR once per RR bound
+    (the primary first), as readings."""
     p, inp, thr = ctx.params, ctx.input, ctx.params["thresholds"]
-    pub = load_published(inp.published)
-    found = claims(xr.load_dataset(inp.cube), pub, pd.read_csv(inp.table5), thr, p["rr_bound"],
-                   p["rr_bounds"])
+    pub, cube, bound = load_published(inp.published), xr.load_dataset(inp.cube), p["rr_bound"]
+    tol = thr["rr_tolerance"]
+    found = [saturation_claim(cube, pub, thr["drain_threshold"]), ssp_rr_claim(cube, pub, tol, bound),
+             *(ssp_rr_claim(cube, pub, tol, b, primary=False) for b in p["rr_bounds"] if b != bound),
+             validation_claim(cube, pub, thr["validation_tolerance"]),
+             overhead_claim(cube, pub, thr["overhead_tolerance"]),
+             workload_claim(pd.read_csv(inp.table5), pub, thr["share_tolerance"])]
     if "glts" in inp:
         from .glts import counter_claims, headline_claims
         glts = xr.load_dataset(inp.glts)
@@ -127,13 +120,7 @@ def claims_step(ctx) -> None:
 
 
 def fig3_flow() -> str:
-    """The reconstructed Fig. 3 flow: the literal block of ``GLomarcTS``'s docstring.
-
-    Examples
-    --------
-    >>> fig3_flow().splitlines()[0].strip()
-    'if no whole node is free now (counting those of jobs due now):'
-    """
+    """The reconstructed Fig. 3 flow: the literal block of ``GLomarcTS``'s docstring."""
     import inspect
 
     from simlib.policies.glomarc_ts import GLomarcTS

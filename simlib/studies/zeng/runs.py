@@ -39,13 +39,7 @@ class RunResult:
 
 
 def machine(kind: str, nodes: int) -> Platform:
-    """``nodes`` nodes of 2 dual-core CPUs (``multicore``) or of one core.
-
-    Examples
-    --------
-    >>> machine("multicore", 128).cpus, machine("single_core", 128).cpus
-    (512, 128)
-    """
+    """``nodes`` nodes of 2 dual-core CPUs (``multicore``) or of one core."""
     if kind == "multicore":
         return Platform.homogeneous(4 * nodes, cores_per_node=4, sockets_per_node=2,
                                     name=f"{nodes}x2x2cores")
@@ -123,21 +117,14 @@ def run(frame: pd.DataFrame, *, policy: str = "scojo_pect", params: dict | None 
     sim.run()
     seconds = time.perf_counter() - t0
     n = len(jobs)
-    rate = np.array([pol.plan[i][4] for i in range(n)])
-    work = np.array([j.work for j in jobs])
+    rate, work = np.array([pol.plan[i][4] for i in range(n)]), np.array([j.work for j in jobs])
+    plan = [pol.plan[i] for i in range(n)]
     table = pd.DataFrame({
-        "job_id": [j.job_id for j in jobs],
-        "type": [pol.plan[i][0] for i in range(n)],
-        "size": [j.procs for j in jobs],
-        "ppn": [pol.plan[i][1] for i in range(n)],
-        "nodes": [pol.plan[i][2] for i in range(n)],
-        "submission_time": [j.submit for j in jobs],
-        "starting_time": [j.start for j in jobs],
-        "finish_time": [j.finish for j in jobs],
-        "waiting_time": [j.start - j.submit for j in jobs],
+        "job_id": [j.job_id for j in jobs], "type": [q[0] for q in plan],
+        "size": [j.procs for j in jobs], "ppn": [q[1] for q in plan], "nodes": [q[2] for q in plan],
+        "submission_time": [j.submit for j in jobs], "starting_time": [j.start for j in jobs],
+        "finish_time": [j.finish for j in jobs], "waiting_time": [j.start - j.submit for j in jobs],
         "runtime": frame["runtime"].to_numpy(dtype=float),
-        # The rate model runs a job at `rate` whenever it runs: its running
-        # time is its work over its rate.
         # A job whose pace never changes runs its work over its rate (exact,
         # as the golden cubes hold it); grouped jobs change pace: measured.
         "executed": (work / rate if cos is None

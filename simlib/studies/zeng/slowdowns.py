@@ -104,14 +104,7 @@ def _seed_words(seed) -> list[int]:
 
 def rng_for(seed, *stream: int, child: int | None = None) -> np.random.Generator:
     """A generator for one purpose: ``SeedSequence([*seed, *stream])``, or its
-    child ``child`` for several independent draws of one purpose.
-
-    Examples
-    --------
-    >>> a = rng_for(7, SELF_SLOWDOWN_STREAM).random()
-    >>> a == rng_for([7], SELF_SLOWDOWN_STREAM).random(), a == rng_for(8, SELF_SLOWDOWN_STREAM).random()
-    (True, False)
-    """
+    child ``child`` for several independent draws of one purpose."""
     words = [*_seed_words(seed), *(int(w) for w in stream)]
     key = () if child is None else (int(child),)
     return np.random.default_rng(np.random.SeedSequence(words, spawn_key=key))
@@ -154,10 +147,7 @@ class _Column:
 
 def draw_slowdowns(table: Mapping, column: str, n: int, rng: np.random.Generator) -> np.ndarray:
     """Draw ``n`` slowdowns from one column (``sl_scr``, ``sl_sno``, ``sl_cos``) of
-    ``table`` (``bins`` and a list of shares per column, e.g. :data:`TABLE4`).
-
-    Each value picks a range with the column's shares (normalised to sum
-    to 1), then falls uniformly within the range ``[lo, hi)``."""
+    ``table`` (``bins`` and a list of shares per column, e.g. :data:`TABLE4`)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator (no global random state)")
     return _Column(table, column).draw(n, rng)
@@ -177,13 +167,7 @@ def seeded_uniforms(words: list[int], kernel=None) -> list[float]:
 
     ``kernel`` is :mod:`simlib.policies._seeding_kernel` (see
     :func:`seeding_kernel`), which computes the same bits ~25x faster than
-    building numpy's three objects; None builds them.
-
-    Examples
-    --------
-    >>> seeded_uniforms([0, 5]) == np.random.default_rng([0, 5]).random(2).tolist()
-    True
-    """
+    building numpy's three objects; None builds them."""
     if kernel is not None:
         return kernel.first_uniforms(words, 2)
     return rng_for(words).random(2).tolist()
@@ -255,11 +239,9 @@ def bin_shares(values, bins) -> np.ndarray:
 
 def _sizes(size, name: str) -> np.ndarray:
     s = np.asarray(size)
-    if s.dtype == bool or not np.issubdtype(s.dtype, np.number):
-        raise ValueError(f"{name} must be numbers, got {size!r}")
-    s = s.astype(float)
-    if not np.all(np.isfinite(s)) or np.any(s < 1) or np.any(s != np.floor(s)):
-        raise ValueError(f"{name} must be whole numbers of processes >= 1")
+    if s.dtype == bool or not np.issubdtype(s.dtype, np.number) or not np.all(np.isfinite(s)) \
+            or np.any(s < 1) or np.any(s != np.floor(s)):
+        raise ValueError(f"{name} must be whole numbers of processes >= 1, got {size!r}")
     return s.astype(np.int64)
 
 

@@ -28,24 +28,13 @@ def rr_by_class(jobs: pd.DataFrame, bound: float, pure: str = "executed") -> dic
     ``executed`` (default): the job's running time without slicing, its self
     slowdown included -- "response time in relation to pure runtime (without
     time slicing)" (§5.1); ``runtime``: T_i, the same for every scheduler."""
-    out = {}
-    for cls in CLASSES:
-        sub = jobs if cls == "all" else jobs[jobs["type"] == cls]
-        out[cls] = (m.zeng_bounded_relative_response_time(sub, pure_runtime=pure, bound=bound)
-                    if len(sub) else float("nan"))
-    return out
+    subsets = {cls: jobs if cls == "all" else jobs[jobs["type"] == cls] for cls in CLASSES}
+    return {cls: m.zeng_bounded_relative_response_time(sub, pure_runtime=pure, bound=bound)
+            if len(sub) else float("nan") for cls, sub in subsets.items()}
 
 
 def overhead_share(slices: pd.DataFrame, jobs: pd.DataFrame) -> float:
-    """Percent of the makespan spent in slice-switch overheads (§5.1's "5 % overhead").
-
-    Examples
-    --------
-    >>> s = pd.DataFrame({"start": [0.0, 100.0], "effective": [10.0, 110.0], "end": [100.0, 200.0]})
-    >>> j = pd.DataFrame({"submission_time": [0.0], "finish_time": [200.0]})
-    >>> overhead_share(s, j)
-    10.0
-    """
+    """Percent of the makespan spent in slice-switch overheads (§5.1's "5 % overhead")."""
     t0 = float(jobs["submission_time"].min())
     t1 = float(jobs["finish_time"].max())
     a = np.clip(slices["start"].to_numpy(float), t0, t1)
@@ -106,9 +95,8 @@ def summary(res: RunResult, *, nodes: int, kind: str, bound: float, bounds, n_hi
         "makespan": m.makespan(jobs),
         "makespan_days": m.makespan(jobs) / 86400,
         "drain_fraction": drain_fraction(jobs),
-        "mean_response_all": float(response.mean()),
-        "mean_response_medium": float(response[jobs["type"] == "medium"].mean()),
-        "mean_response_long": float(response[jobs["type"] == "long"].mean()),
+        **{f"mean_response_{c}": float((response if c == "all" else response[jobs["type"] == c]).mean())
+           for c in ("all", "medium", "long")},
         "mean_wait": m.mean_wait(jobs),
         "mean_queue": mean_queue_length(usage, jobs),
         "overhead_share": overhead_share(res.slices, jobs),

@@ -9,10 +9,9 @@ editing this module reruns no simulation); this module builds the cube
 (:func:`figures_step`) and judges them (:func:`sweep_claims`).
 
 The point at Table 6's value, and the variants whose runs do not depend on
-the parameter (NH forms no blocks, so its block size is moot), come from
-the main runs of ``zeng_simulate_glts`` on the same workload and seeds:
-every point is paired by seed with every other, and Fig. 8's point at the
-printed block size is Fig. 6's W2 run.
+the parameter (NH forms no blocks), come from the main runs of the same
+workload and seeds (the README's interpretations): every point is paired
+by seed with every other.
 """
 from __future__ import annotations
 

@@ -50,12 +50,8 @@ def table4(pub: dict, workloads: list[pd.DataFrame], seeds: list[int]) -> pd.Dat
     bins = [tuple(b) for b in t4["bins"]]
     scr = np.concatenate([w["sl_scr"].to_numpy(float) for w in workloads])
     sno = np.concatenate([w["sl_sno"].to_numpy(float) for w in workloads])
-    cos = []
-    for seed in seeds:
-        draw = CoschedulingSlowdowns(t4, seed)
-        for i in range(1, 5000):
-            cos += [draw(i - 1, i), draw(i, i - 1)]
-    cos = np.asarray(cos)
+    draws = [CoschedulingSlowdowns(t4, seed) for seed in seeds]
+    cos = np.asarray([x for d in draws for i in range(1, 5000) for x in (d(i - 1, i), d(i, i - 1))])
     rows = {"range": [f"[{lo}, {hi})" for lo, hi in bins]}
     for name, values in (("sl_scr", scr), ("sl_sno", sno), ("sl_cos", cos)):
         printed = np.asarray(t4[name], float)

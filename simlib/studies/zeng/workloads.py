@@ -16,25 +16,20 @@ its processes per node (formula 8).
 described by ``workload.schema.json`` beside this module, :data:`SCHEMA`);
 :func:`table5` measures Table 5's quantities on it.
 
-Choices where the paper is silent
----------------------------------
-* Submit times are those of :func:`simlib.workload.lublin.generate_lublin`
-  (whole seconds); runtimes are its runtimes, at least 1 s.
-* Sizes are capped at ``ppn * machine_nodes`` processes, so that every
-  job fits the machine. Formula 7 can exceed it: a job of 128 nodes whose
-  self slowdowns multiply to less than 1 (``SL_sno`` below 1 is in Table 4)
-  would ask for more than 128 full nodes.
-* Estimates are exact by default (Section 3 assumes "roughly correct
-  runtime estimation by the system").
+Where the paper is silent (the README's interpretations): submit times
+(whole seconds) and runtimes (at least 1 s) are those of
+:func:`simlib.workload.lublin.generate_lublin`; sizes are capped at ``ppn *
+machine_nodes`` processes so that every job fits the machine (formula 7
+exceeds it for a job of 128 nodes whose self slowdowns multiply to less
+than 1, ``SL_sno`` below 1 being in Table 4); estimates are exact by
+default (Section 3 assumes "roughly correct runtime estimation by the system").
 """
 from __future__ import annotations
 
 import gzip
-import json
 import math
 import zlib
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +37,7 @@ import pandas as pd
 
 from simlib.errors import TraceFormatError
 from simlib.io import write_csv
+from simlib.schema import load_schema
 from simlib.workload.estimates import apply_estimates
 from simlib.workload.lublin import LublinParams, generate_lublin
 
@@ -123,11 +119,6 @@ def generate(alpha: float, n_jobs: int, seed, *, machine_nodes: int = 128,
 
 # ---------------------------------------------------------------- Checking, writing, reading
 
-@lru_cache(maxsize=1)
-def _schema() -> dict:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
-
-
 def _first_problem(values: pd.Series, rule: Mapping) -> tuple[int, str] | None:
     """The first row breaking one column's schema rule, and why; None if every row keeps it.
 
@@ -169,17 +160,7 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
     job of size 1 has ``ppn`` 1. Cells may be numbers or text (as read
     from a file). The first problem raises TraceFormatError, naming
     ``where``, the line in a file (row ``i``, counted from 0, is line
-    ``i + 2``, after the header), the column and the reason.
-
-    Examples
-    --------
-    >>> w = generate(ALPHA["W1"], 3, seed=0)
-    >>> w.loc[1, "ppn"] = 3
-    >>> check_workload(w, "w.csv.gz")
-    Traceback (most recent call last):
-    ...
-    simlib.errors.TraceFormatError: w.csv.gz:3: field 'ppn': 3 is not one of [1, 2, 4]
-    """
+    ``i + 2``, after the header), the column and the reason."""
     header = list(frame.columns)
     for col in COLUMNS:
         if col not in header:
@@ -190,7 +171,7 @@ def check_workload(frame: pd.DataFrame, where="<workload>") -> pd.DataFrame:
     if len(frame) == 0:
         raise TraceFormatError(where, None, None, "no jobs")
     frame = frame.reset_index(drop=True)
-    rules = _schema()["properties"]
+    rules = load_schema(SCHEMA)["properties"]
     _raise_first([(*p, col) for col in COLUMNS if (p := _first_problem(frame[col], rules[col]))],
                  where)
     typed = {"integer": lambda v: pd.to_numeric(v).astype(float).astype(_INT),
@@ -253,7 +234,6 @@ def read_workload(path) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- Table 5
-
 def _pct(part, whole) -> float:
     return float(100.0 * part / whole) if whole else math.nan
 
@@ -263,30 +243,20 @@ def _pow2(x: np.ndarray) -> np.ndarray:
 
 
 def table5(df: pd.DataFrame, machine_nodes: int = 128) -> dict:
-    """Table 5's quantities measured on one workload table.
+    """Table 5's quantities measured on one workload table (shares in percent).
 
-    Shares are percent: ``{short,medium,long}_pct`` of the jobs (Table 5:
-    64, 19.5, 16.5), ``{medium,long}_of_medium_long_pct`` (54, 46),
-    ``work_{short,medium,long}_pct`` of the work (0.5, 26.0, 73.5); of the
-    Lublin (``*_orig``) and the adjusted (``*_adjusted``) sizes,
-    ``serial_pct_*`` (24; formula 7 keeps serial jobs serial and parallel
-    ones parallel, so they agree), ``pow2_pct_*`` (powers of two, 1
-    included: 75), ``pow2_parallel_pct_*`` (powers of two >= 2, of all
-    jobs) and ``pow2_among_parallel_pct_*`` (of the parallel jobs);
-    ``ppn{1,2,4}_pct`` per formula-8 PPN; ``n_jobs`` and ``span_s`` (last
-    submit - first submit). *Work* is ``orig_size * runtime`` (node-seconds
-    of the Lublin job on single-core nodes), which formula 7 meant to keep.
-
-    Readings of the printed "Load" (10.6 for W1, 13.0 for W2), each over the
-    span, with M = ``machine_nodes``, 4 cores per node and a job of PPN
-    ``p`` running for ``runtime * self_slowdown_at(p)``: ``load_jobs_per_hour``
-    ``3600 * (n_jobs - 1) / span``; ``load_node_lublin``, the Lublin jobs on M
-    single-core nodes, ``sum(orig_size * runtime) / (span * M)``;
-    ``load_node_ssp``, nodes kept busy under space sharing (SSP),
-    ``sum(ceil(size / ppn) * runtime * slowdown) / (span * M)``;
-    ``load_core_ssp``, cores kept busy under SSP, ``sum(size * runtime *
-    slowdown) / (span * M * 4)``; ``load_processes``, process-seconds
-    without slowdown over the cores, ``sum(size * runtime) / (span * M * 4)``."""
+    Shares of the jobs by type (Table 5: 64, 19.5, 16.5), of medium and long
+    (54, 46), of the work by type (0.5, 26.0, 73.5; *work* is ``orig_size *
+    runtime``, the Lublin job's node-seconds, which formula 7 meant to
+    keep); of the Lublin (``*_orig``) and adjusted (``*_adjusted``) sizes,
+    serial jobs (24; formula 7 keeps them serial, so both agree) and powers
+    of two (1 included: 75; >= 2 of all jobs, and of the parallel ones);
+    jobs per formula-8 PPN. ``load_*``: our readings of the printed "Load"
+    (10.6 for W1, 13.0 for W2, no unit), over the submit span ``span_s``,
+    with M = ``machine_nodes`` and a job of PPN ``p`` running for ``runtime
+    * self_slowdown_at(p)``: jobs per hour, node load of the Lublin jobs on M
+    single-core nodes, node and core loads under space sharing, and
+    process-seconds without slowdown over the cores."""
     n = len(df)
     kind = df["type"].astype(str).to_numpy()
     orig = df["orig_size"].to_numpy().astype(_INT)
