@@ -110,3 +110,12 @@ def template_files(package: str, names) -> list[str]:
         found[name] = str(Path(path).resolve())
         todo += [n for n in meta.find_referenced_templates(env.parse(source)) if n]
     return sorted(found.values())
+
+
+@functools.lru_cache(maxsize=None)
+def template_data(package: str, name: str):
+    """A YAML file of a package's ``templates/`` (words as data: labels, titles, claim
+    texts), read once. A step reading it names it in ``Step.templates``, as a template,
+    so that editing a word reruns only the steps writing it."""
+    import yaml
+    return yaml.safe_load((template_dirs(package)[0] / name).read_text(encoding="utf-8"))
