@@ -3,11 +3,12 @@ import pytest
 from jinja2 import UndefinedError
 
 from simlib.claims import Verdict
-from simlib.studies.zeng.words import claim, words
+from simlib.render import template_data
+from simlib.studies.zeng.words import claim
 
 
 def test_every_claim_has_the_texts_a_claim_needs():
-    for key, texts in words("claims.yaml").items():
+    for key, texts in template_data("simlib.studies.zeng", "claims.yaml").items():
         assert {"claim", "source", "published", "ours", "criterion"} <= set(texts), key
         assert set(texts) <= {"claim", "source", "published", "ours", "criterion", "figure",
                               "reading"}, key
@@ -24,5 +25,5 @@ def test_a_claim_is_rendered_with_its_numbers():
 
 
 def test_labels_are_read():
-    labels = words("labels.yaml")
+    labels = template_data("simlib.studies.zeng", "labels.yaml")
     assert labels["ssp"]["rr_all"] == "RR, all jobs" and len(labels["table5"][0]) == 3

@@ -4,7 +4,7 @@
 the policy on 128 nodes of two dual-core CPUs (or, for §4.8's validation, the
 unadjusted jobs on 128 single-core nodes) and returns what the metrics need:
 the per-job table, the physical usage over time, the slices and the
-policy's counters. :func:`simulate_step` is the pipeline's step.
+policy's counters. :func:`simulate_step` and :func:`glts_step` are the pipeline's steps.
 """
 from __future__ import annotations
 

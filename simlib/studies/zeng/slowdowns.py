@@ -320,19 +320,7 @@ def adjusted_size(o_size, sl_scr, sl_sno, max_sl: float, self_sl2: float,
         share); other sizes as ``"nearest"``. With Table 4's ranges this
         doubles or quadruples power-of-two jobs exactly.
 
-    Case 1 keeps ``oSize`` under every rounding.
-
-    Examples
-    --------
-    8 processes, ``SL_scr * SL_sno = 1.155 <= 1.25``: case 3,
-    ``8 * 4 / 1.05 / 1.10 = 27.71``:
-
-    >>> t = TABLE6["max_sl"], TABLE6["self_sl2"]
-    >>> [adjusted_size(8, 1.05, 1.10, *t, rounding=r) for r in ROUNDINGS]
-    [28, 28, 32]
-    >>> adjusted_size([1, 6, 6], [1.05, 1.3, 1.3], [1.1, 1.1, 1.2], *t).tolist()
-    [1, 11, 6]
-    """
+    Case 1 keeps ``oSize`` under every rounding."""
     if rounding not in ROUNDINGS:
         raise ConfigError(f"rounding {rounding!r}: choose one of {list(ROUNDINGS)}")
     o = _sizes(o_size, "oSize")

@@ -84,13 +84,8 @@ def _rr(cube: xr.Dataset, variant: str, value, cls: str) -> np.ndarray:
 
 
 def optimum_claim(cube: xr.Dataset, printed) -> Claim:
-    """The block size of lowest mean RR (GLTS) is the printed one, for medium and long jobs.
-
-    Per class: the printed value has the lowest mean RR over seeds: a hit;
-    else, if the paired difference to the best value's RR has a 95 % CI that
-    includes 0, a tie. Both hits: reproduced; a hit or a tie: partly; else
-    not reproduced. Not testable when the printed value was not run.
-    """
+    """The block size of lowest mean RR (GLTS) is the printed one, for medium and long jobs
+    (criterion: ``claims.yaml``'s ``optimum``); not testable when the printed value was not run."""
     param, workload = cube.attrs["parameter"], cube.attrs["workload"]
     values = cube[param].values.tolist()
     texts = dict(printed=printed, param=param, values=values, workload=workload)
@@ -115,10 +110,8 @@ def optimum_claim(cube: xr.Dataset, printed) -> Claim:
 
 
 def best_at_optimum_claim(cube: xr.Dataset, printed) -> Claim:
-    """At the printed optimum GLTS has the lowest RR of the variants drawn (medium and long).
-
-    One case per (class, other variant): GLTS lower in every seed (paired).
-    """
+    """At the printed optimum GLTS has the lowest RR of the variants drawn (medium and long;
+    criterion: ``claims.yaml``'s ``best_at_optimum``)."""
     param = cube.attrs["parameter"]
     others = [v for v in cube["variant"].values.tolist() if v != "GLTS"]
     texts = dict(printed=printed, param=param, workload=cube.attrs["workload"])
@@ -135,13 +128,8 @@ def best_at_optimum_claim(cube: xr.Dataset, printed) -> Claim:
 
 
 def plateau_claim(cube: xr.Dataset, threshold, tol: float) -> Claim:
-    """RR improves with F_slack up to ``threshold`` and stays flat beyond it (GLTS).
-
-    Per class (medium, long, all), two cases: the smallest value's RR above
-    the threshold's in every seed (paired); for every value past the
-    threshold, the mean paired difference to the threshold's RR within
-    ``tol`` x its mean. All six: reproduced; some: partly; none: not reproduced.
-    """
+    """RR improves with F_slack up to ``threshold`` and stays flat beyond it (GLTS; criterion:
+    ``claims.yaml``'s ``plateau``)."""
     param = cube.attrs["parameter"]
     values = sorted(cube[param].values.tolist())
     texts = dict(threshold=threshold, tol=tol, param=param, values=values,

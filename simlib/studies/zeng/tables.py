@@ -1,12 +1,6 @@
-"""Paper Z's tables (step ``zeng_tables``): printed tables as data, ours beside them.
-
-Tables 1, 2, 3 and 6 as printed; Table 4 sampled back from our draws; Table
-5 measured on our W1 and W2 (mean over seeds), with our readings of "Load =
-10.6 / 13.0"; SSP per workload (RR per class with 95 % CIs over seeds,
-makespan, drain, utilizations, high-load phases, overhead); §4.8's
-validation, the adjusted workload on the multi-core machine against the
-unadjusted one on 128 single-core nodes, paired by seed.
-"""
+"""Paper Z's tables (step ``zeng_tables``): printed tables as data, ours beside them
+(Tables 1-3 and 6 as printed, Table 4 sampled back, Table 5 measured, SSP per workload,
+§4.8's validation; each one's title: ``artifacts.yaml``)."""
 from __future__ import annotations
 
 import json
@@ -17,12 +11,11 @@ import pandas as pd
 import xarray as xr
 
 from simlib.io import write_csv, write_text
-from simlib.render import render
+from simlib.render import render, template_data
 
 from .cubes import ci_text
 from .published import load_published
 from .slowdowns import CoschedulingSlowdowns, bin_shares
-from .words import words
 from .workloads import read_workload
 
 __all__ = ["published_tables", "table4", "table5", "ssp_table", "validation_table", "tables_step"]
@@ -67,7 +60,7 @@ def table4(pub: dict, workloads: list[pd.DataFrame], seeds: list[int]) -> pd.Dat
 
 def table5(pub: dict, infos: list[dict], cube: xr.Dataset) -> pd.DataFrame:
     """Printed Table 5 beside ours (mean over seeds per workload)."""
-    t5, labels = pub["table5"], words("labels.yaml")
+    t5, labels = pub["table5"], template_data(__package__, "labels.yaml")
     names = list(dict.fromkeys(i["workload"] for i in infos))
     by = {w: [i for i in infos if i["workload"] == w] for w in names}
     rows = [{"quantity": label, "printed": t5[printed_key] if printed_key else np.nan,
@@ -90,7 +83,7 @@ def ssp_table(cube: xr.Dataset, pub: dict) -> pd.DataFrame:
     """SSP per workload on the multi-core machine: mean ± 95 % CI over seeds."""
     rows = []
     mc = cube.sel(machine="multicore")
-    for var, label in words("labels.yaml")["ssp"].items():
+    for var, label in template_data(__package__, "labels.yaml")["ssp"].items():
         if var not in cube:
             continue
         row = {"metric": label, "variable": var}
