@@ -44,7 +44,7 @@ from .markdown import markdown_table
 
 __all__ = ["Verdict", "Claim", "verdict_from_hits", "verdict_from_sign", "claims_frame",
            "verdict_counts", "apply_criteria", "write_claims", "read_claims", "claims_index",
-           "read_published", "CLAIM_COLUMNS", "CLAIMS_FILE_COLUMNS"]
+           "read_published", "published_loader", "CLAIM_COLUMNS", "CLAIMS_FILE_COLUMNS"]
 
 
 class Verdict(str, enum.Enum):
@@ -371,3 +371,24 @@ def read_published(path, schema, check=None) -> dict:
     if check is not None:
         check(data, path)
     return data
+
+
+def published_loader(module_file, check=None) -> Callable[..., dict]:
+    """A study's ``load_published(path)``: :func:`read_published` with the schema
+    ``published.schema.json`` beside ``module_file`` (the study's ``published``
+    module) and the paper's ``check``; the schema's path is its ``schema`` attribute.
+
+    Examples
+    --------
+    >>> load = published_loader("/repo/simlib/studies/x/published.py")
+    >>> str(load.schema), load.__name__
+    ('/repo/simlib/studies/x/published.schema.json', 'load_published')
+    """
+    schema = Path(module_file).resolve().with_name("published.schema.json")
+
+    def load_published(path) -> dict:
+        """Read the paper's published-numbers file, checked (schema, then the paper's checks)."""
+        return read_published(path, schema, check)
+
+    load_published.schema = schema
+    return load_published

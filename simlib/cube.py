@@ -35,6 +35,7 @@ __all__ = [
     "CubeReadError",
     "Difference",
     "build_cube",
+    "study_attrs",
     "config_sha256",
     "provenance",
     "git_commit",
@@ -182,6 +183,22 @@ def provenance(config_subtree: Any, *, repo_dir: str | os.PathLike | None = None
     }
 
 
+def study_attrs(study: str, subtree: Any, repo: str | os.PathLike | None = None,
+                **attrs: Any) -> dict[str, Any]:
+    """Global attributes of a study's cube: :func:`provenance` of ``subtree``
+    (the config the cube depends on; ``repo`` holds the commit), the study's key,
+    the subtree itself as JSON (``config_subtree``), then ``attrs``.
+
+    Examples
+    --------
+    >>> a = study_attrs("demo", {"x": 1}, scale="smoke")
+    >>> a["study"], a["config_subtree"], a["scale"], len(a["config_sha256"])
+    ('demo', '{"x": 1}', 'smoke', 64)
+    """
+    return {**provenance(subtree, repo_dir=repo), "study": study,
+            "config_subtree": json.dumps(subtree, sort_keys=True), **attrs}
+
+
 # --------------------------------------------------------------------------
 # building
 # --------------------------------------------------------------------------
@@ -219,6 +236,7 @@ def build_cube(
     *,
     attrs: Mapping[str, Any] | None = None,
     metric_info: Mapping[str, tuple[str, str, str]] | None = None,
+    coord_info: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> xr.Dataset:
     """Arrange per-run records into a cube with ``dims`` × ``metrics``.
 
@@ -237,6 +255,9 @@ def build_cube(
         Stored in sorted key order; values must be str or numbers.
     metric_info : dict, optional
         Extra or overriding ``name -> (units, long_name, description)``.
+    coord_info : dict, optional
+        Extra or overriding attributes of coordinates: ``dim -> attributes``
+        (added to :data:`DIM_ATTRS`'s).
 
     Returns
     -------
@@ -299,8 +320,10 @@ def build_cube(
         variables[m] = xr.Variable(
             dims, data[m], attrs={"units": units, "long_name": long_name, "description": description}
         )
+    coord_info = coord_info or {}
     coord_vars = {
-        d: xr.Variable((d,), _coord_array(coords[d]), attrs=dict(DIM_ATTRS.get(d, {"long_name": d})))
+        d: xr.Variable((d,), _coord_array(coords[d]),
+                       attrs={**DIM_ATTRS.get(d, {"long_name": d}), **coord_info.get(d, {})})
         for d in dims
     }
     global_attrs = {k: _check_attr_value(k, attrs[k]) for k in sorted(attrs or {})}
@@ -325,13 +348,14 @@ def _encoding(ds: xr.Dataset) -> dict[str, dict[str, Any]]:
     return enc
 
 
-def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> Path:
+def write_cube(ds: xr.Dataset, path: str | os.PathLike, log=None) -> Path:
     """Write ``ds`` to a netCDF4 file, atomically and deterministically.
 
     The file is written next to ``path`` under a temporary name and renamed,
     so an interrupted run never leaves a partial cube behind. Encoding is
     fixed (float64, NaN fill for variables, zlib level 4 with shuffle), so
-    the same dataset always gives the same bytes.
+    the same dataset always gives the same bytes. ``log`` (a logger), if
+    given, is told the file and the cube's sizes.
 
     Examples
     --------
@@ -344,6 +368,8 @@ def write_cube(ds: xr.Dataset, path: str | os.PathLike) -> Path:
     path = Path(path)
     with atomic_path(path) as tmp:
         ds.to_netcdf(tmp, engine="netcdf4", format="NETCDF4", encoding=_encoding(ds))
+    if log is not None:
+        log.info("cube %s: dims %s", path, dict(ds.sizes))
     return path
 
 

@@ -6,7 +6,8 @@ import pytest
 
 import simlib.claims as claims_module
 from simlib.claims import (CLAIM_COLUMNS, CLAIMS_FILE_COLUMNS, Claim, Verdict, apply_criteria,
-                           claims_frame, claims_index, read_claims, read_published,
+                           claims_frame, claims_index, published_loader, read_claims,
+                           read_published,
                            verdict_counts, verdict_from_hits, verdict_from_sign, write_claims)
 from simlib.errors import ConfigError
 from simlib.markdown import markdown_table
@@ -134,6 +135,20 @@ def test_read_published_names_file_and_key(tmp_path):
     path.write_text("t1: [unclosed\n")
     with pytest.raises(ConfigError, match="cannot read published numbers"):
         read_published(path, schema)
+
+
+def test_published_loader_reads_against_the_schema_beside_the_module(tmp_path):
+    (tmp_path / "published.schema.json").write_text(
+        '{"type": "object", "required": ["t1"], "properties": {"t1": {"type": "number"}}}')
+    seen = []
+    load = published_loader(tmp_path / "published.py", lambda data, path: seen.append(path))
+    path = tmp_path / "p.yaml"
+    path.write_text("t1: 2\n")
+    assert load(path) == {"t1": 2} and seen == [path]   # the paper's check ran
+    path.write_text("t1: x\n")
+    with pytest.raises(ConfigError, match=r"p.yaml: t1: 'x' is not of type 'number'"):
+        load(path)
+    assert load.schema == tmp_path / "published.schema.json"
 
 
 def test_claims_examples():

@@ -90,6 +90,13 @@ def test_build_cube_metric_info_for_new_metrics():
                                   "description": "number of coscheduling groups"}
 
 
+def test_build_cube_coord_info_adds_to_the_dimension_attributes():
+    ds = C.build_cube([{"load": 1, "seed": 0, "makespan": 3.0}], ["load", "seed"], ["makespan"],
+                      coord_info={"seed": {"description": "run index"}, "other": {"x": "y"}})
+    assert ds["seed"].attrs == {"long_name": "random seed index", "description": "run index"}
+    assert ds["load"].attrs == C.DIM_ATTRS["load"]
+
+
 # ----------------------------------------------------------------- provenance
 def test_config_sha256_canonical():
     h = C.config_sha256({"b": 1, "a": [1, 2.5, "x"]})
@@ -104,6 +111,13 @@ def test_provenance_keys_and_no_timestamps():
     assert set(p) == {"simlib_version", "git_commit", "config_sha256", "created_by"}
     assert p["simlib_version"] == __version__
     assert p == C.provenance({"x": 1})
+
+
+def test_study_attrs_hold_the_provenance_and_the_subtree():
+    a = C.study_attrs("demo", {"b": [1], "a": 2}, scale="smoke", study_note="n")
+    assert a["study"] == "demo" and a["config_subtree"] == '{"a": 2, "b": [1]}'
+    assert {k: a[k] for k in C.provenance({})} == C.provenance({"a": 2, "b": [1]})
+    assert (a["scale"], a["study_note"]) == ("smoke", "n")
 
 
 def _fake_git(tmp_path, head, refs=None, packed=None):
@@ -152,6 +166,13 @@ def test_write_read_round_trip(tmp_path):
     assert back["mean_wait"].attrs["units"] == "s"
     assert back.attrs["config_sha256"] == C.config_sha256({"grid": [1, 2]})
     assert os.listdir(tmp_path / "sub") == ["cube.nc"]  # no temporary left behind
+
+
+def test_write_cube_tells_the_log(tmp_path, caplog):
+    import logging
+    with caplog.at_level(logging.INFO, logger="cube-test"):
+        C.write_cube(make_cube(), tmp_path / "c.nc", log=logging.getLogger("cube-test"))
+    assert f"cube {tmp_path / 'c.nc'}: dims" in caplog.text
 
 
 def test_two_builds_give_identical_bytes(tmp_path):
