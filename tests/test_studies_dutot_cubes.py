@@ -19,7 +19,7 @@ def summary(coords, seed, values):
 def test_records_and_cube_dims_per_experiment():
     s = [summary({"set": st, "ordering": o}, seed, {("basic", 0.0): 10.0, ("local", 1e7): 20.0})
          for st in ("high", "low") for o in ("o1", "o2") for seed in (0, 1)]
-    recs = records(s, "heterogeneous")
+    recs = records(s)
     assert len(recs) == 16 and set(recs[0]) == {*DIMS["heterogeneous"], "makespan", "mean_execution",
                                                 "mean_wait", "jobs_killed", "jobs"}
     cube = build(recs, "heterogeneous")

@@ -29,7 +29,7 @@ from pathlib import Path
 import yaml
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, deferred
+from ..base import Artifact, Step, Study
 
 __all__ = ["Dutot", "OUT", "EXPERIMENTS", "f_comm_values"]
 
@@ -283,7 +283,7 @@ class Dutot(Study):
             params=lambda w: {"subtree": self.subtree(w.experiment, w.scale),
                               "variants": self.variants},
             wildcard_constraints={"experiment": "|".join(EXPERIMENTS)},
-            report={"cube": "cube"}, run=deferred(_run("cubes"), "aggregate", repo=self.repo))
+            report={"cube": "cube"}, run=_run("cubes:aggregate"))
 
     # ---------------------------------------------------------- figures
     def figure_steps(self) -> list[Step]:

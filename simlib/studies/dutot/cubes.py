@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from simlib.cube import build_cube, provenance, write_cube
+from simlib.cube import build_cube, study_attrs, write_cube
 
 from .runs import METRIC_INFO, METRICS
 
@@ -30,43 +30,29 @@ COORD_INFO = {
 }
 
 
-def records(summaries: Iterable[Mapping], experiment: str) -> list[dict]:
+def records(summaries: Iterable[Mapping]) -> list[dict]:
     """One record per run (cube cell) from the simulation chunks' summaries."""
-    out = []
-    for s in summaries:
-        base = {**s["coords"], "seed": int(s["seed"])}
-        for run in s["runs"]:
-            rec = {**base, "variant": run["variant"], "f_comm": float(run["f_comm"])}
-            rec.update({m: run["metrics"].get(m) for m in METRICS})
-            out.append({k: rec[k] for k in (*DIMS[experiment], *METRICS)})
-    return out
+    return [{**s["coords"], "seed": int(s["seed"]), "variant": run["variant"],
+             "f_comm": float(run["f_comm"]), **{m: run["metrics"].get(m) for m in METRICS}}
+            for s in summaries for run in s["runs"]]
 
 
 def build(recs: list[dict], experiment: str, attrs: Mapping | None = None):
     """The cube of one experiment from its records."""
-    cube = build_cube(recs, DIMS[experiment], list(METRICS), attrs=attrs,
-                      metric_info=METRIC_INFO)
-    for dim in DIMS[experiment]:
-        cube[dim].attrs.update(COORD_INFO[dim])
-    return cube
+    return build_cube(recs, DIMS[experiment], list(METRICS), attrs=attrs, metric_info=METRIC_INFO,
+                      coord_info=COORD_INFO)
 
 
-def aggregate(ctx, repo=None) -> None:
+def aggregate(ctx) -> None:
     """Step ``dutot_aggregate``: the ``cube`` of experiment ``{experiment}`` from the chunks'
     ``summaries``; parameters ``subtree`` (its provenance) and ``variants`` (display order)."""
     experiment, scale = ctx.wildcards["experiment"], ctx.wildcards["scale"]
-    subtree = ctx.params["subtree"]
     summaries = [json.loads(Path(p).read_text()) for p in ctx.input.summaries]
-    recs = records(summaries, experiment)
     versions = sorted({s.get("simgrid_version", "unknown") for s in summaries})
-    attrs = provenance(subtree, repo_dir=repo)
-    attrs.update({
-        "study": "dutot", "experiment": experiment, "scale": scale,
-        "title": f"paper D (Dutot et al.), {experiment} experiment, {scale} scale",
-        "config_subtree": json.dumps(subtree, sort_keys=True),
-        "variants_order": ", ".join(ctx.params["variants"]),
-        "timing": "job durations from SimGrid (ptask_L07 host model, flow-level network)",
-        "simgrid_version": ", ".join(versions)})
-    cube = build(recs, experiment, attrs)
-    write_cube(cube, ctx.output.cube)
-    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+    attrs = study_attrs(
+        "dutot", ctx.params["subtree"], ctx.repo, experiment=experiment, scale=scale,
+        title=f"paper D (Dutot et al.), {experiment} experiment, {scale} scale",
+        variants_order=", ".join(ctx.params["variants"]),
+        timing="job durations from SimGrid (ptask_L07 host model, flow-level network)",
+        simgrid_version=", ".join(versions))
+    write_cube(build(records(summaries), experiment, attrs), ctx.output.cube, ctx.log)

@@ -1,11 +1,12 @@
 """Paper K's cubes and the C_s pick.
 
 One netCDF cube per sweep from the simulation chunks' records
-(:func:`build_kumar_cube`, written by :func:`aggregate_sweep`): the C_s
+(:func:`build_kumar_cube`, written by :func:`aggregate_step`): the C_s
 sweep with dims ``(workload, policy, cs, seed)``, the load sweeps with
 ``(workload, policy, load, seed)``. The C_s of each P_S is then picked
 from the C_s sweep (:func:`pick_cs`, written by :func:`write_picks`) and
-read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks.
+read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks. The cubes'
+words (variables, coordinates, titles, notes): ``templates/cubes.yaml``.
 """
 from __future__ import annotations
 
@@ -16,23 +17,36 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...cube import build_cube, provenance, read_cube, write_cube
+from ...cube import build_cube, read_cube, study_attrs, write_cube
 from ...errors import ConfigError
 from ...io import write_csv, write_json
 from ...stats import mean_ci
 from ..base import load_tag
 from .plan import HIGHER_IS_BETTER, names, reading_workload
 
-#: Sweep -> the cube's title.
-SWEEP_TITLES = names("cubes.yaml")["titles"]
-
 __all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
            "write_picks", "aggregate_step", "pick_step"]
 
-#: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description),
-#: from ``templates/cubes.yaml``.
-RUN_INFO: dict[str, tuple[str, str, str]] = {k: tuple(v) for k, v in
-                                             names("cubes.yaml")["variables"].items()}
+#: ``templates/cubes.yaml``.
+WORDS = names("cubes.yaml")
+#: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description).
+RUN_INFO: dict[str, tuple[str, str, str]] = {k: tuple(v) for k, v in WORDS["variables"].items()}
+#: Dimensions of a sweep's cube (the load sweeps: ``load``).
+DIMS = {"cs": ["workload", "policy", "cs", "seed"],
+        "readings": ["reading", "workload", "policy", "load", "seed"],
+        "load": ["workload", "policy", "load", "seed"]}
+
+
+def _rows(records: Sequence[Mapping], purpose: str, cs_values: Sequence[int]) -> list[dict]:
+    """One record per cube cell: a policy without C_s (its ``cs`` None) repeated along the
+    C_s sweep's ``cs_values``; a readings set's ``reading@workload`` split in two."""
+    if purpose == "cs":
+        return [{**r, "cs": int(c)} for r in records
+                for c in ([r["cs"]] if r["cs"] is not None else cs_values)]
+    if purpose == "readings":
+        split = (reading_workload(r["workload"]) for r in records)
+        return [{**r, "reading": reading, "workload": w} for r, (reading, w) in zip(records, split)]
+    return list(records)
 
 
 def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequence[int] = (),
@@ -52,80 +66,28 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
     >>> cube["mean_wait"].sel(policy="easy").values.ravel().tolist()
     [5.0, 5.0]
     """
-    skip = {"workload", "policy", "load", "seed", "cs"}
+    skip = {"workload", "policy", "load", "seed", "cs", *(["cs_used"] if purpose == "cs" else [])}
     metrics = [k for k in records[0] if k not in skip] if records else []
-    if purpose == "cs":
-        dims = ["workload", "policy", "cs", "seed"]
-        rows = []
-        for r in records:
-            values = [r["cs"]] if r["cs"] is not None else list(cs_values)
-            for c in values:
-                rows.append({**r, "cs": int(c)})
-        metrics = [m for m in metrics if m != "cs_used"]
-    elif purpose == "readings":
-        # A set named reading@workload: the reading is a dimension of its own.
-        dims = ["reading", "workload", "policy", "load", "seed"]
-        rows = []
-        for r in records:
-            reading, workload = reading_workload(r["workload"])
-            rows.append({**r, "reading": reading, "workload": workload})
-    else:
-        dims = ["workload", "policy", "load", "seed"]
-        rows = list(records)
-    info = dict(RUN_INFO)
-    cube = build_cube(rows, dims, metrics, attrs=attrs, metric_info=info)
-    cube["seed"].attrs.update({"long_name": "random seed index",
-                               "description": "run index; workload seed = "
-                                              "SeedSequence([base_seed, purpose, seed])"})
-    if purpose == "readings":
-        cube["reading"].attrs.update({"long_name": "reading of the paper",
-                                      "description": "a named re-run of load sweeps (grid "
-                                                     "studies.kumar.readings)"})
-    if purpose == "cs":
-        cube["cs"].attrs.update({"long_name": "maximum skip count C_s", "units": "1",
-                                 "infinity": "2147483647 stands for C_s = infinity (no forced "
-                                             "start; run with the policy's cs=None)"})
-    return cube
-
+    return build_cube(_rows(records, purpose, cs_values), DIMS.get(purpose, DIMS["load"]),
+                      metrics, attrs=attrs, metric_info=RUN_INFO, coord_info=WORDS["coordinates"])
 
 
 def aggregate_sweep(summaries: Sequence, purpose: str, *, scale: str, subtree: Mapping,
                     cs_values: Sequence[int], out, repo=None, log=None):
-    """Write the cube of one sweep (the ``kumar_aggregate`` step) and return it.
-
-    Parameters
-    ----------
-    summaries : sequence of path
-        The sweep's chunk summaries (:func:`.runs.simulate_chunk`).
-    purpose : {"cs", "load"}
-    scale : str
-    subtree : mapping
-        Everything the sweep depends on (:meth:`.plan.KumarPlan.subtree`
-        plus the engine options): its sha256 is the cube's provenance.
-    cs_values : sequence of int
-        C_s values of the sweep (a policy without C_s is repeated along them).
-    out : path
-    repo : path, optional
-        The repository, for the git commit of the provenance.
+    """Write the cube of one sweep (``purpose``) from its chunks' ``summaries``
+    (:func:`.runs.simulate_chunk`) and return it; ``subtree`` is everything the sweep
+    depends on (its provenance), ``repo`` the repository of the commit.
     """
     records = []
     for path in summaries:
         records.extend(json.loads(Path(path).read_text(encoding="utf-8"))["records"])
-    attrs = provenance(subtree, repo_dir=repo)
-    attrs.update({
-        "study": "kumar", "sweep": purpose, "scale": scale,
-        "title": (f"paper K, {SWEEP_TITLES.get(purpose, 'load sweep')}"
-                  f", {scale} scale"),
-        "config_subtree": json.dumps(subtree, sort_keys=True),
-        "tau_s": float(subtree["simulation"]["tau"]),
-        "note": ("EASY and LOS do not depend on C_s: their one run per seed is repeated "
-                 "along cs" if purpose == "cs" else
-                 "NaN where a policy does not run on a workload"),
-    })
+    attrs = study_attrs(
+        "kumar", subtree, repo, sweep=purpose, scale=scale,
+        title=f"paper K, {WORDS['titles'].get(purpose, 'load sweep')}, {scale} scale",
+        tau_s=float(subtree["simulation"]["tau"]),
+        note=WORDS["notes"]["cs" if purpose == "cs" else "other"])
     cube = build_kumar_cube(records, purpose, cs_values, attrs=attrs)
-    write_cube(cube, out)
-    if log is not None:
-        log.info("cube %s: dims %s", out, dict(cube.sizes))
+    write_cube(cube, out, log)
     return cube
 
 
@@ -212,22 +174,11 @@ def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float
                 scale: str, picks_out, csv_out, log=None) -> dict:
     """Pick the C_s of each P_S from the C_s-sweep cube (the ``kumar_pick_cs`` step).
 
-    Writes ``picks_out`` (:func:`picks_document`, read by the load sweeps'
-    chunks) and ``csv_out`` (the same table for ``paper_figures/kumar``, with
-    each workload's P_S and the scale); returns the document.
-
-    Parameters
-    ----------
-    cube_path : path
-        The C_s sweep's cube.
-    swept : str
-        The policy whose C_s is swept.
-    pick : mapping
-        ``metric`` and ``rule`` of :func:`pick_cs`.
-    p_s : mapping of str to float
-        P_S of each C_s-sweep workload.
-    load : float
-        Load of the C_s sweep (recorded).
+    ``swept`` is the policy whose C_s is swept, ``pick`` the ``metric`` and ``rule`` of
+    :func:`pick_cs`, ``p_s`` the P_S of each C_s-sweep workload, ``load`` the sweep's
+    (recorded). Writes ``picks_out`` (:func:`picks_document`, read by the load sweeps'
+    chunks) and ``csv_out`` (the same table for ``paper_figures/kumar``, with each
+    workload's P_S and the scale); returns the document.
     """
     frame = pick_cs(read_cube(cube_path), swept, pick["metric"], pick["rule"])
     doc = picks_document(frame, p_s, metric=pick["metric"], rule=pick["rule"], swept=swept,
@@ -245,10 +196,9 @@ def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float
 
 def aggregate_step(ctx) -> None:
     """The ``kumar_aggregate`` step: the cube of sweep ``{purpose}`` (:func:`aggregate_sweep`)."""
-    from ..base import REPO
     aggregate_sweep(ctx.input.summaries, ctx.wildcards["purpose"], scale=ctx.scale,
                     subtree=ctx.params["subtree"], cs_values=ctx.params["cs_values"],
-                    out=ctx.output.cube, repo=REPO, log=ctx.log)
+                    out=ctx.output.cube, repo=ctx.repo, log=ctx.log)
 
 
 def pick_step(ctx) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from simlib.cube import build_cube, provenance, write_cube
+from simlib.cube import build_cube, study_attrs, write_cube
 
 from .metrics import METRIC_INFO, RUN_METRICS
 
@@ -25,7 +25,8 @@ DIMS = {"table1": ["fit", "policy", "load", "seed"], "traces": ["trace", "policy
 #: The parts, in the order of the paper (and of the index); then the optional one.
 PARTS = ("fig2", "table1", "traces", "long_util", "whole_workloads")
 
-_INFO = {**METRIC_INFO, "long_util": ("1", "long jobs' CPU utilization", "")}
+_LONG_UTIL = {"long_name": "long jobs' CPU utilization", "units": "1"}
+_INFO = {**METRIC_INFO, "long_util": ("1", _LONG_UTIL["long_name"], "")}
 
 
 def metrics_of(part: str) -> list[str]:
@@ -67,10 +68,8 @@ def records(part: str, summaries, seeds) -> tuple[list[dict], set[str]]:
             values = {m: run["metrics"].get(m) for m in metrics}
             if run["seed"] is None:
                 fixed.add(base["policy"])
-                run_seeds = seeds
-            else:
-                run_seeds = [run["seed"]]
-            out += [{**base, "seed": int(seed), **values} for seed in run_seeds]
+            out += [{**base, "seed": int(seed), **values}
+                    for seed in (seeds if run["seed"] is None else [run["seed"]])]
     return out, fixed
 
 
@@ -85,21 +84,13 @@ def aggregate(ctx, study: str = "utrera", repo=None) -> None:
     subtree = ctx.params["subtree"]
     recs, fixed = records(part, (json.loads(Path(p).read_text()) for p in ctx.input.summaries),
                           ctx.params["seeds"])
-    attrs = provenance(subtree, repo_dir=repo)
-    attrs.update({
-        "study": study,
-        "part": part,
-        "scale": scale,
-        "title": f"paper U (Utrera et al.), {part}, {scale} scale",
-        "config_subtree": json.dumps(subtree, sort_keys=True),
-        "tau_s": float(subtree["simulation"]["tau"]),
-        "seed_independent_policies": ", ".join(sorted(fixed)),
-        "seed_note": ("seed = index of the OV draw of fcfs_malleable (and of the Lublin "
-                      "workload in table1); policies in seed_independent_policies were "
-                      "simulated once and repeated along seed"),
-    })
-    cube = build_cube(recs, DIMS[part], metrics_of(part), attrs=attrs, metric_info=_INFO)
-    if "long_util" in cube.coords:
-        cube["long_util"].attrs.update(long_name="long jobs' CPU utilization", units="1")
-    write_cube(cube, ctx.output.cube)
-    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+    attrs = study_attrs(
+        study, subtree, repo, part=part, scale=scale,
+        title=f"paper U (Utrera et al.), {part}, {scale} scale",
+        tau_s=float(subtree["simulation"]["tau"]),
+        seed_independent_policies=", ".join(sorted(fixed)),
+        seed_note=("seed = index of the OV draw of fcfs_malleable (and of the Lublin workload "
+                   "in table1); policies in seed_independent_policies were simulated once and "
+                   "repeated along seed"))
+    write_cube(build_cube(recs, DIMS[part], metrics_of(part), attrs=attrs, metric_info=_INFO,
+                          coord_info={"long_util": _LONG_UTIL}), ctx.output.cube, ctx.log)

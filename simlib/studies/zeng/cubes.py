@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from simlib.cube import build_cube, provenance, write_cube
+from simlib.cube import build_cube, study_attrs, write_cube
 from simlib.stats import mean_ci
 
 __all__ = ["DIMS", "COORD_INFO", "UNITS", "build", "ci_text", "read_summaries", "write",
@@ -50,8 +50,8 @@ def ci_text(values, mean_format: str = ".4g", half_format: str = ".2g") -> tuple
 def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None):
     """The cube from one record per run (its dims and metrics).
 
-    With ``subtree`` (the config it depends on), the attributes are ``attrs``,
-    ``study``, the subtree itself (``config_subtree``) and its provenance.
+    With ``subtree`` (the config it depends on), the attributes are the study's
+    (:func:`simlib.cube.study_attrs`: provenance, ``study``, ``config_subtree``) and ``attrs``.
 
     Examples
     --------
@@ -61,15 +61,11 @@ def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None
     """
     dims = DIMS if dims is None else dims
     if subtree is not None:
-        attrs = {**provenance(subtree, repo_dir=repo), "study": "zeng", **attrs,
-                 "config_subtree": json.dumps(subtree, sort_keys=True)}
+        attrs = study_attrs("zeng", subtree, repo, **attrs)
     metrics = sorted({k for r in records for k in r} - set(dims))
     info = {m: (UNITS.get(m, "1"), m.replace("_", " "), "paper Z run metric "
                 "(simlib/studies/zeng/summaries.py)") for m in metrics}
-    cube = build_cube(records, dims, metrics, attrs=attrs, metric_info=info)
-    for dim in dims:
-        cube[dim].attrs.update(COORD_INFO.get(dim, {}))
-    return cube
+    return build_cube(records, dims, metrics, attrs=attrs, metric_info=info, coord_info=COORD_INFO)
 
 
 def read_summaries(paths) -> list[dict]:
@@ -79,8 +75,7 @@ def read_summaries(paths) -> list[dict]:
 
 def write(cube, ctx) -> None:
     """Write an aggregate step's ``cube`` output."""
-    write_cube(cube, ctx.output.cube)
-    ctx.log.info("cube %s: dims %s", ctx.output.cube, dict(cube.sizes))
+    write_cube(cube, ctx.output.cube, ctx.log)
 
 
 def aggregate_step(ctx, repo=None) -> None:
