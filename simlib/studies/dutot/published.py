@@ -3,29 +3,17 @@
 The paper prints no result numbers; the file holds its claims (with where
 in the paper) and the platform, workload and experiment parameters it
 prints, each block with its source. Its structure and types are the JSON
-schema ``published.schema.json`` beside this module (:data:`SCHEMA`);
+schema ``published.schema.json`` beside this module;
 :func:`check_published` adds what a schema cannot say.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
-from simlib.claims import read_published
+from simlib.claims import published_loader
 from simlib.errors import ConfigError
 
-__all__ = ["SCHEMA", "load_published", "check_published"]
-
-#: JSON schema of the file.
-SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
-
-
-def load_published(path) -> dict:
-    """Read ``config/published/dutot.yaml``, validated (schema, then :func:`check_published`);
-    a ConfigError names the file and the key that is missing or malformed."""
-    data = read_published(path, SCHEMA)
-    check_published(data, path)
-    return data
+__all__ = ["load_published", "check_published"]
 
 
 def check_published(data: Mapping, path) -> None:
@@ -44,3 +32,8 @@ def check_published(data: Mapping, path) -> None:
             if k > smallest:
                 raise ConfigError(f"{path}: heterogeneous.orderings.values.{name}[{i}]: index {k} "
                                   f"is past the smallest set ({smallest} clusters)")
+
+
+#: Read ``config/published/dutot.yaml``, validated (schema, then :func:`check_published`);
+#: a ConfigError names the file and the key that is missing or malformed.
+load_published = published_loader(__file__, check_published)

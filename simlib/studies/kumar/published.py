@@ -2,7 +2,7 @@
 
 Reference values shown beside ours (Table III, n̄, Tables IV–VII, the C_s
 claims), never results. Their structure and types are the JSON schema
-``published.schema.json`` beside this module (:data:`SCHEMA`), validated by
+``published.schema.json`` beside this module, validated by
 :func:`simlib.claims.read_published`; :func:`check_published` adds what a
 schema cannot know: policy names are registered, and the abstract's
 percentages are the Tables' own.
@@ -10,33 +10,15 @@ percentages are the Tables' own.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
-from ...claims import read_published
+from ...claims import published_loader
 from ...errors import ConfigError
 from ...policies import POLICIES
 
-__all__ = ["SCHEMA", "load_published", "check_published"]
-
-#: JSON schema of the file.
-SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
+__all__ = ["load_published", "check_published"]
 
 #: Table whose LOS column the abstract quotes, per new policy (``headline``).
 _HEADLINE_TABLES = ("IV", "V")
-
-
-def load_published(path) -> dict:
-    """Read ``config/published/kumar.yaml``, checked by :data:`SCHEMA` and :func:`check_published`.
-
-    See :func:`simlib.claims.read_published` (errors name the file and the key).
-
-    Examples
-    --------
-    >>> pub = load_published("config/published/kumar.yaml")   # doctest: +SKIP
-    >>> pub["tables"]["IV"]["values"]["los"]["mean_wait"]       # doctest: +SKIP
-    31.88
-    """
-    return read_published(path, SCHEMA, check_published)
 
 
 def check_published(data: Mapping, path) -> None:
@@ -81,3 +63,8 @@ def check_published(data: Mapping, path) -> None:
         if not los or t["values"][los[0]] != values:
             raise ConfigError(f"{path}: headline.values.{new}: differs from "
                               f"tables.{table}.values.{los[0] if los else 'los'}")
+
+
+#: Read ``config/published/kumar.yaml``, checked by its schema and :func:`check_published`
+#: (errors name the file and the key; :func:`simlib.claims.published_loader`).
+load_published = published_loader(__file__, check_published)

@@ -3,36 +3,17 @@
 The numbers the paper prints (tables, headline percentages, toy-example
 values), each block with its source, kept as data shown beside ours. The
 structure and types are the JSON schema ``published.schema.json`` beside
-this module (:data:`SCHEMA`), validated by
-:func:`simlib.claims.read_published`; :func:`check_published` adds what a
-schema cannot say.
+this module, validated by :func:`simlib.claims.read_published`;
+:func:`check_published` adds what a schema cannot say.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
-from simlib.claims import read_published
+from simlib.claims import published_loader
 from simlib.errors import ConfigError
 
-__all__ = ["SCHEMA", "load_published", "check_published"]
-
-#: JSON schema of ``config/published/utrera.yaml``.
-SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
-
-
-def load_published(path) -> dict:
-    """Read ``config/published/utrera.yaml``, checked by :data:`SCHEMA` and :func:`check_published`.
-
-    See :func:`simlib.claims.read_published` (errors name the file and the key).
-
-    Examples
-    --------
-    >>> pub = load_published("config/published/utrera.yaml")   # doctest: +SKIP
-    >>> pub["table3"]["values"]["SDSC-SP2"]["fcfs_malleable"]   # doctest: +SKIP
-    1.47
-    """
-    return read_published(path, SCHEMA, check_published)
+__all__ = ["load_published", "check_published"]
 
 
 def check_published(data: Mapping, path) -> None:
@@ -59,3 +40,8 @@ def check_published(data: Mapping, path) -> None:
         if t not in traces:
             raise ConfigError(f"{path}: {key}: not a trace of table2.values "
                               f"({', '.join(traces)})")
+
+
+#: Read ``config/published/utrera.yaml``, checked by its schema and :func:`check_published`
+#: (errors name the file and the key; :func:`simlib.claims.published_loader`).
+load_published = published_loader(__file__, check_published)

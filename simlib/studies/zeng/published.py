@@ -1,28 +1,17 @@
 """Paper Z's printed tables, parameters and claims: reading ``config/published/zeng.yaml``.
 
 The structure and types are the JSON schema ``published.schema.json`` beside
-this module (:data:`SCHEMA`), validated by :func:`simlib.claims.read_published`;
+this module, validated by :func:`simlib.claims.read_published`;
 :func:`check_published` adds what a schema cannot say.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
-from simlib.claims import read_published
+from simlib.claims import published_loader
 from simlib.errors import ConfigError
 
-__all__ = ["SCHEMA", "load_published", "check_published"]
-
-#: JSON schema of the file.
-SCHEMA = Path(__file__).resolve().with_name("published.schema.json")
-
-
-def load_published(path) -> dict:
-    """Read ``config/published/zeng.yaml``, validated (schema, then :func:`check_published`)."""
-    data = read_published(path, SCHEMA)
-    check_published(data, path)
-    return data
+__all__ = ["load_published", "check_published"]
 
 
 def check_published(data: Mapping, path) -> None:
@@ -56,3 +45,7 @@ def check_published(data: Mapping, path) -> None:
 def _require(ok: bool, message: str) -> None:
     if not ok:
         raise ConfigError(message)
+
+
+#: Read ``config/published/zeng.yaml``, validated (schema, then :func:`check_published`).
+load_published = published_loader(__file__, check_published)
