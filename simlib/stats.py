@@ -61,3 +61,20 @@ def welch_diff_ci(a, b, level: float = 0.95) -> tuple[float, float, float]:
     dof = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1))
     half = float(student_t.ppf(0.5 + level / 2, dof) * math.sqrt(va + vb))
     return diff, diff - half, diff + half
+
+
+def mean_ci_text(values, mean_format: str = ".4g", half_format: str = ".2g",
+                 level: float = 0.95) -> tuple[float, float, str]:
+    """:func:`mean_ci`'s mean and half-width, and ``"mean ± half"`` as text (the mean
+    alone when there is no interval, e.g. one seed).
+
+    Examples
+    --------
+    >>> mean_ci_text([1.0, 2.0, 3.0], ".1f", ".1f")[2]
+    '2.0 ± 2.5'
+    >>> mean_ci_text([4.0])[2]
+    '4'
+    """
+    m, h, _ = mean_ci(values, level)
+    text = format(m, mean_format) if np.isnan(h) else f"{m:{mean_format}} ± {h:{half_format}}"
+    return m, h, text
