@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 from helpers_kumar_study import cs_cube
 
 from simlib.errors import ConfigError
+from simlib.studies.base import Files, StepContext
 from simlib.studies.kumar import cubes as C
 
 
@@ -63,7 +65,7 @@ def test_picks_document_keys_by_p_s():
     json.dumps(doc)  # JSON-ready
 
 
-def test_aggregate_sweep_writes_the_cube_with_provenance(tmp_path):
+def test_aggregate_step_writes_the_cube_with_provenance(tmp_path):
     from simlib.cube import read_cube
     recs = [{"workload": "ps05", "policy": p, "load": 0.9, "seed": s, "cs": c,
              "mean_wait": 10.0 * s + (c or 0), "cs_used": math.nan if c is None else float(c)}
@@ -74,7 +76,9 @@ def test_aggregate_sweep_writes_the_cube_with_provenance(tmp_path):
         paths[-1].write_text(json.dumps({"records": chunk}))
     subtree = {"study": "kumar", "simulation": {"overrun": "kill", "tau": 10.0}}
     out = tmp_path / "cube.nc"
-    C.aggregate_sweep(paths, "cs", scale="smoke", subtree=subtree, cs_values=[1, 2], out=out)
+    C.aggregate_step(StepContext(Files(summaries=paths), Files(cube=str(out)),
+                                 {"subtree": subtree, "cs_values": [1, 2]},
+                                 {"purpose": "cs", "scale": "smoke"}, logging.getLogger("t"), {}))
     cube = read_cube(out)
     assert dict(cube.sizes) == {"workload": 1, "policy": 2, "cs": 2, "seed": 2}
     assert cube.attrs["sweep"] == "cs" and cube.attrs["scale"] == "smoke"
@@ -83,15 +87,17 @@ def test_aggregate_sweep_writes_the_cube_with_provenance(tmp_path):
     assert cube["mean_wait"].sel(workload="ps05", policy="easy", seed=1).values.tolist() == [10.0, 10.0]
 
 
-def test_write_picks_writes_the_json_and_the_table(tmp_path):
+def test_pick_step_writes_the_json_and_the_table(tmp_path):
     from simlib.cube import write_cube
     cube = tmp_path / "cs.nc"
     write_cube(cs_cube(best=2), cube)
     p_s = {"ps02": 0.2, "ps05": 0.5, "ps08": 0.8}
-    doc = C.write_picks(cube, swept="delayed_los", pick={"metric": "mean_wait", "rule": "argmin"},
-                        p_s=p_s, load=0.9, scale="smoke", picks_out=tmp_path / "p.json",
-                        csv_out=tmp_path / "p.csv")
-    assert json.loads((tmp_path / "p.json").read_text()) == json.loads(json.dumps(doc))
+    C.pick_step(StepContext(Files(cube=str(cube)),
+                            Files(picks=str(tmp_path / "p.json"), csv=str(tmp_path / "p.csv")),
+                            {"swept": "delayed_los", "pick": {"metric": "mean_wait", "rule": "argmin"},
+                             "p_s": p_s, "load": 0.9, "scale": "smoke"}, {},
+                            logging.getLogger("t"), {}))
+    doc = json.loads((tmp_path / "p.json").read_text())
     assert doc["by_p_s"] == {"0.2": 2, "0.5": 2, "0.8": 2} and doc["load"] == 0.9
     lines = (tmp_path / "p.csv").read_text().splitlines()
     assert lines[0] == "scale,workload,p_s,cs,value,best_cs,best_value,near_best"

@@ -4,7 +4,7 @@ One netCDF cube per sweep from the simulation chunks' records
 (:func:`build_kumar_cube`, written by :func:`aggregate_step`): the C_s
 sweep with dims ``(workload, policy, cs, seed)``, the load sweeps with
 ``(workload, policy, load, seed)``. The C_s of each P_S is then picked
-from the C_s sweep (:func:`pick_cs`, written by :func:`write_picks`) and
+from the C_s sweep (:func:`pick_cs`, written by :func:`pick_step`) and
 read by the load sweeps' Delayed-LOS / Hybrid-LOS chunks. The cubes'
 words (variables, coordinates, titles, notes): ``templates/cubes.yaml``.
 """
@@ -24,8 +24,8 @@ from ...stats import mean_ci
 from ..base import load_tag
 from .plan import HIGHER_IS_BETTER, names, reading_workload
 
-__all__ = ["RUN_INFO", "build_kumar_cube", "aggregate_sweep", "pick_cs", "picks_document",
-           "write_picks", "aggregate_step", "pick_step"]
+__all__ = ["RUN_INFO", "build_kumar_cube", "pick_cs", "picks_document", "aggregate_step",
+           "pick_step"]
 
 #: ``templates/cubes.yaml``.
 WORDS = names("cubes.yaml")
@@ -72,23 +72,22 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
                       metrics, attrs=attrs, metric_info=RUN_INFO, coord_info=WORDS["coordinates"])
 
 
-def aggregate_sweep(summaries: Sequence, purpose: str, *, scale: str, subtree: Mapping,
-                    cs_values: Sequence[int], out, repo=None, log=None):
-    """Write the cube of one sweep (``purpose``) from its chunks' ``summaries``
-    (:func:`.runs.simulate_chunk`) and return it; ``subtree`` is everything the sweep
-    depends on (its provenance), ``repo`` the repository of the commit.
+def aggregate_step(ctx) -> None:
+    """Step ``kumar_aggregate``: the cube of sweep ``{purpose}`` from its chunks'
+    ``summaries`` (:func:`.runs.simulate_chunk`); parameters ``subtree`` (everything the
+    sweep depends on: its provenance) and ``cs_values`` (:func:`build_kumar_cube`).
     """
+    purpose, scale, subtree = ctx.wildcards["purpose"], ctx.scale, ctx.params["subtree"]
     records = []
-    for path in summaries:
+    for path in ctx.input.summaries:
         records.extend(json.loads(Path(path).read_text(encoding="utf-8"))["records"])
     attrs = study_attrs(
-        "kumar", subtree, repo, sweep=purpose, scale=scale,
+        "kumar", subtree, ctx.repo, sweep=purpose, scale=scale,
         title=f"paper K, {WORDS['titles'].get(purpose, 'load sweep')}, {scale} scale",
         tau_s=float(subtree["simulation"]["tau"]),
         note=WORDS["notes"]["cs" if purpose == "cs" else "other"])
-    cube = build_kumar_cube(records, purpose, cs_values, attrs=attrs)
-    write_cube(cube, out, log)
-    return cube
+    write_cube(build_kumar_cube(records, purpose, ctx.params["cs_values"], attrs=attrs),
+               ctx.output.cube, ctx.log)
 
 
 # --------------------------------------------------------------------------
@@ -170,39 +169,24 @@ def picks_document(frame: pd.DataFrame, p_s: Mapping[str, float], **about) -> di
     }
 
 
-def write_picks(cube_path, *, swept: str, pick: Mapping, p_s: Mapping[str, float], load: float,
-                scale: str, picks_out, csv_out, log=None) -> dict:
-    """Pick the C_s of each P_S from the C_s-sweep cube (the ``kumar_pick_cs`` step).
+def pick_step(ctx) -> None:
+    """Step ``kumar_pick_cs``: the C_s of each P_S from the C_s-sweep ``cube``.
 
-    ``swept`` is the policy whose C_s is swept, ``pick`` the ``metric`` and ``rule`` of
-    :func:`pick_cs`, ``p_s`` the P_S of each C_s-sweep workload, ``load`` the sweep's
-    (recorded). Writes ``picks_out`` (:func:`picks_document`, read by the load sweeps'
-    chunks) and ``csv_out`` (the same table for ``paper_figures/kumar``, with each
-    workload's P_S and the scale); returns the document.
+    Parameters: ``swept`` (the policy whose C_s is swept), ``pick`` (``metric`` and
+    ``rule`` of :func:`pick_cs`), ``p_s`` (P_S of each C_s-sweep workload), ``load`` (the
+    sweep's, recorded) and ``scale``. Writes ``picks`` (:func:`picks_document`, read by
+    the load sweeps' chunks) and ``csv`` (the same table for ``paper_figures/kumar``, with
+    each workload's P_S and the scale).
     """
-    frame = pick_cs(read_cube(cube_path), swept, pick["metric"], pick["rule"])
-    doc = picks_document(frame, p_s, metric=pick["metric"], rule=pick["rule"], swept=swept,
-                         load=load, scale=scale)
-    write_json(doc, picks_out)
+    p = ctx.params
+    pick, p_s, scale = p["pick"], p["p_s"], p["scale"]
+    frame = pick_cs(read_cube(ctx.input.cube), p["swept"], pick["metric"], pick["rule"])
+    doc = picks_document(frame, p_s, metric=pick["metric"], rule=pick["rule"], swept=p["swept"],
+                         load=p["load"], scale=scale)
+    write_json(doc, ctx.output.picks)
     out = frame.copy()
     out.insert(1, "p_s", [p_s[w] for w in out["workload"]])
     out["near_best"] = [" ".join(map(str, v)) for v in out["near_best"]]
     out.insert(0, "scale", scale)
-    write_csv(out, csv_out, index=False, lineterminator="\n")
-    if log is not None:
-        log.info("picks: %s", doc["by_p_s"])
-    return doc
-
-
-def aggregate_step(ctx) -> None:
-    """The ``kumar_aggregate`` step: the cube of sweep ``{purpose}`` (:func:`aggregate_sweep`)."""
-    aggregate_sweep(ctx.input.summaries, ctx.wildcards["purpose"], scale=ctx.scale,
-                    subtree=ctx.params["subtree"], cs_values=ctx.params["cs_values"],
-                    out=ctx.output.cube, repo=ctx.repo, log=ctx.log)
-
-
-def pick_step(ctx) -> None:
-    """The ``kumar_pick_cs`` step: the C_s picks (:func:`write_picks`)."""
-    p = ctx.params
-    write_picks(ctx.input.cube, swept=p["swept"], pick=p["pick"], p_s=p["p_s"], load=p["load"],
-                scale=p["scale"], picks_out=ctx.output.picks, csv_out=ctx.output.csv, log=ctx.log)
+    write_csv(out, ctx.output.csv, index=False, lineterminator="\n")
+    ctx.log.info("picks: %s", doc["by_p_s"])

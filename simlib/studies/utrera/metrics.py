@@ -11,21 +11,14 @@ Nothing here runs the engine (the simulations are in
 :mod:`simlib.studies.utrera.runs`), so preparing the traces and drawing the
 figures do not depend on the engine's code.
 
-Req.Cpus/Cpus (Table 2)
------------------------
-The paper calls it "the ratio between the average number of requested CPUs
-by the machine capacity" and gives 5.8, 3.8 and 8.8, and 2 for the week of
-Fig. 1 (a load / wait-queue plot). A mean job size over machine CPUs is at
-most 1, so it cannot be that. We read it as the *demand* on the machine:
-the CPUs requested by the jobs in the system, averaged over time, over the
-machine's CPUs. Computed from the log's own schedule (SWF wait and run
-times) of the simulated portion, it gives 5.9 / 2.9 / 9.4 for the waiting
-jobs alone and 6.4 / 3.5 / 10.2 counting the running jobs too (CTC with 430
-CPUs, jobs 20,000-24,999; SDSC-Blue 20,000-24,999; SDSC 40,000-44,999),
-close to the printed values, which supports both the reading and the
-choice of portions and of 430 CPUs for CTC. ``demand_ratio`` (waiting +
-running) is the primary reading, ``queue_demand_ratio`` the alternative;
-both are reported, from the log and from every simulated schedule.
+Req.Cpus/Cpus (Table 2) cannot be a mean job size over machine CPUs (at
+most 1, the paper prints 5.8 / 3.8 / 8.8): we read it as the *demand*, the
+CPUs requested by the jobs in the system, time-averaged, over the machine's
+CPUs; the README's interpretation choices 6-7
+(``templates/interpretation.md.j2``) give the evidence. ``demand_ratio``
+(waiting + running) is the primary reading, ``queue_demand_ratio`` (waiting
+only) the alternative; both are reported, from the log and from every
+simulated schedule.
 """
 from __future__ import annotations
 

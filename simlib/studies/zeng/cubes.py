@@ -11,10 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-
 from simlib.cube import build_cube, study_attrs, write_cube
-from simlib.stats import mean_ci
+from simlib.stats import mean_ci_text as ci_text  # the tables' "mean ± half" cells
 
 __all__ = ["DIMS", "COORD_INFO", "UNITS", "build", "ci_text", "read_summaries", "write",
            "aggregate_step"]
@@ -30,21 +28,6 @@ COORD_INFO = {
 UNITS = {"makespan": "s", "makespan_days": "d", "mean_response_all": "s",
          "mean_response_medium": "s", "mean_response_long": "s", "mean_wait": "s",
          "high_phase_hours_mean": "h", "high_phase_hours_total": "h", "overhead_share": "%"}
-
-
-def ci_text(values, mean_format: str = ".4g", half_format: str = ".2g") -> tuple[float, float, str]:
-    """Mean over seeds, 95 % CI half-width, and ``"mean ± half"`` as text.
-
-    Examples
-    --------
-    >>> ci_text([1.0, 2.0, 3.0], ".1f", ".1f")[2]
-    '2.0 ± 2.5'
-    >>> ci_text([4.0])[2]
-    '4'
-    """
-    m, h, _ = mean_ci(values)
-    text = format(m, mean_format) if np.isnan(h) else f"{m:{mean_format}} ± {h:{half_format}}"
-    return m, h, text
 
 
 def build(records: list[dict], attrs=None, dims=None, *, subtree=None, repo=None):
