@@ -7,18 +7,11 @@ a :class:`~simlib.backends.simgrid.NetworkPlatform`, whose node ids follow
 cluster order (so contiguity is an id range and locality one cluster).
 
 The printed numbers live in ``config/published/dutot.yaml`` only; the grid
-(``studies.dutot``) says how to read what the paper leaves open:
-
-* **homogeneous** (§5.3), one platform ``hom-<model>`` per *model*:
-  ``printed`` takes §5.3's values as printed, with the node speed (not
-  printed there) from ``homogeneous.printed_speed`` (``table1_base``:
-  Table 1's base cp); ``griffon`` takes SimGrid's own Griffon description
-  (grid ``homogeneous.griffon``), which §5.3 says its platform derives from.
-* **heterogeneous** (§5.4), one platform ``het-<set>-<ordering>``: cluster
-  ``c`` of Table 1 has the base cluster's values times its multipliers; the
-  ordering's k-th entry (1-based) picks the set's cluster of the platform's
-  k-th group of 16 node ids. The main switch is not printed for these
-  platforms: ``heterogeneous.backbone`` (``homogeneous``: §5.3's).
+(``studies.dutot``) says how to read what the paper leaves open: one
+platform ``hom-<model>`` per reading of §5.3 (``printed``, ``griffon``) and
+one ``het-<set>-<ordering>`` per set and ordering of §5.4, as the README's
+interpretation choices 4-5 say (``templates/README.md.j2``). The names they
+use are checked before (the study's and the published file's checks).
 
 A platform's description (:func:`describe`) is plain JSON, built while the
 workflow is parsed and passed to the steps as a parameter (a change reruns
@@ -31,7 +24,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from simlib.backends.simgrid import Cluster, NetworkPlatform
-from simlib.errors import ConfigError
 
 __all__ = ["FIELDS", "homogeneous_values", "cluster_values", "table1_frame", "ordering_values",
            "ordering_clusters", "heterogeneous_backbone", "homogeneous_platform",
@@ -44,17 +36,15 @@ _VALUES = ("speed", "bw", "lat", "switch_bw", "switch_lat", "backbone_bw", "back
 
 def homogeneous_values(published: Mapping, grid: Mapping, model: str) -> dict:
     """Node, link, switch and backbone values (flop/s, bytes/s, s) of a homogeneous ``model``
-    (``printed`` or ``griffon``) under the grid's ``homogeneous`` block.
+    under the grid's ``homogeneous`` block: ``printed``, §5.3's values with the node speed
+    ``printed_speed`` (``table1_base``: Table 1's base cp); ``griffon``, the grid's.
     """
+    values = grid["griffon"]
     if model == "printed":
         speed = grid["printed_speed"]
         if speed == "table1_base":
             speed = published["heterogeneous"]["base"]["speed"]
         values = {**published["homogeneous"], "speed": speed}
-    elif model == "griffon":
-        values = grid["griffon"]
-    else:
-        raise ConfigError(f"homogeneous model {model!r}: not one of printed, griffon")
     return {k: float(values[k]) for k in _VALUES}
 
 
@@ -69,11 +59,7 @@ def homogeneous_platform(published: Mapping, grid: Mapping, model: str) -> Netwo
 def cluster_values(published: Mapping, cluster: str) -> dict:
     """Absolute values of one Table 1 cluster: the base cluster's times its multipliers."""
     het = published["heterogeneous"]
-    try:
-        factors = het["multipliers"]["values"][cluster]
-    except KeyError:
-        raise ConfigError(f"cluster {cluster!r} is not in Table 1 (published "
-                          "heterogeneous.multipliers.values)") from None
+    factors = het["multipliers"]["values"][cluster]
     return {f: float(het["base"][f]) * float(factors[f]) for f in FIELDS}
 
 
@@ -99,24 +85,18 @@ def ordering_values(published: Mapping, grid: Mapping | None = None) -> dict[str
 
 
 def ordering_clusters(published: Mapping, set_name: str, ordering: Sequence[int]) -> list[str]:
-    """Table 1 cluster of each cluster position of a platform (node-id order)."""
-    try:
-        members = published["heterogeneous"]["sets"]["values"][set_name]
-    except KeyError:
-        raise ConfigError(f"set {set_name!r} is not in the published heterogeneous.sets") from None
-    for k, index in enumerate(ordering):
-        if not 1 <= int(index) <= len(members):
-            raise ConfigError(f"ordering entry {k} is {index}: set {set_name!r} has "
-                              f"{len(members)} clusters (1-based indices)")
+    """Table 1 cluster of each cluster position of a platform (node-id order): the
+    ordering's k-th entry (1-based) picks the set's cluster of the k-th group of node ids."""
+    members = published["heterogeneous"]["sets"]["values"][set_name]
     return [members[int(index) - 1] for index in ordering]
 
 
 def heterogeneous_backbone(published: Mapping, grid: Mapping) -> tuple[float, float]:
-    """``(bw, lat)`` of the heterogeneous platforms' main switch (not printed)."""
-    bb = grid["backbone"]
+    """``(bw, lat)`` of the heterogeneous platforms' main switch (not printed): the grid's
+    ``backbone``, or §5.3's main switch (``homogeneous``)."""
+    hom, bb = published["homogeneous"], grid["backbone"]
     if bb == "homogeneous":
-        bb = {"bw": published["homogeneous"]["backbone_bw"],
-              "lat": published["homogeneous"]["backbone_lat"]}
+        return float(hom["backbone_bw"]), float(hom["backbone_lat"])
     return float(bb["bw"]), float(bb["lat"])
 
 
@@ -124,16 +104,9 @@ def heterogeneous_platform(published: Mapping, grid: Mapping, set_name: str,
                            ordering: str) -> NetworkPlatform:
     """§5.4's platform of one set and ordering: cluster ``k`` (nodes ``16 k .. 16 k + 15``)
     is named after its Table 1 cluster (``"c3"``), with its :func:`cluster_values`."""
-    orderings = ordering_values(published, grid)
-    if ordering not in orderings:
-        raise ConfigError(f"ordering {ordering!r} is neither printed nor in the grid's "
-                          f"ordering_values ({', '.join(orderings)})")
     nodes = int(published["heterogeneous"]["nodes_per_cluster"])
-    clusters = []
-    for name in ordering_clusters(published, set_name, orderings[ordering]):
-        v = cluster_values(published, name)
-        clusters.append(Cluster(name, nodes, v["speed"], v["bw"], v["lat"], v["switch_bw"],
-                                v["switch_lat"]))
+    names = ordering_clusters(published, set_name, ordering_values(published, grid)[ordering])
+    clusters = [Cluster(name, nodes, **cluster_values(published, name)) for name in names]
     return NetworkPlatform(tuple(clusters), *heterogeneous_backbone(published, grid),
                            f"het-{set_name}-{ordering}")
 
