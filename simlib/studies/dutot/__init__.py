@@ -1,24 +1,17 @@
 """Paper D (Dutot, Poquet, Trystram, HeteroPar 2015): contiguity and locality, SimGrid.
 
-The study ``dutot`` (config ``studies.dutot``, ``config/grids/dutot.yaml``;
-printed parameters and claims in ``config/published/dutot.yaml``) rebuilds
-the paper's experiments into ``paper_figures/dutot/``: conservative
-backfilling with five allocation rules (the *variants*: basic, best-effort
-contiguous, best-effort local, contiguous, local) on clustered platforms,
-with job durations from SimGrid (:mod:`simlib.backends.simgrid`).
+The study ``dutot`` (grid ``config/grids/dutot.yaml``, printed parameters and
+claims ``config/published/dutot.yaml``) rebuilds the paper's experiments
+into ``paper_figures/dutot/``: conservative backfilling with five allocation
+rules (the *variants*) on clustered platforms, job durations from SimGrid.
+Experiments: ``homogeneous`` (§5.3, one platform per reading *model*) and
+``heterogeneous`` (§5.4, one platform per *set* and *ordering*); a seed's
+workload is the same in both, so runs of equal (seed, F_comm) pair across them.
 
-Experiments: ``homogeneous`` (§5.3: one platform per reading, *model*
-``printed`` or ``griffon``; cube dims model, variant, seed, f_comm) and
-``heterogeneous`` (§5.4: one platform per *set* and *ordering*; dims set,
-ordering, variant, seed, f_comm). A seed's workload is the same in both
-experiments, so runs of equal (seed, F_comm) are paired across them.
-
-The class below reads and checks the grid and declares the steps; each
-step runs a function of one module of this package (:mod:`.workloads`,
-:mod:`.runs`, :mod:`.cubes`, :mod:`.figures`, :mod:`.report`,
-:mod:`.readme`), imported only when the step runs, so editing a figure
-reruns no simulation. The artifacts, their titles and the platforms'
-sources are data: ``study.yaml``.
+The class reads and checks the grid and declares the steps; each step runs
+a function of one module of this package, imported only when it runs, so
+editing a figure reruns no simulation. The artifacts, their titles and the
+platforms' sources are data: ``study.yaml``.
 """
 from __future__ import annotations
 
@@ -72,9 +65,10 @@ class Dutot(Study):
     def variants(self) -> list[str]:
         return list(self.spec["variants"])
 
-    def policy_params(self, variant: str) -> dict:
-        """conservative's parameters for one variant (its allocation rule)."""
-        return {"allocation": variant, "recompute": self.spec["recompute"]}
+    @property
+    def variant_params(self) -> dict[str, dict]:
+        """conservative's parameters for each variant (its allocation rule)."""
+        return {v: {"allocation": v, "recompute": self.spec["recompute"]} for v in self.variants}
 
     def models(self, scale: str | None = None) -> list[str]:
         """Readings of the homogeneous platform run at a scale."""
@@ -146,7 +140,7 @@ class Dutot(Study):
             "workload": {**{k: v for k, v in self.spec["workload"].items() if k != "jobs"},
                          "jobs": self.jobs(scale)},
             "task": dict(self.spec["task"]),
-            "variants": {v: self.policy_params(v) for v in self.variants},
+            "variants": self.variant_params,
             "seeds": self.seeds(experiment, scale), "f_comm": self.f_comm(experiment, scale),
             "platforms": {n: p["description"] for n, p in self.platforms(scale).items()
                           if p["experiment"] == experiment},
@@ -219,7 +213,7 @@ class Dutot(Study):
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         return [*self.input_steps(), self.simulation_step(), self.aggregate_step(),
-                *self.figure_steps(), self.claims_step(), self.readme_step()]
+                *self.figure_steps(), self.readme_step()]
 
     def input_steps(self) -> list[Step]:
         """The pool of eligible jobs, and one workload per seed."""
@@ -258,7 +252,7 @@ class Dutot(Study):
         def params(w):
             p, task = self.platforms(w.scale)[w.platform], self.spec["task"]
             return {"platform": p["description"], "coords": p["coords"], "policy": "conservative",
-                    "variants": {v: self.policy_params(v) for v in self.variants},
+                    "variants": self.variant_params,
                     "f_comm": self.f_comm(p["experiment"], w.scale), "f_comp": task["f_comp"],
                     "self_communication": task["self_communication"]}
 
@@ -285,63 +279,62 @@ class Dutot(Study):
             wildcard_constraints={"experiment": "|".join(EXPERIMENTS)},
             report={"cube": "cube"}, run=_run("cubes:aggregate"))
 
-    # ---------------------------------------------------------- figures
+    # ------------------------------------------------- figures and report
+    def artifact_step(self, name: str, message: str, run: str, templates: list[str],
+                      stage: str = "figures", **kw) -> Step:
+        """Step ``dutot_<name>``: runs ``run`` (``module:function``), writes its artifacts of
+        ``study.yaml`` (each in the report), renders ``templates``."""
+        outs = self.outputs(name)
+        return Step(f"dutot_{name}", stage=stage, message=message, output=outs,
+                    report={k: "dutot" for k in outs}, templates=templates, run=_run(run), **kw)
+
     def figure_steps(self) -> list[Step]:
         scale, platforms = self.scale, self.platforms()
         common = {"scale": scale, "variants": self.variants, "jobs": self.jobs()}
-        tables = {"homogeneous": "trends_homogeneous", "heterogeneous": "trends_heterogeneous",
-                  "platforms": "table1"}
-
-        def step(name, message, **kw):
-            outs = self.outputs(f"figures_{name}")
-            return Step(f"dutot_figures_{name}", stage="figures", message=message, output=outs,
-                        report={k: "dutot" for k in outs},
-                        templates=["figure_titles.j2", f"{tables[name]}.md.j2"],
-                        run=_run(f"figures:{name}_step"), **kw)
-
         return [
-            step("homogeneous", f"Drawing paper D's Fig. 1 per homogeneous model ({scale} scale)",
-                 input={"cube": self.cube_path("homogeneous")},
-                 params={**common, "models": self.models()}),
-            step("heterogeneous", f"Drawing paper D's Fig. 3, by set and by ordering ({scale} scale)",
-                 input={"cube": self.cube_path("heterogeneous")}, params=common),
-            step("platforms", "Drawing paper D's platforms, writing their SimGrid files, rendering "
-                 "Table 1", input={"published": self.published_path},
-                 params={"platforms": {n: p["description"] for n, p in platforms.items()},
-                         "sources": {n: p["source"] for n, p in platforms.items()}}),
+            self.artifact_step(
+                "figures_homogeneous", f"Drawing paper D's Fig. 1 per homogeneous model ({scale} "
+                "scale)", "figures:homogeneous_step", ["figure_titles.j2", "trends_homogeneous.md.j2"],
+                input={"cube": self.cube_path("homogeneous")},
+                params={**common, "models": self.models()}),
+            self.artifact_step(
+                "figures_heterogeneous", f"Drawing paper D's Fig. 3, by set and by ordering ({scale} "
+                "scale)", "figures:heterogeneous_step",
+                ["figure_titles.j2", "trends_heterogeneous.md.j2"],
+                input={"cube": self.cube_path("heterogeneous")}, params=common),
+            self.artifact_step(
+                "figures_platforms", "Drawing paper D's platforms, writing their SimGrid files, "
+                "rendering Table 1", "figures:platforms_step", ["figure_titles.j2", "table1.md.j2"],
+                input={"published": self.published_path},
+                params={"platforms": {n: p["description"] for n, p in platforms.items()},
+                        "sources": {n: p["source"] for n, p in platforms.items()}}),
+            self.artifact_step(
+                "claims", f"Checking paper D's claims on our runs ({scale} scale)",
+                "report:claims_step", ["claims.yaml.j2"],
+                input={"homogeneous": self.cube_path("homogeneous"),
+                       "heterogeneous": self.cube_path("heterogeneous"),
+                       "published": self.published_path},
+                params={"scale": scale, "thresholds": dict(self.spec["claims"])}),
         ]
-
-    def claims_step(self) -> Step:
-        return Step(
-            "dutot_claims", stage="figures",
-            message=f"Checking paper D's claims on our runs ({self.scale} scale)",
-            input={"homogeneous": self.cube_path("homogeneous"),
-                   "heterogeneous": self.cube_path("heterogeneous"),
-                   "published": self.published_path},
-            output=self.outputs("claims"),
-            params={"scale": self.scale, "thresholds": dict(self.spec["claims"]),
-                    "variants": self.variants},
-            report={"csv": "dutot"}, templates=["claims.yaml.j2"], run=_run("report:claims_step"))
 
     def readme_step(self) -> Step:
         scale, mine = self.scale, self.artifacts()
-        return Step(
-            "dutot_readme", stage="report", message=f"Writing {OUT}/README.md ({scale} scale)",
+        return self.artifact_step(
+            "readme", f"Writing {OUT}/README.md ({scale} scale)", "readme:readme_step",
+            ["README.md.j2"], stage="report",
             input={"claims": self.claims_file(), "published": self.published_path,
                    **{f"trends_{e}": f"{OUT}/trends_{e}.csv" for e in EXPERIMENTS},
                    "eligible": f"{DATA}/eligible.json",
                    "workloads": [f"{DATA}/{scale}/workloads/seed{s}.json"
                                  for s in self.workload_seeds()],
                    "others": [a.path for a in mine if not a.path.endswith("README.md")]},
-            output=self.outputs("readme"),
             params={"scale": scale,
                     "spec": {k: v for k, v in self.spec.items() if k != "description"},
                     "seeds": {e: self.seeds(e) for e in EXPERIMENTS},
                     "f_comm": {e: self.f_comm(e) for e in EXPERIMENTS},
                     "runs": {e: self.runs(e) for e in EXPERIMENTS},
                     "models": self.models(), "jobs": self.jobs(),
-                    "platforms": self.platforms(), "artifacts": [a.as_dict() for a in mine]},
-            report={"readme": "dutot"}, templates=["README.md.j2"], run=_run("readme:readme_step"))
+                    "platforms": self.platforms(), "artifacts": [a.as_dict() for a in mine]})
 
     # ---------------------------------------------------------- artifacts
     def _artifacts(self) -> list[tuple[str, str, str, str]]:

@@ -31,14 +31,10 @@ from .platforms import FIELDS, from_description, table1_frame
 from .published import load_published
 from .report import fit_trend, runs_frame, trends_frame
 
-__all__ = ["VARIANT_LABELS", "variant_label", "format_rate", "format_latency", "plot_scatter",
+__all__ = ["variant_label", "format_rate", "format_latency", "plot_scatter",
            "draw_platforms", "trends_markdown", "table1_markdown", "grid_facts", "headings",
            "homogeneous_step", "heterogeneous_step", "platforms_step"]
 
-#: The paper's names of the variants.
-VARIANT_LABELS = {"basic": "basic", "best_effort_contiguous": "best effort contiguous",
-                  "best_effort_local": "best effort local", "contiguous": "contiguous",
-                  "local": "local"}
 _VARIANT_COLORS = {"basic": "tab:red", "best_effort_contiguous": "tab:orange",
                    "best_effort_local": "tab:olive", "contiguous": "tab:blue", "local": "tab:green"}
 #: F_comm is shown in units of 1e7 (the homogeneous experiment's step).
@@ -46,8 +42,8 @@ F_UNIT = 1e7
 
 
 def variant_label(variant: str) -> str:
-    """The paper's name of a variant."""
-    return VARIANT_LABELS.get(variant, variant)
+    """The paper's name of a variant: ours with spaces (``best effort local``)."""
+    return variant.replace("_", " ")
 
 
 def format_rate(bytes_per_s: float) -> str:
@@ -210,20 +206,22 @@ def table1_markdown(published: Mapping) -> tuple[pd.DataFrame, str]:
                          rate=format_rate, latency=format_latency, table=table)
 
 
-def trends_markdown(trends: pd.DataFrame, keys: Sequence[str]) -> str:
-    """A trends table (:func:`~simlib.studies.dutot.report.trends_frame`) in hours (slopes per
-    1e8 of F_comm) and percent."""
+def trends_markdown(trends: pd.DataFrame, keys: Sequence[str],
+                    columns: Sequence[str] | None = None) -> str:
+    """A trends table (:func:`~simlib.studies.dutot.report.trends_frame`): ``keys``, then
+    ``columns`` (default: all) in hours (slopes per 1e8 of F_comm) and percent."""
     shown = trends[list(keys)].copy()
     if "variant" in shown:
         shown["variant"] = shown["variant"].map(variant_label)
-    shown["mean makespan (h)"] = trends["mean_makespan"] / 3600
-    shown["slope (h per 1e8)"] = trends["slope"] * 1e8 / 3600
-    shown["intercept (h)"] = trends["intercept"] / 3600
-    shown["residual SD (h)"] = trends["resid_sd"] / 3600
-    shown["residual SD / mean (%)"] = 100 * trends["resid_sd_rel"]
-    shown["runs"] = trends["runs"]
-    shown["runs with kills"] = trends["runs_with_kills"]
-    shown["jobs killed (%)"] = 100 * trends["killed_share"]
+    values = {"mean makespan (h)": trends["mean_makespan"] / 3600,
+              "slope (h per 1e8)": trends["slope"] * 1e8 / 3600,
+              "intercept (h)": trends["intercept"] / 3600,
+              "residual SD (h)": trends["resid_sd"] / 3600,
+              "residual SD / mean (%)": 100 * trends["resid_sd_rel"],
+              "runs": trends["runs"], "runs with kills": trends["runs_with_kills"],
+              "jobs killed (%)": 100 * trends["killed_share"]}
+    for name in columns or values:
+        shown[name] = values[name]
     return markdown_table(shown, integers=False, digits=4)
 
 

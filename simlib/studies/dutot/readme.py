@@ -22,7 +22,7 @@ from simlib.io import write_text
 from simlib.markdown import markdown_table
 from simlib.render import render
 
-from .figures import format_latency, format_rate, variant_label
+from .figures import format_latency, format_rate, trends_markdown
 from .published import load_published
 
 __all__ = ["bottlenecks", "findings", "readme_step"]
@@ -135,17 +135,13 @@ def _verdict_table(claims: pd.DataFrame) -> str:
 
 def _facts(trends_hom: pd.DataFrame, trends_het: pd.DataFrame) -> str:
     """Killed jobs and trends per reading, as the figures show them."""
-    rows = []
-    readings = [(f"homogeneous, {r.model}", r) for r in trends_hom.itertuples()] + [
-        ("heterogeneous", r) for r in trends_het[trends_het["grouping"] == "all"].itertuples()]
-    for experiment, r in readings:
-        rows.append({"experiment": experiment, "variant": variant_label(r.variant),
-                     "mean makespan (h)": r.mean_makespan / 3600,
-                     "slope (h per 1e8)": r.slope * 1e8 / 3600,
-                     "residual SD / mean (%)": 100 * r.resid_sd_rel,
-                     "runs with kills": f"{r.runs_with_kills}/{r.runs}",
-                     "jobs killed (%)": 100 * r.killed_share})
-    return markdown_table(pd.DataFrame(rows), integers=False, digits=4)
+    het = trends_het[trends_het["grouping"] == "all"]
+    t = pd.concat([trends_hom.assign(experiment="homogeneous, " + trends_hom["model"]),
+                   het.assign(experiment="heterogeneous")], ignore_index=True)
+    t["runs_with_kills"] = t["runs_with_kills"].astype(str) + "/" + t["runs"].astype(str)
+    return trends_markdown(t, ["experiment", "variant"], [
+        "mean makespan (h)", "slope (h per 1e8)", "residual SD / mean (%)", "runs with kills",
+        "jobs killed (%)"])
 
 
 def readme_step(ctx) -> None:

@@ -41,8 +41,6 @@ __all__ = ["PAPER", "runs_frame", "fit_trend", "trends_frame", "compare", "combi
 PAPER = "dutot"
 #: The strict variants and their best-effort counterparts.
 STRICT = {"contiguous": "best_effort_contiguous", "local": "best_effort_local"}
-#: Thresholds of the examples (the grid's ``claims`` block gives the study's).
-THRESHOLDS = {"alpha": 0.05, "share": 0.75, "spread": 0.05}
 HOLDS, OPPOSITE, NEITHER = "holds", "opposite", "neither"
 
 

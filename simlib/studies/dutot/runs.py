@@ -52,14 +52,10 @@ def run_metrics(jobs: pd.DataFrame) -> dict:
 
 
 def simulate_chunk(ctx) -> None:
-    """Step ``dutot_simulate``: one platform and seed, every variant and F_comm value.
-
-    Input ``swf`` (the seed's workload). Parameters: ``platform`` (its
-    :func:`~simlib.studies.dutot.platforms.describe`), ``coords`` (in the
-    cube), ``policy`` and ``variants`` (variant -> the policy's parameters),
-    ``f_comm`` (the values), ``f_comp``, ``self_communication``. Outputs
-    ``summary`` (JSON: :func:`run_metrics` per variant and F_comm value, the
-    SimGrid version) and ``jobs`` (every run's job table, gzip).
+    """Step ``dutot_simulate``: the seed's workload ``swf`` on one ``platform`` (its
+    :func:`~simlib.studies.dutot.platforms.describe`) under every variant (``policy`` and
+    its parameters per variant) and ``f_comm`` value; ``summary``: :func:`run_metrics` of
+    each run (and the SimGrid version), ``jobs``: every run's job table.
     """
     p, w = ctx.params, ctx.wildcards
     net = from_description(p["platform"])

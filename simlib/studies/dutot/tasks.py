@@ -1,22 +1,15 @@
 """Paper D's jobs as SimGrid parallel tasks (§5.1).
 
 A job j of ``size_j`` hosts (``job.procs``) and trace runtime ``ret_j``
-(``job.work``, s) computes ``c_j = R^1_{size_j} * ret_j * F_comp`` flop (the
-same amount on each of its hosts) and communicates
-``C_j = S^1_{size_j} * ret_j * F_comm`` bytes (the same amount from each of
-its hosts to each, S^1 being the all-ones square matrix). The paper's S^1
-includes the diagonal, i.e. each host sends ``ret_j * F_comm`` bytes to
-itself; SimGrid routes that traffic up the host's private link, through its
-cluster switch and back down, so it costs time like any intra-cluster flow.
-``self_communication=False`` zeroes the diagonal instead (a reading where a
-process does not talk to itself).
-
+(``job.work``, s) computes ``ret_j * F_comp`` flop on each of its hosts and
+sends ``ret_j * F_comm`` bytes from each of its hosts to each, itself
+included (the paper's all-ones S matrix; ``self_communication=False`` zeroes
+the diagonal): the README's interpretation choice 3 says why.
 :func:`parallel_task` is the ``task`` function of
-:func:`simlib.backends.simgrid.simulate_simgrid`: ``size_j`` amounts of flop
-and the ``size_j ** 2`` amounts of bytes row-major (``bytes[r * size_j + c]``
-from the job's r-th host to its c-th). Bind its factors with
-:func:`task_function` (a :func:`functools.partial` of a module-level
-function: it runs in a forked SimGrid process).
+:func:`simlib.backends.simgrid.simulate_simgrid` (bytes row-major,
+``bytes[r * size_j + c]`` from the job's r-th host to its c-th); bind its
+factors with :func:`task_function` (a :func:`functools.partial` of a
+module-level function: it runs in a forked SimGrid process).
 
 Examples
 --------

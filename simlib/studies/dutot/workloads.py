@@ -4,36 +4,16 @@
 project's cleaning (:func:`simlib.workload.prepare.clean`, policy
 ``traces.cleaning``) and keeps the *pool* (:func:`eligible_jobs`), in trace
 order; :func:`workload_step` (``dutot_workload``) draws one seed's workload
-from it (:func:`make_workload`).
-
-Definitions
------------
-size_j
-    Requested processors (SWF field 8); where the log has none, the
-    cleaning's ``size_from_allocated`` rule has copied the allocated count
-    (field 5) there. One processor of the log is one node of our platforms.
-ret_j, rw_j
-    The log's runtime (field 4) and requested time (field 9, the user's
-    walltime).
-eligible
-    ``size_j <= max_size`` (16: the job fits in one cluster) and
-    ``runtime_min <= ret_j <= runtime_max`` (l_t = 1 h, u_t = 4 h), bounds
-    included.
-picks of seed s
-    ``numpy.random.Generator(PCG64(SeedSequence([base_seed, s])))`` draws
-    ``jobs`` distinct positions of the pool (``Generator.choice(len(pool),
-    size=jobs, replace=False)``); with ``order: trace`` they are kept in
-    pool (trace) order, with ``order: pick`` in draw order. The queue order
-    matters: every job is released at 0, so it is the FCFS priority.
-walltime
-    ``w_j = max(rw_j, ret_j * F_w)``, rounded up to a whole second (SWF
-    field 9 is an integer; exact for an integral F_w), written to field 9,
-    where the engine reads the walltime (and the estimate of conservative
-    backfilling).
-release dates
-    0 (field 2); field 3 (the log's wait) is set missing, and fields 17-18
-    (dependencies on jobs that are not in the workload) too.
-
+from it (:func:`make_workload`). A job's size_j is its requested processors
+(SWF field 8; the cleaning copies the allocated count, field 5, where the log
+has none; one processor is one node), ret_j its runtime (field 4), rw_j its
+requested time (field 9). Eligible: ``size_j <= max_size`` (it fits one
+cluster) and ``runtime_min <= ret_j <= runtime_max``, bounds included. Seed
+s picks ``jobs`` distinct positions of the pool
+(``Generator(PCG64(SeedSequence([base_seed, s]))).choice``); every job is
+released at 0 with walltime ``w_j = max(rw_j, ret_j * F_w)``, rounded up to a
+whole second, in field 9 (where the engine reads the walltime). Each choice
+and why: the README's interpretation choice 2 (``templates/README.md.j2``).
 The paper's own generator and picks cannot be recovered: our workloads are
 drawn the same way, not the same jobs.
 """
@@ -76,8 +56,9 @@ def eligible_jobs(workload: Workload, *, max_size: int, runtime_min: float,
 
 def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
                    order: str = "trace") -> np.ndarray:
-    """Positions in the pool of one seed's jobs (module docstring); ValueError when the
-    pool holds fewer than ``jobs`` jobs or ``order`` is unknown.
+    """Positions in the pool of one seed's jobs: kept in pool (trace) order with ``order``
+    ``trace``, in draw order with ``pick`` (the FCFS priority: every job is released at 0);
+    ValueError when the pool holds fewer than ``jobs`` jobs or ``order`` is unknown.
     """
     if jobs > pool_size:
         raise ValueError(f"the pool holds {pool_size} eligible jobs, fewer than the {jobs} asked")
@@ -89,7 +70,8 @@ def pick_positions(pool_size: int, jobs: int, *, base_seed: int, seed: int,
 
 def make_workload(pool: Workload, *, jobs: int, base_seed: int, seed: int, order: str,
                   f_w: float) -> Workload:
-    """One seed's workload: picks, release dates 0, walltime ``max(rw_j, ret_j * F_w)``."""
+    """One seed's workload: picks, release dates 0, walltime ``max(rw_j, ret_j * F_w)``; the
+    log's wait (field 3) and dependencies on jobs not in the workload (17-18) set missing."""
     pos = pick_positions(len(pool.jobs), jobs, base_seed=base_seed, seed=seed, order=order)
     picked = pool.jobs.iloc[pos].reset_index(drop=True).copy()
     walltime = np.maximum(picked["requested_time"].to_numpy(dtype=float),
