@@ -39,3 +39,28 @@ def test_save_figure_rejects_other_formats(tmp_path):
     with pytest.raises(ValueError, match=".png or .svg"):
         save_figure(new_figure(2, 2), tmp_path / "f.pdf")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_log_y_keeps_the_axis_around_the_values():
+    from simlib.figures.common import log_y
+    ax = new_figure(3, 2).subplots()
+    ax.errorbar([0, 1], [10.0, 20.0], yerr=[10.0, 1.0])  # a bar reaching 0
+    log_y(ax, [10.0, 20.0, 0.0, float("nan")])
+    lo, hi = ax.get_ylim()
+    assert lo >= 10.0 / 3 and hi >= 24.0
+    # Between half a decade and two: minor labels at 2, 3 and 5 x 10^k only.
+    ax = new_figure(3, 2).subplots()
+    ax.plot([0, 1], [1.0, 50.0])
+    log_y(ax, [1.0, 50.0])
+    minor = ax.yaxis.get_minor_formatter()
+    assert (minor(20.0, 0), minor(40.0, 0)) == ("20", "")
+
+
+def test_footer_lines_reserve_a_band_per_line():
+    from simlib.figures.common import footer_lines
+    heights = []
+    for text in ("one", "one\ntwo\nthree"):
+        fig = _figure()
+        footer_lines(fig, text)
+        heights.append(fig.get_layout_engine().get()["rect"][1])
+    assert heights[0] < heights[1] <= 0.3

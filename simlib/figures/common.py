@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -81,3 +82,57 @@ def grouped_bars(ax, series, ticks, *, width: float = 0.8, capsize: float = 3, c
                **({} if colors is None else {"color": colors[k % len(colors)]}))
     ax.set_xticks(x, ticks)
     return x, offsets
+
+
+def footer_lines(fig: Figure, text: str) -> None:
+    """A footer of one or more lines (``\\n``) at the bottom left of a constrained-layout
+    figure, in small grey type, the axes laid out above a band sized to its lines (at
+    most 30 % of the figure's height).
+
+    Examples
+    --------
+    >>> fig = new_figure(4, 3)
+    >>> fig.subplots().plot([0, 1])  # doctest: +ELLIPSIS
+    [...]
+    >>> footer_lines(fig, "scale smoke\\n2 seeds")
+    >>> fig.texts[0].get_text()
+    'scale smoke\\n2 seeds'
+    """
+    lines = text.count("\n") + 1
+    band = min(0.3, (0.19 * lines + 0.05) / fig.get_figheight())
+    fig.text(0.005, 0.005, text, fontsize="small", ha="left", va="bottom", color="0.35")
+    fig.get_layout_engine().set(rect=(0, band, 1, 1 - band), h_pad=0.04)
+
+
+def log_y(ax, values) -> None:
+    """A log y axis around the positive finite ``values``, with plain-number tick labels
+    (``4``, not ``4x10^0``): minor ones too on ranges under half a decade, only at 2, 3
+    and 5 x 10^k under two decades, none beyond.
+
+    Error bars reaching 0 would stretch the axis to nothing: it is kept
+    within a third of the smallest value and 1.2 times the largest (or the
+    limits already set, when wider).
+
+    Examples
+    --------
+    >>> ax = new_figure(4, 3).subplots()
+    >>> _ = ax.plot([1, 2], [2.0, 8.0])
+    >>> log_y(ax, [2.0, 8.0])
+    >>> ax.get_yscale(), ax.yaxis.get_major_formatter()(5.0, 0)
+    ('log', '5')
+    """
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_yscale("log")
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size:
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(max(lo, v.min() / 3), max(hi, v.max() * 1.2))
+    lo, hi = ax.get_ylim()
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    sparse = FuncFormatter(lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else "")
+    decades = np.log10(hi / lo)
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain if decades < 0.5 else sparse if decades < 2
+                                 else NullFormatter())
