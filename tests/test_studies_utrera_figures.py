@@ -14,7 +14,7 @@ from simlib.studies import Files, StepContext
 from simlib.studies.utrera import figures
 from simlib.studies.utrera.figures import fig2, long_util, pm, table1
 from simlib.studies.utrera.metrics import METRIC_INFO, run_metrics
-from simlib.studies.utrera.runs import simulate_with_allocations
+from simlib.allocations import simulate_with_allocations
 from simlib.studies.utrera.transforms import toy_workload
 
 PUBLISHED = str(Path(__file__).resolve().parents[1] / "config/published/utrera.yaml")

@@ -7,7 +7,7 @@ import pytest
 
 from simlib.studies.utrera import plots as F
 from simlib.studies.utrera.metrics import run_metrics
-from simlib.studies.utrera.runs import simulate_with_allocations
+from simlib.allocations import simulate_with_allocations
 from simlib.studies.utrera.published import load_published
 from simlib.studies.utrera.transforms import toy_workload
 

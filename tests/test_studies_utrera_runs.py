@@ -4,13 +4,12 @@ import gzip
 import json
 import logging
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from simlib.studies import Files, StepContext
 from simlib.studies.utrera import runs
-from simlib.studies.utrera.runs import simulate_chunk, simulate_fig2, simulate_with_allocations
+from simlib.studies.utrera.runs import simulate_chunk, simulate_fig2
 from simlib.workload.swf import write_swf
 from simlib.studies.utrera.transforms import toy_workload
 
@@ -32,31 +31,6 @@ def ctx(tmp_path, params, inputs=None, outputs=("summary", "jobs", "timeline"), 
 
 def test_doctests():
     assert doctest.testmod(runs).failed == 0
-
-
-def test_allocations_of_fig2_malleable():
-    res, seg = simulate_with_allocations(toy_workload(FIG2), "fcfs_malleable", cpus=10,
-                                         policy_params=MALLEABLE)
-    rows = {(r.job_id, r.start, r.end): (r.cpus, r.mpl) for r in seg.itertuples()}
-    assert rows == {(1, 0.0, 4.0): (4, 2.0), (2, 0.0, 1.0): (4, 1.0), (3, 0.0, 1.0): (2, 1.0),
-                    (4, 1.0, 5.0): (4, 2.0), (5, 1.0, 5.0): (2, 2.0), (6, 4.0, 6.0): (4, 2.0)}
-    # Segments agree with the job table and never over-allocate a CPU.
-    jobs = res.jobs.set_index("job_id")
-    for jid, grp in seg.groupby("job_id"):
-        assert grp["start"].min() == jobs.loc[str(jid), "starting_time"]
-        assert grp["end"].max() == jobs.loc[str(jid), "finish_time"]
-    for t in np.arange(0.25, 6, 0.5):
-        live = seg[(seg["start"] <= t) & (seg["end"] > t)]
-        ids = [c for ids in live["cpu_ids"] for c in ids]
-        assert len(ids) == len(set(ids)) <= 10
-
-
-def test_allocations_record_shrink_and_expand():
-    res, seg = simulate_with_allocations(toy_workload([(0, 4, 2), (1, 2, 1)]), "fcfs_malleable",
-                                         cpus=4, policy_params=MALLEABLE)
-    j1 = seg[seg["job_id"] == 1]
-    assert j1["cpus"].tolist() == [4, 2, 4]
-    assert j1["end"].iloc[-1] == res.jobs["finish_time"].iloc[0] == 2.5
 
 
 def test_fig2_step_gives_the_papers_numbers(tmp_path):
