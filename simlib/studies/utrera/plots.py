@@ -19,12 +19,11 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from simlib.markdown import markdown_table
 
-from ...figures.common import new_figure, save_figure, time_unit
+from ...figures.common import footer_lines, log_y, new_figure, save_figure, time_unit
 from ...figures.gantt import core_runs
 from .tables import trunc2
 
@@ -59,37 +58,6 @@ def policy_label(policy: str) -> str:
     """
     base, _, variant = policy.partition(":")
     return POLICY_LABELS.get(base, base) + (f" [{variant}]" if variant else "")
-
-
-def _footer(fig: Figure, text: str) -> None:
-    # Reserve a band at the bottom for the footer's lines (constrained
-    # layout ignores free text).
-    lines = text.count("\n") + 1
-    band = min(0.3, (0.19 * lines + 0.05) / fig.get_figheight())
-    fig.text(0.005, 0.005, text, fontsize="small", ha="left", va="bottom", color="0.35")
-    fig.get_layout_engine().set(rect=(0, band, 1, 1 - band), h_pad=0.04)
-
-
-def _log_y(ax, values) -> None:
-    """Log y axis with plain-number tick labels (no 4x10^0 on short ranges)."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    ax.set_yscale("log")
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if v.size:
-        # Error bars reaching 0 would stretch the axis to nothing: keep it
-        # around the values.
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(max(lo, v.min() / 3), max(hi, v.max() * 1.2))
-    lo, hi = ax.get_ylim()
-    plain = FuncFormatter(lambda x, _: f"{x:g}")
-    # Minor labels on short ranges only, and only at 2, 3 and 5 x 10^k.
-    sparse = FuncFormatter(lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "235" else "")
-    decades = np.log10(hi / lo)
-    ax.yaxis.set_major_formatter(plain)
-    ax.yaxis.set_minor_formatter(plain if decades < 0.5 else sparse if decades < 2
-                                 else NullFormatter())
 
 
 #: Paper U's tables in Markdown: the one renderer (:func:`simlib.markdown.markdown_table`)
@@ -177,7 +145,7 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
                      f"fragmentation {both('utrera_fragmentation', '{:.0f} %', 100)}",
                      fontsize="medium")
     fig.suptitle("Fig. 2: scheduling the example on 10 CPUs (simulated); paper's values in parentheses")
-    _footer(fig, f"scale: {scale_label} (the toy example is the same at every scale); J<k> = job, "
+    footer_lines(fig, f"scale: {scale_label} (the toy example is the same at every scale); J<k> = job, "
                  "<CPUs>×<processes per CPU> (a job's CPUs may be non-adjacent: every piece is named); "
                  "the paper truncates 4.666.. to 4.66 and 3.166.. to 3.16")
     return save_figure(fig, out)
@@ -225,7 +193,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         ax.set_ylabel(METRIC_LABELS[m] + unit)
         ax.set_xlabel("offered load")
         if bool((sub[["mean"]].to_numpy() > 0).all()):
-            _log_y(ax, np.r_[sub["mean"], sub.get("paper_S", []), sub.get("paper_R", [])])
+            log_y(ax, np.r_[sub["mean"], sub.get("paper_S", []), sub.get("paper_R", [])])
         ax.grid(True, alpha=0.3)
         ax2 = axes[1][j]
         g_ours = _gains(sub, "mean").loc[m]
@@ -245,7 +213,7 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     fig.suptitle("Table 1: 150 Lublin jobs submitted within 2 hours, EASY vs FCFS-malleable")
     foot = (f"scale: {scale_label}; {n_seeds} workload seeds (mean ± 95 % CI); gains = "
             "100 (EASY - FCFS-malleable) / EASY of the means")
-    _footer(fig, foot + (f"\n{note}" if note else ""))
+    footer_lines(fig, foot + (f"\n{note}" if note else ""))
     return save_figure(fig, out)
 
 
@@ -262,7 +230,7 @@ def _grouped_bars(ax, df, groups, members, colors, labels, *, log=False, scale=1
                edgecolor="0.3", lw=0.5)
     ax.set_xticks(np.arange(len(groups)), groups)
     if log:
-        _log_y(ax, df["mean"] / scale)
+        log_y(ax, df["mean"] / scale)
     ax.grid(True, axis="y", alpha=0.3)
 
 
@@ -300,7 +268,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
                  "no printed numbers)")
     foot = (f"scale: {scale_label}; fcfs_malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
             "EASY is deterministic (one run)")
-    _footer(fig, foot + (f"\n{note}" if note else ""))
+    footer_lines(fig, foot + (f"\n{note}" if note else ""))
     return save_figure(fig, out)
 
 
@@ -383,7 +351,7 @@ def _ratio_figure(traces, labels, base_label, out, *, colormap, log, title, ylab
     handles, texts = axes[0].get_legend_handles_labels()
     fig.legend(handles, texts, title=legend_title, fontsize="small", loc="outside right upper")
     fig.suptitle(suptitle)
-    _footer(fig, footer)
+    footer_lines(fig, footer)
     return save_figure(fig, out)
 
 
@@ -409,12 +377,12 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
         ax.set_xlabel("CPU utilization of long jobs (%)")
         ax.set_ylabel(METRIC_LABELS[m] + (f" ({unit})" if unit else ""))
         if bool((sub["mean"] > 0).all()):
-            _log_y(ax, sub["mean"] / scale)
+            log_y(ax, sub["mean"] / scale)
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize="small")
     fig.suptitle(f"Sect. 5.1: {trace} re-simulated with the long jobs' (> 64 processes, > 8 h) "
                  "CPU utilization varied")
-    _footer(fig, f"scale: {scale_label}; FCFS-malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
+    footer_lines(fig, f"scale: {scale_label}; FCFS-malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
                  "EASY does not use CPU utilization (one run per point)"
                  + (f"\n{note}" if note else ""))
     return save_figure(fig, out)
@@ -452,5 +420,5 @@ def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length
     ax2.grid(True, alpha=0.3)
     fig.suptitle(f"Fig. 1 SUBSTITUTE: {trace} simulated under EASY, {length / 86400:g} days "
                  "(the paper's MareNostrum data are not public)")
-    _footer(fig, f"scale: {scale_label}" + (f"; {note}" if note else ""))
+    footer_lines(fig, f"scale: {scale_label}" + (f"; {note}" if note else ""))
     return save_figure(fig, out)
