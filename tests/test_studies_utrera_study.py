@@ -352,6 +352,11 @@ def test_long_util_portion_per_scale_and_its_step():
     (lambda s: s["long_util"]["portion"]["jobs"].update(smoke=0),
      "0 is less than the minimum of 1"),
     (lambda s: s["long_util"].update(min_long_jobs=-1), "-1 is less than the minimum of 0"),
+    # What the workload transformations would otherwise have to check.
+    (lambda s: s["long_util"]["values"].update(smoke=[0.6, 1.5]), "1.5 is greater than the maximum of 1"),
+    (lambda s: s["long_util"].update(mode="shift"), "'shift' is not one of \\['set', 'scale'\\]"),
+    (lambda s: s["table1"].update(span=-1), "-1 is less than or equal to the minimum of 0"),
+    (lambda s: s["table1"].update(loads=[0.5, 0.0]), "0.0 is less than or equal to the minimum of 0"),
     (lambda s: s["whole_workloads"].update(scales=["huge"]), "'huge' is not one of"),
     (lambda s: s["whole_workloads"]["traces"].update(KTH={"first_job": 0}),
      "'jobs' is a required property"),

@@ -1,15 +1,10 @@
-"""Paper U's tables from its cubes, in long format (one row per point and metric).
+"""Paper U's tables from its cubes, in long format (one row per point and metric), read by
+the figure steps (:mod:`.figures`) and the claims (:mod:`.claims`).
 
-Read by the figure steps (:mod:`simlib.studies.utrera.figures`) and the
-claims (:mod:`simlib.studies.utrera.claims`): :func:`table1_frame`,
-:func:`table2_frame`, :func:`traces_frame`, :func:`gains_frame`,
-:func:`long_util_frame`, :func:`orders_frame`.
-
-Confidence intervals
---------------------
-Mean over seeds ± half-width of the two-sided 95 % Student-t interval
-(:func:`mean_ci`). EASY does not depend on the OV seed: on real traces it is
-simulated once and that value stands for every seed (half-width 0).
+Confidence intervals: mean over seeds ± half-width of the two-sided 95 %
+Student-t interval (:func:`simlib.stats.mean_ci`). EASY does not depend on
+the OV seed: on real traces it is simulated once and that value stands for
+every seed (half-width 0).
 """
 from __future__ import annotations
 
@@ -44,24 +39,16 @@ def trunc2(x: float) -> float:
     return math.floor(x * 100 + 1e-9) / 100
 
 
-def _seed_stats(da, level=0.95):
-    """Mean and CI half-width over the ``seed`` dim of a DataArray, as arrays."""
-    vals = np.moveaxis(da.values, da.dims.index("seed"), -1)
-    flat = vals.reshape(-1, vals.shape[-1])
-    stats = np.array([mean_ci(row, level)[:2] for row in flat]).reshape(*vals.shape[:-1], 2)
-    return stats[..., 0], stats[..., 1]
-
-
 def _long(cube, metrics, keys, level=0.95) -> pd.DataFrame:
+    """One row per point of ``keys`` and metric: ``mean``, ``ci95`` and ``n`` over seeds."""
     rows = []
     for m in metrics:
         da = cube[m].transpose(*keys, "seed")
-        mean, half = _seed_stats(da, level)
-        n = np.isfinite(da.values).sum(axis=-1)
-        for idx in np.ndindex(*mean.shape):
-            rec = {k: da[k].values[i].item() for k, i in zip(keys, idx)}
-            rec.update(metric=m, mean=float(mean[idx]), ci95=float(half[idx]), n=int(n[idx]))
-            rows.append(rec)
+        for idx in np.ndindex(*da.shape[:-1]):
+            mean, half = mean_ci(da.values[idx], level)[:2]
+            rows.append({**{k: da[k].values[i].item() for k, i in zip(keys, idx)}, "metric": m,
+                         "mean": float(mean), "ci95": float(half),
+                         "n": int(np.isfinite(da.values[idx]).sum())})
     return pd.DataFrame(rows)
 
 
@@ -73,8 +60,8 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
     """Table 1 long format: one row per (fit, load, policy, metric).
 
     Columns ``[fit,] load, policy, metric, mean, ci95, n`` (ours, over
-    seeds; ``fit`` when the cube has that dimension) and, with
-    ``published``, ``paper_S``, ``paper_R`` and ``rel_diff_S`` (ours / S -
+    seeds; ``fit`` when the cube has that dimension, in the cube's order) and,
+    with ``published``, ``paper_S``, ``paper_R`` and ``rel_diff_S`` (ours / S -
     1; NaN for the bounded slowdown, which the paper does not give).
 
     Examples
@@ -102,7 +89,6 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
         df["paper_R"] = [pub(r, 1) for _, r in df.iterrows()]
         df["rel_diff_S"] = df["mean"] / df["paper_S"] - 1.0
     order = {m: i for i, m in enumerate(metrics)}
-    # Fits in the cube's order.
     fits = {f: i for i, f in enumerate(dict.fromkeys(df["fit"]))} if "fit" in df else {}
     return df.sort_values((["fit"] if fits else []) + ["metric", "load", "policy"],
                           key=lambda s: s.map(order) if s.name == "metric" else
@@ -135,20 +121,16 @@ def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = Non
     """
     rows = {}
     for trace, info in infos.items():
-        part = info["portion"]
-        first = int(info["first_job"])
+        part, first = info["portion"], int(info["first_job"])
         row = {
-            "cpus": int(info["machine_procs"]),
-            "jobs": int(info["jobs"]),
+            "cpus": int(info["machine_procs"]), "jobs": int(info["jobs"]),
             "portion": f"{first}-{first + int(info['jobs']) - 1}",
-            "cpu_util": part["cpu_util_mean"],
-            "long_cpu_util": part["long_cpu_util_mean"],
+            "cpu_util": part["cpu_util_mean"], "long_cpu_util": part["long_cpu_util_mean"],
             "long_jobs": part["long_jobs"],
             # None (JSON null): the log has no wait times, hence no schedule.
             "demand_ratio_log": _or_nan(part["demand_ratio_log"]),
             "queue_demand_ratio_log": _or_nan(part["queue_demand_ratio_log"]),
-            "mean_size_ratio": part["req_cpus_ratio"],
-            "offered_load": part["offered_load"],
+            "mean_size_ratio": part["req_cpus_ratio"], "offered_load": part["offered_load"],
         }
         if traces is not None:
             for m in ("demand_ratio", "queue_demand_ratio"):
@@ -179,15 +161,20 @@ def traces_frame(cube, metrics: Sequence[str] | None = None, level: float = 0.95
     return _long(cube, metrics, ["trace", "policy"], level)
 
 
+def long_util_frame(cube, level: float = 0.95) -> pd.DataFrame:
+    """Sect. 5.1's cube in long format: ``long_util, policy, metric, mean, ci95, n``."""
+    return _long(cube, [str(v) for v in cube.data_vars], ["long_util", "policy"], level)
+
+
 def gains_frame(cube, metrics=("utrera_slowdown", "mean_response"), *, base: str = EASY,
                 new: str = MALLEABLE, level: float = 0.95) -> pd.DataFrame:
     """Percent gain of ``new`` over ``base`` per trace, and over the traces.
 
     ``gain = 100 (base - new) / base`` per seed (positive: ``new`` is
-    better), then mean ± CI over seeds; column ``policy`` is ``new``. Row ``trace = "mean of traces"``
-    averages the per-trace gains seed by seed (each trace weighs the same);
-    row ``"pooled"`` is the gain of the metric averaged over the traces'
-    runs (traces weighted by their metric's size).
+    better), then mean ± CI over seeds; column ``policy`` is ``new``. Row
+    ``trace = "mean of traces"`` averages the per-trace gains seed by seed
+    (each trace weighs the same); row ``"pooled"`` is the gain of the metric
+    averaged over the traces' runs (traces weighted by their metric's size).
 
     Examples
     --------
@@ -199,37 +186,17 @@ def gains_frame(cube, metrics=("utrera_slowdown", "mean_response"), *, base: str
     [31.0, 31.0, 31.0]
     """
     rows = []
-    traces = [str(t) for t in cube["trace"].values]
     for m in metrics:
         b = cube[m].sel(policy=base).transpose("trace", "seed").values
         n_ = cube[m].sel(policy=new).transpose("trace", "seed").values
         g = percent_improvement(n_, b)
-        for i, t in enumerate(traces):
-            mean, half, n = mean_ci(g[i], level)
+        for t, values in [*zip([str(t) for t in cube["trace"].values], g),
+                          ("mean of traces", np.nanmean(g, axis=0)),
+                          ("pooled", percent_improvement(np.nanmean(n_, axis=0),
+                                                         np.nanmean(b, axis=0)))]:
+            mean, half, n = mean_ci(values, level)
             rows.append({"policy": new, "trace": t, "metric": m, "mean": mean, "ci95": half, "n": n})
-        mean, half, n = mean_ci(np.nanmean(g, axis=0), level)
-        rows.append({"policy": new, "trace": "mean of traces", "metric": m, "mean": mean,
-                     "ci95": half, "n": n})
-        pooled = percent_improvement(np.nanmean(n_, axis=0), np.nanmean(b, axis=0))
-        mean, half, n = mean_ci(pooled, level)
-        rows.append({"policy": new, "trace": "pooled", "metric": m, "mean": mean, "ci95": half,
-                     "n": n})
     return pd.DataFrame(rows)
-
-
-def long_util_frame(cube, level: float = 0.95) -> pd.DataFrame:
-    """§5.1 cube in long format: ``long_util, policy, metric, mean, ci95, n``.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"long_util": 0.6, "policy": "easy", "seed": 0, "utrera_slowdown": 3.0}],
-    ...                ["long_util", "policy", "seed"], ["utrera_slowdown"],
-    ...                metric_info={"utrera_slowdown": ("1", "s", "d")})
-    >>> long_util_frame(c)["mean"].tolist()
-    [3.0]
-    """
-    return _long(cube, [str(v) for v in cube.data_vars], ["long_util", "policy"], level)
 
 
 def orders_frame(cube, orders: Mapping[str, str], metrics=("utrera_slowdown", "mean_response"),
@@ -255,7 +222,7 @@ def orders_frame(cube, orders: Mapping[str, str], metrics=("utrera_slowdown", "m
     """
     from scipy.stats import ttest_rel
     labels = {v: k for k, v in orders.items()}
-    sub = cube.sel(policy=[p for p in orders.values()])
+    sub = cube.sel(policy=list(orders.values()))
     df = _long(sub, list(metrics), ["trace", "policy"], level)
     df.insert(1, "order", df["policy"].map(labels))
     df["rank"] = df.groupby(["trace", "metric"])["mean"].rank(method="min").astype(int)

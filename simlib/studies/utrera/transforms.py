@@ -1,24 +1,19 @@
-"""Workloads of paper U (Utrera et al., FCFS-malleable): generator variants.
+"""Paper U's workload transformations, each returning a new
+:class:`~simlib.workload.swf.Workload` (input untouched) with one ``; simlib:``
+header line saying what was done.
 
-* :func:`toy_workload` -- the hand-made jobs of Fig. 2 (all submitted at 0,
-  exact estimates, CPU utilization 1, as the paper's footnote assumes: two
-  processes on one CPU run twice slower).
+* :func:`toy_workload` -- Fig. 2's hand-made jobs (CPU utilization 1, as the
+  paper's footnote assumes).
 * :func:`fit_sizes_to_window` (``fit: sizes``) and :func:`fit_to_window`
-  (``fit: runtimes``) -- Table 1's "150 jobs to be launched during 2 hours
-  with average machine loads from 30 % to 90 %" (Sect. 4.1). The
-  Lublin--Feitelson model's 150 jobs carry far more work than 2 hours of a
-  128-CPU machine at 90 % (typically 3--12 machine-loads), so arrivals alone
-  cannot be calibrated: both map the submit times linearly onto the window
-  (arrival order and relative spacing kept), then reach the load through
-  the job sizes at one mean runtime (the paper's jobs ran about 52 s at
-  every load) or through one runtime factor per load. The factors are in
-  the SWF header and the fit records (README, interpretation 5).
-* :func:`set_long_job_cpu_util` and :func:`densest_window` -- Sect. 5.1: the
-  long jobs' (> 64 processes and > 8 h, Table 2's definition) CPU
-  utilization varied, on the window holding the most long jobs.
-
-Every function returns a new :class:`~simlib.workload.swf.Workload` (input
-untouched) with one ``; simlib:`` header line saying what was done.
+  (``fit: runtimes``) -- Table 1's "150 jobs to be launched during 2 hours"
+  at 30-90 % load. The Lublin-Feitelson model's 150 jobs carry several
+  machine-loads of 2 hours, so arrivals alone cannot be calibrated: both map
+  the submit times onto the window, then reach the load through the sizes or
+  the runtimes (README, interpretation 5).
+* :func:`long_jobs`, :func:`set_long_job_cpu_util` and :func:`densest_window`
+  -- Sect. 5.1's long jobs (> 64 processes and > 8 h, Table 2's definition),
+  their CPU utilization varied, on the window holding the most of them
+  (README, interpretation 9).
 """
 from __future__ import annotations
 
@@ -55,12 +50,10 @@ def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workl
         if len(row) != 3:
             raise ConfigError(f"{name}: row {i} must be (submit, size, runtime), got {list(row)!r}")
         submit, size, run = row
-        if submit < last or submit < 0 or size < 1 or run <= 0 or int(size) != size:
+        if submit < last or submit < 0 or size < 1 or run <= 0 or any(int(x) != x for x in row):
             raise ConfigError(f"{name}: row {i} {list(row)!r}: submit times must be non-decreasing "
-                              "and >= 0, sizes integers >= 1, runtimes > 0")
-        if int(run) != run or int(submit) != submit:
-            raise ConfigError(f"{name}: row {i} {list(row)!r}: SWF times are whole seconds "
-                              "(use any time unit, but integers)")
+                              "and >= 0, sizes >= 1 and runtimes > 0, all integers (SWF times "
+                              "are whole seconds: use any time unit, but integers)")
         last = submit
         cols["job_id"][i] = i + 1
         cols["submit_time"][i] = int(submit)
@@ -109,13 +102,10 @@ def _solve_step(fn, target: float, hi: float) -> float:
     return min((lo, hi), key=lambda x: (abs(fn(x) - target), x)) if lo > 0 else hi
 
 
-def _window_arrays(workload: Workload, span: float, load: float):
-    """Checked ``(where, jobs, size, run, new_submit)`` for fitting a workload to a window."""
+def _window_arrays(workload: Workload, span: float):
+    """Checked ``(where, jobs, size, run, new_submit)`` for fitting a workload to a window
+    (span and load > 0: the grid's schema)."""
     where = workload.path or "<workload>"
-    if not (math.isfinite(span) and span > 0):
-        raise ConfigError(f"{where}: span must be > 0 seconds, got {span!r}")
-    if not (math.isfinite(load) and load > 0):
-        raise ConfigError(f"{where}: load must be > 0, got {load!r}")
     jobs = workload.jobs.copy().reset_index(drop=True)
     if len(jobs) < 2:
         raise ConfigError(f"{where}: fitting to a window needs at least 2 jobs")
@@ -201,29 +191,22 @@ def fit_sizes_to_window(workload: Workload, *, span: float, machine_size: int, l
                         ) -> tuple[Workload, float, float]:
     """Submit every job within ``span`` s with mean runtime ``mean_runtime``; load via sizes.
 
-    Submit times are mapped linearly onto ``[0, span]`` as in
-    :func:`fit_to_window`. Every runtime is multiplied by one factor ``f``
-    (whole seconds, at least 1 s) so that the mean runtime is
-    ``mean_runtime``: the same ``f`` at every load. Every size is then
-    multiplied by one factor ``g``, rounded and clipped to ``[1,
-    machine_size]``, with ``g`` chosen so that the offered load
-    ``sum(size * runtime) / (span * machine_size)`` is as close as possible
-    to ``load``. Jobs of equal size round together, so the load jumps with
+    Submit times as in :func:`fit_to_window`; every runtime times one factor
+    ``f`` (whole seconds >= 1) to the mean ``mean_runtime``, the same ``f``
+    at every load; every size times one factor ``g``, rounded and clipped to
+    ``[1, machine_size]``, ``g`` bringing the offered load closest to
+    ``load``. Jobs of equal size round together, so the load jumps with
     ``g`` and may miss ``tolerance`` at every ``g`` (Lublin seed 7 at load
-    0.3: 0.2969 or 0.3032); then single jobs' sizes move by one process,
-    largest work first, towards the load until within ``tolerance``
-    (:func:`_nudge_sizes`; the header counts the moves). Loads one ``g``
-    reaches keep its sizes. Requested and CPU times follow the runtimes as in
-    :func:`fit_to_window`; ``allocated_procs`` (when given) follows the
-    size. Nothing is drawn: the result depends on the inputs only.
+    0.3: 0.2969 or 0.3032); then single jobs' sizes move by one process
+    (:func:`_nudge_sizes`; the header counts the moves). Requested and CPU
+    times follow the runtimes, ``allocated_procs`` the sizes. Nothing is drawn.
 
     A load sizes cannot reach is an error, not a silently different load:
     all jobs serial offer ``sum(run) / (span * machine_size)``, all jobs
     machine-wide ``sum(run) / span`` (1.08 for 150 jobs of 52 s in 2 h).
-    ``tolerance`` is the largest accepted relative error of the mean
-    runtime and of the load (whole seconds and whole processes make both
-    inexact): ConfigError beyond it, giving the loads sizes can reach.
-    Returns the workload, ``f`` and ``g``.
+    ``tolerance``: the largest relative error of the mean runtime and of the
+    load (whole seconds and processes make both inexact); ConfigError beyond
+    it. Returns the workload, ``f`` and ``g``.
 
     Examples
     --------
@@ -234,12 +217,7 @@ def fit_sizes_to_window(workload: Workload, *, span: float, machine_size: int, l
     >>> g, round(float((w.jobs.requested_procs * w.jobs.run_time).sum()) / (60 * 8), 3)
     (1.5, 0.521)
     """
-    where, jobs, size, run, new_submit = _window_arrays(workload, span, load)
-    if int(machine_size) != machine_size or machine_size < 1:
-        raise ConfigError(f"{where}: machine_size must be an integer >= 1, got {machine_size!r}")
-    if not (math.isfinite(mean_runtime) and mean_runtime >= 1):
-        raise ConfigError(f"{where}: mean_runtime must be >= 1 s (whole seconds), "
-                          f"got {mean_runtime!r}")
+    where, jobs, size, run, new_submit = _window_arrays(workload, span)
     mean_of = lambda f: float(np.mean(_scaled_runs(run, f)))  # noqa: E731
     f = _solve_step(mean_of, mean_runtime, mean_runtime / float(run.mean()))
     if abs(mean_of(f) / mean_runtime - 1) > tolerance:
@@ -286,14 +264,11 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
 
     Submit times are mapped linearly onto ``[0, span]`` (first job at 0,
     last at ``span``, floored to whole seconds), keeping the arrival order
-    and relative spacing; then every runtime is multiplied by one factor
-    ``f`` and rounded to whole seconds (at least 1 s), with ``f`` chosen so
-    that ``sum(size * runtime) / (span * machine_size)`` is as close as
-    possible to ``load``. Requested times (when present) get the same
-    factor and rounding, and never fall below the new runtime; average CPU
-    times (when present) are scaled too, so CPU utilization is unchanged.
-    ``tolerance``: the largest accepted relative error of the load reached
-    (rounding to whole seconds makes it inexact); ConfigError beyond it.
+    and relative spacing; every runtime times one factor ``f`` (whole
+    seconds >= 1) bringing ``sum(size * runtime) / (span * machine_size)``
+    closest to ``load``. Requested times get the same factor (never below
+    the runtime), CPU times too (CPU utilization unchanged). ``tolerance``:
+    the largest relative error of the load reached; ConfigError beyond it.
     Returns the workload and ``f``.
 
     Examples
@@ -307,7 +282,7 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
     >>> round(float((j.requested_procs * j.run_time).sum() / (7200 * 128)), 2)
     0.5
     """
-    where, jobs, size, run, new_submit = _window_arrays(workload, span, load)
+    where, jobs, size, run, new_submit = _window_arrays(workload, span)
     target = load * machine_size * span
     work = lambda f: float(np.sum(size * _scaled_runs(run, f)))  # noqa: E731
     if work(0.0) > target * (1 + tolerance):
@@ -346,16 +321,16 @@ def long_jobs(workload: Workload, *, min_procs: int = LONG_JOB_MIN_PROCS,
 def set_long_job_cpu_util(workload: Workload, util: float, *, mode: str = "set",
                           missing: float = 1.0, min_procs: int = LONG_JOB_MIN_PROCS,
                           min_runtime: float = LONG_JOB_MIN_RUNTIME) -> Workload:
-    """Give the long jobs an average CPU utilization of ``util``.
+    """Give the long jobs an average CPU utilization of ``util`` (in [0, 1]).
 
     CPU utilization of a job is SWF field 6 / field 4 (average CPU time
     over runtime, paper U's footnote 2); only field 6 of long jobs
     (:func:`long_jobs`) changes. ``mode`` "set": every long job gets exactly
-    ``util`` (in [0, 1]); "scale": each long job's own utilization is
-    multiplied by ``util / current average`` and clipped to [0, 1], keeping
-    their spread (the average then falls short of ``util`` when clipping
-    bites), ``missing`` being the utilization of a long job without CPU time
-    (the fcfs_malleable policy's default).
+    ``util``; "scale": each long job's own utilization is multiplied by
+    ``util / current average`` and clipped to [0, 1], keeping their spread
+    (the average then falls short of ``util`` when clipping bites),
+    ``missing`` being the utilization of a long job without CPU time (the
+    fcfs_malleable policy's default).
 
     Examples
     --------
@@ -363,10 +338,6 @@ def set_long_job_cpu_util(workload: Workload, util: float, *, mode: str = "set",
     >>> set_long_job_cpu_util(w, 0.6).jobs["avg_cpu_time"].tolist()
     [18000.0, 30000.0]
     """
-    if not 0.0 <= util <= 1.0:
-        raise ConfigError(f"long-job CPU utilization must be in [0, 1], got {util!r}")
-    if mode not in ("set", "scale"):
-        raise ConfigError(f"long-job CPU utilization mode {mode!r}: choose 'set' or 'scale'")
     jobs = workload.jobs.copy()
     mask = long_jobs(workload, min_procs=min_procs, min_runtime=min_runtime)
     run = jobs["run_time"].to_numpy(dtype=float)
