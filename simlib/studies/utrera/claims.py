@@ -4,11 +4,10 @@ Each criterion (:data:`CRITERIA`, applied by :func:`claims`) reads the
 tables of :mod:`simlib.studies.utrera.tables` and returns a
 :class:`simlib.claims.Claim` whose verdict follows the stated rule
 mechanically, so a verdict cannot drift from the numbers; the README adds
-the why. The claims' words (the claim as the paper states it, what it
-publishes, the rule, the artifact) are in ``templates/claims.yaml``
-(:func:`texts`), under the criterion's name. :func:`reading_verdicts` judges
-every claim again under every other reading of the time model (the README's
-reading x claim matrix); :func:`write_claims` is step ``utrera_claims``.
+the why. The claims' words are ``templates/claims.yaml`` (:func:`texts`),
+under the criterion's name. :func:`reading_verdicts` judges every claim
+again under every other reading of the time model (the README's reading x
+claim matrix); :func:`write_claims` is step ``utrera_claims``.
 """
 from __future__ import annotations
 
@@ -26,13 +25,9 @@ from . import EASY, MALLEABLE
 from .published import load_published
 from .tables import TABLE1_METRICS, pick, trunc2
 
-__all__ = [
-    "texts", "CRITERIA", "claims", "fig2_numbers", "table1_gains", "table2_workloads",
-    "fig3_response", "fig3_execution", "fig3_slowdown", "table3_mpl", "fragmentation_eliminated",
-    "headline_gains", "long_util_threshold", "easy_better_only_short_narrow", "oldest_first",
-    "JOB_CLASSES", "POLICY_FREE", "MAIN_READING_ONLY", "MAIN_ONLY", "reading_verdicts",
-    "write_claims",
-]
+# The criteria (module functions) are listed in CRITERIA.
+__all__ = ["texts", "CRITERIA", "claims", "JOB_CLASSES", "POLICY_FREE", "MAIN_READING_ONLY",
+           "MAIN_ONLY", "reading_verdicts", "write_claims"]
 
 #: Paper id of the claims.
 PAPER = "utrera"
@@ -70,6 +65,13 @@ def _trace_value(traces: pd.DataFrame, trace: str, policy: str, metric: str):
     """Mean and CI half-width (0 when undefined) of one trace, policy and metric."""
     r = pick(traces, trace=trace, policy=policy, metric=metric)
     return float(r["mean"]), float(r["ci95"]) if np.isfinite(r["ci95"]) else 0.0
+
+
+def _pairs(traces: pd.DataFrame, metric: str, malleable: str):
+    """Per trace (sorted): EASY's mean, FCFS-malleable's (label ``malleable``) mean and
+    CI half-width."""
+    for t in sorted(set(traces["trace"])):
+        yield t, _trace_value(traces, t, EASY, metric)[0], *_trace_value(traces, t, malleable, metric)
 
 
 def fig2_numbers(published: Mapping, fig2: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
@@ -151,27 +153,18 @@ def fig3_response(published: Mapping, traces: pd.DataFrame, malleable: str = MAL
 
     ``traces`` is :func:`.tables.traces_frame` of the traces cube.
     """
-    better = []
-    for t in sorted(set(traces["trace"])):
-        e, _ = _trace_value(traces, t, EASY, "mean_response")
-        f, fh = _trace_value(traces, t, malleable, "mean_response")
-        better.append((t, f + fh < e, f, e))
-    hits = sum(b for _, b, _, _ in better)
+    pairs = list(_pairs(traces, "mean_response", malleable))
     return _claim("fig3_response", published["fig3"]["source"],
-                  "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, _, f, e in better),
-                  verdict_from_hits(hits, len(better)))
+                  "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, e, f, _ in pairs),
+                  verdict_from_hits(sum(f + fh < e for _, e, f, fh in pairs), len(pairs)))
 
 
 def fig3_execution(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
     """Fig. 3(b): execution times larger under FCFS-malleable, but less than twice EASY's."""
-    parts, hits, tr = [], 0, sorted(set(traces["trace"]))
-    for t in tr:
-        e, _ = _trace_value(traces, t, EASY, "mean_execution")
-        f, _ = _trace_value(traces, t, malleable, "mean_execution")
-        hits += e < f < 2 * e
-        parts.append(f"{t}: x{f / e:.2f}")
-    return _claim("fig3_execution", published["fig3"]["source"], "; ".join(parts),
-                  verdict_from_hits(hits, len(tr)))
+    pairs = list(_pairs(traces, "mean_execution", malleable))
+    return _claim("fig3_execution", published["fig3"]["source"],
+                  "; ".join(f"{t}: x{f / e:.2f}" for t, e, f, _ in pairs),
+                  verdict_from_hits(sum(e < f < 2 * e for _, e, f, _ in pairs), len(pairs)))
 
 
 #: Fig. 3(d): on which traces the paper says FCFS-malleable's slowdown is better.
@@ -185,11 +178,8 @@ def fig3_slowdown(published: Mapping, traces: pd.DataFrame, malleable: str = MAL
     policy that is worse everywhere, so it only completes a full match.
     """
     parts, hits, total, rest_ok = [], 0, 0, True
-    for t in sorted(set(traces["trace"])):
-        if t not in FIG3_SLOWDOWN_BETTER:
-            continue
-        e, _ = _trace_value(traces, t, EASY, "utrera_slowdown")
-        f, fh = _trace_value(traces, t, malleable, "utrera_slowdown")
+    for t, e, f, fh in _pairs(traces[traces["trace"].isin(list(FIG3_SLOWDOWN_BETTER))],
+                              "utrera_slowdown", malleable):
         won = f + fh < e
         if FIG3_SLOWDOWN_BETTER[t]:
             total += 1

@@ -1,18 +1,13 @@
-"""Paper U's figures and tables: the figure steps of the study.
-
-One function per step, each given a :class:`~simlib.studies.StepContext`:
-:func:`fig2` (Fig. 2's Gantt charts and nine numbers), :func:`table1`
-(Table 1 vs the paper's S and R columns, and the gains), :func:`traces`
-(Fig. 3, Tables 2-3, fragmentation, the headline gains, the candidate
-orders, the time-model readings and the Fig. 1 substitute), :func:`long_util`
-(Sect. 5.1) and :func:`whole_workloads` (Table 2's "Jobs" read as whole
-workloads, beside the portions).
+"""Paper U's figure steps, one function each, given a :class:`~simlib.studies.StepContext`:
+:func:`fig2`, :func:`table1`, :func:`traces` (Fig. 3, Tables 2-3, fragmentation, the
+headline gains, the candidate orders, the time-model readings and the Fig. 1 substitute),
+:func:`long_util` (Sect. 5.1) and :func:`whole_workloads` (Table 2's "Jobs" read as whole
+workloads).
 
 Tables are written as CSV (long format, read back by the claims and README
-steps) and Markdown (for people): the numbers come from
-:mod:`simlib.studies.utrera.tables`, the drawings from
-:mod:`simlib.studies.utrera.plots`, the words around the tables from the
-templates ``templates/<file>.md.j2`` (:func:`_write_md`).
+steps) and Markdown (for people): the numbers come from :mod:`.tables`, the
+drawings from :mod:`.plots`, the words around the tables from the templates
+``templates/<file>.md.j2``.
 """
 from __future__ import annotations
 
@@ -99,15 +94,24 @@ def _read_json(path) -> dict:
     return json.loads(Path(path).read_text())
 
 
-def _others(cube) -> list[str]:
-    """The cube's policy labels other than the two compared (the other readings)."""
-    return [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+def _inputs(ctx):
+    """The published numbers, the step's cube and its number of seeds."""
+    cube = read_cube(ctx.input.cube)
+    return load_published(ctx.input.published), cube, int(cube.sizes["seed"])
+
+
+def _every_reading(cube, frame, path) -> None:
+    """``path``: ``frame(cube)`` of the two compared policies and every other reading of the
+    time model (no row when the cube holds none), for the reading x claim matrix."""
+    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    every = frame(cube.sel(policy=[*POLICIES, *others]))
+    _write_csv(every if others else every.iloc[0:0], path)
 
 
 def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
     """Fig. 2's nine numbers under every reading: the main table, then each reading's
     FCFS-malleable rows under its label (``readings``: the JSON of step ``utrera_fig2``,
-    ``runs`` "readings"). Read by the reading x claim matrix.
+    ``runs`` "readings").
 
     Examples
     --------
@@ -144,9 +148,8 @@ def fig2(ctx) -> None:
 
 
 def _fit_note(fit: str, fits, lublin) -> str:
-    """How Table 1's workloads of one fit were made (``templates/table1_fit.j2``).
-
-    ``fits`` are that fit's records (step ``utrera_table1_workloads``, one per seed).
+    """How Table 1's workloads of one fit were made (``templates/table1_fit.j2``), from
+    that fit's records (step ``utrera_table1_workloads``, one per seed).
 
     Examples
     --------
@@ -210,21 +213,14 @@ def table1(ctx) -> None:
     ``png`` (the main fit), ``csv`` (every fit, column ``main``) and ``md``
     (every fit, the main one first, ``fits`` the workloads' fit records)
     show the main reading of the time model; ``readings_csv`` the main fit's
-    rows of every reading, read by the reading x claim matrix.
+    rows of every reading.
     """
     p = ctx.params
-    pub = load_published(ctx.input.published)
-    cube = read_cube(ctx.input.cube)
-    n_seeds = int(cube.sizes["seed"])
-    # The main reading's table; the other readings (main fit only) go to readings_csv.
+    pub, cube, n_seeds = _inputs(ctx)
     t1 = _table1_rows(cube.sel(policy=list(POLICIES)), pub, p["fit"])
     _write_csv(t1, ctx.output.csv)
-    others = _others(cube)
-    if others and "fit" in cube.dims:
-        cube = cube.sel(fit=[p["fit"]])
-    readings = _table1_rows(cube.sel(policy=[*POLICIES, *others]), pub, p["fit"])
-    _write_csv(readings[readings["main"]] if others else readings.iloc[0:0],
-               ctx.output.readings_csv)
+    main_fit = cube.sel(fit=[p["fit"]]) if "fit" in cube.dims else cube
+    _every_reading(main_fit, lambda c: _table1_rows(c, pub, p["fit"]), ctx.output.readings_csv)
     records = [_read_json(f) for f in ctx.input.fits]
     notes = {f: _fit_note(f, [r for r in records if r.get("fit", p["fit"]) == f], p["lublin"])
              for f in dict.fromkeys([p["fit"], *p["fits"]])}
@@ -282,42 +278,35 @@ def _table2(ctx, tf: pd.DataFrame, pub) -> None:
               table=F.to_markdown(md2, index=True))
 
 
-def _per_trace(tf: pd.DataFrame, traces, metric: str, published) -> pd.DataFrame:
-    """Both policies' mean and CI of one metric per trace, beside ``published[trace][policy]``."""
+def _paper_value(pub, trace: str, policy: str, metric: str) -> float:
+    """The printed number of a trace, policy and metric (NaN: Fig. 3 prints none)."""
+    if metric == "utrera_mean_mpl":
+        return float(pub["table3"]["values"].get(trace, {}).get(policy, np.nan))
+    if metric == "utrera_fragmentation":
+        return float(pub["fragmentation"]["values"].get(policy, {}).get(trace, np.nan))
+    return np.nan
+
+
+def _per_trace(ctx, tf: pd.DataFrame, pub, metric: str, csv, md, unit: str = "", k: float = 1.0,
+               **words) -> None:
+    """Table 3 (``utrera_mean_mpl``) or the fragmentation: both policies' mean and CI per
+    trace beside the paper's (``csv``), and as Markdown (``md``: ours x ``k``)."""
     rows = []
-    for t in traces:
+    for t in ctx.params["traces"]:
         row = {"trace": t}
         for pol in POLICIES:
             r = T.pick(tf, trace=t, policy=pol, metric=metric)
             row.update({pol: float(r["mean"]), f"{pol}_ci95": float(r["ci95"]),
-                        f"paper_{pol}": published(t, pol)})
+                        f"paper_{pol}": _paper_value(pub, t, pol, metric)})
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _ours_vs_paper(df: pd.DataFrame, unit: str = "", k: float = 1.0) -> str:
-    """:func:`_per_trace` as a Markdown table: ours (× ``k``) beside the paper's, per policy."""
+    df = pd.DataFrame(rows)
+    _write_csv(df, ctx.output[csv])
     cols = {"trace": df["trace"]}
     for pol, name in ((EASY, "EASY"), (MALLEABLE, "FCFS-malleable")):
         cols[f"{name} ours{unit}"] = [pm(k * a, k * b) for a, b in zip(df[pol], df[f"{pol}_ci95"])]
         cols[f"{name} paper{unit}"] = k * df[f"paper_{pol}"]
-    return F.to_markdown(pd.DataFrame(cols))
-
-
-def _table3_fragmentation(ctx, tf: pd.DataFrame, pub, n_seeds: int) -> None:
-    """Table 3 (average MPL) and the fragmentation, per trace and policy."""
-    p, out = ctx.params, ctx.output
-    t3 = _per_trace(tf, p["traces"], "utrera_mean_mpl",
-                    lambda t, pol: pub["table3"]["values"].get(t, {}).get(pol, np.nan))
-    pf = pub["fragmentation"]["values"]
-    fr = _per_trace(tf, p["traces"], "utrera_fragmentation",
-                    lambda t, pol: pf.get(pol, {}).get(t, np.nan))
-    _write_csv(t3, out.table3_csv)
-    _write_csv(fr, out.frag_csv)
-    _write_md(out.table3_md, "table3.md", scale=p["scale"], n_seeds=n_seeds,
-              table=_ours_vs_paper(t3))
-    _write_md(out.frag_md, "fragmentation.md", scale=p["scale"], note=pub["fragmentation"]["note"],
-              table=_ours_vs_paper(fr, " (%)", 100))
+    _write_md(ctx.output[md], Path(ctx.output[md]).name, scale=ctx.params["scale"],
+              table=F.to_markdown(pd.DataFrame(cols)), **words)
 
 
 def _headline(ctx, cube, pub) -> None:
@@ -395,13 +384,13 @@ def traces(ctx) -> None:
     gains, the candidate orders, the time-model readings (``readings``: name -> policy
     label, the main reading first) and the Fig. 1 substitute (EASY's first run on its
     trace: ``fig1_jobs``, ``fig1_timeline``)."""
-    pub = load_published(ctx.input.published)
-    cube = read_cube(ctx.input.cube)
-    n_seeds = int(cube.sizes["seed"])
+    pub, cube, n_seeds = _inputs(ctx)
     tf = T.traces_frame(cube)
     _fig3(ctx, tf, n_seeds)
     _table2(ctx, tf, pub)
-    _table3_fragmentation(ctx, tf, pub, n_seeds)
+    _per_trace(ctx, tf, pub, "utrera_mean_mpl", "table3_csv", "table3_md", n_seeds=n_seeds)
+    _per_trace(ctx, tf, pub, "utrera_fragmentation", "frag_csv", "frag_md", " (%)", 100,
+               note=pub["fragmentation"]["note"])
     _headline(ctx, cube, pub)
     _orders_readings(ctx, cube, tf, n_seeds)
     _job_classes(ctx, tf, pub)
@@ -435,17 +424,12 @@ def long_util(ctx) -> None:
     and ``md`` show the main reading, ``readings_csv`` every reading's rows.
     """
     p = ctx.params
-    pub = load_published(ctx.input.published)
-    cube = read_cube(ctx.input.cube)
-    n_seeds = int(cube.sizes["seed"])
+    pub, cube, n_seeds = _inputs(ctx)
     info = _read_json(ctx.input.info)
     where = long_util_portion(info, p["min_long_jobs"])
-    # The main reading; every reading (labels fcfs_malleable:<reading>) in readings_csv.
     lu = T.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
     _write_csv(lu, ctx.output.csv)
-    others = _others(cube)
-    every = T.long_util_frame(cube.sel(policy=[*POLICIES, *others])).assign(**where)
-    _write_csv(every if others else every.iloc[0:0], ctx.output.readings_csv)
+    _every_reading(cube, lambda c: T.long_util_frame(c).assign(**where), ctx.output.readings_csv)
     # A small (smoke) portion may hold no long job with CPU-time data at all.
     note = render(__package__, "long_util_note.j2", p=where,
                   own=info["portion"].get("long_cpu_util_mean"))
@@ -471,34 +455,23 @@ WHOLE_METRICS = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdow
                  "utrera_mean_mpl", "utrera_fragmentation")
 
 
-def _paper_value(pub, trace: str, policy: str, metric: str) -> float:
-    """The printed number of a trace, policy and metric (NaN: Fig. 3 prints none)."""
-    if metric == "utrera_mean_mpl":
-        return float(pub["table3"]["values"].get(trace, {}).get(policy, np.nan))
-    if metric == "utrera_fragmentation":
-        return float(pub["fragmentation"]["values"].get(policy, {}).get(trace, np.nan))
-    return np.nan
-
-
 def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
                 portion_specs: dict) -> pd.DataFrame:
     """One row per (trace, metric, policy): whole workload, portion and paper
     (``whole``, ``portions``: :func:`.tables.traces_frame`; ``infos``: the whole
     workloads' records; ``portion_specs``: Fig. 3's portions, by trace)."""
     rows = []
-    for t, info in infos.items():
-        ps = portion_specs[t]
-        for m in WHOLE_METRICS:
-            for pol in POLICIES:
-                w = T.pick(whole, trace=t, policy=pol, metric=m)
-                q = T.pick(portions, trace=t, policy=pol, metric=m)
-                rows.append({
-                    "trace": t, "metric": m, "policy": pol,
-                    "whole_first_job": int(info["first_job"]), "whole_jobs": int(info["jobs"]),
-                    "whole_mean": float(w["mean"]), "whole_ci95": float(w["ci95"]),
-                    "portion_first_job": int(ps["first_job"]), "portion_jobs": int(ps["n_jobs"]),
-                    "portion_mean": float(q["mean"]), "portion_ci95": float(q["ci95"]),
-                    "paper": _paper_value(pub, t, pol, m)})
+    for t, m, pol in ((t, m, pol) for t in infos for m in WHOLE_METRICS for pol in POLICIES):
+        w = T.pick(whole, trace=t, policy=pol, metric=m)
+        q = T.pick(portions, trace=t, policy=pol, metric=m)
+        rows.append({
+            "trace": t, "metric": m, "policy": pol,
+            "whole_first_job": int(infos[t]["first_job"]), "whole_jobs": int(infos[t]["jobs"]),
+            "whole_mean": float(w["mean"]), "whole_ci95": float(w["ci95"]),
+            "portion_first_job": int(portion_specs[t]["first_job"]),
+            "portion_jobs": int(portion_specs[t]["n_jobs"]),
+            "portion_mean": float(q["mean"]), "portion_ci95": float(q["ci95"]),
+            "paper": _paper_value(pub, t, pol, m)})
     return pd.DataFrame(rows)
 
 
@@ -510,10 +483,8 @@ def whole_workloads(ctx) -> None:
     verdicts of the claims on the traces (:func:`.claims.claims`) on both.
     """
     p = ctx.params
-    pub = load_published(ctx.input.published)
-    cube = read_cube(ctx.input.cube)
-    whole = T.traces_frame(cube)
-    traces = list(p["traces"])
+    pub, cube, n_seeds = _inputs(ctx)
+    whole, traces = T.traces_frame(cube), list(p["traces"])
     portions = T.traces_frame(read_cube(ctx.input.portions_cube))
     portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
     infos = {t: _read_json(f) for t, f in zip(traces, ctx.input.infos)}
@@ -540,6 +511,6 @@ def whole_workloads(ctx) -> None:
         **{f"verdict on the {k}": [c.verdict.value for c in v] for k, v in on.items()},
         "ours on the whole workloads": [c.ours for c in on["whole workloads"]]})
     _write_md(ctx.output.md, "whole_workloads.md", scale=p["scale"], workloads=workloads,
-              n_seeds=int(cube.sizes["seed"]), ack=ACK, table=F.to_markdown(pd.DataFrame(rows)),
+              n_seeds=n_seeds, ack=ACK, table=F.to_markdown(pd.DataFrame(rows)),
               verdicts=F.to_markdown(verdicts))
     ctx.log.info("whole workloads: %d rows", len(wf))

@@ -1,13 +1,9 @@
-"""Figures and tables of paper U (Utrera et al., FCFS-malleable).
+"""Paper U's drawings, one function per figure of ``paper_figures/utrera/``, from the tables
+of :mod:`simlib.studies.utrera.tables`, and the labels its tables share.
 
-One function per artifact of ``paper_figures/utrera/``; the data come from the
-study's cubes through the table builders of :mod:`simlib.studies.utrera.tables`.
-Every figure prints the scale and the number of seeds that produced it,
-and shows the paper's numbers beside ours where the paper printed any
-(labelled "paper").
-
-Rendering goes through matplotlib's Agg canvas on a private ``Figure`` (no
-pyplot global state), with pinned metadata so reruns give identical files.
+Every figure prints the scale and the number of seeds that produced it, and
+shows the paper's numbers beside ours where the paper printed any (labelled
+"paper"); :mod:`simlib.figures.common` draws them reproducibly.
 """
 from __future__ import annotations
 
@@ -27,11 +23,9 @@ from ...figures.common import footer_lines, log_y, new_figure, save_figure, time
 from ...figures.gantt import core_runs
 from .tables import trunc2
 
-__all__ = [
-    "POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2", "plot_table1",
-    "plot_fig3", "plot_orders",
-    "plot_readings", "plot_long_util", "plot_fig1", "to_markdown",
-]
+__all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2",
+           "plot_table1", "plot_fig3", "plot_orders", "plot_readings", "plot_long_util",
+           "plot_fig1", "to_markdown"]
 
 #: Display names of the policies.
 POLICY_LABELS = {"fcfs": "FCFS", "easy": "EASY backfilling", "fcfs_malleable": "FCFS-malleable"}
@@ -151,6 +145,11 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     return save_figure(fig, out)
 
 
+#: The paper's Table 1 columns drawn beside ours: column, label, line style.
+_PAPER_LINES = (("paper_S", "paper S", {"ls": "--", "marker": "s", "mfc": "none"}),
+                ("paper_R", "paper R", {"ls": ":", "marker": "x"}))
+
+
 def _gains(t1: pd.DataFrame, col: str) -> pd.DataFrame:
     piv = t1.pivot_table(index=["metric", "load"], columns="policy", values=col)
     return 100 * (piv["easy"] - piv["fcfs_malleable"]) / piv["easy"]
@@ -183,11 +182,8 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
             c = _COLORS[pol]
             ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), color=c, marker="o",
                         capsize=3, label=f"{policy_label(pol)} (ours)")
-            if published:
-                ax.plot(d["load"], d["paper_S"], color=c, ls="--", marker="s", mfc="none",
-                        label=f"{policy_label(pol)} (paper S)")
-                ax.plot(d["load"], d["paper_R"], color=c, ls=":", marker="x",
-                        label=f"{policy_label(pol)} (paper R)")
+            for col, name, style in _PAPER_LINES if published else ():
+                ax.plot(d["load"], d[col], color=c, label=f"{policy_label(pol)} ({name})", **style)
         unit = "" if "slowdown" in m else " (s)"
         ax.set_title(METRIC_LABELS[m])
         ax.set_ylabel(METRIC_LABELS[m] + unit)
@@ -196,14 +192,10 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
             log_y(ax, np.r_[sub["mean"], sub.get("paper_S", []), sub.get("paper_R", [])])
         ax.grid(True, alpha=0.3)
         ax2 = axes[1][j]
-        g_ours = _gains(sub, "mean").loc[m]
-        ax2.plot(g_ours.index, g_ours.values, color="k", marker="o", label="ours")
-        if published:
-            g_s = _gains(sub, "paper_S").loc[m]
-            g_r = _gains(sub, "paper_R").loc[m]
-            ax2.plot(g_s.index, g_s.values, color="k", ls="--", marker="s", mfc="none",
-                     label="paper S")
-            ax2.plot(g_r.index, g_r.values, color="k", ls=":", marker="x", label="paper R")
+        for col, name, style in (("mean", "ours", {"marker": "o"}),
+                                 *(_PAPER_LINES if published else ())):
+            g = _gains(sub, col).loc[m]
+            ax2.plot(g.index, g.values, color="k", label=name, **style)
         ax2.axhline(0, color="0.5", lw=0.8)
         ax2.set_xlabel("offered load")
         ax2.set_ylabel("gain of FCFS-malleable over EASY (%)")
