@@ -26,8 +26,8 @@ def test_links_inside_and_outside_paper_figures():
 
 
 def test_every_section_names_artifacts_of_the_study():
-    from simlib.studies.utrera.study import Utrera
-    titles = Utrera.titles()
+    from simlib.studies.utrera.study import declared
+    titles = declared()
     names = set(titles["files"])
     for s in titles["sections"]:
         assert set(s["pngs"]) <= names, s["title"]

@@ -75,18 +75,8 @@ def _pairs(traces: pd.DataFrame, metric: str, malleable: str):
 
 
 def fig2_numbers(published: Mapping, fig2: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
-    """Fig. 2's nine numbers, from ``fig2`` (columns ``policy, metric, ours``).
-
-    FCFS-malleable's numbers are those of the rows labelled ``malleable``
-    (another reading of the time model: its label).
-
-    Examples
-    --------
-    >>> pub = {"fig2": {"source": "Fig. 2", "values": {"easy": {"mean_response": 4.33}}}}
-    >>> ours = pd.DataFrame({"policy": ["easy"], "metric": ["mean_response"], "ours": [13 / 3]})
-    >>> fig2_numbers(pub, ours).verdict.value
-    'reproduced'
-    """
+    """Fig. 2's nine numbers, from ``fig2`` (columns ``policy, metric, ours``; FCFS-malleable's
+    rows labelled ``malleable``: another reading of the time model has its label)."""
     hits, total, parts = 0, 0, []
     for pol, mets in published["fig2"]["values"].items():
         for m, p in mets.items():
@@ -149,10 +139,8 @@ def table2_workloads(published: Mapping, table2: pd.DataFrame) -> Claim:
 
 
 def fig3_response(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
-    """Fig. 3(c): FCFS-malleable's response time better than EASY's on every trace.
-
-    ``traces`` is :func:`.tables.traces_frame` of the traces cube.
-    """
+    """Fig. 3(c): FCFS-malleable's response time better than EASY's on every trace
+    (``traces``: :func:`.tables.traces_frame`)."""
     pairs = list(_pairs(traces, "mean_response", malleable))
     return _claim("fig3_response", published["fig3"]["source"],
                   "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, e, f, _ in pairs),
@@ -272,17 +260,7 @@ def fragmentation_eliminated(published: Mapping, traces: pd.DataFrame,
 
 
 def headline_gains(published: Mapping, gains: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
-    """The headline 28 % / 31 %: gains averaged over the traces (:func:`.tables.gains_frame`).
-
-    Examples
-    --------
-    >>> pub = {"headline": {"source": "s", "values": {"utrera_slowdown": 0.28,
-    ...        "mean_response": 0.31}}}
-    >>> g = pd.DataFrame({"trace": ["mean of traces"] * 2, "metric": ["utrera_slowdown",
-    ...                   "mean_response"], "mean": [30.0, 29.0], "ci95": [1.0, 1.0], "n": [5, 5]})
-    >>> headline_gains(pub, g).verdict.value
-    'reproduced'
-    """
+    """The headline 28 % / 31 %: gains averaged over the traces (:func:`.tables.gains_frame`)."""
     if "policy" in gains.columns:  # gains of several readings: keep this one's
         gains = gains[gains["policy"] == malleable]
     pub = published["headline"]["values"]
@@ -308,18 +286,6 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
     fewer long jobs than ``min_long_jobs`` cannot decide the claim (the long
     jobs' utilization barely moves the averages): the verdict is then "not
     testable here", whatever the numbers.
-
-    Examples
-    --------
-    >>> pub = {"long_util": {"threshold": 0.9, "source": "Sect. 5.1"}}
-    >>> lu = pd.DataFrame({"long_util": [0.6, 0.6, 1.0, 1.0], "policy": ["easy",
-    ...                    "fcfs_malleable"] * 2, "metric": "utrera_slowdown",
-    ...                    "mean": [5.0, 4.0, 5.0, 6.0], "trace": "SDSC-SP2", "first_job": 0,
-    ...                    "last_job": 999, "long_jobs": 25, "min_long_jobs": 20})
-    >>> long_util_threshold(pub, lu).verdict.value
-    'reproduced'
-    >>> long_util_threshold(pub, lu.assign(long_jobs=5)).verdict.value
-    'not testable here'
     """
     thr = float(published["long_util"]["threshold"])
     sld = long_util[long_util["metric"] == "utrera_slowdown"]
@@ -396,14 +362,6 @@ def reading_verdicts(main: pd.DataFrame, published: Mapping, readings: Mapping[s
     ``how`` "simulated" (judged on that reading's runs by the same rule),
     "policy-free" (:data:`POLICY_FREE`: the main verdict), "main reading
     only" (:data:`MAIN_READING_ONLY`: verdict :data:`MAIN_ONLY`) or "not run".
-
-    Examples
-    --------
-    >>> main = pd.DataFrame({"claim": ["Table 2: x", "Sect. 3.1: y", "Fig. 2: z"],
-    ...                      "figure": ["table2.md", "orders_ablation.png", "fig2_numbers.md"],
-    ...                      "verdict": ["partly reproduced", "not reproduced", "reproduced"]})
-    >>> reading_verdicts(main, {}, {"r": "fcfs_malleable:r"})[["verdict", "how"]].values.tolist()
-    [['partly reproduced', 'policy-free'], ['main reading only', 'main reading only'], ['not run', 'not run']]
     """
     def has(table, label):
         return (table is not None and "policy" in table.columns
@@ -436,26 +394,13 @@ def claims(*, published: Mapping, malleable: str = MALLEABLE, **tables) -> list[
     ``gains``, ``long_util``, ``orders``); a table not given (or None)
     skips the claims it holds. ``malleable`` is the policy label of
     FCFS-malleable in them (another reading of the time model: its label).
-
-    Examples
-    --------
-    >>> pub = {"orders": {"source": "Sect. 3.1"}}
-    >>> o = pd.DataFrame({"trace": "T", "order": ["oldest", "longest"], "metric": "m",
-    ...                   "mean": [2.0, 1.0], "ci95": [0.5, 0.5], "n": 5, "rank": [2, 1],
-    ...                   "diff_vs_best": [1.0, 0.0], "p_vs_best": [0.001, float("nan")]})
-    >>> [(c.figure, c.verdict.value) for c in claims(published=pub, orders=o)]
-    [('orders_ablation.png', 'not reproduced')]
     """
     return apply_criteria(CRITERIA, published=published, malleable=malleable, **tables)
 
 
 def write_claims(ctx) -> None:
-    """Step ``utrera_claims``: ``paper_figures/utrera/claims.csv`` from the figure steps' tables.
-
-    Inputs: the CSV tables ``fig2``, ``table1``, ``table2``, ``traces``
-    (Fig. 3's), ``gains``, ``long_util``, ``orders`` and ``published``;
-    parameter ``scale``; output ``csv`` (:func:`simlib.claims.write_claims`).
-    """
+    """Step ``utrera_claims``: ``paper_figures/utrera/claims.csv`` from the figure steps'
+    CSV tables (inputs named as the criteria's parameters)."""
     inp = ctx.input
     tables = {k: pd.read_csv(inp[k]) for k in ("fig2", "table1", "traces", "gains",
                                                "long_util", "orders")}

@@ -400,13 +400,6 @@ def traces(ctx) -> None:
 
 def long_util_portion(info: dict, min_long_jobs: int) -> dict:
     """Sect. 5.1's portion as ``long_util.csv`` columns, from its record (``info``).
-
-    Examples
-    --------
-    >>> info = {"trace": "SDSC-SP2", "first_job": 18802, "jobs": 10000, "selection": "densest",
-    ...         "long_jobs": 42, "long_jobs_cleaned": 81, "portion": {"long_jobs": 42}}
-    >>> long_util_portion(info, 20)["last_job"]
-    28801
     """
     first, n = int(info["first_job"]), int(info["jobs"])
     return {"trace": info["trace"], "selection": info.get("selection", "positions"),

@@ -67,13 +67,6 @@ def fig2_table(schedules: Mapping, published: Mapping) -> pd.DataFrame:
     {metrics, segments}``), ``published`` the ``fig2`` block of the
     published numbers. Columns ``policy, metric, ours, ours_truncated,
     paper, match`` (the paper truncates to two decimals).
-
-    Examples
-    --------
-    >>> s = {"policies": {"easy": {"metrics": {"mean_response": 13 / 3}}}}
-    >>> p = {"values": {"easy": {"mean_response": 4.33}}}
-    >>> fig2_table(s, p)[["ours_truncated", "match"]].values.tolist()
-    [[4.33, True]]
     """
     rows = []
     for pol, mets in published["values"].items():

@@ -1,14 +1,9 @@
 """Paper U's own README (step ``utrera_readme``): ``paper_figures/utrera/README.md``.
 
-Every artifact of paper U with published vs reproduced numbers, a verdict
-per claim (``claims.csv`` of step ``utrera_claims``: the criteria of
-:mod:`simlib.studies.utrera.claims`, each rule stated beside its verdict),
-the verdicts under every other reading of the time model (the reading x
-claim matrix), the scale and seeds, the interpretation choices and why the
-verdicts come out as they do. Python computes the tables and the verdicts;
-the words are the templates ``templates/README.md.j2`` (with
-``interpretation.md.j2``, ``discussion.md.j2`` and ``scale_lines.md.j2``).
-Tables go through the one renderer, :func:`simlib.markdown.markdown_table`.
+Python computes the tables and the verdicts (``claims.csv``, and every claim
+again under every other reading of the time model: the reading x claim
+matrix); the words are the templates ``templates/README.md.j2`` and those
+it includes.
 """
 from __future__ import annotations
 
@@ -156,18 +151,10 @@ def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> dict:
 
 
 def readme(ctx) -> None:
-    """Step ``utrera_readme``: write ``paper_figures/utrera/README.md``.
-
-    Inputs: ``claims`` (step ``utrera_claims``), the CSV tables ``gains``,
-    ``orders`` and ``readings`` of the figure steps, the other readings'
-    rows off the traces (``fig2_readings``, ``table1_readings``,
-    ``long_util_readings``: the reading x claim matrix), ``published``, and
-    ``others`` (every other artifact, so the README is rebuilt after them).
-    Parameters (see the study's ``readme_step``): what the template says of
-    the scale (``scale``, ``scale_plan``: what each scale runs), the
-    readings (``readings``: name -> policy label; ``single_readings``;
-    ``reading_factors``), ``sections`` and ``artifacts`` (the study's index
-    entries, listed at the end).
+    """Step ``utrera_readme``: write ``paper_figures/utrera/README.md`` from the claims, the
+    figure steps' tables (the other readings' rows too: the reading x claim matrix) and
+    the Markdown artifacts; parameters: what the template says (declared with the step
+    in ``artifacts.yaml``: scale, readings, sections and the artifacts listed at the end).
     """
     p, inp = ctx.params, ctx.input
     out = Path(ctx.output.readme)

@@ -63,15 +63,6 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
     seeds; ``fit`` when the cube has that dimension, in the cube's order) and,
     with ``published``, ``paper_S``, ``paper_R`` and ``rel_diff_S`` (ours / S -
     1; NaN for the bounded slowdown, which the paper does not give).
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"policy": p, "load": 0.3, "seed": s, "mean_wait": 1.0 + s}
-    ...                 for p in ("easy", "fcfs_malleable") for s in (0, 1)],
-    ...                ["policy", "load", "seed"], ["mean_wait"])
-    >>> table1_frame(c)[["policy", "mean"]].values.tolist()
-    [['easy', 1.5], ['fcfs_malleable', 1.5]]
     """
     metrics = [m for m in TABLE1_METRICS if m in cube]
     keys = (["fit"] if "fit" in cube.dims else []) + ["load", "policy"]
@@ -175,15 +166,6 @@ def gains_frame(cube, metrics=("utrera_slowdown", "mean_response"), *, base: str
     ``trace = "mean of traces"`` averages the per-trace gains seed by seed
     (each trace weighs the same); row ``"pooled"`` is the gain of the metric
     averaged over the traces' runs (traces weighted by their metric's size).
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"trace": "T", "policy": p, "seed": 0, "mean_response": v}
-    ...                 for p, v in (("easy", 100.0), ("fcfs_malleable", 69.0))],
-    ...                ["trace", "policy", "seed"], ["mean_response"])
-    >>> gains_frame(c, ["mean_response"])["mean"].round(6).tolist()
-    [31.0, 31.0, 31.0]
     """
     rows = []
     for m in metrics:

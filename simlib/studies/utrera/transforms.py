@@ -37,12 +37,6 @@ def toy_workload(rows: Sequence[Sequence[float]], *, name: str = "toy") -> Workl
 
     Job ids are 1..n in row order; requested time = runtime (exact
     estimates) and average CPU time = runtime (CPU utilization 1).
-
-    Examples
-    --------
-    >>> w = toy_workload([(0, 8, 2), (0, 4, 1)])
-    >>> w.jobs[["job_id", "requested_procs", "run_time", "requested_time"]].values.tolist()
-    [[1, 8, 2, 2], [2, 4, 1, 1]]
     """
     cols = {f: np.full(len(rows), -1, dtype=np.int64) for f in SWF_FIELDS}
     last = -math.inf
@@ -207,15 +201,6 @@ def fit_sizes_to_window(workload: Workload, *, span: float, machine_size: int, l
     ``tolerance``: the largest relative error of the mean runtime and of the
     load (whole seconds and processes make both inexact); ConfigError beyond
     it. Returns the workload, ``f`` and ``g``.
-
-    Examples
-    --------
-    >>> w0 = toy_workload([(0, 2, 100), (50, 4, 300), (100, 1, 200)])
-    >>> w, f, g = fit_sizes_to_window(w0, span=60, machine_size=8, load=0.52, mean_runtime=20)
-    >>> w.jobs[["submit_time", "requested_procs", "run_time"]].values.tolist()
-    [[0, 3, 10], [30, 6, 30], [60, 2, 20]]
-    >>> g, round(float((w.jobs.requested_procs * w.jobs.run_time).sum()) / (60 * 8), 3)
-    (1.5, 0.521)
     """
     where, jobs, size, run, new_submit = _window_arrays(workload, span)
     mean_of = lambda f: float(np.mean(_scaled_runs(run, f)))  # noqa: E731
@@ -270,17 +255,6 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
     the runtime), CPU times too (CPU utilization unchanged). ``tolerance``:
     the largest relative error of the load reached; ConfigError beyond it.
     Returns the workload and ``f``.
-
-    Examples
-    --------
-    >>> from simlib.workload.lublin import generate_lublin
-    >>> w0 = generate_lublin(n_jobs=150, seed=1)
-    >>> w, f = fit_to_window(w0, span=7200, machine_size=128, load=0.5)
-    >>> int(w.jobs.submit_time.min()), int(w.jobs.submit_time.max())
-    (0, 7200)
-    >>> j = w.jobs
-    >>> round(float((j.requested_procs * j.run_time).sum() / (7200 * 128)), 2)
-    0.5
     """
     where, jobs, size, run, new_submit = _window_arrays(workload, span)
     target = load * machine_size * span
@@ -304,14 +278,7 @@ def fit_to_window(workload: Workload, *, span: float, machine_size: int, load: f
 
 def long_jobs(workload: Workload, *, min_procs: int = LONG_JOB_MIN_PROCS,
               min_runtime: float = LONG_JOB_MIN_RUNTIME) -> np.ndarray:
-    """Boolean mask of paper U's *long* jobs: size > 64 and runtime > 8 h.
-
-    Examples
-    --------
-    >>> w = toy_workload([(0, 65, 30000), (0, 64, 30000), (0, 128, 100)])
-    >>> long_jobs(w).tolist()
-    [True, False, False]
-    """
+    """Boolean mask of paper U's *long* jobs: size > 64 and runtime > 8 h."""
     j = workload.jobs
     size = job_size(j).to_numpy(dtype=float)
     run = j["run_time"].to_numpy(dtype=float)
@@ -331,12 +298,6 @@ def set_long_job_cpu_util(workload: Workload, util: float, *, mode: str = "set",
     (the average then falls short of ``util`` when clipping bites),
     ``missing`` being the utilization of a long job without CPU time (the
     fcfs_malleable policy's default).
-
-    Examples
-    --------
-    >>> w = toy_workload([(0, 65, 30000), (0, 8, 30000)])
-    >>> set_long_job_cpu_util(w, 0.6).jobs["avg_cpu_time"].tolist()
-    [18000.0, 30000.0]
     """
     jobs = workload.jobs.copy()
     mask = long_jobs(workload, min_procs=min_procs, min_runtime=min_runtime)
@@ -364,15 +325,6 @@ def densest_window(flags, n: int) -> tuple[int, int]:
     order. Returns the window's 0-based first position and its count of
     flagged positions (ValueError unless 1 <= ``n`` <= ``len(flags)``).
     Deterministic: the earliest window wins a tie.
-
-    Examples
-    --------
-    >>> densest_window([0, 0, 1, 1, 1, 0, 1], 3)
-    (2, 3)
-    >>> densest_window([1, 0, 0, 1], 2)  # tie: the earliest
-    (0, 1)
-    >>> densest_window([0, 0, 0], 3)
-    (0, 0)
     """
     f = np.asarray(flags, dtype=bool)
     n = int(n)

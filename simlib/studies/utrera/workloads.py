@@ -3,15 +3,10 @@
 * :func:`prepare_trace` (steps ``utrera_prepare_trace`` and
   ``utrera_prepare_portion``) -- one trace cleaned for the paper's machine
   size (Table 2: 430 CPUs for CTC, not the header's 338), cut to a portion
-  (Fig. 3's job positions, Sect. 5.1's own portion -- possibly the
-  ``densest`` window, :func:`select_portion` -- or a whole workload) and
-  characterized (Table 2) with the demand ratio under the log's own
-  schedule (our reading of Req.Cpus/Cpus, :mod:`.metrics`).
+  (:func:`select_portion`) and characterized (Table 2, :func:`describe`).
 * :func:`table1_workloads` (``utrera_table1_workloads``) -- one Lublin seed
-  made into one workload per load, submit times mapped onto [0, span]:
-  ``fit: sizes`` scales the runtimes to one mean at every load and reaches
-  the load through the job sizes (:func:`.transforms.fit_sizes_to_window`),
-  ``runtimes`` by one runtime factor per load (:func:`.transforms.fit_to_window`).
+  made into one workload per load by a fit of :mod:`.transforms` (README,
+  interpretation 5).
 """
 from __future__ import annotations
 
@@ -34,12 +29,9 @@ __all__ = ["describe", "select_portion", "prepare_trace", "table1_workloads"]
 
 
 def describe(workload, cpus: int) -> dict:
-    """Table 2's facts of a workload on ``cpus`` CPUs.
-
-    :func:`simlib.workload.prepare.characterize` plus the demand ratios
-    under the log's own schedule (``demand_ratio_log``,
-    ``queue_demand_ratio_log``;
-    :func:`~simlib.studies.utrera.metrics.log_demand_ratios`).
+    """Table 2's facts of a workload on ``cpus`` CPUs: :func:`simlib.workload.prepare.characterize`
+    and the demand ratios under the log's own schedule (``demand_ratio_log``,
+    ``queue_demand_ratio_log``: :func:`.metrics.log_demand_ratios`).
 
     Examples
     --------
@@ -58,27 +50,12 @@ def describe(workload, cpus: int) -> dict:
 def select_portion(cleaned, portion: dict, *, where: str = "portion"):
     """The jobs of a portion of a cleaned trace, and where they are.
 
-    ``portion``: ``first_job`` (a 0-based position, or ``"densest"``: the
-    window of ``n_jobs`` consecutive positions holding the most long jobs,
-    :func:`.transforms.densest_window`) and ``n_jobs``. Returns the portion
-    (:func:`simlib.workload.prepare.subset`) and its facts: ``selection``
-    ("densest" or "positions"), ``first_job``, ``jobs``, ``long_jobs`` (in
-    the portion) and ``long_jobs_cleaned`` (in the whole cleaned trace).
-    ValueError (naming the config key ``where``) when the cleaned trace
-    holds fewer jobs than the portion asks for.
-
-    Examples
-    --------
-    >>> from simlib.studies.utrera.transforms import toy_workload
-    >>> w = toy_workload([(0, 1, 10), (1, 65, 30000), (2, 1, 10), (3, 65, 30000),
-    ...                   (4, 65, 30000)])
-    >>> part, facts = select_portion(w, {"first_job": "densest", "n_jobs": 2})
-    >>> facts["first_job"], facts["long_jobs"], part.jobs["job_id"].tolist()
-    (3, 2, [4, 5])
-    >>> select_portion(w, {"first_job": 4, "n_jobs": 2}, where="long_util.portion")
-    Traceback (most recent call last):
-    ...
-    ValueError: long_util.portion: only 1 jobs from position 4 of the 5 of the cleaned trace (asked 2)
+    ``portion``: ``first_job`` (a 0-based position, or ``"densest"``:
+    :func:`.transforms.densest_window` of the long jobs) and ``n_jobs``.
+    Returns the portion and its facts: ``selection`` ("densest" or
+    "positions"), ``first_job``, ``jobs``, ``long_jobs`` (in the portion)
+    and ``long_jobs_cleaned`` (in the whole cleaned trace). ValueError
+    (naming the config key ``where``) when the trace holds too few jobs.
     """
     n_jobs, first = int(portion["n_jobs"]), portion["first_job"]
     flags = long_jobs(cleaned)
@@ -102,16 +79,13 @@ def select_portion(cleaned, portion: dict, *, where: str = "portion"):
 def prepare_trace(ctx) -> None:
     """Steps ``utrera_prepare_trace`` and ``utrera_prepare_portion``: a portion of one trace.
 
-    Inputs: ``raw`` (the verified trace). Parameters: ``portion``
-    (``machine_procs``, ``first_job`` -- a position or ``"densest"``, see
-    :func:`select_portion` -- ``n_jobs``, and ``config_key``, the key that
-    configures it, for the other portions than Fig. 3's), ``cleaning`` and
-    ``unsorted`` (``config.traces``). Outputs: ``swf`` (the portion),
-    ``cleaning_log`` and ``info`` (JSON: the portion's place in the trace,
-    the cleaning counts and :func:`describe` of the portion and of the
-    whole cleaned trace; with ``config_key``, also the facts of
-    :func:`select_portion`). ValueError when the cleaned trace holds fewer
-    jobs than the portion asks for.
+    Input ``raw`` (the verified trace), cleaned (``params.cleaning``) for
+    ``params.portion["machine_procs"]`` CPUs and cut (:func:`select_portion`;
+    ``config_key``: the key configuring a portion other than Fig. 3's).
+    Outputs: ``swf``, ``cleaning_log`` and ``info`` (JSON: the portion's
+    place in the trace, the cleaning counts and :func:`describe` of the
+    portion and of the whole cleaned trace; with ``config_key``, the facts
+    of :func:`select_portion` too).
     """
     p, trace = ctx.params, ctx.wildcards["trace"]
     portion = p["portion"]
@@ -129,16 +103,10 @@ def prepare_trace(ctx) -> None:
     ctx.log.info("%s: %d jobs from position %d (%s) on %d CPUs, %d long jobs", trace,
                  len(part.jobs), facts["first_job"], facts["selection"], cpus,
                  facts["long_jobs"])
-    info = {
-        "trace": trace,
-        "scale": ctx.wildcards["scale"],
-        "machine_procs": cpus,
-        "header_max_procs": max_procs(raw),
-        "first_job": facts["first_job"],
-        "jobs": len(part.jobs),
-        "first_job_id": int(part.jobs["job_id"].iloc[0]),
-        "last_job_id": int(part.jobs["job_id"].iloc[-1]),
-    }
+    info = {"trace": trace, "scale": ctx.wildcards["scale"], "machine_procs": cpus,
+            "header_max_procs": max_procs(raw), "first_job": facts["first_job"],
+            "jobs": len(part.jobs), "first_job_id": int(part.jobs["job_id"].iloc[0]),
+            "last_job_id": int(part.jobs["job_id"].iloc[-1])}
     if "config_key" in portion:  # (Fig. 3's portions keep their record as it was)
         info.update(config_key=where, selection=facts["selection"],
                     cleaned_jobs=len(cleaned.jobs), long_jobs=facts["long_jobs"],
@@ -149,15 +117,10 @@ def prepare_trace(ctx) -> None:
 
 
 def table1_workloads(ctx) -> None:
-    """Step ``utrera_table1_workloads``: Table 1's workloads of one Lublin seed and one fit.
-
-    Input ``swf``: the model's workload at its own arrival rate. Parameters
-    ``fit`` (``"sizes"`` or ``"runtimes"``), ``loads``, ``span`` (s),
-    ``machine_size`` and ``mean_runtime`` (s, ``sizes`` only). Outputs:
-    ``swfs`` (one per load, in ``loads`` order) and ``info`` (JSON: the fit,
-    and per load the runtime factor, the size factor (``sizes``), the
-    offered load reached, the mean and median runtime, the mean size, the number of
-    1-second and of machine-wide jobs).
+    """Step ``utrera_table1_workloads``: Table 1's workloads of one Lublin seed (input ``swf``,
+    at the model's own arrival rate) and one fit, ``swfs`` (one per load, in ``loads``
+    order) and ``info`` (JSON: per load the factors, the offered load reached, the mean
+    and median runtime, the mean size, the number of 1-second and of machine-wide jobs).
     """
     p = ctx.params
     fit, cpus = p.get("fit", "runtimes"), p["machine_size"]
