@@ -294,8 +294,11 @@ def test_code_inputs_follow_what_each_step_imports():
     assert steps["utrera_claims"].templates == ["claims.yaml"]
     assert "claims.yaml" in steps["utrera_readme"].templates
     assert steps["utrera_figures_traces"].templates == [
-        f"{f}.md.j2" for f in ("fig3", "table2", "table3", "fragmentation", "headline_gains",
-                               "slowdown_by_class")]
+        *(f"{f}.md.j2" for f in ("fig3", "table2", "table3", "fragmentation", "headline_gains",
+                                 "slowdown_by_class")), "figures.yaml"]
+    # The figures' words: a template of every step that draws or labels with them.
+    assert {n for n, s in steps.items() if "figures.yaml" in s.templates} == {
+        f"utrera_figures_{p}" for p in ("fig2", "table1", "traces", "long_util", "whole_workloads")}
     readme = {Path(f).name for f in template_files(steps["utrera_readme"].package,
                                                    steps["utrera_readme"].templates)}
     assert {"README.md.j2", "interpretation.md.j2", "discussion.md.j2", "scale_lines.md.j2",

@@ -27,19 +27,20 @@ __all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot
            "plot_table1", "plot_fig3", "plot_orders", "plot_readings", "plot_long_util",
            "plot_fig1", "to_markdown"]
 
-#: Display names of the policies.
-POLICY_LABELS = {"fcfs": "FCFS", "easy": "EASY backfilling", "fcfs_malleable": "FCFS-malleable"}
+#: The figures' words (a step drawing them declares the file in ``Step.templates``).
+WORDS = Path(__file__).resolve().parent / "templates" / "figures.yaml"
+
+
+@functools.lru_cache(maxsize=1)
+def words() -> dict:
+    """The figures' words: the policies' and metrics' names, and per figure (:data:`WORDS`)."""
+    import yaml
+    return yaml.safe_load(WORDS.read_text(encoding="utf-8"))
+
+
+#: Display names of the policies; axis and table names of the metrics.
+POLICY_LABELS, METRIC_LABELS = words()["policies"], words()["metrics"]
 _COLORS = {"easy": "tab:blue", "fcfs_malleable": "tab:orange", "fcfs": "tab:gray"}
-#: Axis and table names of the metrics.
-METRIC_LABELS = {
-    "mean_wait": "average wait time",
-    "mean_execution": "average execution time",
-    "mean_response": "average response time",
-    "utrera_slowdown": "average slowdown",
-    "mean_bounded_slowdown": "average bounded slowdown",
-    "utrera_fragmentation": "fragmentation (formula 2)",
-    "utrera_mean_mpl": "average MPL",
-}
 
 
 def policy_label(policy: str) -> str:
@@ -95,7 +96,7 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
     colors = {j: cmap(i % 9) for i, j in enumerate(job_ids)}
     fig = new_figure(4.4 * len(policies), 3.9)
     axes = fig.subplots(1, len(policies), squeeze=False)[0]
-    pub = published.get("values", {})
+    pub, w = published.get("values", {}), words()["fig2"]
     for k, (ax, pol) in enumerate(zip(axes, policies)):
         segs = schedules["policies"][pol]["segments"]
         for s in segs:
@@ -118,23 +119,16 @@ def plot_fig2(schedules: Mapping, published: Mapping, out, *, scale_label: str,
         if k == 0:
             ax.set_ylabel("CPUs")
         ax.grid(True, alpha=0.3)
-        m = schedules["policies"][pol]["metrics"]
-        pm = pub.get(pol, {})
-
-        def both(key, fmt, scale=1.0, m=m, pm=pm):
-            ours = fmt.format(scale * m[key])
-            unit = " %" if fmt.endswith("%") else ""
-            return ours + (f" ({scale * pm[key]:g}{unit})" if key in pm else "")
-
-        ax.set_title(f"({chr(97 + k)}) {policy_label(pol)}\n"
-                     f"response {both('mean_response', '{:.3f}')}, "
-                     f"slowdown {both('utrera_slowdown', '{:.3f}')}\n"
-                     f"fragmentation {both('utrera_fragmentation', '{:.0f} %', 100)}",
+        # Ours, the paper's in parentheses.
+        m, pm = schedules["policies"][pol]["metrics"], pub.get(pol, {})
+        both = {key: f"{k * m[key]:{spec}}{unit}" + (f" ({k * pm[key]:g}{unit})" if key in pm else "")
+                for key, spec, k, unit in (("mean_response", ".3f", 1, ""),
+                                           ("utrera_slowdown", ".3f", 1, ""),
+                                           ("utrera_fragmentation", ".0f", 100, " %"))}
+        ax.set_title(w["panel"].format(letter=chr(97 + k), policy=policy_label(pol), **both),
                      fontsize="medium")
-    fig.suptitle("Fig. 2: scheduling the example on 10 CPUs (simulated); paper's values in parentheses")
-    footer_lines(fig, f"scale: {scale_label} (the toy example is the same at every scale); J<k> = job, "
-                 "<CPUs>×<processes per CPU> (a job's CPUs may be non-adjacent: every piece is named); "
-                 "the paper truncates 4.666.. to 4.66 and 3.166.. to 3.16")
+    fig.suptitle(w["title"])
+    footer_lines(fig, w["footer"].format(scale=scale_label))
     return save_figure(fig, out)
 
 
@@ -195,11 +189,16 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         ax2.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize="x-small")
     axes[1][0].legend(fontsize="x-small")
-    fig.suptitle("Table 1: 150 Lublin jobs submitted within 2 hours, EASY vs FCFS-malleable")
-    foot = (f"scale: {scale_label}; {n_seeds} workload seeds (mean ± 95 % CI); gains = "
-            "100 (EASY - FCFS-malleable) / EASY of the means")
-    footer_lines(fig, foot + (f"\n{note}" if note else ""))
+    _titles(fig, "table1", note, scale=scale_label, n_seeds=n_seeds)
     return save_figure(fig, out)
+
+
+def _titles(fig, name: str, note: str | None, **values) -> None:
+    """Figure ``name``'s title and footer (:func:`words`, formatted with ``values``), ``note``
+    on the footer's next lines."""
+    w = words()[name]
+    fig.suptitle(w["title"].format(**values))
+    footer_lines(fig, w["footer"].format(**values) + (f"\n{note}" if note else ""))
 
 
 def _grouped_bars(ax, df, groups, members, colors, labels, *, log=False, scale=1.0):
@@ -249,11 +248,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         ax.set_ylabel(METRIC_LABELS[m] + unit)
         ax.tick_params(axis="x", labelsize="small")
     axes[0].legend(fontsize="small")
-    fig.suptitle("Fig. 3: traces simulated under EASY and FCFS-malleable (the paper's bars carry "
-                 "no printed numbers)")
-    foot = (f"scale: {scale_label}; fcfs_malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
-            "EASY is deterministic (one run)")
-    footer_lines(fig, foot + (f"\n{note}" if note else ""))
+    _titles(fig, "fig3", note, scale=scale_label, n_seeds=n_seeds)
     return save_figure(fig, out)
 
 
@@ -284,12 +279,8 @@ def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_l
     ``orders`` maps order name -> policy label in ``traces``.
     """
     # Linear: the orders differ by percents.
-    return _ratio_figure(
-        traces, orders, orders[base], out, colormap="tab10", log=False,
-        title=f"{{metric}} / {base}-first's", ylabel=f"ratio to '{base}' (< 1: better)",
-        legend_title="shrink/expand first",
-        suptitle="FCFS-malleable: candidate order for shrinking and expanding (paper: oldest is best)",
-        footer=f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / base mean")
+    return _ratio_figure(traces, orders, orders[base], out, "orders", colormap="tab10", log=False,
+                         scale=scale_label, n_seeds=n_seeds, base=base)
 
 
 def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, scale_label: str,
@@ -300,24 +291,19 @@ def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, sca
     label in ``traces``), the ratio of FCFS-malleable's average slowdown and
     response time to EASY's, per trace (below 1: FCFS-malleable wins).
     """
-    return _ratio_figure(
-        traces, readings, base_label, out, colormap="Set2", log=True,
-        title="{metric}: FCFS-malleable / EASY", ylabel="ratio (< 1: FCFS-malleable better)",
-        legend_title="time-model reading",
-        suptitle="How the reading of formulas 3-4 changes the comparison with EASY",
-        footer=f"scale: {scale_label}; mean over {n_seeds} OV seeds, bars = 95 % CI / EASY")
+    return _ratio_figure(traces, readings, base_label, out, "readings", colormap="Set2", log=True,
+                         scale=scale_label, n_seeds=n_seeds)
 
 
-def _ratio_figure(traces, labels, base_label, out, *, colormap, log, title, ylabel, legend_title,
-                  suptitle, footer) -> Path:
+def _ratio_figure(traces, labels, base_label, out, name, *, colormap, log, **values) -> Path:
     """Average slowdown and response of each of ``labels`` over ``base_label``'s, per trace.
 
     Two panels of grouped bars (:func:`_ratio_frame`), a line at 1 and the
     legend outside. ``log``: a log axis when every ratio is positive; else a
-    linear axis from just below the lowest bar. ``title`` is formatted with
-    ``metric`` (the metric's label).
+    linear axis from just below the lowest bar. The words are figure
+    ``name``'s (:func:`words`, formatted with ``values`` and the metric).
     """
-    names = list(labels)
+    names, w = list(labels), words()[name]
     cmap = matplotlib.colormaps[colormap]
     fig = new_figure(11.5, 3.8)
     axes = fig.subplots(1, 2)
@@ -330,13 +316,12 @@ def _ratio_figure(traces, labels, base_label, out, *, colormap, log, title, ylab
         if not log:
             lo = float(np.nanmin(d["mean"] - d["ci95"])) if len(d) else 0.9
             ax.set_ylim(bottom=max(0.0, min(0.9, lo - 0.05)))
-        ax.set_title(title.format(metric=METRIC_LABELS[m]))
-        ax.set_ylabel(ylabel)
+        ax.set_title(w["panel"].format(metric=METRIC_LABELS[m], **values))
+        ax.set_ylabel(w["ylabel"].format(**values))
     # Outside the axes: the bars fill them.
     handles, texts = axes[0].get_legend_handles_labels()
-    fig.legend(handles, texts, title=legend_title, fontsize="small", loc="outside right upper")
-    fig.suptitle(suptitle)
-    footer_lines(fig, footer)
+    fig.legend(handles, texts, title=w["legend"], fontsize="small", loc="outside right upper")
+    _titles(fig, name, None, **values)
     return save_figure(fig, out)
 
 
@@ -358,18 +343,14 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
                         marker="o", capsize=3, color=_COLORS[pol], label=policy_label(pol))
         if threshold is not None:
             ax.axvline(100 * threshold, color="k", ls="--", lw=0.8,
-                       label=f"paper: FCFS-malleable wins below {100 * threshold:.0f} %")
+                       label=words()["long_util"]["threshold"].format(percent=100 * threshold))
         ax.set_xlabel("CPU utilization of long jobs (%)")
         ax.set_ylabel(METRIC_LABELS[m] + (f" ({unit})" if unit else ""))
         if bool((sub["mean"] > 0).all()):
             log_y(ax, sub["mean"] / scale)
         ax.grid(True, alpha=0.3)
     axes[0].legend(fontsize="small")
-    fig.suptitle(f"Sect. 5.1: {trace} re-simulated with the long jobs' (> 64 processes, > 8 h) "
-                 "CPU utilization varied")
-    footer_lines(fig, f"scale: {scale_label}; FCFS-malleable: mean over {n_seeds} OV seeds ± 95 % CI; "
-                 "EASY does not use CPU utilization (one run per point)"
-                 + (f"\n{note}" if note else ""))
+    _titles(fig, "long_util", note, trace=trace, scale=scale_label, n_seeds=n_seeds)
     return save_figure(fig, out)
 
 
@@ -403,7 +384,6 @@ def plot_fig1(timeline: pd.DataFrame, waiting_cpus, cpus: int, t0: float, length
     ax2.set_xlabel("days")
     ax2.set_xlim(0, length / 86400.0)
     ax2.grid(True, alpha=0.3)
-    fig.suptitle(f"Fig. 1 SUBSTITUTE: {trace} simulated under EASY, {length / 86400:g} days "
-                 "(the paper's MareNostrum data are not public)")
+    fig.suptitle(words()["fig1"]["title"].format(trace=trace, days=length / 86400))
     footer_lines(fig, f"scale: {scale_label}" + (f"; {note}" if note else ""))
     return save_figure(fig, out)
