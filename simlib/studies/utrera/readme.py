@@ -26,11 +26,8 @@ __all__ = ["md_file", "matrix", "readme"]
 
 
 def md_file(path) -> str:
-    """A generated Markdown table file without its title line, headings demoted.
-
-    The README nests it under a ``###`` section, so its own ``##`` headings
-    become ``####``.
-    """
+    """A generated Markdown table file without its title line, its ``##`` headings demoted
+    to ``####`` (the README nests it under a ``###`` section)."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()[1:]
     lines = ["####" + line[2:] if line.startswith("## ") else line for line in lines]
     return "\n".join(lines).strip() + "\n"
@@ -131,9 +128,7 @@ def matrix(claims: pd.DataFrame, alt: dict[str, dict[str, str]], gains: pd.DataF
 
 
 def _read_optional(path) -> pd.DataFrame | None:
-    """A CSV table, or None when not given or empty (no rows: no reading ran there)."""
-    if not path:
-        return None
+    """A CSV table, or None when empty (no rows: no reading ran there)."""
     df = pd.read_csv(path)
     return df if len(df) else None
 
@@ -164,9 +159,7 @@ def readme(ctx) -> None:
     # Every claim again under each other reading of the time model.
     rv = reading_verdicts(
         claims, load_published(inp.published), p["readings"], traces=readings, gains=gains,
-        fig2=_read_optional(inp.get("fig2_readings")),
-        table1=_read_optional(inp.get("table1_readings")),
-        long_util=_read_optional(inp.get("long_util_readings")))
+        **{k: _read_optional(inp[f"{k}_readings"]) for k in ("fig2", "table1", "long_util")})
     alt = {name: dict(zip(g["claim"], g["verdict"])) for name, g in rv.groupby("reading", sort=False)}
     how = {c: h for c, h in zip(rv["claim"], rv["how"]) if h in ("policy-free", MAIN_ONLY)}
     counts = verdict_counts(claims["verdict"])

@@ -63,21 +63,17 @@ def _workload(p: dict, path: str, log):
 def simulate_chunk(ctx) -> None:
     """Steps ``utrera_simulate_{table1,traces,long_util,whole_workloads}``: one point, every seed.
 
-    ``params.kind`` ``table1``: one workload per seed (input ``swfs``, in
-    seed order; fcfs_malleable's OV seed is the seed index too); otherwise
-    one workload (input ``swf``; ``long_util``: with the long jobs' CPU
-    utilization set to ``params.long_util``, Sect. 5.1), one run per OV seed.
-
-    A policy that draws nothing (``params.seeded`` false, i.e. EASY on a
-    fixed workload) is simulated once; the cube uses that run for every
-    seed. With ``params.variants`` (policy label -> parameters: the other
-    readings of the time model), each workload and seed runs under every
-    variant, recording its label as coordinate ``policy``; equal parameters
-    on one workload are simulated once (two names of one reading, or the
-    seeds of a reading that draws nothing: ``Policy.draws``), each keeping
-    its record. Outputs: ``summary`` (one record per run: coordinates, seed,
-    metrics of :func:`run_metrics` and the offered load), and ``jobs``
-    (Batsim columns) / ``timeline`` of the first run.
+    ``params.kind`` ``table1``: one workload per seed (input ``swfs``; the
+    OV seed is the seed index too); otherwise one workload (input ``swf``)
+    and one run per OV seed. A policy that draws nothing (``params.seeded``
+    false: EASY on a fixed workload) is simulated once; the cube uses that
+    run for every seed. With ``params.variants`` (policy label -> parameters:
+    the other readings), every workload and seed runs under each, labelled
+    as coordinate ``policy``; equal parameters on one workload (two names of
+    one reading, or the seeds of a reading that draws nothing:
+    ``Policy.draws``) are simulated once. Outputs: ``summary`` (one record
+    per run: coordinates, seed, metrics and offered load) and the first
+    run's ``jobs`` (Batsim columns) and ``timeline``.
     """
     p = ctx.params
     seeds = list(p["seeds"])

@@ -113,39 +113,38 @@ class Utrera(Study):
         return {p: {"policy": p, "params": {**self.policy(MALLEABLE), **own} if p == MALLEABLE
                     else {}} for p in self.spec["fig2"]["policies"]}
 
+    def _readings_runs(self) -> list[str]:
+        """:data:`READINGS` when there are other readings: the runs of every one of them."""
+        return [READINGS] if self.readings() else []
+
     def _fig2_runs(self) -> list[str]:
-        return ["schedules", *([READINGS] if self.readings() else [])]
+        return ["schedules", *self._readings_runs()]
+
+    def _portion(self, trace: str, first, n_jobs, key: str | None = None) -> dict:
+        """A portion of a trace: machine_procs, first_job (a position, or ``"densest"``: the
+        window of ``n_jobs`` jobs holding the most long jobs, chosen by step
+        ``utrera_prepare_portion``), n_jobs, and the config key it comes from (``key``)."""
+        return {"machine_procs": int(self.spec["trace_portions"][trace]["machine_procs"]),
+                "first_job": first if first == "densest" else int(first), "n_jobs": int(n_jobs),
+                **({"config_key": f"studies.{self.key}.{key}"} if key else {})}
 
     def portion(self, trace: str, scale: str | None = None) -> dict:
-        """CPUs and portion of one trace at a scale: machine_procs, first_job, n_jobs."""
+        """Fig. 3's portion of one trace at a scale (:meth:`_portion`)."""
         tp, scale = self.spec["trace_portions"][trace], scale or self.scale
-        return {"machine_procs": int(tp["machine_procs"]), "first_job": int(tp["first_job"][scale]),
-                "n_jobs": int(tp["jobs"][scale])}
+        return self._portion(trace, tp["first_job"][scale], tp["jobs"][scale])
 
     def long_util_portion(self, scale: str | None = None) -> dict:
-        """Sect. 5.1's portion at a scale: machine_procs, first_job, n_jobs, config_key.
-
-        ``first_job`` is a position in the cleaned trace or ``"densest"``
-        (the window of ``n_jobs`` jobs holding the most long jobs, chosen by
-        step ``utrera_prepare_portion``). Without ``long_util.portion``, the
-        trace's Fig. 3 portion.
-        """
+        """Sect. 5.1's portion at a scale (``long_util.portion``; without it, the trace's Fig. 3
+        portion)."""
         scale, lu = scale or self.scale, self.spec["long_util"]
-        own = lu.get("portion")
-        if not own:
-            return {**self.portion(lu["trace"], scale),
-                    "config_key": f"studies.{self.key}.trace_portions.{lu['trace']}"}
-        first = own["first_job"][scale]
-        return {"machine_procs": int(self.spec["trace_portions"][lu["trace"]]["machine_procs"]),
-                "first_job": first if first == "densest" else int(first),
-                "n_jobs": int(own["jobs"][scale]), "config_key": f"studies.{self.key}.long_util.portion"}
+        own = lu.get("portion") or self.spec["trace_portions"][lu["trace"]]
+        key = "long_util.portion" if lu.get("portion") else f"trace_portions.{lu['trace']}"
+        return self._portion(lu["trace"], own["first_job"][scale], own["jobs"][scale], key)
 
     def whole_portion(self, trace: str) -> dict:
-        """One whole workload (``whole_workloads.traces``), as :meth:`long_util_portion`."""
+        """One whole workload (``whole_workloads.traces``)."""
         v = self.spec[WHOLE]["traces"][trace]
-        return {"machine_procs": int(self.spec["trace_portions"][trace]["machine_procs"]),
-                "first_job": int(v["first_job"]), "n_jobs": int(v["jobs"]),
-                "config_key": f"studies.{self.key}.{WHOLE}.traces.{trace}"}
+        return self._portion(trace, v["first_job"], v["jobs"], f"{WHOLE}.traces.{trace}")
 
     def whole_workloads(self, scale: str | None = None) -> dict[str, dict]:
         """Whole workloads run at a scale: trace -> :meth:`whole_portion`; empty at a scale
@@ -367,7 +366,7 @@ class Utrera(Study):
     def points(self, part: str, scale: str | None = None) -> list[dict]:
         """The simulation chunks of a part (one job each, every seed inside), as wildcards;
         the other readings of the time model (:data:`READINGS`) as one more policy."""
-        readings = [READINGS] if self.readings() else []
+        readings = self._readings_runs()
         if part == "table1":
             t1 = self.spec["table1"]
             # The readings on the main fit only (the verdict reads it only).
@@ -407,7 +406,7 @@ class Utrera(Study):
         the whole workloads (:meth:`points`)."""
         lu, variants = self.spec["long_util"], self.trace_variants
         traces = "|".join(self.spec["trace_portions"])
-        policies = "|".join([*_COMPARED, *([READINGS] if self.readings() else [])])
+        policies = "|".join([*_COMPARED, *self._readings_runs()])
         return [
             self._step(
                 "utrera_fig2", output={"schedules": f"{_RUNS}/{{scale}}/fig2/{{runs}}.json"},

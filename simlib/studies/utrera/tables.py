@@ -69,15 +69,9 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
     df = _long(cube, metrics, keys, level)
     if published is not None:
         vals = {float(k): v for k, v in published["table1"]["values"].items()}
-
-        def pub(row, i):
-            try:
-                return float(vals[round(float(row["load"]), 6)][row["policy"]][row["metric"]][i])
-            except KeyError:
-                return float("nan")
-
-        df["paper_S"] = [pub(r, 0) for _, r in df.iterrows()]
-        df["paper_R"] = [pub(r, 1) for _, r in df.iterrows()]
+        printed = [vals.get(round(float(r.load), 6), {}).get(r.policy, {}).get(r.metric, (np.nan,) * 2)
+                   for r in df.itertuples()]
+        df["paper_S"], df["paper_R"] = [float(x[0]) for x in printed], [float(x[1]) for x in printed]
         df["rel_diff_S"] = df["mean"] / df["paper_S"] - 1.0
     order = {m: i for i, m in enumerate(metrics)}
     fits = {f: i for i, f in enumerate(dict.fromkeys(df["fit"]))} if "fit" in df else {}
