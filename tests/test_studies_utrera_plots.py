@@ -84,13 +84,13 @@ def test_fig3_orders_readings(tmp_path):
     _png(F.plot_fig3(_traces_rows(), tmp_path / "f3.png", scale_label="smoke", n_seeds=2))
     pols = ("fcfs_malleable", "fcfs_malleable:order=longest")
     tf = _traces_rows(pols)
-    _png(F.plot_orders(tf, {"oldest": pols[0], "longest": pols[1]}, tmp_path / "o.png",
-                       scale_label="smoke", n_seeds=2))
+    _png(F.plot_ratios(tf, {"oldest": pols[0], "longest": pols[1]}, pols[0], tmp_path / "o.png",
+                       "orders", base="oldest", scale="smoke", n_seeds=2))
     ratio = F._ratio_frame(tf, "mean_response", {"oldest": pols[0], "longest": pols[1]}, pols[0])
     assert ratio.set_index("member")["mean"].loc["longest"].tolist() == [2.0, 2.0, 2.0]
-    _png(F.plot_readings(_traces_rows(("easy", "fcfs_malleable", "fcfs_malleable:ov0")),
-                         {"main": "fcfs_malleable", "ov0": "fcfs_malleable:ov0"},
-                         tmp_path / "r.png", scale_label="smoke", n_seeds=2))
+    _png(F.plot_ratios(_traces_rows(("easy", "fcfs_malleable", "fcfs_malleable:ov0")),
+                       {"main": "fcfs_malleable", "ov0": "fcfs_malleable:ov0"}, "easy",
+                       tmp_path / "r.png", "readings", scale="smoke", n_seeds=2))
 
 
 def test_long_util_and_fig1(tmp_path):

@@ -348,11 +348,12 @@ def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
 def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
     """The candidate-order ablation and the time-model readings."""
     p, out = ctx.params, ctx.output
-    F.plot_orders(tf, p["orders"], out.orders, scale_label=p["scale"], n_seeds=n_seeds)
+    F.plot_ratios(tf, p["orders"], p["orders"]["oldest"], out.orders, "orders", base="oldest",
+                  scale=p["scale"], n_seeds=n_seeds)
     _write_csv(T.orders_frame(cube, p["orders"]), out.orders_csv)
     shown = p["plotted_readings"]
-    F.plot_readings(tf, {k: v for k, v in p["readings"].items() if k in shown}, out.readings,
-                    scale_label=p["scale"], n_seeds=n_seeds)
+    F.plot_ratios(tf, {k: v for k, v in p["readings"].items() if k in shown}, EASY, out.readings,
+                  "readings", scale=p["scale"], n_seeds=n_seeds)
     rd = tf[tf["policy"].isin(list(p["readings"].values()) + [EASY])].copy()
     rd.insert(1, "reading",
               rd["policy"].map({v: k for k, v in p["readings"].items()}).fillna(EASY))

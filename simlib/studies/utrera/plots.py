@@ -24,8 +24,7 @@ from ...figures.gantt import core_runs
 from .tables import trunc2
 
 __all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2",
-           "plot_table1", "plot_fig3", "plot_orders", "plot_readings", "plot_long_util",
-           "plot_fig1", "to_markdown"]
+           "plot_table1", "plot_fig3", "plot_ratios", "plot_long_util", "plot_fig1", "to_markdown"]
 
 #: The figures' words (a step drawing them declares the file in ``Step.templates``).
 WORDS = Path(__file__).resolve().parent / "templates" / "figures.yaml"
@@ -268,42 +267,24 @@ def _ratio_frame(traces, metric, labels, base_label):
     return pd.DataFrame(rows, columns=["group", "member", "mean", "ci95"])
 
 
-def plot_orders(traces: pd.DataFrame, orders: Mapping[str, str], out, *, scale_label: str,
-                n_seeds: int, base: str = "oldest") -> Path:
-    """Ablation: the four candidate orders of FCFS-malleable, relative to ``base``.
+#: The ratio figures' colour map and axis: the orders differ by percents (linear axis).
+_RATIOS = {"orders": ("tab10", False), "readings": ("Set2", True)}
 
-    Bars: average slowdown and response time of each order divided by the
-    ``base`` order's (1 = as good as oldest first; below 1 = better), per
-    trace, with the CI scaled the same way.
 
-    ``orders`` maps order name -> policy label in ``traces``.
+def plot_ratios(traces: pd.DataFrame, labels: Mapping[str, str], base_label: str, out, name: str,
+                **values) -> Path:
+    """Figure ``name``: the average slowdown and response of each of ``labels`` (name ->
+    policy label in ``traces``) over ``base_label``'s, per trace (1: as good; below: better).
+
+    "orders": the four candidate orders of FCFS-malleable over the oldest
+    first (``values`` ``base``: "oldest"); "readings": FCFS-malleable under
+    each reading of the time model over EASY. Two panels of grouped bars
+    (:func:`_ratio_frame`, the CI scaled the same way), a line at 1 and the
+    legend outside; a log axis for the readings when every ratio is positive,
+    else a linear axis from just below the lowest bar. The words: figure
+    ``name``'s (:func:`words`, formatted with ``values``: ``scale``, ``n_seeds``).
     """
-    # Linear: the orders differ by percents.
-    return _ratio_figure(traces, orders, orders[base], out, "orders", colormap="tab10", log=False,
-                         scale=scale_label, n_seeds=n_seeds, base=base)
-
-
-def plot_readings(traces: pd.DataFrame, readings: Mapping[str, str], out, *, scale_label: str,
-                  n_seeds: int, base_label: str = "easy") -> Path:
-    """Sensitivity to the reading of the time model: FCFS-malleable / EASY.
-
-    For the main reading and each alternative (``readings``: name -> policy
-    label in ``traces``), the ratio of FCFS-malleable's average slowdown and
-    response time to EASY's, per trace (below 1: FCFS-malleable wins).
-    """
-    return _ratio_figure(traces, readings, base_label, out, "readings", colormap="Set2", log=True,
-                         scale=scale_label, n_seeds=n_seeds)
-
-
-def _ratio_figure(traces, labels, base_label, out, name, *, colormap, log, **values) -> Path:
-    """Average slowdown and response of each of ``labels`` over ``base_label``'s, per trace.
-
-    Two panels of grouped bars (:func:`_ratio_frame`), a line at 1 and the
-    legend outside. ``log``: a log axis when every ratio is positive; else a
-    linear axis from just below the lowest bar. The words are figure
-    ``name``'s (:func:`words`, formatted with ``values`` and the metric).
-    """
-    names, w = list(labels), words()[name]
+    (colormap, log), names, w = _RATIOS[name], list(labels), words()[name]
     cmap = matplotlib.colormaps[colormap]
     fig = new_figure(11.5, 3.8)
     axes = fig.subplots(1, 2)
