@@ -26,7 +26,7 @@ from simlib.studies.utrera import plots as F
 from . import EASY, MALLEABLE
 from . import tables as T
 from .claims import JOB_CLASSES, claims
-from .metrics import busiest_window, waiting_cpus
+from .metrics import NARROW_PROCS, SHORT_RUNTIME, busiest_window, waiting_cpus
 from .published import load_published
 
 __all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces",
@@ -112,15 +112,6 @@ def fig2_readings_table(schedules, readings, published) -> pd.DataFrame:
     """Fig. 2's nine numbers under every reading: the main table, then each reading's
     FCFS-malleable rows under its label (``readings``: the JSON of step ``utrera_fig2``,
     ``runs`` "readings").
-
-    Examples
-    --------
-    >>> main = {"policies": {"easy": {"metrics": {"mean_response": 4.34}},
-    ...                      "fcfs_malleable": {"metrics": {"mean_response": 3.67}}}}
-    >>> r = {"policies": {"fcfs_malleable:x": {"metrics": {"mean_response": 4.0}}}}
-    >>> pub = {"values": {"easy": {"mean_response": 4.33}, "fcfs_malleable": {"mean_response": 3.66}}}
-    >>> fig2_readings_table(main, r, pub)[["policy", "ours"]].values.tolist()
-    [['easy', 4.34], ['fcfs_malleable', 3.67], ['fcfs_malleable:x', 4.0]]
     """
     frames = [F.fig2_table(schedules, published)]
     for label, d in readings["policies"].items():
@@ -150,13 +141,6 @@ def fig2(ctx) -> None:
 def _fit_note(fit: str, fits, lublin) -> str:
     """How Table 1's workloads of one fit were made (``templates/table1_fit.j2``), from
     that fit's records (step ``utrera_table1_workloads``, one per seed).
-
-    Examples
-    --------
-    >>> rec = {"fits": [{"load": 0.3, "mean_runtime": 52.2, "mean_size": 20.4,
-    ...                  "machine_wide_jobs": 3}]}
-    >>> _fit_note("sizes", [rec], {"n_jobs": 150, "machine_size": 128})[:70]
-    'fit: sizes: mean runtime per load 0.3: 52 s (the paper: about 52 s at '
     """
     means = {}
     if fit != "arrivals" and fits:
@@ -332,17 +316,17 @@ def _headline(ctx, cube, pub) -> None:
               table=F.to_markdown(gmd), others=F.to_markdown(omd))
 
 
-def _job_classes(ctx, tf: pd.DataFrame, pub) -> None:
+def _job_classes(ctx, tf: pd.DataFrame) -> None:
     """Sect. 5.1's breakdown: average slowdown per runtime x size class, trace and policy."""
     out = ctx.output
-    jc = pub.get("job_classes") or {}
     rows = tf[tf["policy"].isin(POLICIES) & tf["metric"].isin(list(JOB_CLASSES))].copy()
     rows.insert(2, "class", rows["metric"].map(lambda m: JOB_CLASSES[m][0]))
     _write_csv(rows, out.classes_csv)
     wide = rows.assign(value=[pm(m, h) for m, h in zip(rows["mean"], rows["ci95"])]).pivot_table(
         index=["trace", "class"], columns="policy", values="value", aggfunc="first").reset_index()
-    _write_md(out.classes_md, "slowdown_by_class.md", runtime_s=jc.get("runtime_s", 180),
-              procs=jc.get("procs", 16), table=F.to_markdown(wide))
+    # The runs' classes (the published ones, when given, are the same: the claim checks).
+    _write_md(out.classes_md, "slowdown_by_class.md", runtime_s=SHORT_RUNTIME, procs=NARROW_PROCS,
+              table=F.to_markdown(wide))
 
 
 def _orders_readings(ctx, cube, tf: pd.DataFrame, n_seeds: int) -> None:
@@ -394,7 +378,7 @@ def traces(ctx) -> None:
                note=pub["fragmentation"]["note"])
     _headline(ctx, cube, pub)
     _orders_readings(ctx, cube, tf, n_seeds)
-    _job_classes(ctx, tf, pub)
+    _job_classes(ctx, tf)
     t0 = _fig1(ctx)
     ctx.log.info("traces: %d rows; fig1 window starts at %.0f s", len(tf), t0)
 

@@ -55,11 +55,6 @@ def _verdict_table(claims: pd.DataFrame, alt: dict[str, dict[str, str]]) -> str:
 def _labels(claims) -> dict[str, str]:
     """Each claim's column in the matrix: the text before its colon ("Fig. 3(c)", ...),
     with its number when two share one.
-
-    Examples
-    --------
-    >>> _labels(["Fig. 2: a", "Sect. 5.1: b", "Sect. 5.1: c"])
-    {'Fig. 2: a': 'Fig. 2', 'Sect. 5.1: b': 'Sect. 5.1 (#2)', 'Sect. 5.1: c': 'Sect. 5.1 (#3)'}
     """
     claims = list(claims)
     shorts = [c.split(":")[0] for c in claims]
@@ -69,12 +64,6 @@ def _labels(claims) -> dict[str, str]:
 
 def _levels(name: str, factors: dict) -> dict[str, str]:
     """The level of each reading factor a reading combines ("–" for a named reading).
-
-    Examples
-    --------
-    >>> f = {"ov": {"uniform": {}, "zero": {}}, "util": {"one": {}, "mean": {}}}
-    >>> _levels("ov_zero", f), _levels("ov0", f)
-    ({'ov': 'zero', 'util': 'one'}, {'ov': '–', 'util': '–'})
     """
     parts = dict(part.rsplit("_", 1) if "_" in part else (part, "")
                  for part in name.split("__")) if name != "main" else {}
