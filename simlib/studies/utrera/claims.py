@@ -140,7 +140,7 @@ def table2_workloads(published: Mapping, table2: pd.DataFrame) -> Claim:
 
 def fig3_response(published: Mapping, traces: pd.DataFrame, malleable: str = MALLEABLE) -> Claim:
     """Fig. 3(c): FCFS-malleable's response time better than EASY's on every trace
-    (``traces``: :func:`.tables.traces_frame`)."""
+    (``traces``: :func:`.tables.long_frame`)."""
     pairs = list(_pairs(traces, "mean_response", malleable))
     return _claim("fig3_response", published["fig3"]["source"],
                   "; ".join(f"{t}: {f:.0f} s vs {e:.0f} s" for t, e, f, _ in pairs),
@@ -280,7 +280,7 @@ def long_util_threshold(published: Mapping, long_util: pd.DataFrame,
                         malleable: str = MALLEABLE) -> Claim:
     """Sect. 5.1: FCFS-malleable's slowdown below EASY's exactly below the threshold.
 
-    The numbers come from :func:`.tables.long_util_frame`, with the
+    The numbers come from :func:`.tables.long_frame`, with the
     portion's columns (``long_util.csv``: ``trace``, ``first_job``,
     ``last_job``, ``long_jobs``, ``min_long_jobs``, ...). A portion holding
     fewer long jobs than ``min_long_jobs`` cannot decide the claim (the long

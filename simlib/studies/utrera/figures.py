@@ -370,7 +370,7 @@ def traces(ctx) -> None:
     label, the main reading first) and the Fig. 1 substitute (EASY's first run on its
     trace: ``fig1_jobs``, ``fig1_timeline``)."""
     pub, cube, n_seeds = _inputs(ctx)
-    tf = T.traces_frame(cube)
+    tf = T.long_frame(cube)
     _fig3(ctx, tf, n_seeds)
     _table2(ctx, tf, pub)
     _per_trace(ctx, tf, pub, "utrera_mean_mpl", "table3_csv", "table3_md", n_seeds=n_seeds)
@@ -397,7 +397,7 @@ def long_util_portion(info: dict, min_long_jobs: int) -> dict:
 def long_util(ctx) -> None:
     """Step ``utrera_figures_long_util``: Sect. 5.1, long jobs' CPU utilization varied.
 
-    ``csv`` is :func:`.tables.long_util_frame` with the portion's columns
+    ``csv`` is :func:`.tables.long_frame` with the portion's columns
     (:func:`long_util_portion` of ``info``, read by the claim); it, ``png``
     and ``md`` show the main reading, ``readings_csv`` every reading's rows.
     """
@@ -405,9 +405,9 @@ def long_util(ctx) -> None:
     pub, cube, n_seeds = _inputs(ctx)
     info = _read_json(ctx.input.info)
     where = long_util_portion(info, p["min_long_jobs"])
-    lu = T.long_util_frame(cube.sel(policy=list(POLICIES))).assign(**where)
+    lu = T.long_frame(cube.sel(policy=list(POLICIES)), "long_util").assign(**where)
     _write_csv(lu, ctx.output.csv)
-    _every_reading(cube, lambda c: T.long_util_frame(c).assign(**where), ctx.output.readings_csv)
+    _every_reading(cube, lambda c: T.long_frame(c, "long_util").assign(**where), ctx.output.readings_csv)
     # A small (smoke) portion may hold no long job with CPU-time data at all.
     note = render(__package__, "long_util_note.j2", p=where,
                   own=info["portion"].get("long_cpu_util_mean"))
@@ -436,7 +436,7 @@ WHOLE_METRICS = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdow
 def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
                 portion_specs: dict) -> pd.DataFrame:
     """One row per (trace, metric, policy): whole workload, portion and paper
-    (``whole``, ``portions``: :func:`.tables.traces_frame`; ``infos``: the whole
+    (``whole``, ``portions``: :func:`.tables.long_frame`; ``infos``: the whole
     workloads' records; ``portion_specs``: Fig. 3's portions, by trace)."""
     rows = []
     for t, m, pol in ((t, m, pol) for t in infos for m in WHOLE_METRICS for pol in POLICIES):
@@ -462,8 +462,8 @@ def whole_workloads(ctx) -> None:
     """
     p = ctx.params
     pub, cube, n_seeds = _inputs(ctx)
-    whole, traces = T.traces_frame(cube), list(p["traces"])
-    portions = T.traces_frame(read_cube(ctx.input.portions_cube))
+    whole, traces = T.long_frame(cube), list(p["traces"])
+    portions = T.long_frame(read_cube(ctx.input.portions_cube))
     portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
     infos = {t: _read_json(f) for t, f in zip(traces, ctx.input.infos)}
     wf = whole_frame(whole, portions, pub, infos, p["portions"])

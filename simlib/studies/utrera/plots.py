@@ -227,7 +227,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     checked in the README. Logarithmic y axes, since the policies differ by
     orders of magnitude on some traces.
 
-    ``traces`` is :func:`simlib.studies.utrera.tables.traces_frame`.
+    ``traces`` is :func:`simlib.studies.utrera.tables.long_frame`.
     """
     metrics = ["mean_wait", "mean_execution", "mean_response", "utrera_slowdown"]
     groups = sorted(set(traces["trace"]))
@@ -310,7 +310,7 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
                    threshold: float | None = 0.9, note: str | None = None) -> Path:
     """Sect. 5.1: average slowdown and response against long jobs' CPU utilization.
 
-    ``lu`` is :func:`simlib.studies.utrera.tables.long_util_frame`; the paper's
+    ``lu`` is :func:`simlib.studies.utrera.tables.long_frame`; the paper's
     threshold (FCFS-malleable wins below it) is drawn as a vertical line.
     """
     fig = new_figure(9.5, 3.8)

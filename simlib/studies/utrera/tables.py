@@ -9,7 +9,7 @@ every seed (half-width 0).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ from simlib.stats import mean_ci  # noqa: F401  (re-exported)
 from . import EASY, MALLEABLE
 
 __all__ = ["mean_ci", "pick", "trunc2", "TABLE1_METRICS", "table1_frame", "table2_frame",
-           "traces_frame", "gains_frame", "long_util_frame", "orders_frame"]
+           "long_frame", "gains_frame", "orders_frame"]
 
 
 def pick(df: pd.DataFrame, **sel) -> pd.Series:
@@ -92,7 +92,7 @@ def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = Non
     ``infos``: trace -> the record of step ``utrera_prepare_trace``
     (``machine_procs``, ``first_job``, ``jobs``, ``portion``: the portion's
     characteristics with the demand ratios under the log's schedule);
-    ``traces``: :func:`traces_frame`, for the demand ratio of our EASY
+    ``traces``: :func:`long_frame`, for the demand ratio of our EASY
     schedule; ``published`` adds ``paper_*`` columns.
 
     Examples
@@ -130,25 +130,20 @@ def table2_frame(infos: Mapping[str, Mapping], traces: pd.DataFrame | None = Non
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("trace")
 
 
-def traces_frame(cube, metrics: Sequence[str] | None = None, level: float = 0.95) -> pd.DataFrame:
-    """Traces cube in long format: ``trace, policy, metric, mean, ci95, n``.
+def long_frame(cube, by: str = "trace", level: float = 0.95) -> pd.DataFrame:
+    """A cube of the traces (``by`` "trace") or of Sect. 5.1 (``by`` "long_util") in long
+    format: ``<by>, policy, metric, mean, ci95, n``.
 
     Examples
     --------
     >>> from simlib.cube import build_cube
     >>> c = build_cube([{"trace": "T", "policy": "easy", "seed": s, "mean_wait": 2.0}
     ...                 for s in (0, 1)], ["trace", "policy", "seed"], ["mean_wait"])
-    >>> r = traces_frame(c).iloc[0]
+    >>> r = long_frame(c).iloc[0]
     >>> float(r["mean"]), float(r["ci95"]), int(r["n"])
     (2.0, 0.0, 2)
     """
-    metrics = list(metrics) if metrics is not None else [str(v) for v in cube.data_vars]
-    return _long(cube, metrics, ["trace", "policy"], level)
-
-
-def long_util_frame(cube, level: float = 0.95) -> pd.DataFrame:
-    """Sect. 5.1's cube in long format: ``long_util, policy, metric, mean, ci95, n``."""
-    return _long(cube, [str(v) for v in cube.data_vars], ["long_util", "policy"], level)
+    return _long(cube, [str(v) for v in cube.data_vars], [by, "policy"], level)
 
 
 def gains_frame(cube, metrics=("utrera_slowdown", "mean_response"), *, base: str = EASY,
