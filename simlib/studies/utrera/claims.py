@@ -11,15 +11,14 @@ claim matrix); :func:`write_claims` is step ``utrera_claims``.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from simlib.claims import Claim, Verdict, apply_criteria, verdict_counts, verdict_from_hits
 from simlib.claims import write_claims as write_claims_file
+from simlib.render import yaml_data
 
 from . import EASY, MALLEABLE
 from .published import load_published
@@ -31,15 +30,12 @@ __all__ = ["texts", "CRITERIA", "claims", "JOB_CLASSES", "POLICY_FREE", "MAIN_RE
 
 #: Paper id of the claims.
 PAPER = "utrera"
-#: The claims' words (a step reading them declares it in ``Step.templates``).
-TEXTS = Path(__file__).resolve().parent / "templates" / "claims.yaml"
 
 
-@functools.lru_cache(maxsize=1)
 def texts() -> dict:
-    """The claims' words, by criterion name (:data:`TEXTS`)."""
-    import yaml
-    return yaml.safe_load(TEXTS.read_text(encoding="utf-8"))
+    """The claims' words, by criterion name (``templates/claims.yaml``: a step reading them
+    declares it in ``Step.templates``)."""
+    return yaml_data(__package__, "claims.yaml")
 
 
 def _graded(full: bool, partly: bool, total: int) -> Verdict:

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from simlib.markdown import markdown_table
+from simlib.render import yaml_data
 
 from ...figures.common import footer_lines, log_y, new_figure, save_figure, time_unit
 from ...figures.gantt import core_runs
@@ -26,15 +27,10 @@ from .tables import trunc2
 __all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2",
            "plot_table1", "plot_fig3", "plot_ratios", "plot_long_util", "plot_fig1", "to_markdown"]
 
-#: The figures' words (a step drawing them declares the file in ``Step.templates``).
-WORDS = Path(__file__).resolve().parent / "templates" / "figures.yaml"
-
-
-@functools.lru_cache(maxsize=1)
 def words() -> dict:
-    """The figures' words: the policies' and metrics' names, and per figure (:data:`WORDS`)."""
-    import yaml
-    return yaml.safe_load(WORDS.read_text(encoding="utf-8"))
+    """The figures' words: the policies' and metrics' names, and per figure
+    (``templates/figures.yaml``: a step drawing them declares it in ``Step.templates``)."""
+    return yaml_data(__package__, "figures.yaml")
 
 
 #: Display names of the policies; axis and table names of the metrics.
