@@ -39,11 +39,8 @@ def texts() -> dict:
 
 
 def _graded(full: bool, partly: bool, total: int) -> Verdict:
-    """Reproduced when ``full``, partly when ``partly``, else not reproduced.
-
-    A claim with no case tested (``total`` 0) is not reproduced, whatever
-    the flags say.
-    """
+    """Reproduced when ``full``, partly when ``partly``, else not reproduced; not reproduced
+    either with no case tested (``total`` 0), whatever the flags say."""
     if not total:
         return Verdict.NOT_REPRODUCED
     return Verdict.REPRODUCED if full else Verdict.PARTLY if partly else Verdict.NOT_REPRODUCED
@@ -191,10 +188,9 @@ def easy_better_only_short_narrow(published: Mapping, traces: pd.DataFrame,
     from .metrics import NARROW_PROCS, SHORT_RUNTIME
     jc = published.get("job_classes")
     if not jc:
-        t = texts()["easy_better_only_short_narrow"]["untestable"]
-        return Claim(paper=PAPER, claim=t["claim"], source=t["source"], published="",
-                     ours=t["ours"], criterion=t["criterion"], verdict=Verdict.NOT_TESTABLE,
-                     figure="slowdown_by_class.md")
+        return Claim(paper=PAPER, published="", verdict=Verdict.NOT_TESTABLE,
+                     figure="slowdown_by_class.md",
+                     **texts()["easy_better_only_short_narrow"]["untestable"])
     if (float(jc["runtime_s"]), int(jc["procs"])) != (SHORT_RUNTIME, NARROW_PROCS):
         raise ValueError(f"job_classes: the runs' classes are {SHORT_RUNTIME:g} s and "
                          f"{NARROW_PROCS} processes (simlib.studies.utrera.metrics), the "
