@@ -18,7 +18,7 @@ import pandas as pd
 
 from simlib.claims import Claim, Verdict, apply_criteria, verdict_counts, verdict_from_hits
 from simlib.claims import write_claims as write_claims_file
-from simlib.render import yaml_data
+from simlib.render import template_data
 
 from . import EASY, MALLEABLE
 from .published import load_published
@@ -35,7 +35,7 @@ PAPER = "utrera"
 def texts() -> dict:
     """The claims' words, by criterion name (``templates/claims.yaml``: a step reading them
     declares it in ``Step.templates``)."""
-    return yaml_data(__package__, "claims.yaml")
+    return template_data(__package__, "claims.yaml")
 
 
 def _graded(full: bool, partly: bool, total: int) -> Verdict:

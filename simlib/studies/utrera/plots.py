@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from simlib.markdown import markdown_table
-from simlib.render import yaml_data
+from simlib.render import template_data
 
 from ...figures.common import footer_lines, log_y, new_figure, save_figure, time_unit
 from ...figures.gantt import core_runs
@@ -30,7 +30,7 @@ __all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot
 def words() -> dict:
     """The figures' words: the policies' and metrics' names, and per figure
     (``templates/figures.yaml``: a step drawing them declares it in ``Step.templates``)."""
-    return yaml_data(__package__, "figures.yaml")
+    return template_data(__package__, "figures.yaml")
 
 
 #: Display names of the policies; axis and table names of the metrics.
