@@ -25,6 +25,7 @@ if CLAIM_SOURCES and ALL_STUDIES:
             claims=[c["claims"] for c in CLAIM_SOURCES],
             # The renderer's code: editing it rewrites the table.
             code=import_closure(["simlib.claims"]),
+            templates=template_files("simlib", ["CLAIMS.md.j2"]),
         output:
             reported(CLAIMS_INDEX["path"], "claims"),
         params:
