@@ -40,7 +40,6 @@ import pandas as pd
 
 from .errors import ConfigError
 from .io import write_csv
-from .markdown import markdown_table
 
 __all__ = ["Verdict", "Claim", "verdict_from_hits", "verdict_from_sign", "claims_frame",
            "verdict_counts", "apply_criteria", "write_claims", "read_claims", "claims_index",
