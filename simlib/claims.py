@@ -20,6 +20,7 @@ Examples
 ...           verdict=verdict_from_hits(3, 3))
 >>> c.verdict.value
 'reproduced'
+>>> from simlib.markdown import markdown_table
 >>> print(markdown_table(claims_frame([c]), ["claim", "verdict"]))
 | claim | verdict |
 |---|---|
