@@ -6,7 +6,8 @@
 
 # Lublin–Feitelson model (issue 3): one generated workload against the
 # model's analytic distributions.
-if (config.get("lublin") or {}).get("validation"):
+# A shared artifact, not a study's: built when every study is (no only=, no skip=).
+if (config.get("lublin") or {}).get("validation") and ALL_STUDIES:
     _LV = config["lublin"]["validation"]
 
     rule lublin_validation:
@@ -20,9 +21,9 @@ if (config.get("lublin") or {}).get("validation"):
         params:
             param_set=_LV["param_set"],
             seed=_LV["seed"],
-            model=LUBLIN_SETS[_LV["param_set"]].get("model") or {},
-            machine_size=LUBLIN_SETS[_LV["param_set"]].get("machine_size", 128),
-            fit_machine=LUBLIN_SETS[_LV["param_set"]].get("fit_machine", False),
+            model=LUBLIN_SETS[_LV["param_set"]]["model"],
+            machine_size=LUBLIN_SETS[_LV["param_set"]]["machine_size"],
+            fit_machine=LUBLIN_SETS[_LV["param_set"]]["fit_machine"],
             scale=SCALE,
         log:
             "logs/figures/lublin_validation.log",

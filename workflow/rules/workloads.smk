@@ -84,15 +84,15 @@ rule lublin_workload:
         info="data/workloads/lublin/{lparams}/load{lload}/seed{seed}.json",
     params:
         # The parameter set's own entry only: editing another set reruns nothing here.
-        model=lambda w: LUBLIN_SETS[w.lparams].get("model") or {},
-        machine_size=lambda w: LUBLIN_SETS[w.lparams].get("machine_size", 128),
-        fit_machine=lambda w: LUBLIN_SETS[w.lparams].get("fit_machine", False),
+        model=lambda w: LUBLIN_SETS[w.lparams]["model"],
+        machine_size=lambda w: LUBLIN_SETS[w.lparams]["machine_size"],
+        fit_machine=lambda w: LUBLIN_SETS[w.lparams]["fit_machine"],
         n_jobs=lambda w: LUBLIN_SETS[w.lparams].get("n_jobs"),
         span=lambda w: LUBLIN_SETS[w.lparams].get("span"),
-        start_hour=lambda w: LUBLIN_SETS[w.lparams].get("start_hour", 0),
-        calibration=lambda w: LUBLIN_SETS[w.lparams].get("calibration", "cycle"),
-        arrival_clock=lambda w: LUBLIN_SETS[w.lparams].get("arrival_clock", "exact"),
-        estimates=lambda w: LUBLIN_SETS[w.lparams].get("estimates", {"model": "exact"}),
+        start_hour=lambda w: LUBLIN_SETS[w.lparams]["start_hour"],
+        calibration=lambda w: LUBLIN_SETS[w.lparams]["calibration"],
+        arrival_clock=lambda w: LUBLIN_SETS[w.lparams]["arrival_clock"],
+        estimates=lambda w: LUBLIN_SETS[w.lparams]["estimates"],
         load=lambda w: None if w.lload == "native" else float(w.lload),
         seed=lambda w: int(w.seed),
     wildcard_constraints:
