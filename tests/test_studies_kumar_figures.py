@@ -3,6 +3,7 @@ Fig. 1 and its data, Fig. 2 and its schedules, Figs. 5-11 from the cubes."""
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from simlib.cube import build_cube
 from simlib.studies.kumar import figures as F
 from simlib.studies.kumar.plan import FIGURES, KumarPlan, artifact_list
 from simlib.studies.kumar.runs import fig2_example
-from simlib.studies.kumar.generator import published_n_bar
+from simlib.studies.kumar.published import load_published
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -56,7 +57,8 @@ def sweeps(tmp_path_factory):
     out = tmp_path_factory.mktemp("kumar_figs")
     plan = KumarPlan.from_config(config())
     picks = {"by_workload": {"ps02": 2, "ps05": 3, "ps08": 4}}
-    written = F.draw_sweeps(plan, cs_cube(), load_cube(), picks, out)
+    published = load_published(Path(__file__).resolve().parents[1] / "config/published/kumar.yaml")
+    written = F.draw_sweeps(plan, cs_cube(), load_cube(), picks, out, published=published)
     return plan, out, written
 
 
@@ -74,8 +76,7 @@ def test_draw_sweeps_names_the_picks_and_n_bar(sweeps):
     # Fig. 9 (P_S = 0.2) uses the C_s picked for ps02; n-bar beside the paper's.
     # (SVG text is drawn as paths; each string is kept in a comment.)
     fig9 = (out / f"{FIGURES['fig9']['file']}.svg").read_text()
-    paper = published_n_bar(0.2, 0.5)
-    assert f"<!-- het_pd05_ps02: n̄ = 100.0 (paper: {paper:g}), C_s = 2 -->" in fig9
+    assert "<!-- het_pd05_ps02: n̄ = 100.0 (paper: 177.7), C_s = 2 -->" in fig9
     # The C_s sweep of ps02 is no figure of the paper and says so.
     assert "<!-- C_s sweep, Load 0.9, P_S = 0.2 (not in the paper) -->" in (
         out / "cs_sweep_ps02.svg").read_text()

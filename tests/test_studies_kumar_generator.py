@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,12 +11,11 @@ from scipy import stats
 from simlib.errors import ConfigError
 from simlib.workload import lublin
 from simlib.workload.cwf import read_cwf, split_commands, write_cwf
+from simlib.studies.kumar.published import load_published
 from simlib.studies.kumar.generator import (
     BETA_ARR_RANGE,
     PAPER_P_E,
     PAPER_P_R,
-    PUBLISHED_N_BAR,
-    PUBLISHED_N_BAR_SOURCE,
     QUEUE_BATCH,
     QUEUE_DEDICATED,
     KumarParams,
@@ -28,8 +28,6 @@ from simlib.studies.kumar.generator import (
     kumar_load,
     mean_job_size,
     mean_job_size_se,
-    n_bar_report,
-    published_n_bar,
     published_n_bar_fit,
     size_pmf,
     table_ii_vs_lublin,
@@ -267,20 +265,20 @@ def test_arrival_clock_switch():
 # ----------------------------------------------------------------------------- n̄ and paper data
 
 
-def test_n_bar_report_against_published():
-    assert PUBLISHED_N_BAR == {(0.5, 0.0): 139.35, (0.8, 0.0): 89.72, (0.2, 0.0): 180.84,
-                               (0.2, 0.5): 177.7}
-    assert "Section V" in PUBLISHED_N_BAR_SOURCE
-    ws = [generate_kumar(KumarParams(p_s=s, p_d=d), seed=1) for s, d in PUBLISHED_N_BAR]
-    rep = n_bar_report(ws)
-    assert rep["published"].tolist() == list(PUBLISHED_N_BAR.values())
-    assert rep["expected"].round(6).tolist() == [144.0, 96.0, 192.0, 192.0]
-    assert rep["n_bar"].tolist() == [mean_job_size(w) for w in ws]
-    assert np.allclose(rep["z"], (rep["n_bar"] - rep["expected"]) / rep["se"])
-    assert math.isclose(rep["se"][0], mean_job_size_se(KumarParams(p_s=0.5), 500))
-    assert (rep["z"].abs() < 4.5).all()
-    assert rep.attrs["source"] == PUBLISHED_N_BAR_SOURCE
-    assert published_n_bar(0.5) == 139.35 and published_n_bar(0.5, 0.9) is None
+#: The n̄ values paper K prints (config/published/kumar.yaml: n_bar.values).
+PUBLISHED = load_published(Path(__file__).resolve().parents[1] / "config/published/kumar.yaml")[
+    "n_bar"]["values"]
+
+
+def test_n_bar_of_generated_workloads_near_its_expectation():
+    # One 500-job workload per printed (P_S, P_D): n̄ within 4.5 standard errors.
+    assert [(e["p_s"], e["p_d"], e["n_bar"]) for e in PUBLISHED] == [
+        (0.5, 0.0, 139.35), (0.8, 0.0, 89.72), (0.2, 0.0, 180.84), (0.2, 0.5, 177.7)]
+    for e in PUBLISHED:
+        p = KumarParams(p_s=e["p_s"], p_d=e["p_d"])
+        w = generate_kumar(p, seed=1)
+        assert mean_job_size(w) == kumar_info(w)["n_bar"]
+        assert _within(mean_job_size(w), expected_mean_job_size(p), mean_job_size_se(p, 500))
 
 
 def test_tables_versus_lublin_defaults():
@@ -345,7 +343,7 @@ def test_log2_size_scale_alternative():
 
 
 def test_published_n_bar_fit():
-    fit = published_n_bar_fit()
+    fit = published_n_bar_fit(PUBLISHED)
     lin = fit[fit["size_scale"] == "linear"]
     assert lin["expected"].round(6).tolist() == [144.0, 96.0, 192.0, 192.0]
     assert lin["published_z"].round(2).tolist() == [-1.14, -1.96, -3.03, -3.88]

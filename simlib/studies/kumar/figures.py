@@ -7,13 +7,13 @@ and notes, and writes its files (every ``figures`` artifact of
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from ...io import write_csv
-from . import generator as kgen
 from .plan import FIGURES, KumarPlan, artifact_list, cs_label, names
 from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
@@ -102,13 +102,13 @@ def draw_fig2(schedules: Mapping[str, pd.DataFrame], *, png, svg, csv, log=None)
     write_csv(pd.DataFrame(rows), csv, index=False, lineterminator="\n")
 
 
-def _nbar_text(cube, workload: str, plan: KumarPlan) -> str:
+def _nbar_text(cube, workload: str, plan: KumarPlan, published) -> str:
     """n̄ of the workload (ours, mean over seeds) and the published one."""
-    da = cube["n_bar"].sel(workload=workload)
-    ours = float(da.mean())
-    params = plan.params(workload)
-    pub = kgen.published_n_bar(params.p_s, params.p_d)
-    return f"n̄ = {ours:.1f}" + (f" (paper: {pub:g})" if pub is not None else "")
+    p = plan.params(workload)
+    pub = [e["n_bar"] for e in (published or {}).get("n_bar", {}).get("values", [])
+           if math.isclose(e["p_s"], p.p_s) and math.isclose(e["p_d"], p.p_d)]
+    ours = float(cube["n_bar"].sel(workload=workload).mean())
+    return f"n̄ = {ours:.1f}" + (f" (paper: {pub[0]:g})" if pub else "")
 
 
 def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
@@ -150,11 +150,11 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                 plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
                               policies=plan.cs_sweep["policies"], metrics=spec["metrics"],
                               pick=by_w.get(w), title=spec["title"],
-                              subtitle=_nbar_text(cs_cube, w, plan),
+                              subtitle=_nbar_text(cs_cube, w, plan, published),
                               marks=paper_marks(published, plan.p_s(w)))
             else:
                 rows = {w: f"{w}: " + ", ".join(
-                    filter(None, [_nbar_text(load_cube, w, plan),
+                    filter(None, [_nbar_text(load_cube, w, plan, published),
                                   f"C_s = {cs_label(cs_of(w))}" if cs_of(w) is not None
                                   else ""]))
                     for w in spec["workloads"]}
@@ -177,7 +177,7 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                       policies=plan.cs_sweep["policies"], pick=by_w.get(w),
                       title=names()["cs_sweep_title"].format(load=plan.cs_sweep["load"],
                                                              p_s=plan.p_s(w)),
-                      subtitle=_nbar_text(cs_cube, w, plan))
+                      subtitle=_nbar_text(cs_cube, w, plan, published))
         written.append(out.as_posix())
         if log is not None:
             log.info("wrote %s", a["file"])

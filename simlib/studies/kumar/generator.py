@@ -15,10 +15,8 @@ are written out in ``generator.md`` beside this module; :class:`KumarParams`
 names every choice.
 
 Determinism: every random quantity comes from its own child of the seed's
-SeedSequence (arrivals, sizes, runtimes, dedicated, commands), one draw per
-job whatever the parameters, so workloads that differ only in ``P_D``,
-``P_E`` or ``P_R`` share jobs and arrivals, and changing ``P_S`` only moves
-jobs between the small and large stages (common random numbers).
+SeedSequence, one draw per job whatever the parameters (common random
+numbers: ``generator.md``).
 """
 from __future__ import annotations
 
@@ -41,18 +39,13 @@ from simlib.workload.lublin.model import _as_seed_sequence, _child, _seed_text
 from simlib.workload.swf import SWF_FIELDS, Workload, max_procs
 
 __all__ = [
-    "SOURCE", "MACHINE_SIZE", "ALLOCATION_UNIT", "N_JOBS", "PAPER_P_E", "PAPER_P_R",
-    "TABLE_I", "TABLE_II", "BETA_ARR_RANGE", "PUBLISHED_N_BAR", "PUBLISHED_N_BAR_SOURCE",
-    "QUEUE_BATCH", "QUEUE_DEDICATED",
-    "KumarParams", "table_ii_vs_lublin", "size_pmf", "expected_mean_job_size",
-    "mean_job_size_se", "hyper_gamma_p", "expected_runtime", "expected_load",
-    "expected_beta_arr", "generate_kumar", "kumar_load", "mean_job_size", "kumar_info",
-    "published_n_bar", "n_bar_report", "published_n_bar_fit",
+    "MACHINE_SIZE", "ALLOCATION_UNIT", "N_JOBS", "PAPER_P_E", "PAPER_P_R", "TABLE_I", "TABLE_II",
+    "BETA_ARR_RANGE", "QUEUE_BATCH", "QUEUE_DEDICATED", "KumarParams", "table_ii_vs_lublin",
+    "size_pmf", "expected_mean_job_size", "mean_job_size_se", "hyper_gamma_p", "expected_runtime",
+    "expected_load", "expected_beta_arr", "generate_kumar", "kumar_load", "mean_job_size",
+    "kumar_info", "published_n_bar_fit",
 ]
 
-#: The paper this module implements.
-SOURCE = ("D. Kumar, Z.-Y. Shae, H. Jamjoom, \"Scheduling Batch and Heterogeneous Jobs "
-          "with Runtime Elasticity in a Parallel Processing Environment\"")
 #: Processors of the simulated BlueGene/P (Section IV-A).
 MACHINE_SIZE = 320
 #: Processors per allocation unit (BlueGene/P node card).
@@ -71,17 +64,6 @@ TABLE_II: dict[str, float] = {"aarr": 13.2303, "anum": 15.1737, "bnum": 0.9631,
                               "arar": 1.0225}
 #: Table II's printed range of β_arr.
 BETA_ARR_RANGE: tuple[float, float] = (0.4101, 0.6101)
-
-#: n̄ (mean job size, processors) printed in Section V, keyed by (P_S, P_D).
-PUBLISHED_N_BAR: dict[tuple[float, float], float] = {
-    (0.5, 0.0): 139.35,   # Fig. 5 (batch, Load 0.9, C_s sweep)
-    (0.8, 0.0): 89.72,    # Fig. 6 (batch, Load 0.9, C_s sweep)
-    (0.2, 0.0): 180.84,   # Fig. 7 (batch, load sweep)
-    (0.2, 0.5): 177.7,    # Fig. 9 (heterogeneous, load sweep)
-}
-#: Where :data:`PUBLISHED_N_BAR` comes from.
-PUBLISHED_N_BAR_SOURCE = (SOURCE + ", Section V-A (Figs. 5, 6, 7: P_S = 0.5, 0.8, 0.2) and "
-                          "V-B (Fig. 9: P_D = 0.5, P_S = 0.2); n̄ = (1/N_J) Σ w_i.num")
 
 #: SWF queue (field 15) of batch jobs.
 QUEUE_BATCH = 1
@@ -110,42 +92,9 @@ def _fields_schema() -> dict:
 class KumarParams:
     """Parameters of paper K's generator (defaults: the paper's, batch only).
 
-    Attributes
-    ----------
-    p_s : float
-        P_S, probability of a small job.
-    p_d : float
-        P_D, probability of a dedicated job.
-    p_e, p_r : float
-        P_E, P_R: probability that a job gets an ET / an RT command
-        (the paper's elastic runs: :data:`PAPER_P_E`, :data:`PAPER_P_R`).
-    machine_size, unit : int
-        M = 320 processors, allocated in units of 32.
-    small_units, large_units : (float, float)
-        Uniform ranges (in units) of small and large jobs.
-    size_scale : {"linear", "log2"}
-        ``"linear"`` (the paper's text): ``x ~ U[low, high]``.  ``"log2"``:
-        ``x = 2**U[log2 low, log2 high]`` (uniform in log2, as lublin99
-        draws sizes); see "Interpretations" for why it is offered.
-    a1, b1, a2, b2, pa, pb : float
-        Table I.
-    p_size : {"processors", "units"}
-        Unit of the size in ``p = pa * size + pb``.
-    aarr, barr, anum, bnum, arar : float
-        Table II; ``barr`` is only used when no load is targeted.
-    start_hour : float
-        Hour of the day at time 0 (daily cycle).
-    arrival_clock : {"exact", "lublin99"}
-        Arrival clock (:data:`simlib.workload.lublin.ARRIVAL_CLOCKS`).
-    dedicated_delay_mean : float
-        Mean of requested start - submit (s), exponential.
-    amount_basis : {"runtime", "seconds"}
-        Unit of ``extension_mean`` / ``reduction_mean``.
-    extension_mean, reduction_mean : float
-        Means of the exponential ET / RT amounts.
-    command_window : float
-        Commands are issued within ``command_window * runtime`` after the
-        job's earliest start.
+    One field per key of ``kumar.schema.json``'s ``$defs.kumar_params``,
+    which describes each (and checks them here); the model and the choices
+    the paper leaves open are in ``generator.md``.
 
     Examples
     --------
@@ -262,10 +211,8 @@ class KumarParams:
         >>> KumarParams().lublin_equivalent(0.45).barr
         0.45
         """
-        return lublin.TYPELESS.replace(
-            a1=self.a1, b1=self.b1, a2=self.a2, b2=self.b2, pa=self.pa, pb=self.pb,
-            aarr=self.aarr, barr=self.barr if barr is None else barr, anum=self.anum,
-            bnum=self.bnum, arar=self.arar)
+        fields = {k: getattr(self, k) for k in (*TABLE_I, *TABLE_II)}
+        return lublin.TYPELESS.replace(**fields, barr=self.barr if barr is None else barr)
 
 
 def table_ii_vs_lublin() -> dict[str, tuple]:
@@ -758,95 +705,36 @@ def kumar_info(workload: Workload) -> dict:
     return {"params": out["params"], **out["generated"]}
 
 
-def published_n_bar(p_s: float, p_d: float = 0.0) -> float | None:
-    """The paper's n̄ for (P_S, P_D), or None if it printed none.
-
-    Examples
-    --------
-    >>> published_n_bar(0.2, 0.5), published_n_bar(0.3)
-    (177.7, None)
-    """
-    for (s, d), v in PUBLISHED_N_BAR.items():
-        if math.isclose(s, p_s) and math.isclose(d, p_d):
-            return v
-    return None
-
-
-def n_bar_report(workloads: Iterable[Workload]) -> pd.DataFrame:
-    """n̄ of generated workloads beside its expectation and the paper's value.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per workload: ``workload`` (path or position), ``p_s``,
-        ``p_d``, ``n_jobs``, ``n_bar`` (ours), ``expected`` (E[size]),
-        ``se`` (standard error of n̄ for that many jobs), ``z`` (ours vs
-        expected, in se), ``published`` (NaN if none), ``published_z``
-        (the paper's value vs expected, in se), ``diff`` (ours - published).
-        The source of the published values is in ``attrs["source"]``.
-
-    Examples
-    --------
-    >>> ws = [generate_kumar(KumarParams(p_s=s), seed=7) for s in (0.5, 0.8)]
-    >>> n_bar_report(ws)[["p_s", "expected", "published"]].round(2).values.tolist()
-    [[0.5, 144.0, 139.35], [0.8, 96.0, 89.72]]
-    """
-    rows = []
-    for k, w in enumerate(workloads):
-        info = kumar_info(w)
-        p = KumarParams.from_config(info["params"])
-        n = int(info["n_jobs"])
-        ours = mean_job_size(w)
-        expected = expected_mean_job_size(p)
-        se = mean_job_size_se(p, n)
-        pub = published_n_bar(p.p_s, p.p_d)
-        pub = math.nan if pub is None else pub
-        rows.append({"workload": w.path or str(k), "p_s": p.p_s, "p_d": p.p_d, "n_jobs": n,
-                     "n_bar": ours, "expected": expected, "se": se,
-                     "z": (ours - expected) / se if se > 0 else math.nan,
-                     "published": pub,
-                     "published_z": (pub - expected) / se if se > 0 else math.nan,
-                     "diff": ours - pub})
-    out = pd.DataFrame(rows, columns=["workload", "p_s", "p_d", "n_jobs", "n_bar", "expected",
-                                      "se", "z", "published", "published_z", "diff"])
-    out.attrs["source"] = PUBLISHED_N_BAR_SOURCE
-    return out
-
-
-def published_n_bar_fit(n_jobs: int = N_JOBS, params=None) -> pd.DataFrame:
+def published_n_bar_fit(published: Iterable[Mapping], n_jobs: int = N_JOBS,
+                        params=None) -> pd.DataFrame:
     """How well each size model explains the paper's n̄ values.
 
-    For every published (P_S, P_D) and each ``size_scale``: the expected
-    n̄, its standard error for ``n_jobs`` jobs and the published value's
-    z-score; ``attrs["chi2_pvalue"]`` maps each scale to the p-value of the
-    sum of squared z-scores (chi-square, one d.o.f. per published value,
-    treating the paper's workloads as independent samples).
-
-    Parameters
-    ----------
-    n_jobs : int, default 500
-    params : KumarParams or mapping, optional
-        Other parameters (only the size fields matter).
+    ``published``: the printed values, ``{p_s, p_d, n_bar}`` each (the
+    published file's ``n_bar.values``). For each and each ``size_scale``:
+    the expected n̄, its standard error for ``n_jobs`` jobs and the
+    published value's z-score; ``attrs["chi2_pvalue"]`` maps each scale to
+    the p-value of the sum of squared z-scores (chi-square, one d.o.f. per
+    published value, treating the paper's workloads as independent samples).
+    Only the size fields of ``params`` matter.
 
     Examples
     --------
-    >>> fit = published_n_bar_fit()
-    >>> fit.attrs["chi2_pvalue"]["linear"] < 0.001 < fit.attrs["chi2_pvalue"]["log2"]
-    True
+    >>> fit = published_n_bar_fit([{"p_s": 0.5, "p_d": 0.0, "n_bar": 139.35}])
+    >>> fit.set_index("size_scale")["published_z"].round(1).to_dict()
+    {'linear': -1.1, 'log2': 1.5}
     """
     base = _as_params(params)
     rows = []
-    for (ps, pd_), value in PUBLISHED_N_BAR.items():
+    for e in published:
         for scale in _SIZE_SCALES:
-            p = base.replace(p_s=ps, p_d=pd_, size_scale=scale)
-            e, se = expected_mean_job_size(p), mean_job_size_se(p, n_jobs)
-            rows.append({"p_s": ps, "p_d": pd_, "size_scale": scale, "published": value,
-                         "expected": e, "se": se, "published_z": (value - e) / se})
+            p = base.replace(p_s=e["p_s"], p_d=e["p_d"], size_scale=scale)
+            mean, se = expected_mean_job_size(p), mean_job_size_se(p, n_jobs)
+            rows.append({"p_s": p.p_s, "p_d": p.p_d, "size_scale": scale, "published": e["n_bar"],
+                         "expected": mean, "se": se, "published_z": (e["n_bar"] - mean) / se})
     out = pd.DataFrame(rows)
     from scipy import stats
 
     out.attrs["chi2_pvalue"] = {
         scale: float(stats.chi2.sf(float((g["published_z"] ** 2).sum()), len(g)))
         for scale, g in out.groupby("size_scale")}
-    out.attrs["source"] = PUBLISHED_N_BAR_SOURCE
     return out
