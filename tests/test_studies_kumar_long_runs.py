@@ -97,9 +97,9 @@ def test_one_seed_gives_no_interval_and_no_verdict():
 
 
 def test_tables_are_written(tmp_path):
-    t = L.write_long_tables(SHORT, SHORT, policies={"ps02": ["easy", "los"]},
-                            md=tmp_path / "l.md", csv=tmp_path / "l.csv", n_jobs=10000,
-                            scale="smoke")
+    t = L.write_long_tables(SHORT, SHORT, {"workloads": {"ps02": ["easy", "los"]},
+                                           "n_jobs": 10000, "margin": 10.0},
+                            md=tmp_path / "l.md", csv=tmp_path / "l.csv", scale="smoke")
     assert len(t) == 2
     md = (tmp_path / "l.md").read_text()
     assert "10000-job runs vs the 500-job load sweep" in md and "saturated (long)" in md

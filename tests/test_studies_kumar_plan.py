@@ -34,7 +34,7 @@ def test_which_policies_take_the_pick():
                                                      "delayed_los": {"cs": 4}}))
     assert not fixed.cs_dependent("delayed_los")
     assert fixed.simulation_spec("load", "ps02", "delayed_los")["cs"] is None
-    assert {r["cs"] for r in fixed.runs("load", "ps02", "delayed_los")} == {4}
+    assert {r["cs"] for r in P.spec_runs(fixed.simulation_spec("load", "ps02", "delayed_los"))} == {4}
 
 
 def test_simulation_specs_and_runs():

@@ -67,8 +67,12 @@ def test_render_readme_lists_every_artifact_and_the_note(published, plan):
     assert "12 of 12 rows match" in text
 
 
-def test_write_claims_and_readme_round_trip_through_the_files(published, plan, tmp_path):
+def test_claims_and_readme_round_trip_through_the_files(published, plan, tmp_path):
     import json
+    import logging
+    from simlib.claims import write_claims
+    from simlib.cube import write_cube
+    from simlib.studies import Files, StepContext
     from simlib.studies.kumar.cubes import picks_document
     load, cs = load_cube(), cs_cube()
     picks = pick_cs(cs)
@@ -80,27 +84,31 @@ def test_write_claims_and_readme_round_trip_through_the_files(published, plan, t
                           "expected": 133.4, "expected_linear": 144.0, "expected_log2": 133.4,
                           "published": math.nan, "published_z": math.nan}])
     nbar.to_csv(tmp_path / "n_bar.csv", index=False)
-    verdicts = R.write_claims(tmp_path / "claims.csv", scale="smoke",
-                              picks_path=tmp_path / "picks.json", published=published,
-                              load_cube=load, cs_cube=cs, tables=tables, plan=plan)
+    verdicts = write_claims(R.claims(published=published, load_cube=load, cs_cube=cs, picks=picks,
+                                     tables=tables, plan=plan), tmp_path / "claims.csv", scale="smoke")
     assert verdicts.columns[0] == "scale" and set(verdicts["scale"]) == {"smoke"}
     assert set(verdicts["verdict"]) <= {v.value for v in Verdict}
-    shown = M.write_readme(tmp_path / "README.md", plan=plan, artifacts=artifact_list(plan),
-                           picks_path=tmp_path / "picks.json",
-                           tables_csv=tmp_path / "tables.csv", claims_csv=tmp_path / "claims.csv",
-                           n_bar_csv=tmp_path / "n_bar.csv",
-                           algorithms=algorithms_frame(published), fig2=fig2_example(),
-                           dedicated=pd.DataFrame(columns=["workload", "policy", "on_time",
-                                                           "mean_delay_h"]),
-                           fig1_scale="1500 jobs of SDSC-SP2")
-    # The README shows the claims as read back from the CSV, verdicts included.
-    assert shown["verdict"].tolist() == verdicts["verdict"].tolist()
+    from simlib.studies.kumar.tables import forced_starts_frame
+    forced = forced_starts_frame(cs.assign(forced_starts=cs["mean_wait"] * 0,
+                                           max_skip_count=cs["mean_wait"] * 0))
+    forced.to_csv(tmp_path / "forced.csv", index=False)
+    # No dedicated job ran: the README has no section on them.
+    write_cube(load.assign(**{v: load["utilization"] * 0 for v in (
+        "dedicated_jobs", "dedicated_on_time", "dedicated_mean_delay")}), tmp_path / "load.nc")
+    inputs = {"picks": tmp_path / "picks.json", "tables_csv": tmp_path / "tables.csv",
+              "claims_csv": tmp_path / "claims.csv", "n_bar_csv": tmp_path / "n_bar.csv",
+              "forced_csv": tmp_path / "forced.csv", "load_cube": tmp_path / "load.nc",
+              "published": REPO / "config/published/kumar.yaml"}
+    params = {"study": plan.spec, "scale": "smoke", "artifacts": artifact_list(plan), "cubes": [],
+              "fig1_scale": "1500 jobs of SDSC-SP2"}
+    M.readme_step(StepContext(input=Files(inputs), output=Files(readme=tmp_path / "README.md"),
+                              params=params, wildcards={}, log=logging.getLogger("test"),
+                              config={}))
     text = (tmp_path / "README.md").read_text()
     assert "(1500 jobs of SDSC-SP2)" in text and "## Dedicated jobs" not in text
-    for claim in verdicts["claim"]:
-        assert claim.replace("|", "\\|") in text
-
-
+    # The README shows the claims as read back from the CSV, verdicts included.
+    for claim, verdict in zip(verdicts["claim"], verdicts["verdict"]):
+        assert f"| {claim.replace('|', chr(92) + '|')} |" in text and verdict in text
 
 
 def test_readme_examples():

@@ -104,8 +104,9 @@ def test_dedicated_frame_skips_policies_without_dedicated_jobs():
                                       "on_time": 0.25, "mean_delay_h": 2.0}]
 
 
-def test_write_table3_as_csv_and_markdown(published, tmp_path):
-    table = T.write_table3(published, csv_out=tmp_path / "t3.csv", md_out=tmp_path / "t3.md")
+def test_table_iii_as_csv_and_markdown(published, tmp_path):
+    table = T.write_table(T.algorithms_frame(published), tmp_path / "t3.csv", tmp_path / "t3.md",
+                          "table3_algorithms.md.j2")
     md = (tmp_path / "t3.md").read_text()
     assert md.startswith("# Table III: list of all algorithms")
     # One Markdown row per algorithm, below the header and the alignment row.
@@ -118,14 +119,15 @@ def test_write_tables_writes_every_file_with_the_scale(published, tmp_path):
            "n_bar_se": 5.0, "entries": [{"seed": 0, "load": 0.5, "n_bar": 175.0},
                                         {"seed": 1, "load": 0.5, "n_bar": 181.0}]}
     out = {k: tmp_path / f"{k}.{k.rsplit('_', 1)[1]}" for k in
-           ("tables_csv", "tables_md", "by_load_csv", "n_bar_csv", "n_bar_md")}
+           ("tables_iv_vii_csv", "tables_iv_vii_md", "improvements_by_load_csv", "n_bar_csv",
+            "n_bar_md")}
     tables, nbar = T.write_tables(load_cube(), published, {"ps02": doc}, scale="smoke",
                                   seeds=3, out=out)
     assert len(tables) == 24 and set(tables["scale"]) == {"smoke"}
     assert list(nbar.columns[:2]) == ["scale", "workload"] and nbar["n_bar"].item() == 178.0
-    md = out["tables_md"].read_text()
+    md = out["tables_iv_vii_md"].read_text()
     assert md.startswith("# Tables IV–VII: maximum % improvement (smoke scale, 3 seeds per point)")
     assert "**A maximum over a noisy sweep overstates the gain**" in md
     assert out["n_bar_md"].read_text().startswith("# n̄ (mean job size, processors) per workload")
     assert published["n_bar"]["source"] in out["n_bar_md"].read_text()
-    assert out["by_load_csv"].read_text().startswith("scale,table,workload,new,base,metric,load")
+    assert out["improvements_by_load_csv"].read_text().startswith("scale,table,workload,new,base,metric,load")

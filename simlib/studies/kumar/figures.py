@@ -196,11 +196,12 @@ def examples_step(ctx) -> None:
     """The ``kumar_examples`` step: Fig. 2, simulated, and Table III, from the policy registry."""
     from .published import load_published
     from .runs import fig2_example
-    from .tables import write_table3
+    from .tables import algorithms_frame, write_table
     out = ctx.output
-    draw_fig2(fig2_example(), png=out.fig2_png, svg=out.fig2_svg, csv=out.fig2_csv, log=ctx.log)
-    table = write_table3(load_published(ctx.input.published), csv_out=out.table3_csv,
-                         md_out=out.table3_md)
+    draw_fig2(fig2_example(), png=out.fig2_delayed_los_example_png,
+              svg=out.fig2_delayed_los_example_svg, csv=out.fig2_delayed_los_example_csv, log=ctx.log)
+    table = write_table(algorithms_frame(load_published(ctx.input.published)),
+                        out.table3_algorithms_csv, out.table3_algorithms_md, "table3_algorithms.md.j2")
     ctx.log.info("Table III: %d algorithms", len(table))
 
 

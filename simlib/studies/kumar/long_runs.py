@@ -161,12 +161,15 @@ def long_claim(table: pd.DataFrame, n_jobs: int, margin: float = 10.0):
                  ours=ours, criterion=long_rule(margin), verdict=verdict, figure=t["figure"])
 
 
-def write_long_tables(short, long, *, policies: Mapping[str, Sequence[str]], md, csv,
-                      n_jobs: int, scale: str, margin: float = 10.0) -> pd.DataFrame:
-    """``long_runs.md`` / ``.csv``: the comparison and offered vs achieved load of both sweeps."""
+def write_long_tables(short, long, long_runs: Mapping, *, md, csv, scale: str) -> pd.DataFrame:
+    """``long_runs.md`` / ``.csv``: the comparison and offered vs achieved load of both sweeps.
+
+    ``long_runs``: :attr:`.plan.KumarPlan.long_runs` (``workloads``, ``n_jobs``, ``margin``).
+    """
     from ...io import write_csv, write_text
     from ...render import render
-    table = comparison_table(short, long, policies, margin)
+    n_jobs, margin = long_runs["n_jobs"], long_runs["margin"]
+    table = comparison_table(short, long, long_runs["workloads"], margin)
     write_csv(table, csv, index=False, lineterminator="\n", float_format="%.6g")
     sat = pd.concat([saturation_table(short.sel(workload=list(long["workload"].values),
                                                 policy=list(long["policy"].values)), "500 jobs"),
@@ -176,9 +179,8 @@ def write_long_tables(short, long, *, policies: Mapping[str, Sequence[str]], md,
     marks = sat[sat["runs"] != "500 jobs"].set_index(["workload", "policy", "load"])["saturated"]
     wide["saturated (long)"] = [bool(marks.get((r.workload, r.policy, r.load), False))
                                 for r in wide.itertuples()]
-    text = render(__package__, "long_runs.md.j2", n_jobs=n_jobs, scale=scale,
-                  rule=long_rule(margin),
-                  table=table.to_markdown(index=False, floatfmt=".2f") if len(table) else "(no runs)",
-                  loads=wide.to_markdown(index=False, floatfmt=".3f"))
-    write_text(md, text)
+    write_text(md, render(__package__, "long_runs.md.j2", n_jobs=n_jobs, scale=scale,
+                          rule=long_rule(margin), loads=wide.to_markdown(index=False, floatfmt=".3f"),
+                          table=table.to_markdown(index=False, floatfmt=".2f") if len(table)
+                          else "(no runs)"))
     return table

@@ -1,11 +1,8 @@
-"""Paper K's grid resolved for one scale, and its artifacts.
+"""Paper K's grid resolved for one scale (:class:`KumarPlan`), and its artifacts.
 
-:class:`KumarPlan` is ``studies.kumar`` of one scale, as the schema
-validated and completed it (``kumar.schema.json``, every default written
-there once): every path, run list and tracked parameter of the study
-derives from it. :func:`artifact_list` names every file the study writes
-under ``paper_figures/kumar/``, titled from ``templates/names.yaml``. See
-:mod:`simlib.studies.kumar`.
+Every path, run list and tracked parameter of the study derives from the
+plan; :func:`artifact_list` names every file written under
+``paper_figures/kumar/`` (titles: ``templates/names.yaml``).
 """
 from __future__ import annotations
 
@@ -109,15 +106,9 @@ def cs_param(cs):
 
 
 class KumarPlan:
-    """The ``studies.kumar`` grid, validated by its schema, resolved for one scale.
-
-    Parameters
-    ----------
-    spec : mapping
-        ``config["studies"]["kumar"]`` as :func:`simlib.studies.base.load_study`
-        leaves it: checked, every default filled in (:meth:`from_config`
-        does both for a config that did not go through it).
-    scale : str
+    """``studies.kumar`` at ``scale``, as :func:`simlib.studies.base.load_study` leaves it
+    (checked by ``kumar.schema.json``, which writes every default once; :meth:`from_config`
+    does both for a config that did not go through it).
 
     Examples
     --------
@@ -192,11 +183,10 @@ class KumarPlan:
             return list(self.long_runs["workloads"][workload])
         return list(self.load_sweeps[reading_workload(workload)[1]])
 
-    def purpose_seeds(self, purpose: str) -> int:
-        return self.long_runs["seeds"] if purpose == "long" else self.seeds
-
-    def purpose_n_jobs(self, purpose: str) -> int:
-        return self.long_runs["n_jobs"] if purpose == "long" else self.n_jobs
+    def purpose_size(self, purpose: str) -> tuple[int, int]:
+        """(seeds, jobs per run) of a sweep."""
+        lr = self.long_runs
+        return (lr["seeds"], lr["n_jobs"]) if purpose == "long" else (self.seeds, self.n_jobs)
 
     @property
     def purposes(self) -> list[str]:
@@ -215,9 +205,10 @@ class KumarPlan:
 
     def generation_spec(self, purpose: str, workload: str) -> dict:
         """Everything one workload set depends on (the workloads step's params)."""
+        seeds, n_jobs = self.purpose_size(purpose)
         return {"workload": workload, "purpose": purpose, "params": self.params(workload).to_dict(),
-                "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
-                "n_jobs": self.purpose_n_jobs(purpose), "tolerance": self.tolerance,
+                "loads": self.purpose_loads(purpose), "seeds": seeds,
+                "n_jobs": n_jobs, "tolerance": self.tolerance,
                 "entropy_prefix": [self.base_seed, _PURPOSE_KEY[purpose]]}
 
     def simulation_spec(self, purpose: str, workload: str, policy: str) -> dict:
@@ -234,7 +225,7 @@ class KumarPlan:
             cs = None
         return {"workload": workload, "purpose": purpose, "policy": policy,
                 "policy_params": self.reading_policy_params(workload, policy),
-                "loads": self.purpose_loads(purpose), "seeds": self.purpose_seeds(purpose),
+                "loads": self.purpose_loads(purpose), "seeds": self.purpose_size(purpose)[0],
                 "cs": cs, "p_s": self.p_s(workload), "machine_procs": self.machine_procs}
 
     def reading_policy_params(self, workload: str, policy: str) -> dict:
@@ -250,10 +241,6 @@ class KumarPlan:
             params.update({k: v for k, v in self.readings[reading]["policy_params"].items()
                            if k in takes})
         return params
-
-    def runs(self, purpose: str, workload: str, policy: str, pick: int | None = None) -> list[dict]:
-        """The (load, seed, cs) runs of one chunk, in a fixed order."""
-        return spec_runs(self.simulation_spec(purpose, workload, policy), pick)
 
     def subtree(self, purpose: str | None = None) -> dict:
         """Everything this scale's numbers depend on (provenance)."""

@@ -1,22 +1,13 @@
 """Paper K under other readings: the load sweeps re-run with the generator or ECC changed.
 
-The grid's ``readings`` name re-runs of some load sweeps (same loads,
-same seed streams, so each comparison with the load sweep is paired):
-
-* the text's linear size model (``size_scale: linear``) instead of the
-  log2 draw that fits the printed n̄ (Tables IV–VII and Tables I–II,
-  with the β_arr the Load calibration solves for);
-* dedicated jobs booked further ahead (``dedicated_delay_mean``), a lead
-  time they can meet;
-* elastic commands that meet their job running (``ecc_queued: defer``).
-
-:func:`reading_view` puts a reading's runs in place of the load sweep's
-for the workloads it re-ran, so that every figure, table and claim rule of
+The grid's ``readings`` (each described there) re-run some load sweeps on
+the same loads and seed streams, so each comparison with the load sweep is
+paired. :func:`reading_view` puts a reading's runs in place of the load
+sweep's for the workloads it re-ran, so that every table and claim rule of
 the main reading applies unchanged; :func:`write_readings` writes
-``readings.md`` / ``readings.csv``: the claims under each reading (the
-reading × claim matrix of paper K), Tables IV–VII side by side, Tables
-I–II with the solved β_arr against the paper's range, n̄, dedicated
-jobs' timeliness and where the commands landed.
+``readings.md`` / ``readings.csv`` (the reading x claim matrix, Tables IV–VII
+side by side, Tables I–II with the solved β_arr, n̄, dedicated jobs'
+timeliness and where the commands landed).
 """
 from __future__ import annotations
 
@@ -30,7 +21,7 @@ from ...io import write_csv, write_text
 from ...markdown import markdown_table
 from ...render import render
 from . import generator as kgen
-from .plan import PAPER_NAMES, KumarPlan
+from .plan import PAPER_NAMES, READING_SEP, KumarPlan
 
 __all__ = ["MAIN", "reading_view", "claims_matrix", "tables_side_by_side",
            "parameter_tables", "beta_arr_frame", "timeliness_frame", "write_readings"]
@@ -40,20 +31,9 @@ MAIN = "main"
 
 
 def reading_view(load_cube, readings_cube, reading: str):
-    """The load cube with ``reading``'s runs in place of the workloads it re-ran.
-
-    Parameters
-    ----------
-    load_cube : xarray.Dataset
-        Dims ``(workload, policy, load, seed)``.
-    readings_cube : xarray.Dataset
-        Dims ``(reading, workload, policy, load, seed)``.
-    reading : str
-
-    Returns
-    -------
-    xarray.Dataset
-        Shaped as ``load_cube``; attribute ``reading`` names the reading.
+    """The load cube with ``reading``'s runs (of the readings cube, dims ``(reading,
+    workload, policy, load, seed)``) in place of the workloads it re-ran; attribute
+    ``reading`` names it.
 
     Examples
     --------
@@ -86,10 +66,6 @@ def _readings_of(plan: KumarPlan, readings_cube) -> list[str]:
     return [r for r in plan.readings if r in readings_cube["reading"].values]
 
 
-def _claim_frame(claims) -> pd.DataFrame:
-    return pd.DataFrame([c.as_dict() for c in claims])
-
-
 def claims_matrix(load_cube, readings_cube, published: Mapping, plan: KumarPlan) -> pd.DataFrame:
     """Every claim the load sweeps test, its verdict under the main reading and each other.
 
@@ -112,7 +88,7 @@ def claims_matrix(load_cube, readings_cube, published: Mapping, plan: KumarPlan)
     def run(cube):
         got = claims(published=published, load_cube=cube, tables=tables_frame(cube, published),
                      plan=plan)
-        return _claim_frame([c for c in got if c.claim != long_claim])
+        return pd.DataFrame([c.as_dict() for c in got if c.claim != long_claim])
 
     main = run(load_cube)
     out = main[["claim", "source"]].copy()
@@ -172,26 +148,28 @@ def parameter_tables() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _each_reading(load_cube, readings_cube, plan: KumarPlan, main: list[str]):
+    """(reading, its cube, the workloads it re-ran): :data:`MAIN` first (on ``main``)."""
+    yield MAIN, load_cube, main
+    for r in _readings_of(plan, readings_cube):
+        yield r, readings_cube.sel(reading=r), plan.readings[r]["workloads"]
+
+
 def beta_arr_frame(load_cube, readings_cube, plan: KumarPlan) -> pd.DataFrame:
     """The β_arr the Load calibration solved for, per reading and workload, against Table II's range."""
     lo, hi = kgen.BETA_ARR_RANGE
     rows = []
-
-    def add(reading, cube, workloads):
+    for reading, cube, workloads in _each_reading(load_cube, readings_cube, plan,
+                                                  [str(w) for w in load_cube["workload"].values]):
         for w in workloads:
             # Every policy of a workload runs the same workloads: count them once.
             b = cube["beta_arr"].sel(workload=w, policy=plan.load_sweeps[w][0]).values
             b = b[np.isfinite(b)]
-            if not b.size:
-                continue
-            rows.append({"reading": reading, "workload": w, "size_scale": plan.params(
-                w if reading == MAIN else f"{reading}@{w}").size_scale,
-                "workloads": int(b.size), "min": float(b.min()), "max": float(b.max()),
-                "in_paper_range": float(np.mean((b >= lo) & (b <= hi)))})
-
-    add(MAIN, load_cube, [str(w) for w in load_cube["workload"].values])
-    for r in _readings_of(plan, readings_cube):
-        add(r, readings_cube.sel(reading=r), plan.readings[r]["workloads"])
+            if b.size:
+                rows.append({"reading": reading, "workload": w, "size_scale": plan.params(
+                    w if reading == MAIN else f"{reading}{READING_SEP}{w}").size_scale,
+                    "workloads": int(b.size), "min": float(b.min()), "max": float(b.max()),
+                    "in_paper_range": float(np.mean((b >= lo) & (b <= hi)))})
     return pd.DataFrame(rows)
 
 
@@ -200,37 +178,30 @@ def timeliness_frame(load_cube, readings_cube, plan: KumarPlan) -> pd.DataFrame:
 
     Means over every load and seed; NaN where a quantity does not apply.
     """
-    rows = []
-
-    def mean(cube, var, w, p):
-        if var not in cube:
-            return math.nan
-        v = cube[var].sel(workload=w, policy=p).values
+    def mean(cube, var, w, p, scale=1.0):
+        v = cube[var].sel(workload=w, policy=p).values if var in cube else np.array([])
         v = v[np.isfinite(v)]
-        return float(v.mean()) if v.size else math.nan
-
-    def add(reading, cube, workloads):
-        for w in workloads:
-            for p in plan.load_sweeps[w]:
-                rows.append({"reading": reading, "workload": w,
-                             "policy": PAPER_NAMES.get(p, p),
-                             "n_bar": mean(cube, "n_bar", w, p),
-                             "dedicated_on_time": mean(cube, "dedicated_on_time", w, p),
-                             "dedicated_mean_delay_h": mean(cube, "dedicated_mean_delay", w, p)
-                             / 3600.0,
-                             "commands_on_running": mean(cube, "commands_on_running", w, p),
-                             "mean_wait_h": mean(cube, "mean_wait", w, p) / 3600.0})
+        return float(v.mean()) / scale if v.size else math.nan
 
     touched = sorted({w for r in plan.readings.values() for w in r["workloads"]},
                      key=list(plan.load_sweeps).index)
-    add(MAIN, load_cube, touched)
-    for r in _readings_of(plan, readings_cube):
-        add(r, readings_cube.sel(reading=r), plan.readings[r]["workloads"])
-    return pd.DataFrame(rows)
+    return pd.DataFrame([
+        {"reading": reading, "workload": w, "policy": PAPER_NAMES.get(p, p),
+         "n_bar": mean(cube, "n_bar", w, p),
+         "dedicated_on_time": mean(cube, "dedicated_on_time", w, p),
+         "dedicated_mean_delay_h": mean(cube, "dedicated_mean_delay", w, p, 3600.0),
+         "commands_on_running": mean(cube, "commands_on_running", w, p),
+         "mean_wait_h": mean(cube, "mean_wait", w, p, 3600.0)}
+        for reading, cube, workloads in _each_reading(load_cube, readings_cube, plan, touched)
+        for w in workloads for p in plan.load_sweeps[w]])
 
 
 def _fmt(x, digits=1) -> str:
     return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
+
+
+def _percent(x) -> str:
+    return "–" if not math.isfinite(x) else f"{100 * x:.0f} %"
 
 
 def write_readings(load_cube, readings_cube, published: Mapping, plan: KumarPlan, *,
@@ -239,36 +210,30 @@ def write_readings(load_cube, readings_cube, published: Mapping, plan: KumarPlan
     readings = _readings_of(plan, readings_cube)
     matrix = claims_matrix(load_cube, readings_cube, published, plan)
     write_csv(matrix.assign(scale=scale), csv, index=False, lineterminator="\n")
-
     shown = matrix[["claim", "source", MAIN]].copy()
     for r in readings:
         shown[r] = [("=" if v == m else v) for v, m in zip(matrix[r], matrix[MAIN])]
-    changed = int(sum((matrix[r] != matrix[MAIN]).sum() for r in readings))
     side = tables_side_by_side(load_cube, readings_cube, published, plan)
-    side_show = side.assign(
-        new=side["new"].map(lambda p: PAPER_NAMES.get(p, p)),
-        base=side["base"].map(lambda p: PAPER_NAMES.get(p, p)))
-    for c in [MAIN, *readings]:
-        side_show[c] = side_show[c].map(_fmt)
-    side_show["published"] = side_show["published"].map(_fmt)
+    side = side.assign(new=side["new"].map(lambda p: PAPER_NAMES.get(p, p)),
+                       base=side["base"].map(lambda p: PAPER_NAMES.get(p, p)),
+                       **{c: side[c].map(_fmt) for c in ["published", MAIN, *readings]})
     beta = beta_arr_frame(load_cube, readings_cube, plan)
-    beta_show = beta.assign(min=beta["min"].map(lambda x: f"{x:.4f}"),
-                            max=beta["max"].map(lambda x: f"{x:.4f}"),
-                            in_paper_range=beta["in_paper_range"].map(lambda x: f"{100 * x:.0f} %"))
+    beta = beta.assign(min=beta["min"].map(lambda x: f"{x:.4f}"),
+                       max=beta["max"].map(lambda x: f"{x:.4f}"),
+                       in_paper_range=beta["in_paper_range"].map(_percent))
     timely = timeliness_frame(load_cube, readings_cube, plan)
-    timely_show = timely.copy()
-    for c, d in (("n_bar", 1), ("dedicated_mean_delay_h", 1), ("mean_wait_h", 1)):
-        timely_show[c] = timely[c].map(lambda x, d=d: _fmt(x, d))
-    for c in ("dedicated_on_time", "commands_on_running"):
-        timely_show[c] = timely[c].map(lambda x: "–" if not math.isfinite(x) else f"{100 * x:.0f} %")
+    timely = timely.assign(**{c: timely[c].map(_fmt) for c in
+                              ("n_bar", "dedicated_mean_delay_h", "mean_wait_h")},
+                           **{c: timely[c].map(_percent) for c in
+                              ("dedicated_on_time", "commands_on_running")})
     lo, hi = kgen.BETA_ARR_RANGE
-    text = render(__package__, "readings.md.j2", scale=scale, seeds=plan.seeds, changed=changed,
+    text = render(__package__, "readings.md.j2", scale=scale, seeds=plan.seeds,
+                  changed=int(sum((matrix[r] != matrix[MAIN]).sum() for r in readings)),
                   readings={r: plan.readings[r] for r in readings}, lo=lo, hi=hi,
                   claims=markdown_table(shown, index=False),
-                  tables=markdown_table(side_show[["table", "new", "base", "metric", "published",
-                                                   MAIN, *readings]], index=False),
+                  tables=markdown_table(side[["table", "new", "base", "metric", "published",
+                                              MAIN, *readings]], index=False),
                   parameters=markdown_table(parameter_tables(), index=False),
-                  beta=markdown_table(beta_show, index=False),
-                  timely=markdown_table(timely_show, index=False))
+                  beta=markdown_table(beta, index=False), timely=markdown_table(timely, index=False))
     write_text(md, text, encoding="utf-8")
     return matrix

@@ -21,7 +21,7 @@ from ...markdown import markdown_table
 from ...render import render
 from .plan import FIGURES, PAPER_NAMES, KumarPlan, cs_label
 
-__all__ = ["CLAIM_TABLE", "md", "ranges", "render_readme", "write_readme", "readme_step"]
+__all__ = ["CLAIM_TABLE", "md", "ranges", "render_readme", "readme_step"]
 
 #: Columns of the README's claims table.
 CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "criterion"]
@@ -182,39 +182,22 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
                   counts=", ".join(f"{k}: {v}" for k, v in counts.items()), fig1_scale=fig1_scale)
 
 
-def write_readme(out, *, plan: KumarPlan, artifacts: Sequence[Mapping], picks_path, tables_csv,
-                 claims_csv, n_bar_csv, algorithms: pd.DataFrame, forced_csv=None, fig2,
-                 dedicated: pd.DataFrame, fig1_scale: str = "",
-                 cubes: Sequence[str] = ()) -> pd.DataFrame:
-    """``paper_figures/kumar/README.md`` from the files of the tables step; returns the claims shown.
-
-    Reads the C_s picks (``picks_path``) and the CSVs the tables step wrote,
-    so the README shows exactly their numbers; the other arguments are
-    those of :func:`render_readme`.
-    """
-    picks = pd.DataFrame(json.loads(Path(picks_path).read_text(encoding="utf-8"))["table"])
-    claims_df = read_claims(claims_csv).drop(columns=["scale"])
-    text = render_readme(plan=plan, artifacts=artifacts, n_bar=pd.read_csv(n_bar_csv),
-                         picks=picks, tables=pd.read_csv(tables_csv), claims_df=claims_df,
-                         algorithms=algorithms, fig2=fig2, fig1_scale=fig1_scale, cubes=cubes,
-                         dedicated=dedicated, forced=None if forced_csv is None else pd.read_csv(
-                             forced_csv, dtype={"C_s": str}))
-    write_text(out, text, encoding="utf-8")
-    return claims_df
-
-
 def readme_step(ctx) -> None:
-    """The ``kumar_report`` step: :func:`write_readme` of the tables step's files."""
+    """The ``kumar_report`` step: :func:`render_readme` of the files the tables step wrote
+    (the claims, Tables IV–VII, n̄, the forced starts) and of the C_s picks, so that the
+    README shows exactly their numbers."""
     from ...cube import read_cube
     from .published import load_published
     from .runs import fig2_example
     from .tables import algorithms_frame, dedicated_frame
     inp, p = ctx.input, ctx.params
-    claims_df = write_readme(
-        ctx.output.readme, plan=KumarPlan(p["study"], p["scale"]), artifacts=p["artifacts"],
-        picks_path=inp.picks, tables_csv=inp.tables_csv, claims_csv=inp.claims_csv,
-        n_bar_csv=inp.n_bar_csv, forced_csv=inp.forced_csv,
+    claims_df = read_claims(inp.claims_csv).drop(columns=["scale"])
+    text = render_readme(
+        plan=KumarPlan(p["study"], p["scale"]), artifacts=p["artifacts"], cubes=p["cubes"],
+        fig1_scale=p["fig1_scale"], claims_df=claims_df, n_bar=pd.read_csv(inp.n_bar_csv),
+        picks=pd.DataFrame(json.loads(Path(inp.picks).read_text(encoding="utf-8"))["table"]),
+        tables=pd.read_csv(inp.tables_csv), forced=pd.read_csv(inp.forced_csv, dtype={"C_s": str}),
         algorithms=algorithms_frame(load_published(inp.published)), fig2=fig2_example(),
-        dedicated=dedicated_frame(read_cube(inp.load_cube)), fig1_scale=p["fig1_scale"],
-        cubes=p["cubes"])
+        dedicated=dedicated_frame(read_cube(inp.load_cube)))
+    write_text(ctx.output.readme, text, encoding="utf-8")
     ctx.log.info("wrote %s (%d claims)", ctx.output.readme, len(claims_df))

@@ -1,11 +1,9 @@
 """Paper K's claims: a verdict per claim, and the ``kumar_tables`` step.
 
-Reads what the study produced (the C_s-sweep and load-sweep cubes, Fig. 1's
-cube, the C_s picks, the tables of :mod:`.tables`) and the published
-numbers (:mod:`.published`) and checks every testable claim, one criterion
-function per claim (:data:`CRITERIA`, instantiated by :func:`claims` on
-what the plan ran, each returning a :class:`simlib.claims.Claim`; written
-by :func:`write_claims`). The claims' words are ``templates/claims.yaml``
+Every testable claim is checked by one criterion function (:data:`CRITERIA`),
+instantiated by :func:`claims` on what the plan ran, from the study's cubes,
+the C_s picks, the tables of :mod:`.tables` and the published numbers
+(:mod:`.published`). The claims' words are ``templates/claims.yaml``
 (:func:`claim`), filled with the numbers computed here; the README is
 :mod:`.readme`.
 """
@@ -20,7 +18,6 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Verdict, verdict_from_hits, verdict_from_sign
-from ...claims import write_claims as write_claims_file
 from ...metrics import percent_improvement
 from ...stats import mean_ci
 from .fig1_sensitivity import BETTER, WORSE, band_table
@@ -29,14 +26,10 @@ from .plan import CS_INF, FIGURES, PAPER_NAMES, KumarPlan, cs_label, names
 from .readme import ranges
 from .tables import _improvement, paired_improvement
 
-__all__ = ["CRITERIA", "texts", "claim", "claims", "write_claims", "tables_step",
-           "outperforms", "fig1_los_beats_easy", "fig1_band_claim", "cs_optimum",
-           "cs_insensitive", "los_worse_than_easy", "easy_outperforms_los",
-           "delayed_los_close_to_easy", "ecc_lowers_improvements", "ecc_like_for_like",
-           "headline_improvements", "n_bar_matches", "long_runs_equivalent"]
-
-#: Paper id of the claims.
-PAPER = "kumar"
+__all__ = ["CRITERIA", "texts", "claim", "claims", "tables_step", "outperforms",
+           "fig1_los_beats_easy", "fig1_band_claim", "cs_optimum", "cs_insensitive",
+           "easy_over_los", "delayed_los_close_to_easy", "ecc_lowers_improvements",
+           "ecc_like_for_like", "headline_improvements", "n_bar_matches", "long_runs_equivalent"]
 
 
 def texts() -> dict:
@@ -55,7 +48,7 @@ def claim(key: str, verdict: Verdict, given: Mapping | None = None, **fields) ->
     def text(name):
         return given[name] if name in given else t[name].format(**fields)
 
-    return Claim(paper=PAPER, claim=text("claim"), source=text("source"),
+    return Claim(paper="kumar", claim=text("claim"), source=text("source"),
                  published=text("published"), ours=text("ours"), criterion=text("criterion"),
                  verdict=verdict, figure=given.get("figure", t.get("figure")),
                  **({"reading": t["reading"]} if "reading" in t else {}))
@@ -64,17 +57,7 @@ def claim(key: str, verdict: Verdict, given: Mapping | None = None, **fields) ->
 def _status(m, h):
     if not (np.isfinite(m) and np.isfinite(h)):
         return "n/a"
-    if m - h > 0:
-        return "better"
-    if m + h < 0:
-        return "worse"
-    return "n.s."
-
-
-def _sign_verdict(status: str) -> Verdict:
-    """One CI-tested comparison: better -> reproduced, worse -> contradicted, else not reproduced."""
-    return {"better": Verdict.REPRODUCED, "worse": Verdict.CONTRADICTED}.get(
-        status, Verdict.NOT_REPRODUCED)
+    return "better" if m - h > 0 else "worse" if m + h < 0 else "n.s."
 
 
 def _outperform_verdict(statuses) -> Verdict:
@@ -214,23 +197,18 @@ def cs_insensitive(published: Mapping, cs_cube, plan: KumarPlan) -> Claim | None
                  off=ranges(sig) or "none")
 
 
-def _easy_over_los(key: str, load_cube, workload: str, **fields) -> Claim:
-    """EASY's paired improvement over LOS in mean wait (claim ``key``): CI above 0."""
+def easy_over_los(key: str, load_cube, workload: str, p_s: float | None = None) -> Claim:
+    """EASY's paired improvement over LOS in mean wait, CI above 0 (below: contradicted).
+
+    ``key``: ``los_worse_than_easy`` (Sect. III, 'Our Claim': LOS worse when
+    job sizes vary, Fig. 7's workload) or ``easy_outperforms_los`` (Fig. 8).
+    """
     r = paired_improvement(load_cube, workload, "easy", "los", "mean_wait")
     status = _status(r["mean"], r["ci"])
-    why = "" if status in ("better", "worse") else texts()["no_difference"]
-    return claim(key, _sign_verdict(status), improvement=_fmt_imp(r), why=why,
-                 at=r["at"], max_of_mean=r["max_of_mean"], **fields)
-
-
-def los_worse_than_easy(load_cube, workload: str = "ps02") -> Claim:
-    """Sect. III ('Our Claim'): LOS worse than EASY when job sizes vary (Fig. 7's workload)."""
-    return _easy_over_los("los_worse_than_easy", load_cube, workload)
-
-
-def easy_outperforms_los(load_cube, workload: str, p_s: float) -> Claim:
-    """Fig. 8: EASY better than LOS in mean wait for this P_S."""
-    return _easy_over_los("easy_outperforms_los", load_cube, workload, p_s=p_s)
+    verdict = {"better": Verdict.REPRODUCED, "worse": Verdict.CONTRADICTED}.get(
+        status, Verdict.NOT_REPRODUCED)
+    return claim(key, verdict, improvement=_fmt_imp(r), at=r["at"], max_of_mean=r["max_of_mean"],
+                 why="" if status in ("better", "worse") else texts()["no_difference"], p_s=p_s)
 
 
 def delayed_los_close_to_easy(load_cube, workload: str, p_s: float,
@@ -300,33 +278,28 @@ def headline_improvements(tables: pd.DataFrame, table: str) -> Claim | None:
     sub = tables[(tables["table"] == table) & (tables["base"].isin(["los", "los_d"]))]
     if not len(sub):
         return None
-    within = int((sub["verdict"] == "within our range").sum())
     part = texts()["headline"]["part"]
-    return claim("headline", verdict_from_hits(within, len(sub)), table=table,
-                 new=PAPER_NAMES[sub["new"].iloc[0]],
+    return claim("headline", verdict_from_hits(int((sub["verdict"] == "within our range").sum()),
+                                               len(sub)),
+                 table=table, new=PAPER_NAMES[sub["new"].iloc[0]],
                  parts="; ".join(part.format(metric=r.metric, published=r.published,
                                              ours_max=r.ours_max, p5=r.paper_procedure_p5,
                                              p95=r.paper_procedure_p95) for r in sub.itertuples()))
 
 
-def n_bar_matches(row) -> Claim:
+def n_bar_matches(row: Mapping) -> Claim:
     """Sect. V: a printed n̄ within 2 standard errors of our size model's (a row of the n̄ table).
 
     Examples
     --------
-    >>> from types import SimpleNamespace as Row
-    >>> row = Row(published=139.35, p_s=0.5, p_d=0.0, published_figure="Fig. 5", n_bar=133.8,
-    ...           ci=3.1, seeds=20, expected=133.4, size_scale="log2", expected_linear=144.0,
-    ...           expected_log2=133.4, published_z=2.4)
+    >>> row = dict(published=139.35, p_s=0.5, p_d=0.0, published_figure="Fig. 5", n_bar=133.8,
+    ...            ci=3.1, seeds=20, expected=133.4, size_scale="log2", expected_linear=144.0,
+    ...            expected_log2=133.4, published_z=2.4)
     >>> n_bar_matches(row).verdict.value
     'not reproduced'
     """
-    ok = abs(row.published_z) <= 2
-    return claim("n_bar", Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED,
-                 published=row.published, p_s=row.p_s, p_d=row.p_d, figure=row.published_figure,
-                 n_bar=row.n_bar, ci=row.ci, seeds=row.seeds, expected=row.expected,
-                 size_scale=row.size_scale, expected_linear=row.expected_linear,
-                 expected_log2=row.expected_log2, z=row.published_z)
+    ok = abs(row["published_z"]) <= 2
+    return claim("n_bar", Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, **row)
 
 
 def long_runs_equivalent(table: pd.DataFrame | None = None, n_jobs: int = 10000,
@@ -338,17 +311,16 @@ def long_runs_equivalent(table: pd.DataFrame | None = None, n_jobs: int = 10000,
     >>> long_runs_equivalent().verdict.value
     'not testable here'
     """
-    if table is None:
-        t = texts()["long_runs"]
-        return claim("long_runs", Verdict.NOT_TESTABLE, {
-            "figure": t["not_run_figure"], "ours": t["not_run"], "criterion": t["not_run_criterion"]})
-    return long_claim(table, n_jobs, margin)
+    if table is not None:
+        return long_claim(table, n_jobs, margin)
+    t = texts()["long_runs"]
+    return claim("long_runs", Verdict.NOT_TESTABLE, {
+        "figure": t["not_run_figure"], "ours": t["not_run"], "criterion": t["not_run_criterion"]})
 
 
 #: Every criterion function of paper K, in the order :func:`claims` applies them.
 CRITERIA = (fig1_los_beats_easy, fig1_band_claim, outperforms, cs_optimum, cs_insensitive,
-            los_worse_than_easy,
-            delayed_los_close_to_easy, easy_outperforms_los, ecc_lowers_improvements,
+            easy_over_los, delayed_los_close_to_easy, ecc_lowers_improvements,
             ecc_like_for_like, headline_improvements, n_bar_matches, long_runs_equivalent)
 
 
@@ -368,7 +340,7 @@ def _cs_claims(published, cs_cube, picks, plan) -> list:
     return out
 
 
-def _load_claims(load_cube, plan, close_within: float) -> list:
+def _load_claims(load_cube, plan) -> list:
     """Figs. 7–11: each new policy against its references (``claims.yaml``), and Sect. III / Fig. 8's."""
     out, sweeps = [], plan.load_sweeps
 
@@ -384,31 +356,18 @@ def _load_claims(load_cube, plan, close_within: float) -> list:
                 out.append(outperforms(load_cube, w, new, base, "load", spec["source"], text,
                                        spec["figure"]))
         if w == "ps02" and w in sweeps:
-            out.append(los_worse_than_easy(load_cube, "ps02"))
+            out.append(easy_over_los("los_worse_than_easy", load_cube, "ps02"))
         if spec["figure"] == "fig8" and w in sweeps:
             p_s = plan.p_s(w)
-            out += [delayed_los_close_to_easy(load_cube, w, p_s, close_within),
-                    easy_outperforms_los(load_cube, w, p_s)]
-    return out
-
-
-def _n_bar_claims(n_bar) -> list:
-    """One claim per published n̄ (several variants share a P_S, P_D)."""
-    out, seen = [], set()
-    for r in n_bar.itertuples():
-        if np.isfinite(r.published) and (r.p_s, r.p_d) not in seen:
-            seen.add((r.p_s, r.p_d))
-            out.append(n_bar_matches(r))
+            out += [delayed_los_close_to_easy(load_cube, w, p_s),
+                    easy_over_los("easy_outperforms_los", load_cube, w, p_s)]
     return out
 
 
 def claims(*, published: Mapping, load_cube=None, cs_cube=None, fig1_cube=None,
-           sensitivity_cube=None, sensitivity_tolerance: float = 5.0,
-           long_table: pd.DataFrame | None = None, long_n_jobs: int = 10000,
-           long_margin: float = 10.0,
+           sensitivity_cube=None, long_table: pd.DataFrame | None = None,
            picks: pd.DataFrame | None = None, n_bar: pd.DataFrame | None = None,
-           tables: pd.DataFrame | None = None, plan: KumarPlan | None = None,
-           close_within: float = 10.0) -> list[Claim]:
+           tables: pd.DataFrame | None = None, plan: KumarPlan | None = None) -> list[Claim]:
     """Every claim of paper K our runs can test, one :data:`CRITERIA` function each.
 
     The claims instantiate the criteria on what the plan ran (a pair of
@@ -426,73 +385,60 @@ def claims(*, published: Mapping, load_cube=None, cs_cube=None, fig1_cube=None,
     if fig1_cube is not None:
         out.append(fig1_los_beats_easy(fig1_cube))
     if sensitivity_cube is not None:
-        out.append(fig1_band_claim(sensitivity_cube, sensitivity_tolerance))
+        out.append(fig1_band_claim(sensitivity_cube, plan.spec["fig1_sensitivity"]["tolerance"]))
     if cs_cube is not None and plan is not None:
         out += _cs_claims(published, cs_cube, picks, plan)
     if load_cube is not None and plan is not None:
-        out += _load_claims(load_cube, plan, close_within)
+        out += _load_claims(load_cube, plan)
     if tables is not None and len(tables):
         out += [ecc_lowers_improvements(tables, *pair) for pair in ECC_PAIRS]
     if load_cube is not None:
         out += [ecc_like_for_like(load_cube, *pair) for pair in ECC_SAME_P_S]
         out += [headline_improvements(tables, table) for table in ("IV", "V")]
     if n_bar is not None and len(n_bar):
-        out += _n_bar_claims(n_bar)
-    out.append(long_runs_equivalent(long_table, long_n_jobs, long_margin))
+        # One claim per published n̄ (several variants share a P_S, P_D).
+        printed = n_bar[np.isfinite(n_bar["published"])].drop_duplicates(["p_s", "p_d"])
+        out += [n_bar_matches(r) for r in printed.to_dict("records")]
+    out.append(long_runs_equivalent() if long_table is None else
+               long_claim(long_table, plan.long_runs["n_jobs"], plan.long_runs["margin"]))
     return [c for c in out if c is not None]
 
 
 def _workload_with_p_s(plan: KumarPlan, p_s: float, purpose: str) -> str | None:
     """The workload of a sweep with this P_S, if any."""
-    for w in plan.purpose_workloads(purpose):
-        if math.isclose(plan.p_s(w), p_s):
-            return w
-    return None
-
-
-def write_claims(out, *, scale: str, picks_path, **inputs) -> pd.DataFrame:
-    """:func:`claims` as a claims file (:func:`simlib.claims.write_claims`); returns its frame.
-
-    ``picks_path`` is the C_s picks (:func:`.cubes.picks_document`); the
-    other keyword arguments are those of :func:`claims`.
-    """
-    picks = pd.DataFrame(json.loads(Path(picks_path).read_text(encoding="utf-8"))["table"])
-    return write_claims_file(claims(picks=picks, **inputs), out, scale=scale)
+    return next((w for w in plan.purpose_workloads(purpose) if math.isclose(plan.p_s(w), p_s)),
+                None)
 
 
 def tables_step(ctx) -> None:
     """The ``kumar_tables`` step: Tables IV–VII and n̄ (:func:`.tables.write_tables`), the forced
-    starts, the long runs and readings when run, and the claims (:func:`write_claims`)."""
-    from ...claims import verdict_counts
+    starts, the long runs and readings when run, and the claims (:func:`claims`)."""
+    from ...claims import verdict_counts, write_claims
     from ...cube import read_cube
     from .published import load_published
-    from .tables import write_forced_starts, write_tables
-    inp, out = ctx.input, ctx.output
-    plan, scale = KumarPlan(ctx.params["study"], ctx.params["scale"]), ctx.params["scale"]
-    published = load_published(inp.published)
-    load_cube, cs_cube = read_cube(inp.load_cube), read_cube(inp.cs_cube)
+    from .tables import forced_starts_frame, write_table, write_tables
+    inp, out, scale = ctx.input, ctx.output, ctx.params["scale"]
+    plan, published = KumarPlan(ctx.params["study"], scale), load_published(inp.published)
+    cubes = {k[:-len("_cube")]: read_cube(v) for k, v in inp.items() if k.endswith("_cube")}
     indices = {w: json.loads((Path(d) / "index.json").read_text(encoding="utf-8"))
                for w, d in zip(plan.purpose_workloads("load"), inp.workloads)}
-    tables, nbar = write_tables(load_cube, published, indices, scale=scale, seeds=plan.seeds, out=out)
-    write_forced_starts(cs_cube, out.forced_csv, out.forced_md, scale=scale,
-                        swept=plan.cs_sweep["swept"])
-    long_table, lr = None, plan.long_runs
-    if inp.get("long_cube"):
+    tables, nbar = write_tables(cubes["load"], published, indices, scale=scale, seeds=plan.seeds,
+                                out=out)
+    write_table(forced_starts_frame(cubes["cs"], plan.cs_sweep["swept"]), out.cs_forced_starts_csv,
+                out.cs_forced_starts_md, "cs_forced_starts.md.j2", scale=scale)
+    long_table = None
+    if "long" in cubes:
         from .long_runs import write_long_tables
-        long_table = write_long_tables(load_cube, read_cube(inp.long_cube), policies=lr["workloads"],
-                                       md=out.long_runs_md, csv=out.long_runs_csv,
-                                       n_jobs=lr["n_jobs"], scale=scale, margin=lr["margin"])
-    if inp.get("readings_cube"):
+        long_table = write_long_tables(cubes["load"], cubes["long"], plan.long_runs,
+                                       md=out.long_runs_md, csv=out.long_runs_csv, scale=scale)
+    if "readings" in cubes:
         from .readings import write_readings
-        matrix = write_readings(load_cube, read_cube(inp.readings_cube), published, plan,
+        matrix = write_readings(cubes["load"], cubes["readings"], published, plan,
                                 md=out.readings_md, csv=out.readings_csv, scale=scale)
         ctx.log.info("readings: %d claims x %d readings", len(matrix), len(plan.readings))
-    fig1, sens = inp.get("fig1_cube"), inp.get("sensitivity_cube")
-    verdicts = write_claims(
-        out.claims_csv, scale=scale, picks_path=inp.picks, published=published,
-        load_cube=load_cube, cs_cube=cs_cube, fig1_cube=None if fig1 is None else read_cube(fig1),
-        sensitivity_cube=None if sens is None else read_cube(sens),
-        sensitivity_tolerance=plan.spec["fig1_sensitivity"]["tolerance"] if sens else 0.0,
-        long_table=long_table, long_n_jobs=lr["n_jobs"], long_margin=lr["margin"],
-        n_bar=nbar, tables=tables, plan=plan)
+    picks = pd.DataFrame(json.loads(Path(inp.picks).read_text(encoding="utf-8"))["table"])
+    found = claims(published=published, load_cube=cubes["load"], cs_cube=cubes["cs"],
+                   fig1_cube=cubes.get("fig1"), sensitivity_cube=cubes.get("sensitivity"),
+                   long_table=long_table, picks=picks, n_bar=nbar, tables=tables, plan=plan)
+    verdicts = write_claims(found, out.claims_csv, scale=scale)
     ctx.log.info("verdicts: %s", verdict_counts(verdicts["verdict"]))

@@ -1,9 +1,9 @@
 """The ``kumar`` study: paper K's Section V, and every figure and table of the paper.
 
-Config ``studies.kumar`` (``config/grids/kumar.yaml``, schema
-``kumar.schema.json`` beside this module). Steps, in pipeline order, each
-running a function of the module named (a step's code is that module's
-import closure: editing this file reruns no step):
+Config ``studies.kumar`` (``config/grids/kumar.yaml``, schema ``kumar.schema.json``
+beside this module). Steps, in pipeline order, each running a function of the
+module named (a step's code is that module's import closure: editing this file
+reruns no step):
 
 =========================== ============================================================
 ``kumar_workloads``         one set of CWF workloads per (sweep, variant) (:mod:`.workloads`)
@@ -20,6 +20,10 @@ import closure: editing this file reruns no step):
 ``kumar_tables``            Tables IV–VII, n̄, the claims' verdicts (:mod:`.report`)
 ``kumar_report``            ``paper_figures/kumar/README.md`` (:mod:`.readme`)
 =========================== ============================================================
+
+The outputs of the figure and table steps are the artifacts of
+:func:`.plan.artifact_list` the step (``rule``) writes, named after their
+file (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``).
 """
 from __future__ import annotations
 
@@ -49,11 +53,6 @@ FIG1_KEY = "kumar_fig1"
 PKG = "simlib.studies.kumar"
 
 
-def _output_name(file: str) -> str:
-    """Output name of a file of paper_figures/kumar (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``)."""
-    return file.replace(".", "_")
-
-
 class Kumar(Study):
     """Paper K (Kumar, Shae, Jamjoom): Delayed-LOS, Hybrid-LOS and runtime elasticity."""
 
@@ -78,9 +77,8 @@ class Kumar(Study):
     @functools.cached_property
     def fig1(self) -> Study | None:
         """The ``kumar_fig1`` sweep when it runs too (its cube feeds Fig. 1 and a claim)."""
-        if not self.is_selected(FIG1_KEY):
-            return None
-        return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo)
+        return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo) \
+            if self.is_selected(FIG1_KEY) else None
 
     @property
     def sensitivity(self) -> dict | None:
@@ -90,8 +88,7 @@ class Kumar(Study):
 
     def check(self) -> None:
         """Policies (base), the published numbers (schema and registry), then what the
-        grid's schema cannot say: names that refer to each other, what the paper's
-        figures and tables need, values checked by the generator and the policies."""
+        grid's schema cannot say (:func:`check_grid`)."""
         super().check()
         check_grid(self.plan, self.published)
         if self.spec.get("fig1_sensitivity"):
@@ -119,7 +116,7 @@ class Kumar(Study):
 
     def outputs(self, rule: str) -> dict:
         """The files of ``paper_figures/kumar`` step ``kumar_<rule>`` writes, by output name."""
-        return {_output_name(a["file"]): f"{OUT}/{a['file']}" for a in self.artifact_list()
+        return {a["file"].replace(".", "_"): f"{OUT}/{a['file']}" for a in self.artifact_list()
                 if a["rule"] == rule}
 
     def artifacts(self) -> list[Artifact]:
@@ -142,10 +139,15 @@ class Kumar(Study):
 
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
-        steps = self._sweep_steps()
-        if self.fig1 is not None:
-            steps += self._fig1_steps()
-        return steps + self._paper_steps()
+        return [*self._sweep_steps(), *(self._fig1_steps() if self.fig1 is not None else ()),
+                *self._paper_steps()]
+
+    def _artifact_step(self, name: str, rule: str, run: str, extra: dict | None = None,
+                       templates=("names.yaml",), **kw) -> Step:
+        """A step writing the artifacts of ``rule`` (and ``extra`` outputs), all reported."""
+        out = {**self.outputs(rule), **(extra or {})}
+        return Step(name, **{"stage": "figures", **kw}, output=out, templates=list(templates),
+                     report=dict.fromkeys(out, "kumar"), run=f"{PKG}.{run}")
 
     def _sweep_steps(self) -> list[Step]:
         plan = self.plan
@@ -209,19 +211,14 @@ class Kumar(Study):
         ]
 
     def _fig1_steps(self) -> list[Step]:
-        scale, traces = self.scale, self.fig1.traces()
-        fig1 = self.outputs("fig1")
-        steps = [Step(
-            "kumar_fig1", stage="figures",
+        scale, traces, spec = self.scale, self.fig1.traces(), self.sensitivity
+        steps = [self._artifact_step(
+            "kumar_fig1", "fig1", "figures:fig1_step",
             message=f"Drawing paper K's Fig. 1 (EASY vs LOS on {', '.join(traces)}, {scale} scale)",
-            input={"cube": self.fig1.cube_path()}, output=fig1, params={"scale": scale},
-            templates=["names.yaml"], report=dict.fromkeys(fig1, "kumar"),
-            run=f"{PKG}.figures:fig1_step")]
-        spec = self.sensitivity
+            input={"cube": self.fig1.cube_path()}, params={"scale": scale})]
         if spec is None:
             return steps
         from .fig1_sensitivity import segments
-        sens = self.outputs("fig1_sensitivity")
         summaries = [f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
                      for seg in segments(spec, scale) for x in spec["loads"][scale]]
         return steps + [
@@ -239,59 +236,45 @@ class Kumar(Study):
                  resources={"runtime": 60, "mem_mb": 2000},
                  batch=self.fold(segment=segments(spec, scale), load=map(load_tag, spec["loads"][scale])),
                  run=f"{PKG}.fig1_sensitivity:segment_step"),
-            Step("kumar_fig1_sensitivity", stage="figures",
-                 message=f"Fig. 1 sensitivity of paper K: cube, band table and figure ({scale})",
-                 input={"summaries": summaries}, output={"cube": self.sensitivity_cube(), **sens},
-                 params={"tolerance": spec["tolerance"],
-                         "subtree": {"fig1_sensitivity": spec, "trace": traces[0],
-                                     "simulation": self.simulation(), "scale": scale}},
-                 templates=["fig1_sensitivity.md.j2", "claims.yaml"],
-                 report={**dict.fromkeys(sens, "kumar"), "cube": "kumar"},
-                 run=f"{PKG}.figures:sensitivity_step"),
+            self._artifact_step(
+                "kumar_fig1_sensitivity", "fig1_sensitivity", "figures:sensitivity_step",
+                {"cube": self.sensitivity_cube()}, ["fig1_sensitivity.md.j2", "claims.yaml"],
+                message=f"Fig. 1 sensitivity of paper K: cube, band table and figure ({scale})",
+                input={"summaries": summaries},
+                params={"tolerance": spec["tolerance"],
+                        "subtree": {"fig1_sensitivity": spec, "trace": traces[0],
+                                    "simulation": self.simulation(), "scale": scale}}),
         ]
 
     def _paper_steps(self) -> list[Step]:
-        plan, scale, published = self.plan, self.scale, str(self.published_path)
-        examples = {f"fig2_{ext}": f"{OUT}/fig2_delayed_los_example.{ext}"
-                    for ext in ("png", "svg", "csv")}
-        examples.update({f"table3_{ext}": f"{OUT}/table3_algorithms.{ext}" for ext in ("md", "csv")})
-        tables = {f"{stem}_{ext}": f"{OUT}/{file}.{ext}" for stem, file, exts in (
-            ("tables", "tables_iv_vii", ("md", "csv")), ("by_load", "improvements_by_load", ("csv",)),
-            ("n_bar", "n_bar", ("md", "csv")), ("forced", "cs_forced_starts", ("md", "csv")),
-            ("claims", "claims", ("csv",)), ("long_runs", "long_runs", ("md", "csv")),
-            ("readings", "readings", ("md", "csv"))) for ext in exts
-            if stem not in ("long_runs", "readings") or stem.split("_")[0] in plan.purposes}
-        figures = self.outputs("figures")
+        scale, published = self.scale, str(self.published_path)
         state = {"study": self.spec, "scale": scale}
+        cubes = {"cs_cube": self.cube_path("cs"), "load_cube": self.cube_path("load"),
+                 "picks": self.picks_path(), "published": published}
         return [
-            Step("kumar_examples", stage="figures",
-                 message="Drawing paper K's Fig. 2 from simulation and Table III from the policy registry",
-                 input={"published": published}, output=examples, policies=self._paper_policies,
-                 templates=["names.yaml", "table3_algorithms.md.j2"], report=dict.fromkeys(examples, "kumar"),
-                 run=f"{PKG}.figures:examples_step"),
-            Step("kumar_figures", stage="figures",
-                 message=f"Drawing paper K's Figs. 5-11 ({scale} scale)",
-                 input={"cs_cube": self.cube_path("cs"), "load_cube": self.cube_path("load"),
-                        "picks": self.picks_path(), "published": published},
-                 output=figures, params=state, templates=["names.yaml"],
-                 report=dict.fromkeys(figures, "kumar"), run=f"{PKG}.figures:sweeps_step"),
-            Step("kumar_tables", stage="figures",
-                 message=f"Tabulating paper K's Tables IV-VII, n-bar and the claims ({scale} scale)",
-                 input=self._tables_inputs(), output=tables,
-                 params=state,
-                 templates=["names.yaml", "claims.yaml", "tables_iv_vii.md.j2", "n_bar.md.j2",
-                            "cs_forced_starts.md.j2", "long_runs.md.j2", "readings.md.j2"],
-                 report=dict.fromkeys(tables, "kumar"), run=f"{PKG}.report:tables_step"),
+            self._artifact_step(
+                "kumar_examples", "examples", "figures:examples_step",
+                templates=["names.yaml", "table3_algorithms.md.j2"],
+                message="Drawing paper K's Fig. 2 from simulation and Table III from the policy registry",
+                input={"published": published}, policies=self._paper_policies),
+            self._artifact_step(
+                "kumar_figures", "figures", "figures:sweeps_step", input=cubes, params=state,
+                message=f"Drawing paper K's Figs. 5-11 ({scale} scale)"),
+            self._artifact_step(
+                "kumar_tables", "tables", "report:tables_step",
+                templates=["names.yaml", "claims.yaml", "tables_iv_vii.md.j2", "n_bar.md.j2",
+                           "cs_forced_starts.md.j2", "long_runs.md.j2", "readings.md.j2"],
+                message=f"Tabulating paper K's Tables IV-VII, n-bar and the claims ({scale} scale)",
+                input={**cubes, **self._tables_inputs()}, params=state),
             # The README of paper K: every artifact, published vs reproduced,
             # a verdict per claim (rules in simlib.studies.kumar.report).
-            Step("kumar_report", stage="report",
-                 message=f"Writing {OUT}/README.md ({scale} scale)",
-                 input=self._report_inputs(), output={"readme": f"{OUT}/README.md"},
-                 params={**state, "fig1_scale": self._fig1_scale(),
-                         "artifacts": self.artifact_list(),
-                         "cubes": [self.cube_path(p) for p in plan.purposes]},
-                 policies=self._paper_policies, templates=["README.md.j2", "names.yaml"],
-                 report={"readme": "kumar"}, run=f"{PKG}.readme:readme_step"),
+            self._artifact_step(
+                "kumar_report", "report", "readme:readme_step", {"readme": f"{OUT}/README.md"},
+                ["README.md.j2", "names.yaml"], stage="report",
+                message=f"Writing {OUT}/README.md ({scale} scale)",
+                input=self._report_inputs(), policies=self._paper_policies,
+                params={**state, "fig1_scale": self._fig1_scale(), "artifacts": self.artifact_list(),
+                        "cubes": [self.cube_path(p) for p in self.plan.purposes]}),
         ]
 
     # --------------------------------------------------------- step inputs
@@ -328,17 +311,14 @@ class Kumar(Study):
                 "variants": variants(self.sensitivity), "simulation": self.simulation()}
 
     def _tables_inputs(self) -> dict:
-        out = {"load_cube": self.cube_path("load"), "cs_cube": self.cube_path("cs"),
-               "picks": self.picks_path(), "published": str(self.published_path),
-               "workloads": [SET_DIR.format(scale=self.scale, purpose="load", workload=w)
+        out = {"workloads": [SET_DIR.format(scale=self.scale, purpose="load", workload=w)
                              for w in self.plan.purpose_workloads("load")]}
         if self.fig1 is not None:
             out["fig1_cube"] = self.fig1.cube_path()
         if self.sensitivity is not None:
             out["sensitivity_cube"] = self.sensitivity_cube()
-        out.update({f"{p}_cube": self.cube_path(p) for p in ("long", "readings")
-                    if p in self.plan.purposes})
-        return out
+        return {**out, **{f"{p}_cube": self.cube_path(p) for p in ("long", "readings")
+                          if p in self.plan.purposes}}
 
     def _report_inputs(self) -> dict:
         # Every other artifact of paper K: the README links them all.
@@ -364,30 +344,27 @@ class Kumar(Study):
 WHERE = "config studies.kumar"
 
 
-def _known(key: str, name: str, pool, kind: str) -> None:
+def _known(key: str, name: str, pool, kind: str = "workload") -> None:
     """``name`` is a key of ``pool`` (the grid's workloads or policies); ConfigError naming ``key``."""
-    if name in pool:
-        return
-    listed = ", ".join(pool) or "none"
-    raise ConfigError(f"{WHERE}.{key}: unknown workload {name!r}; defined in {WHERE}.workloads: "
-                      f"{listed}" if kind == "workload" else
-                      f"{WHERE}.{key}: policy {name!r} is not in {WHERE}.policies ({listed})")
+    if name not in pool:
+        listed = ", ".join(pool) or "none"
+        raise ConfigError(f"{WHERE}.{key}: unknown workload {name!r}; defined in {WHERE}.workloads: "
+                          f"{listed}" if kind == "workload" else
+                          f"{WHERE}.{key}: policy {name!r} is not in {WHERE}.policies ({listed})")
 
 
 def check_grid(plan: KumarPlan, published=None) -> None:
-    """What the schema cannot check: names referring to each other, P_S of the pick, the paper.
+    """What the schema cannot check: names referring to each other, the generator's
+    fields together, the P_S of the picks, what the paper's figures and tables need.
 
-    Raises
-    ------
-    ConfigError
-        Naming the offending key, e.g. ``config studies.kumar.load_sweeps.ps02[2]:
-        unknown policy 'delayed'``.
+    Raises ConfigError naming the offending key, e.g. ``config studies.kumar.load_sweeps.ps02[2]:
+    policy 'delayed' is not in config studies.kumar.policies (...)``.
     """
     for w in plan.workloads:
-        plan.params(w)                     # the generator's checks of the fields together
+        plan.params(w)
     cs = plan.cs_sweep
     for i, w in enumerate(cs["workloads"]):
-        _known(f"cs_sweep.workloads[{i}]", w, plan.workloads, "workload")
+        _known(f"cs_sweep.workloads[{i}]", w, plan.workloads)
     for i, p in enumerate(cs["policies"]):
         _known(f"cs_sweep.policies[{i}]", p, plan.policies, "policy")
     _known("cs_sweep.swept", cs["swept"], plan.policies, "policy")
@@ -395,11 +372,11 @@ def check_grid(plan: KumarPlan, published=None) -> None:
         raise ConfigError(f"{WHERE}.cs_sweep.swept: {cs['swept']!r} has no C_s parameter 'cs'")
     _check_load_sweeps(plan)
     for fig, spec in FIGURES.items():
-        pool = cs["workloads"] if spec["kind"] == "cs" else plan.load_sweeps
-        part = "cs_sweep.workloads" if spec["kind"] == "cs" else "load_sweeps"
+        on_cs = spec["kind"] == "cs"
         for w in spec["workloads"]:
-            if w not in pool:
-                raise ConfigError(f"{WHERE}.{part}: paper K's {fig} needs workload {w!r}")
+            if w not in (cs["workloads"] if on_cs else plan.load_sweeps):
+                raise ConfigError(f"{WHERE}.{'cs_sweep.workloads' if on_cs else 'load_sweeps'}: "
+                                  f"paper K's {fig} needs workload {w!r}")
     for table, w in TABLE_WORKLOADS.items() if published is not None else ():
         t = published["tables"][table]
         for p in [t["new"], *t["values"]]:
@@ -407,7 +384,7 @@ def check_grid(plan: KumarPlan, published=None) -> None:
                 raise ConfigError(f"{WHERE}.load_sweeps.{w}: Table {table} compares {p}, "
                                   "which this workload does not run")
     for w, pols in plan.long_runs["workloads"].items():
-        _known(f"long_runs.workloads.{w}", w, plan.workloads, "workload")
+        _known(f"long_runs.workloads.{w}", w, plan.workloads)
         for i, p in enumerate(pols):
             if p not in plan.load_sweeps.get(w, []):
                 raise ConfigError(f"{WHERE}.long_runs.workloads.{w}[{i}]: {p} does not run in "
@@ -420,13 +397,12 @@ def _check_load_sweeps(plan: KumarPlan) -> None:
     """Known workloads and policies; one C_s-sweep workload per P_S, and one for each P_S picked."""
     by_ps = {}
     for w in plan.cs_sweep["workloads"]:
-        ps = plan.p_s(w)
-        if ps in by_ps:
-            raise ConfigError(f"{WHERE}.cs_sweep.workloads: {by_ps[ps]!r} and {w!r} have the same "
-                              f"P_S = {ps}; the pick is per P_S, keep one")
-        by_ps[ps] = w
+        if plan.p_s(w) in by_ps:
+            raise ConfigError(f"{WHERE}.cs_sweep.workloads: {by_ps[plan.p_s(w)]!r} and {w!r} have "
+                              f"the same P_S = {plan.p_s(w)}; the pick is per P_S, keep one")
+        by_ps[plan.p_s(w)] = w
     for w, pols in plan.load_sweeps.items():
-        _known(f"load_sweeps.{w}", w, plan.workloads, "workload")
+        _known(f"load_sweeps.{w}", w, plan.workloads)
         ps = plan.p_s(w)
         for i, p in enumerate(pols):
             _known(f"load_sweeps.{w}[{i}]", p, plan.policies, "policy")
@@ -439,11 +415,10 @@ def _check_load_sweeps(plan: KumarPlan) -> None:
 def _check_readings(plan: KumarPlan) -> None:
     """Each reading re-runs load sweeps, with generator fields and parameters some policy takes."""
     for name, spec in plan.readings.items():
-        key = f"readings.{name}"
-        used = set()
+        key, used = f"{WHERE}.readings.{name}", set()
         for i, w in enumerate(spec["workloads"]):
             if w not in plan.load_sweeps:
-                raise ConfigError(f"{WHERE}.{key}.workloads[{i}]: {w!r} is not a workload of "
+                raise ConfigError(f"{key}.workloads[{i}]: {w!r} is not a workload of "
                                   f"{WHERE}.load_sweeps ({', '.join(plan.load_sweeps) or 'none'}): "
                                   "a reading re-runs a load sweep")
             plan.params(f"{name}{READING_SEP}{w}")
@@ -451,10 +426,10 @@ def _check_readings(plan: KumarPlan) -> None:
         for param, value in spec["policy_params"].items():
             takers = sorted(p for p in used if param in POLICIES[p].defaults)
             if not takers:
-                raise ConfigError(f"{WHERE}.{key}.policy_params.{param}: no policy of the reading's "
+                raise ConfigError(f"{key}.policy_params.{param}: no policy of the reading's "
                                   f"workloads ({', '.join(sorted(used))}) has this parameter")
             for p in takers:  # the value is checked as the policy itself checks it
                 try:
                     POLICIES[p](**{**plan.policies.get(p, {}), param: value})
                 except ConfigError as err:
-                    raise ConfigError(f"{WHERE}.{key}.policy_params.{param}: {err}") from None
+                    raise ConfigError(f"{key}.policy_params.{param}: {err}") from None

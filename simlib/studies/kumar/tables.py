@@ -1,16 +1,12 @@
 """Paper K's tables: Tables III–VII, n̄ per workload, dedicated jobs' timeliness.
 
 From the study's cubes (:mod:`.cubes`), the workload sets' ``index.json``
-(:mod:`.workloads`) and the published numbers (:mod:`.published`):
-
-* Tables IV–VII (:func:`tables_frame`): the paper's *maximum* % improvement
-  over the load sweep beside ours, the distribution of what the paper's
-  own procedure (one run per load, max over loads) gives on single seeds,
-  and the *mean* % improvement with its 95 % CI — a maximum over a noisy
-  sweep overstates the gain; per load in :func:`improvements_by_load`;
-* n̄ per workload (:func:`n_bar_frame`), Table III from the registry
-  (:func:`algorithms_frame`), dedicated jobs (:func:`dedicated_frame`);
-* their CSV and Markdown files (:func:`write_table3`, :func:`write_tables`).
+(:mod:`.workloads`) and the published numbers (:mod:`.published`). Tables
+IV–VII (:func:`tables_frame`) put the paper's *maximum* % improvement over
+the load sweep beside ours, beside the distribution of what the paper's own
+procedure (one run per load, max over loads) gives on single seeds, and
+beside the *mean* % improvement with its 95 % CI: a maximum over a noisy
+sweep overstates the gain.
 """
 from __future__ import annotations
 
@@ -30,19 +26,17 @@ from . import generator as kgen
 from .plan import HIGHER_IS_BETTER, PAPER_NAMES, TABLE_WORKLOADS, cs_label
 
 __all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame",
-           "algorithms_frame", "dedicated_frame", "write_table3", "write_tables",
-           "forced_starts_frame", "write_forced_starts"]
+           "algorithms_frame", "dedicated_frame", "forced_starts_frame", "write_table",
+           "write_tables"]
+
+_TABLE_METRICS = ("utilization", "mean_wait", "kumar_slowdown")
 
 
-# --------------------------------------------------------------------------
-# improvements
-# --------------------------------------------------------------------------
 def _improvement(cube, workload, new, base, metric, sweep):
     """% improvement of ``new`` over ``base`` per (sweep point, seed), paired."""
-    higher = HIGHER_IS_BETTER.get(metric, False)
-    a = cube[metric].sel(workload=workload, policy=new).transpose(sweep, "seed").values
-    b = cube[metric].sel(workload=workload, policy=base).transpose(sweep, "seed").values
-    return percent_improvement(a, b, higher_is_better=higher)
+    a, b = (cube[metric].sel(workload=workload, policy=p).transpose(sweep, "seed").values
+            for p in (new, base))
+    return percent_improvement(a, b, higher_is_better=HIGHER_IS_BETTER.get(metric, False))
 
 
 def paired_improvement(cube, workload: str, new: str, base: str, metric: str,
@@ -70,12 +64,10 @@ def paired_improvement(cube, workload: str, new: str, base: str, metric: str,
     >>> round(r["max_of_mean"], 6), round(r["mean"], 6)
     (20.0, 20.0)
     """
-    higher = HIGHER_IS_BETTER.get(metric, False)
     imp = _improvement(cube, workload, new, base, metric, sweep)
-    a = cube[metric].sel(workload=workload, policy=new).mean("seed", skipna=True).values
-    b = cube[metric].sel(workload=workload, policy=base).mean("seed", skipna=True).values
-    curve = percent_improvement(a, b, higher_is_better=higher)
-    points = cube[sweep].values
+    a, b = (cube[metric].sel(workload=workload, policy=p).mean("seed", skipna=True).values
+            for p in (new, base))
+    curve = percent_improvement(a, b, higher_is_better=HIGHER_IS_BETTER.get(metric, False))
     ok = np.isfinite(curve)
     best = int(np.nanargmax(np.where(ok, curve, -np.inf))) if ok.any() else 0
     with np.errstate(all="ignore"):
@@ -83,18 +75,20 @@ def paired_improvement(cube, workload: str, new: str, base: str, metric: str,
         per_seed_max = per_seed_max[np.isfinite(per_seed_max)]
         per_seed_mean = np.nanmean(imp, axis=0)
     m, h, n = mean_ci(per_seed_mean, level)
-    q = (np.percentile(per_seed_max, [50, 5, 95]) if per_seed_max.size
-         else [math.nan] * 3)
+    q = np.percentile(per_seed_max, [50, 5, 95]) if per_seed_max.size else [math.nan] * 3
     return {"max_of_mean": float(curve[best]) if ok.any() else math.nan,
-            "at": float(points[best]), "per_seed_max_median": float(q[0]),
+            "at": float(cube[sweep].values[best]), "per_seed_max_median": float(q[0]),
             "per_seed_max_p5": float(q[1]), "per_seed_max_p95": float(q[2]),
             "mean": m, "ci": h, "n": n, "curve": curve}
 
 
-# --------------------------------------------------------------------------
-# tables
-# --------------------------------------------------------------------------
-_TABLE_METRICS = ("utilization", "mean_wait", "kumar_slowdown")
+def _table_pairs(published: Mapping):
+    """Every number of Tables IV–VII: (table, its workload, published table, base, metric)."""
+    for table, workload in TABLE_WORKLOADS.items():
+        t = published["tables"][table]
+        for base in t["values"]:
+            for m in _TABLE_METRICS:
+                yield table, workload, t, base, m
 
 
 def _range_verdict(pub, lo, hi) -> str:
@@ -108,63 +102,37 @@ def _range_verdict(pub, lo, hi) -> str:
 def tables_frame(cube, published: Mapping, level: float = 0.95) -> pd.DataFrame:
     """Tables IV–VII: published maximum % improvements beside ours.
 
-    One row per (table, base policy, metric): ``published``; ``ours_max``
-    (max over loads of the improvement of the seed-mean curves) and
-    ``ours_at`` (its load); ``paper_procedure_median`` / ``_p5`` / ``_p95``
-    (each seed alone, as the paper's single run per point, then the max
-    over loads: the distribution of the number the paper's procedure
-    prints); ``mean_improvement`` ± ``ci`` (mean over loads, Student-t over
-    seeds); ``verdict``: whether the published value lies within the 5–95 %
-    range of the paper's procedure under our model.
-
-    Examples
-    --------
-    >>> pub = load_published("config/published/kumar.yaml")    # doctest: +SKIP
-    >>> tables_frame(load_cube, pub).groupby("table").size().tolist()  # doctest: +SKIP
-    [6, 6, 6, 6]
+    One row per (table, base policy, metric): ``published``, ``ours_max``
+    and ``ours_at`` (``max_of_mean`` of :func:`paired_improvement`),
+    ``paper_procedure_median`` / ``_p5`` / ``_p95`` (its ``per_seed_max``),
+    ``mean_improvement`` ± ``ci``, and ``verdict``: whether the published
+    value lies within the 5–95 % range of the paper's procedure under our model.
     """
     rows = []
-    for table, workload in TABLE_WORKLOADS.items():
-        t = published["tables"][table]
-        for base, vals in t["values"].items():
-            for m in _TABLE_METRICS:
-                r = paired_improvement(cube, workload, t["new"], base, m, level=level)
-                rows.append({
-                    "table": table, "figure": t.get("figure", ""), "workload": workload,
-                    "new": t["new"], "base": base, "metric": m, "published": float(vals[m]),
-                    "ours_max": r["max_of_mean"], "ours_at": r["at"],
-                    "paper_procedure_median": r["per_seed_max_median"],
-                    "paper_procedure_p5": r["per_seed_max_p5"],
-                    "paper_procedure_p95": r["per_seed_max_p95"],
-                    "mean_improvement": r["mean"], "ci": r["ci"], "seeds": r["n"],
-                    "verdict": _range_verdict(float(vals[m]), r["per_seed_max_p5"],
-                                              r["per_seed_max_p95"]),
-                })
+    for table, workload, t, base, m in _table_pairs(published):
+        r = paired_improvement(cube, workload, t["new"], base, m, level=level)
+        pub = float(t["values"][base][m])
+        rows.append({
+            "table": table, "figure": t.get("figure", ""), "workload": workload,
+            "new": t["new"], "base": base, "metric": m, "published": pub,
+            "ours_max": r["max_of_mean"], "ours_at": r["at"],
+            "paper_procedure_median": r["per_seed_max_median"],
+            "paper_procedure_p5": r["per_seed_max_p5"], "paper_procedure_p95": r["per_seed_max_p95"],
+            "mean_improvement": r["mean"], "ci": r["ci"], "seeds": r["n"],
+            "verdict": _range_verdict(pub, r["per_seed_max_p5"], r["per_seed_max_p95"])})
     return pd.DataFrame(rows)
 
 
 def improvements_by_load(cube, published: Mapping, level: float = 0.95) -> pd.DataFrame:
-    """Paired % improvement per load (mean ± CI over seeds) for every pair of Tables IV–VII.
-
-    Columns ``table, workload, new, base, metric, load, mean_improvement,
-    ci, seeds``.
-
-    Examples
-    --------
-    >>> improvements_by_load(load_cube, pub).columns[-3:].tolist()   # doctest: +SKIP
-    ['mean_improvement', 'ci', 'seeds']
-    """
+    """Paired % improvement per load (mean ± CI over seeds) for every pair of Tables IV–VII."""
     rows = []
-    for table, workload in TABLE_WORKLOADS.items():
-        t = published["tables"][table]
-        for base in t["values"]:
-            for m in _TABLE_METRICS:
-                imp = _improvement(cube, workload, t["new"], base, m, "load")
-                for k, load in enumerate(cube["load"].values):
-                    mean, h, n = mean_ci(imp[k], level)
-                    rows.append({"table": table, "workload": workload, "new": t["new"],
-                                 "base": base, "metric": m, "load": float(load),
-                                 "mean_improvement": mean, "ci": h, "seeds": n})
+    for table, workload, t, base, m in _table_pairs(published):
+        imp = _improvement(cube, workload, t["new"], base, m, "load")
+        for k, load in enumerate(cube["load"].values):
+            mean, h, n = mean_ci(imp[k], level)
+            rows.append({"table": table, "workload": workload, "new": t["new"], "base": base,
+                         "metric": m, "load": float(load), "mean_improvement": mean, "ci": h,
+                         "seeds": n})
     return pd.DataFrame(rows)
 
 
@@ -185,9 +153,8 @@ def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None
     >>> float(row["n_bar"]), int(row["seeds"])
     (96.0, 2)
     """
-    pub = {}
-    for e in (published or {}).get("n_bar", {}).get("values", []):
-        pub[(float(e["p_s"]), float(e["p_d"]))] = (float(e["n_bar"]), e.get("figure", ""))
+    pub = {(float(e["p_s"]), float(e["p_d"])): (float(e["n_bar"]), e.get("figure", ""))
+           for e in (published or {}).get("n_bar", {}).get("values", [])}
     rows = []
     for w, doc in indices.items():
         params = kgen.KumarParams.from_config(doc["params"])
@@ -197,15 +164,14 @@ def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None
             per_seed.setdefault(int(e["seed"]), float(e["n_bar"]))
         m, h, n = mean_ci(list(per_seed.values()), level)
         p, fig = pub.get((params.p_s, params.p_d), (math.nan, ""))
-        se = float(doc["n_bar_se"])
+        se, expected = float(doc["n_bar_se"]), float(doc["expected_n_bar"])
         rows.append({
             "workload": w, "p_s": params.p_s, "p_d": params.p_d, "size_scale": params.size_scale,
-            "n_bar": m, "ci": h, "seeds": n, "expected": float(doc["expected_n_bar"]),
+            "n_bar": m, "ci": h, "seeds": n, "expected": expected,
             "expected_linear": kgen.expected_mean_job_size(params.replace(size_scale="linear")),
             "expected_log2": kgen.expected_mean_job_size(params.replace(size_scale="log2")),
             "se_500": se, "published": p, "published_figure": fig,
-            "published_z": (p - float(doc["expected_n_bar"])) / se if se > 0 else math.nan,
-        })
+            "published_z": (p - expected) / se if se > 0 else math.nan})
     return pd.DataFrame(rows)
 
 
@@ -223,18 +189,15 @@ def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
     for name in PAPER_NAMES:
         if name not in POLICIES or name in ("fcfs", "conservative"):
             continue
-        cls = POLICIES[name]
-        workload = "Heterogeneous" if getattr(cls, "heterogeneous", False) else "Batch"
-        ecc = "Yes" if getattr(cls, "elastic", False) else "No"
-        p = pub.get(name)
+        cls, p = POLICIES[name], pub.get(name)
+        row = (PAPER_NAMES[name], "Heterogeneous" if getattr(cls, "heterogeneous", False) else "Batch",
+               "Yes" if getattr(cls, "elastic", False) else "No")
         rows.append({
-            "algorithm": PAPER_NAMES[name], "registry_name": name, "workload": workload,
-            "ecc_processor": ecc, "class": f"{cls.__module__}.{cls.__name__}",
+            "algorithm": row[0], "registry_name": name, "workload": row[1], "ecc_processor": row[2],
+            "class": f"{cls.__module__}.{cls.__name__}",
             "parameters": ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "-",
             "published": "" if p is None else f"{p[0]} / {p[1]} / {p[2]}",
-            "matches_published": "" if p is None else
-            ("yes" if (p[0], p[1], p[2]) == (PAPER_NAMES[name], workload, ecc) else "NO"),
-        })
+            "matches_published": "" if p is None else ("yes" if tuple(p[:3]) == row else "NO")})
     return pd.DataFrame(rows)
 
 
@@ -259,73 +222,14 @@ def dedicated_frame(cube) -> pd.DataFrame:
     rows = []
     for w in cube["workload"].values:
         for p in cube["policy"].values:
-            jobs = cube["dedicated_jobs"].sel(workload=w, policy=p).values
-            if not np.isfinite(jobs).any() or np.nansum(jobs) == 0:
-                continue
-            rows.append({"workload": str(w), "policy": PAPER_NAMES.get(str(p), str(p)),
-                         "on_time": float(np.nanmean(
-                             cube["dedicated_on_time"].sel(workload=w, policy=p).values)),
-                         "mean_delay_h": float(np.nanmean(
-                             cube["dedicated_mean_delay"].sel(workload=w, policy=p).values))
-                         / 3600})
+            one = cube.sel(workload=w, policy=p)
+            jobs = one["dedicated_jobs"].values
+            if np.isfinite(jobs).any() and np.nansum(jobs) != 0:
+                rows.append({"workload": str(w), "policy": PAPER_NAMES.get(str(p), str(p)),
+                             "on_time": float(np.nanmean(one["dedicated_on_time"].values)),
+                             "mean_delay_h": float(np.nanmean(one["dedicated_mean_delay"].values))
+                             / 3600})
     return pd.DataFrame(rows, columns=["workload", "policy", "on_time", "mean_delay_h"])
-
-
-# --------------------------------------------------------------------------
-# files
-# --------------------------------------------------------------------------
-def write_table3(published: Mapping, *, csv_out, md_out) -> pd.DataFrame:
-    """Table III (:func:`algorithms_frame`) as CSV and Markdown; returns the frame."""
-    table = algorithms_frame(published)
-    write_csv(table, csv_out, index=False, lineterminator="\n")
-    write_text(md_out, render(__package__, "table3_algorithms.md.j2",
-                              table=markdown_table(table, index=False)), encoding="utf-8")
-    return table
-
-
-def write_tables(load_cube, published: Mapping, indices: Mapping[str, Mapping], *, scale: str,
-                 seeds: int, out: Mapping) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Tables IV–VII, the improvements per load and n̄, each as files; returns (tables, n̄).
-
-    Parameters
-    ----------
-    load_cube : xarray.Dataset
-        The load sweeps' cube.
-    published : mapping
-        :func:`.published.load_published`.
-    indices : mapping of str to mapping
-        Load-sweep workload -> its set's ``index.json`` document.
-    scale : str
-    seeds : int
-        Seeds per point (stated in the title).
-    out : mapping
-        Paths ``tables_csv``, ``tables_md``, ``by_load_csv``, ``n_bar_csv``,
-        ``n_bar_md``.
-
-    Returns
-    -------
-    tables, n_bar : pandas.DataFrame
-        With a leading ``scale`` column, as written.
-    """
-    tables = tables_frame(load_cube, published)
-    tables.insert(0, "scale", scale)
-    write_csv(tables, out["tables_csv"], index=False, lineterminator="\n")
-    show = tables.drop(columns=["scale", "workload", "figure", "seeds"])
-    write_text(out["tables_md"], render(__package__, "tables_iv_vii.md.j2", scale=scale, seeds=seeds,
-                                        table=markdown_table(show, index=False)), encoding="utf-8")
-
-    by_load = improvements_by_load(load_cube, published)
-    by_load.insert(0, "scale", scale)
-    write_csv(by_load, out["by_load_csv"], index=False, lineterminator="\n")
-
-    nbar = n_bar_frame(indices, published)
-    nbar.insert(0, "scale", scale)
-    write_csv(nbar, out["n_bar_csv"], index=False, lineterminator="\n")
-    write_text(out["n_bar_md"], render(__package__, "n_bar.md.j2", scale=scale,
-                                       source=published["n_bar"]["source"],
-                                       table=markdown_table(nbar.drop(columns=["scale"]), index=False)),
-               encoding="utf-8")
-    return tables, nbar
 
 
 def forced_starts_frame(cs_cube, swept: str = "delayed_los") -> pd.DataFrame:
@@ -363,12 +267,32 @@ def forced_starts_frame(cs_cube, swept: str = "delayed_los") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def write_forced_starts(cs_cube, out_csv, out_md, *, scale: str,
-                        swept: str = "delayed_los") -> pd.DataFrame:
-    """:func:`forced_starts_frame` as CSV and Markdown; returns it."""
-    frame = forced_starts_frame(cs_cube, swept)
-    write_csv(frame, out_csv, index=False, lineterminator="\n")
-    write_text(out_md, render(__package__, "cs_forced_starts.md.j2", scale=scale,
-                              table=markdown_table(frame, index=False)), encoding="utf-8")
+def write_table(frame: pd.DataFrame, csv, md=None, template: str | None = None,
+                shown: pd.DataFrame | None = None, **context) -> pd.DataFrame:
+    """``frame`` as CSV, and (``shown``, default ``frame``) as the Markdown table of
+    ``template`` rendered with ``context``; returns ``frame``."""
+    write_csv(frame, csv, index=False, lineterminator="\n")
+    if md is not None:
+        table = markdown_table(frame if shown is None else shown, index=False)
+        write_text(md, render(__package__, template, table=table, **context), encoding="utf-8")
     return frame
 
+
+def write_tables(load_cube, published: Mapping, indices: Mapping[str, Mapping], *, scale: str,
+                 seeds: int, out: Mapping) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Tables IV–VII, the improvements per load and n̄ as the ``kumar_tables`` step's
+    outputs ``out`` (``indices``: load-sweep workload -> its set's ``index.json``);
+    returns (tables, n̄) with a leading ``scale`` column, as written."""
+    tables = tables_frame(load_cube, published)
+    tables.insert(0, "scale", scale)
+    write_table(tables, out["tables_iv_vii_csv"], out["tables_iv_vii_md"], "tables_iv_vii.md.j2",
+                tables.drop(columns=["scale", "workload", "figure", "seeds"]), scale=scale,
+                seeds=seeds)
+    by_load = improvements_by_load(load_cube, published)
+    by_load.insert(0, "scale", scale)
+    write_table(by_load, out["improvements_by_load_csv"])
+    nbar = n_bar_frame(indices, published)
+    nbar.insert(0, "scale", scale)
+    write_table(nbar, out["n_bar_csv"], out["n_bar_md"], "n_bar.md.j2", nbar.drop(columns=["scale"]),
+                scale=scale, source=published["n_bar"]["source"])
+    return tables, nbar
