@@ -136,3 +136,31 @@ def log_y(ax, values) -> None:
     ax.yaxis.set_major_formatter(plain)
     ax.yaxis.set_minor_formatter(plain if decades < 0.5 else sparse if decades < 2
                                  else NullFormatter())
+
+
+def seed_band(da, level: float = 0.95):
+    """Mean of a DataArray over its ``seed`` dim and the Student-t confidence band:
+    ``(mean, lower, upper)`` arrays. Without a ``seed`` dim the band is the line itself;
+    with one seed too.
+
+    Examples
+    --------
+    >>> import xarray as xr
+    >>> m, lo, hi = seed_band(xr.DataArray([[1.0, 3.0]], dims=("load", "seed")))
+    >>> m.tolist(), bool(lo[0] < 1.0 and hi[0] > 3.0)
+    ([2.0], True)
+    """
+    import numpy as np
+    from scipy.stats import t as student_t
+
+    if "seed" not in da.dims:
+        v = da.values.astype(float)
+        return v, v, v
+    vals = np.moveaxis(da.values.astype(float), da.dims.index("seed"), -1)
+    n = np.isfinite(vals).sum(axis=-1)
+    with np.errstate(all="ignore"):
+        mean = np.nanmean(vals, axis=-1)
+        sd = np.nanstd(vals, axis=-1, ddof=1)
+        half = np.where(n > 1, student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd
+                        / np.sqrt(np.maximum(n, 1)), 0.0)
+    return mean, mean - half, mean + half
