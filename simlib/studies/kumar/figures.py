@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from ...io import write_csv
-from .plan import FIGURES, KumarPlan, artifact_list, cs_label, names
+from .plan import FIGURES, KumarPlan, cs_label, names
 from .plots import plot_cs_sweep, plot_fig1, plot_fig2, plot_load_sweep
 
 __all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps", "fig1_step",
@@ -72,33 +72,31 @@ def fig1_subset_note(cube) -> str:
             + ("" if "lookahead" in los else " (its default)"))
 
 
-def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
-    """Fig. 1 (PNG, SVG) and its data (CSV) from the ``kumar_fig1`` trace-sweep cube."""
+def _both(plot, png, svg, log, *args, **kw) -> None:
+    """``plot`` into ``png`` and ``svg``."""
     for out in (png, svg):
-        plot_fig1(cube, out, scale_label=scale, note=f"{FIG1_NOTE}; {fig1_subset_note(cube)}")
+        plot(*args, out, **kw)
         if log is not None:
             log.info("wrote %s", out)
+
+
+def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
+    """Fig. 1 (PNG, SVG) and its data (CSV) from the ``kumar_fig1`` trace-sweep cube."""
+    _both(plot_fig1, png, svg, log, cube, scale_label=scale,
+          note=f"{FIG1_NOTE}; {fig1_subset_note(cube)}")
     df = cube[["mean_wait", "offered_load"]].to_dataframe().reset_index()
     df.insert(0, "scale", scale)
     write_csv(df, csv, index=False, lineterminator="\n")
 
 
 def draw_fig2(schedules: Mapping[str, pd.DataFrame], *, png, svg, csv, log=None) -> None:
-    """Fig. 2 (PNG, SVG) from the simulated example and its schedules (CSV).
-
-    ``schedules``: :func:`.runs.fig2_example`.
-    """
-    for out in (png, svg):
-        plot_fig2(schedules, out, titles=FIG2_TITLES)
-        if log is not None:
-            log.info("wrote %s", out)
-    rows = []
-    for policy, df in schedules.items():
-        for r in df.itertuples():
-            rows.append({"policy": policy, "job_id": r.job_id,
-                         "processors": r.requested_number_of_resources,
-                         "start": r.starting_time, "end": r.finish_time,
-                         "allocated_resources": r.allocated_resources})
+    """Fig. 2 (PNG, SVG) from the simulated example (:func:`.runs.fig2_example`) and its
+    schedules (CSV)."""
+    _both(plot_fig2, png, svg, log, schedules, titles=FIG2_TITLES)
+    rows = [{"policy": policy, "job_id": r.job_id, "processors": r.requested_number_of_resources,
+             "start": r.starting_time, "end": r.finish_time,
+             "allocated_resources": r.allocated_resources}
+            for policy, df in schedules.items() for r in df.itertuples()]
     write_csv(pd.DataFrame(rows), csv, index=False, lineterminator="\n")
 
 
@@ -115,72 +113,43 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                 log=None, published=None) -> list[str]:
     """Figs. 5–11 and the C_s sweep of every other P_S; returns the files written.
 
-    Parameters
-    ----------
-    plan : KumarPlan
-    cs_cube, load_cube : xarray.Dataset
-        The two sweeps' cubes.
-    picks : mapping
-        :func:`.cubes.picks_document` (its ``by_workload`` C_s are marked on
-        the C_s sweeps and named beside each load sweep).
-    outdir : path
-        ``paper_figures/kumar``.
-    published : mapping, optional
-        :func:`.published.load_published`: the paper's C_s statements are
-        marked on Figs. 5-6 (:func:`paper_marks`).
+    ``picks``: :func:`.cubes.picks_document` (the C_s picked are marked on
+    the C_s sweeps and named beside each load sweep); ``published``: the
+    paper's C_s statements are marked on Figs. 5-6 (:func:`paper_marks`).
+    The C_s sweeps of the other P_S are no figure of the paper, but they set
+    the C_s of Figs. 7-11: drawn the same way.
     """
-    outdir = Path(outdir)
-    scale = plan.scale
-    by_w = picks["by_workload"]
-    swept = plan.cs_sweep["swept"]
+    by_w, swept, cs_load = picks["by_workload"], plan.cs_sweep["swept"], plan.cs_sweep["load"]
+    shown = {w for f in FIGURES.values() if f["kind"] == "cs" for w in f["workloads"]}
+    others = [{"kind": "cs", "workloads": [w], "file": f"cs_sweep_{w}", "paper": False,
+               "metrics": ["utilization", "mean_wait"],
+               "title": names()["cs_sweep_title"].format(load=cs_load, p_s=plan.p_s(w))}
+              for w in plan.purpose_workloads("cs") if w not in shown]
 
-    def cs_of(w):
-        # The load sweeps use the C_s picked for their P_S.
-        for cw, c in by_w.items():
-            if abs(plan.p_s(cw) - plan.p_s(w)) < 1e-12:
-                return c
-        return None
+    def row_title(w):
+        cs = plan.picked_cs(by_w, w)
+        return f"{w}: " + ", ".join(filter(None, [_nbar_text(load_cube, w, plan, published),
+                                                  cs is not None and f"C_s = {cs_label(cs)}"]))
 
     written = []
-    for spec in FIGURES.values():
-        for ext in ("png", "svg"):
-            out = outdir / f"{spec['file']}.{ext}"
+    for spec in [*FIGURES.values(), *others]:
+        ws = spec["workloads"]
+        for out in (Path(outdir) / f"{spec['file']}.{ext}" for ext in ("png", "svg")):
             if spec["kind"] == "cs":
-                w = spec["workloads"][0]
-                plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
+                plot_cs_sweep(cs_cube, ws[0], out, scale_label=plan.scale, swept=swept,
                               policies=plan.cs_sweep["policies"], metrics=spec["metrics"],
-                              pick=by_w.get(w), title=spec["title"],
-                              subtitle=_nbar_text(cs_cube, w, plan, published),
-                              marks=paper_marks(published, plan.p_s(w)))
+                              pick=by_w.get(ws[0]), title=spec["title"],
+                              subtitle=_nbar_text(cs_cube, ws[0], plan, published),
+                              marks=paper_marks(published, plan.p_s(ws[0]))
+                              if spec.get("paper", True) else ())
             else:
-                rows = {w: f"{w}: " + ", ".join(
-                    filter(None, [_nbar_text(load_cube, w, plan, published),
-                                  f"C_s = {cs_label(cs_of(w))}" if cs_of(w) is not None
-                                  else ""]))
-                    for w in spec["workloads"]}
-                plot_load_sweep(load_cube, spec["workloads"], out, scale_label=scale,
-                                policies={w: plan.load_sweeps[w] for w in spec["workloads"]},
-                                metrics=spec["metrics"], title=spec["title"],
-                                row_titles=rows,
+                plot_load_sweep(load_cube, ws, out, scale_label=plan.scale, metrics=spec["metrics"],
+                                policies={w: plan.load_sweeps[w] for w in ws}, title=spec["title"],
+                                row_titles={w: row_title(w) for w in ws},
                                 note=names()["load_sweep_note"])
             written.append(out.as_posix())
             if log is not None:
                 log.info("wrote %s", out)
-    # The C_s sweeps of the other P_S are no figure of the paper, but they
-    # set the C_s of Figs. 7-11: drawn the same way.
-    for a in artifact_list(plan):
-        out = outdir / a["file"]
-        if a["rule"] != "figures" or out.as_posix() in written:
-            continue
-        w = a["file"].split(".")[0][len("cs_sweep_"):]
-        plot_cs_sweep(cs_cube, w, out, scale_label=scale, swept=swept,
-                      policies=plan.cs_sweep["policies"], pick=by_w.get(w),
-                      title=names()["cs_sweep_title"].format(load=plan.cs_sweep["load"],
-                                                             p_s=plan.p_s(w)),
-                      subtitle=_nbar_text(cs_cube, w, plan, published))
-        written.append(out.as_posix())
-        if log is not None:
-            log.info("wrote %s", a["file"])
     return written
 
 

@@ -7,6 +7,7 @@ plan; :func:`artifact_list` names every file written under
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -197,6 +198,11 @@ class KumarPlan:
         """Every (purpose, workload, policy) simulation chunk of this scale."""
         return [(p, w, pol) for p in self.purposes for w in self.purpose_workloads(p)
                 for pol in self.purpose_policies(p, w)]
+
+    def picked_cs(self, by_workload: Mapping[str, int], workload: str) -> int | None:
+        """The C_s picked for ``workload``'s P_S, from the picks of the C_s sweep's workloads."""
+        return next((c for w, c in by_workload.items()
+                     if math.isclose(self.p_s(w), self.p_s(workload))), None)
 
     # ----------------------------------------------------------- policies
     def cs_dependent(self, policy: str) -> bool:

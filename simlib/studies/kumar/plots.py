@@ -8,8 +8,8 @@ prints the scale and the number of seeds that produced it. Colours follow
 the policy's family so that a figure reads the same way in every panel:
 EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green.
 
-Rendering goes through matplotlib's Agg canvas on a private ``Figure`` (no
-pyplot state) with pinned metadata, so reruns give identical files.
+Rendering goes through :mod:`simlib.figures.common` (a private Agg canvas,
+pinned metadata), so reruns give identical files.
 """
 from __future__ import annotations
 
@@ -21,14 +21,12 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import xarray as xr
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
-from ...figures.common import save_figure
+from ...figures.common import new_figure, save_figure, seed_band
 from ...figures.gantt import draw_jobs
 from .plan import CS_INF, PAPER_NAMES, cs_label
 
-__all__ = ["policy_style", "seed_band", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
+__all__ = ["policy_style", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
            "cs_axis", "plot_cs_sweep", "plot_load_sweep"]
 
 _FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
@@ -58,36 +56,8 @@ def policy_style(policy: str) -> dict:
             "label": PAPER_NAMES.get(policy, policy)}
 
 
-def seed_band(da: xr.DataArray, level: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Mean over ``seed`` and the Student-t confidence band (lower, upper).
-
-    Without a ``seed`` dim (or with one seed) the band is the line itself.
-
-    Examples
-    --------
-    >>> da = xr.DataArray([[1.0, 3.0]], dims=("load", "seed"))
-    >>> m, lo, hi = seed_band(da)
-    >>> m.tolist(), bool(lo[0] < 1.0 and hi[0] > 3.0)
-    ([2.0], True)
-    """
-    from scipy.stats import t as student_t
-
-    if "seed" not in da.dims:
-        v = da.values.astype(float)
-        return v, v, v
-    vals = np.moveaxis(da.values.astype(float), da.dims.index("seed"), -1)
-    n = np.isfinite(vals).sum(axis=-1)
-    with np.errstate(all="ignore"):
-        mean = np.nanmean(vals, axis=-1)
-        sd = np.nanstd(vals, axis=-1, ddof=1)
-        half = np.where(n > 1, student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd
-                        / np.sqrt(np.maximum(n, 1)), 0.0)
-    return mean, mean - half, mean + half
-
-
 def _new_figure(nrows: int, ncols: int, w: float = 4.0, h: float = 3.2):
-    fig = Figure(figsize=(w * ncols + 0.4, h * nrows + 0.9), layout="constrained")
-    FigureCanvasAgg(fig)
+    fig = new_figure(w * ncols + 0.4, h * nrows + 0.9)
     return fig, fig.subplots(nrows, ncols, squeeze=False)
 
 
@@ -116,20 +86,18 @@ def _metric_axis(ax, metric: str, unit: str) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def _draw(ax, x, da, policy, factor=1.0, **kw):
+def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, **kw):
+    """``policy``'s seed mean of ``da`` against ``x`` (``label``: its name formatted in) and
+    its 95 % band, where it has a width (anyway with ``band``)."""
     st = policy_style(policy)
     mean, lo, hi = seed_band(da)
     ax.plot(x, mean / factor, color=st["color"], marker=st["marker"], markersize=4,
-            label=st["label"], **kw)
-    if np.any(hi > lo):
+            label=label.format(st["label"]), **kw)
+    if band or np.any(hi > lo):
         ax.fill_between(x, lo / factor, hi / factor, color=st["color"], alpha=0.18, linewidth=0)
 
 
-# --------------------------------------------------------------------------
-# Fig. 1
-# --------------------------------------------------------------------------
-def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None,
-              policies: Sequence[str] = ("easy", "los")) -> Path:
+def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None) -> Path:
     """Fig. 1: mean wait of EASY and LOS against offered load on a real trace.
 
     Examples
@@ -149,7 +117,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
     for ax, trace in zip(axes[0], traces):
         sub = da.sel(trace=trace) if trace else da
         x = sub["load"].values.astype(float)
-        for p in policies:
+        for p in ("easy", "los"):
             if p in sub["policy"].values:
                 _draw(ax, x, sub.sel(policy=p), p, factor)
         ax.set_xlabel("offered load (inter-arrival times scaled)")
@@ -164,7 +132,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
 
 
 def plot_fig1_sensitivity(improvement: xr.DataArray, out_path, *, tolerance: float,
-                          scale_label: str, note: str | None = None) -> Path:
+                          scale_label: str) -> Path:
     """LOS's improvement over EASY (%) against load, one panel per trace segment.
 
     ``improvement`` has dims (segment, load, policy), policies named
@@ -209,15 +177,12 @@ def plot_fig1_sensitivity(improvement: xr.DataArray, out_path, *, tolerance: flo
     fig.suptitle("Fig. 1 sensitivity: LOS vs EASY by segment of the SDSC log, lookahead and "
                  "tie rule")
     _footer(fig, f"{scale_label} scale; above 0: LOS waits less; grey: ± {tolerance:g} % "
-            "(the verdict's tolerance)" + (f"\n{note}" if note else ""))
+            "(the verdict's tolerance)")
     return save_figure(fig, out_path)
 
 
-# --------------------------------------------------------------------------
-# Fig. 2
-# --------------------------------------------------------------------------
 def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10,
-              titles: Mapping[str, str] | None = None, scale_label: str | None = None) -> Path:
+              titles: Mapping[str, str] | None = None) -> Path:
     """Fig. 2: the schedules of the 7-4-6 example, one Gantt panel per policy.
 
     ``schedules`` maps a policy name to its per-job table (Batsim columns,
@@ -231,8 +196,7 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
     >>> plot_fig2(fig2_example(), os.path.join(tempfile.mkdtemp(), "f.png")).exists()
     True
     """
-    titles = dict(titles or {})
-    names = list(schedules)
+    titles, names = dict(titles or {}), list(schedules)
     fig, axes = _new_figure(1, len(names), 4.2, 3.0)
     colors = matplotlib.colormaps["Set2"]
     horizon = max(float(df["finish_time"].max()) for df in schedules.values())
@@ -250,21 +214,17 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
                      f"\n{used_now} of {cpus} processors busy at t = 0", fontsize="medium")
     fig.suptitle("Fig. 2: jobs of 7, 4 and 6 processors arrive on an idle machine of "
                  f"{cpus} (simulated)")
-    _footer(fig, "Rendered from simlib simulations (simlib.studies.kumar.fig2_example)"
-            + (f"; scale: {scale_label} (independent of scale)" if scale_label else ""))
+    _footer(fig, "Rendered from simlib simulations (simlib.studies.kumar.fig2_example)")
     return save_figure(fig, out_path)
 
 
-# --------------------------------------------------------------------------
-# Figs. 5-6: the C_s sweep
-# --------------------------------------------------------------------------
 #: Paper K's figures show every time in hours (one unit for the whole family, so
 #: that Figs. 1 and 5-11 can be read against each other).
 TIME_UNIT = (3600.0, "h")
 
 
 def _time_unit(da) -> tuple[float, str]:
-    return TIME_UNIT if da.attrs.get("units", "s") == "s" else (1.0, "")
+    return TIME_UNIT if da.attrs.get("units") == "s" else (1.0, "")
 
 
 def cs_axis(values) -> tuple[np.ndarray, list[float], list[str]]:
@@ -334,11 +294,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
             imp = percent_improvement(new.transpose("cs", "seed").values,
                                       sub[paired].sel(policy=p).transpose("cs", "seed").values,
                                       higher_is_better=higher)
-            st = policy_style(p)
-            mean, lo, hi = seed_band(xr.DataArray(imp, dims=("cs", "seed")))
-            ax.plot(x, mean, color=st["color"], marker=st["marker"], markersize=4,
-                    label=f"over {st['label']}")
-            ax.fill_between(x, lo, hi, color=st["color"], alpha=0.18, linewidth=0)
+            _draw(ax, x, xr.DataArray(imp, dims=("cs", "seed")), p, label="over {}", band=True)
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xticks(ticks, tick_labels)
         ax.set_xlabel("maximum skip count C_s")
@@ -348,7 +304,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
         ax.legend(fontsize="small")
     for ax, m in zip(axes[0], metrics):
         da = sub[m]
-        factor, unit = _time_unit(da) if da.attrs.get("units") == "s" else (1.0, "")
+        factor, unit = _time_unit(da)
         for p in [*policies, swept]:
             if p in da["policy"].values:
                 _draw(ax, x, da.sel(policy=p), p, factor,
@@ -378,9 +334,6 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
     return save_figure(fig, out_path)
 
 
-# --------------------------------------------------------------------------
-# Figs. 7-11: the load sweeps
-# --------------------------------------------------------------------------
 def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, scale_label: str,
                     policies: Mapping[str, Sequence[str]] | None = None,
                     metrics: Sequence[str] = ("utilization", "mean_wait", "kumar_slowdown"),
@@ -413,7 +366,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
         for c, m in enumerate(metrics):
             ax = axes[r][c]
             da = sub[m]
-            factor, unit = _time_unit(da) if da.attrs.get("units") == "s" else (1.0, "")
+            factor, unit = _time_unit(da)
             for p in pols:
                 _draw(ax, x, da.sel(policy=p), p, factor)
             ax.set_xlabel("Load")

@@ -8,7 +8,6 @@ renders its tables with the one table renderer of paper K (:func:`md`).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -82,10 +81,8 @@ def _figure_summaries(plan: KumarPlan, n_bar: pd.DataFrame, picks: pd.DataFrame,
             if r is not None and np.isfinite(r.published):
                 extra_p.append(f"n̄ = {r.published:g}")
                 extra_o.append(f"n̄ = {r.n_bar:.1f} ± {r.ci:.1f}")
-            if spec["kind"] == "load":
-                cs = [pk[c] for c in pk if math.isclose(plan.p_s(c), plan.p_s(w))]
-                if cs:
-                    extra_o.append(f"C_s = {cs_label(cs[0])} ({w})")
+            if spec["kind"] == "load" and plan.picked_cs(pk, w) is not None:
+                extra_o.append(f"C_s = {cs_label(plan.picked_cs(pk, w))} ({w})")
             elif w in pk:
                 extra_o.append(f"picked C_s = {cs_label(pk[w])}")
         out[fig] = ("; ".join(x for x in [*extra_p, pub] if x),
