@@ -30,7 +30,6 @@ from simlib.studies.kumar.generator import (
     mean_job_size_se,
     published_n_bar_fit,
     size_pmf,
-    table_ii_vs_lublin,
 )
 
 BIG = 20000  # jobs for distribution checks (uncalibrated: fast)
@@ -279,15 +278,6 @@ def test_n_bar_of_generated_workloads_near_its_expectation():
         w = generate_kumar(p, seed=1)
         assert mean_job_size(w) == kumar_info(w)["n_bar"]
         assert _within(mean_job_size(w), expected_mean_job_size(p), mean_job_size_se(p, 500))
-
-
-def test_tables_versus_lublin_defaults():
-    cmp = table_ii_vs_lublin()
-    assert cmp["aarr"] == (13.2303, 10.2303, False)
-    assert cmp["anum"] == (15.1737, 8.1737, False)
-    assert cmp["bnum"] == (0.9631, 3.9631, False)
-    assert cmp["arar"][2] and all(cmp[k][2] for k in ("a1", "b1", "a2", "b2", "pa", "pb"))
-    assert cmp["barr"][2]  # lublin99's 0.4871 lies in [0.4101, 0.6101]
 
 
 def test_header_records_everything():

@@ -88,26 +88,32 @@ def test_fig2_example_los_starts_the_seven_delayed_los_the_four_and_six():
     assert R.fig2_example(cs=0)["delayed_los"]["starting_time"].tolist() == [0.0, 10.0, 10.0]
 
 
-def test_simulate_chunk_writes_the_summary_and_the_jobs(sets, tmp_path):
+def test_simulate_step_writes_the_summary_and_the_jobs(sets, tmp_path):
+    from simlib.studies import Files, StepContext
     plan, dirs = sets
     spec = plan.simulation_spec("load", "ps02", "delayed_los")
     picks = tmp_path / "picks.json"
     picks.write_text(json.dumps({"by_p_s": {"0.2": 3}}))
     sim = {"overrun": "kill", "tau": 10.0}
-    out = {"jobs_out": tmp_path / "jobs.csv.gz", "summary_out": tmp_path / "summary.json"}
-    records = R.simulate_chunk(spec, dirs["ps02"], simulation=sim, picks_path=picks,
-                               log=logging.getLogger("test"), **out)
-    doc = json.loads(out["summary_out"].read_text())
+    out = Files(jobs=tmp_path / "jobs.csv.gz", summary=tmp_path / "summary.json")
+
+    def run(**inputs):
+        R.simulate_step(StepContext(input=Files(workloads=dirs["ps02"], **inputs), output=out,
+                                    params={"spec": spec, "simulation": sim}, wildcards={},
+                                    log=logging.getLogger("test"), config={}))
+
+    run(picks=picks)
+    doc = json.loads(out.summary.read_text())
     assert doc["spec"] == json.loads(json.dumps(spec)) and doc["simulation"] == sim
-    assert [r["cs"] for r in doc["records"]] == [3] * 4 == [r["cs"] for r in records]
-    jobs = pd.read_csv(out["jobs_out"])
+    assert [r["cs"] for r in doc["records"]] == [3] * 4
+    jobs = pd.read_csv(out.jobs)
     assert len(jobs) == 4 * 40 and set(jobs["cs"]) == {3}
     # Reproducible bytes: the gzip header holds no time of writing.
-    first = out["jobs_out"].read_bytes()
-    R.simulate_chunk(spec, dirs["ps02"], simulation=sim, picks_path=picks, **out)
-    assert out["jobs_out"].read_bytes() == first
-    with gzip.open(out["jobs_out"], "rt") as fh:
+    first = out.jobs.read_bytes()
+    run(picks=picks)
+    assert out.jobs.read_bytes() == first
+    with gzip.open(out.jobs, "rt") as fh:
         assert fh.readline().startswith("load,seed,cs,job_id")
     # A chunk needing the pick fails without it, naming the policy.
     with pytest.raises(ConfigError, match="delayed_los on ps02: no C_s pick"):
-        R.simulate_chunk(spec, dirs["ps02"], simulation=sim, **out)
+        run()

@@ -27,7 +27,6 @@ papers fix 50).
 from __future__ import annotations
 
 import functools
-import json
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -71,9 +70,8 @@ def segments(spec: Mapping, scale: str) -> dict[str, tuple[int, int | None]]:
     >>> segments({"segments": {"smoke": [[0, 700], [700, None]]}}, "smoke")
     {'0-699': (0, 700), '700-end': (700, None)}
     """
-    return {segment_name(int(a), None if n is None else int(n)): (int(a), None if n is None
-                                                                  else int(n))
-            for a, n in spec["segments"][scale]}
+    segs = [(int(a), None if n is None else int(n)) for a, n in spec["segments"][scale]]
+    return {segment_name(a, n): (a, n) for a, n in segs}
 
 
 def variants(spec: Mapping) -> dict[str, tuple[str, dict]]:
@@ -105,14 +103,11 @@ def check_spec(spec: Mapping, where: str) -> None:
     simlib.errors.ConfigError: x.segments.smoke: segments 0-9 and 5-14 overlap
     """
     from ...policies.los import LOS
-    for scale, segs in spec["segments"].items():
-        ends = sorted((int(a), float("inf") if n is None else int(a) + int(n)) for a, n in segs)
-        for (a0, e0), (a1, e1) in zip(ends, ends[1:]):
-            if a1 < e0:
-                raise ConfigError(
-                    f"{where}.segments.{scale}: segments "
-                    f"{segment_name(a0, None if e0 == float('inf') else int(e0 - a0))} and "
-                    f"{segment_name(a1, None if e1 == float('inf') else int(e1 - a1))} overlap")
+    for scale in spec["segments"]:
+        segs = sorted(segments(spec, scale).items(), key=lambda item: item[1][0])
+        for (name0, (a0, n0)), (name1, (a1, _)) in zip(segs, segs[1:]):
+            if n0 is None or a1 < a0 + n0:
+                raise ConfigError(f"{where}.segments.{scale}: segments {name0} and {name1} overlap")
     for name, (_, params) in variants(spec).items():
         if name != "easy":
             try:
@@ -285,11 +280,6 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
                                             + [".1f"] * (show.shape[1] - 4)))
     write_text(md, text)
     return bands
-
-
-def read_summaries(paths: Sequence) -> list[dict]:
-    """The per-(segment, load) summaries written by the simulate step."""
-    return [json.loads(Path(p).read_text(encoding="utf-8")) for p in paths]
 
 
 def segment_step(ctx) -> None:

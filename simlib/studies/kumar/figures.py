@@ -194,7 +194,7 @@ def sensitivity_step(ctx) -> None:
     import json
 
     from ...cube import provenance, write_cube
-    from .fig1_sensitivity import build_sensitivity_cube, improvements, read_summaries, write_tables
+    from .fig1_sensitivity import build_sensitivity_cube, improvements, write_tables
     from .plots import plot_fig1_sensitivity
     p, out, scale = ctx.params, ctx.output, ctx.scale
     attrs = provenance(p["subtree"], repo_dir=ctx.repo)
@@ -202,7 +202,8 @@ def sensitivity_step(ctx) -> None:
                   "config_subtree": json.dumps(p["subtree"], sort_keys=True),
                   "title": f"Paper K, Fig. 1 sensitivity, {scale} scale",
                   "load_method": "inter-arrival times multiplied by one factor per (segment, load)"})
-    cube = build_sensitivity_cube(read_summaries(ctx.input.summaries), attrs)
+    cube = build_sensitivity_cube([json.loads(Path(f).read_text(encoding="utf-8"))
+                                   for f in ctx.input.summaries], attrs)
     write_cube(cube, out.cube)
     bands = write_tables(cube, tolerance=p["tolerance"], csv=out.fig1_sensitivity_csv,
                          md=out.fig1_sensitivity_md, scale=scale)

@@ -36,15 +36,15 @@ from simlib.workload import lublin
 from simlib.workload.cwf import ElasticCommand, merge_commands, split_commands
 from simlib.workload.lublin.calibration import _solve_decreasing
 from simlib.workload.lublin.model import _as_seed_sequence, _child, _seed_text
+from simlib.workload.lublin.params import _round_half_up
 from simlib.workload.swf import SWF_FIELDS, Workload, max_procs
 
 __all__ = [
     "MACHINE_SIZE", "ALLOCATION_UNIT", "N_JOBS", "PAPER_P_E", "PAPER_P_R", "TABLE_I", "TABLE_II",
-    "BETA_ARR_RANGE", "QUEUE_BATCH", "QUEUE_DEDICATED", "KumarParams", "table_ii_vs_lublin",
-    "size_pmf", "expected_mean_job_size", "mean_job_size_se", "hyper_gamma_p", "expected_runtime",
+    "BETA_ARR_RANGE", "QUEUE_BATCH", "QUEUE_DEDICATED", "KumarParams", "size_pmf",
+    "expected_mean_job_size", "mean_job_size_se", "hyper_gamma_p", "expected_runtime",
     "expected_load", "expected_beta_arr", "generate_kumar", "kumar_load", "mean_job_size",
-    "kumar_info", "published_n_bar_fit",
-]
+    "kumar_info", "published_n_bar_fit"]
 
 #: Processors of the simulated BlueGene/P (Section IV-A).
 MACHINE_SIZE = 320
@@ -215,31 +215,6 @@ class KumarParams:
         return lublin.TYPELESS.replace(**fields, barr=self.barr if barr is None else barr)
 
 
-def table_ii_vs_lublin() -> dict[str, tuple]:
-    """Paper K's runtime/arrival parameters beside lublin99's typeless defaults.
-
-    Table I equals lublin99's typeless runtime model; Table II differs in
-    ``aarr`` (13.2303 vs 10.2303), ``anum`` (15.1737 vs 8.1737) and ``bnum``
-    (0.9631 vs 3.9631); ``arar`` is the same and lublin99's ``barr`` 0.4871
-    lies inside the paper's range.
-
-    Returns
-    -------
-    dict
-        name -> (paper, lublin99, equal?).
-
-    Examples
-    --------
-    >>> table_ii_vs_lublin()["aarr"]
-    (13.2303, 10.2303, False)
-    """
-    t = lublin.TYPELESS
-    out = {k: (v, getattr(t, k), v == getattr(t, k)) for k, v in {**TABLE_I, **TABLE_II}.items()}
-    lo, hi = BETA_ARR_RANGE
-    out["barr"] = (BETA_ARR_RANGE, t.barr, lo <= t.barr <= hi)
-    return out
-
-
 def _as_params(params) -> KumarParams:
     if params is None:
         return KumarParams()
@@ -248,10 +223,6 @@ def _as_params(params) -> KumarParams:
     if isinstance(params, Mapping):
         return KumarParams.from_config(params)
     raise ConfigError(f"expected KumarParams or a mapping, got {params!r}")
-
-
-def _round_half_up(x):
-    return np.floor(np.asarray(x, dtype=float) + 0.5)
 
 
 # --------------------------------------------------------------------------
@@ -498,35 +469,17 @@ def _check_n_jobs(n_jobs, load):
 
 def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOBS,
                    seed) -> Workload:
-    """Generate one CWF workload of paper K.
+    """Generate one CWF workload of paper K (``params``: default ``KumarParams()``).
 
-    Parameters
-    ----------
-    params : KumarParams or mapping, optional
-        Default ``KumarParams()`` (P_S = 0.5, batch only, no commands).
-    load : float or None, default 0.9
-        Target Load (:func:`kumar_load`, without commands): β_arr is solved
-        for.  ``None``: use ``params.barr`` as given.
-    n_jobs : int, default 500
-    seed : int, sequence of int, SeedSequence or Generator
-        Required.  Same seed and arguments give the same bytes.
-
-    Returns
-    -------
-    Workload
-        CWF columns (:data:`simlib.workload.cwf.CWF_FIELDS`): ``n_jobs``
-        ``S`` lines with ids 1..n in arrival order, then the commands
-        interleaved by time.  The header records the parameters, seed,
-        β_arr, the load with and without commands and the counts
-        (:func:`kumar_info` reads them back). The Load reached is within a
-        rounding of the target (submit times are whole seconds);
-        :func:`simlib.studies.kumar.workloads.generate_set` checks it
-        against the grid's ``tolerance``.
-
-    Raises
-    ------
-    ConfigError
-        Bad parameters, missing seed, unreachable load.
+    ``load``: the target Load (:func:`kumar_load`, without commands) β_arr
+    is solved for, reached within a rounding (submit times are whole
+    seconds; :func:`.workloads.generate_set` checks it against the grid's
+    ``tolerance``); None: ``params.barr`` as given. ``seed`` is required:
+    the same seed and arguments give the same bytes. The workload has
+    ``n_jobs`` ``S`` lines (ids 1..n in arrival order), then the commands
+    interleaved by time; its header records the parameters, seed, β_arr,
+    the load with and without commands and the counts (:func:`kumar_info`).
+    Bad parameters, a missing seed or an unreachable load: ConfigError.
 
     Examples
     --------
@@ -631,12 +584,7 @@ def kumar_load(workload: Workload, machine_size: int | None = None, *,
     ``num_i`` = requested processors, ``1/μ_i`` = runtime, plus the
     ET/RT changes when ``include_commands`` (a runtime never below 0).
 
-    Parameters
-    ----------
-    workload : Workload
-    machine_size : int, optional
-        M; default the header's MaxProcs, else 320.
-    include_commands : bool, default False
+    ``machine_size`` M: default the header's MaxProcs, else 320.
 
     Examples
     --------
@@ -676,17 +624,8 @@ def mean_job_size(workload: Workload) -> float:
 
 
 def kumar_info(workload: Workload) -> dict:
-    """Parameters and generation facts recorded in a generated workload's header.
-
-    Returns
-    -------
-    dict
-        ``{"params": {...}, **generated}`` (see :func:`generate_kumar`).
-
-    Raises
-    ------
-    ConfigError
-        If the header has no ``; simlib: kumar`` lines.
+    """``{"params": {...}, **generated}``: what :func:`generate_kumar` recorded in a
+    workload's header (ConfigError without its ``; simlib: kumar`` lines).
 
     Examples
     --------

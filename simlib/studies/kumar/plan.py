@@ -312,18 +312,6 @@ def artifact_list(plan: KumarPlan, fig1: bool = True, sensitivity: bool = False)
     ``rule`` (which pipeline rule writes it: fig1, examples, figures,
     tables) and ``figure`` (the key of the claims it illustrates); from
     ``names.yaml``'s ``files``.
-
-    Examples
-    --------
-    >>> def per_scale(x): return {"smoke": x, "default": x, "full": x}
-    >>> cfg = {"scale": "smoke", "studies": {"kumar": {"published": "k.yaml",
-    ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"delayed_los": {}},
-    ...     "cs_sweep": {"workloads": ["ps05"], "swept": "delayed_los"},
-    ...     "load_sweeps": {"ps05": ["delayed_los"]}, "seeds": per_scale(1),
-    ...     "loads": per_scale([0.5]), "cs_values": per_scale([1])}}}
-    >>> files = [a["file"] for a in artifact_list(KumarPlan.from_config(cfg))]
-    >>> "fig2_delayed_los_example.png" in files, "tables_iv_vii.md" in files
-    (True, True)
     """
     text = names()
     shown = {w for f in FIGURES.values() if f["kind"] == "cs" for w in f["workloads"]}

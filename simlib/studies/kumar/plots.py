@@ -98,18 +98,7 @@ def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, **kw):
 
 
 def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None) -> Path:
-    """Fig. 1: mean wait of EASY and LOS against offered load on a real trace.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from simlib.cube import build_cube
-    >>> cube = build_cube([{"policy": p, "trace": "SDSC-SP2", "load": x, "mean_wait": w}
-    ...     for p, x, w in [("easy", .5, 10.0), ("easy", .9, 50.0), ("los", .5, 9.0),
-    ...                     ("los", .9, 40.0)]], ["policy", "trace", "load"], ["mean_wait"])
-    >>> plot_fig1(cube, os.path.join(tempfile.mkdtemp(), "f.png"), scale_label="smoke").exists()
-    True
-    """
+    """Fig. 1: mean wait of EASY and LOS against offered load on a real trace."""
     da = cube["mean_wait"]
     traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
     fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
@@ -188,13 +177,6 @@ def plot_fig2(schedules: Mapping[str, pd.DataFrame], out_path, *, cpus: int = 10
     ``schedules`` maps a policy name to its per-job table (Batsim columns,
     as :func:`simlib.studies.kumar.runs.fig2_example` returns); each job is drawn
     on the processors it was allocated.
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from simlib.studies.kumar.runs import fig2_example
-    >>> plot_fig2(fig2_example(), os.path.join(tempfile.mkdtemp(), "f.png")).exists()
-    True
     """
     titles, names = dict(titles or {}), list(schedules)
     fig, axes = _new_figure(1, len(names), 4.2, 3.0)
@@ -266,18 +248,6 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
     of the absolute values hides differences that pairing reveals. ``marks``
     shades the paper's statements, ``(from C_s, to C_s, label)`` (an
     infinite end reaches the last finite C_s).
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from simlib.cube import build_cube
-    >>> recs = [{"workload": "ps05", "policy": p, "cs": c, "seed": s, "utilization": 0.8,
-    ...          "mean_wait": 100.0 + c + s} for p in ("easy", "los", "delayed_los")
-    ...         for c in (1, 2) for s in (0, 1)]
-    >>> cube = build_cube(recs, ["workload", "policy", "cs", "seed"], ["utilization", "mean_wait"])
-    >>> plot_cs_sweep(cube, "ps05", os.path.join(tempfile.mkdtemp(), "f.png"),
-    ...               scale_label="smoke", pick=1).exists()
-    True
     """
     from ...metrics import percent_improvement
 
@@ -343,17 +313,6 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
 
     ``policies`` maps each workload to the policies to draw (default: every
     policy with values for it).
-
-    Examples
-    --------
-    >>> import tempfile, os
-    >>> from simlib.cube import build_cube
-    >>> recs = [{"workload": "ps02", "policy": p, "load": x, "seed": s, "mean_wait": 3600 * x + s}
-    ...         for p in ("easy", "los") for x in (0.5, 0.9) for s in (0, 1)]
-    >>> cube = build_cube(recs, ["workload", "policy", "load", "seed"], ["mean_wait"])
-    >>> plot_load_sweep(cube, ["ps02"], os.path.join(tempfile.mkdtemp(), "f.png"),
-    ...                 scale_label="smoke", metrics=["mean_wait"]).exists()
-    True
     """
     row_titles = dict(row_titles or {})
     fig, axes = _new_figure(len(workloads), len(metrics), 4.0, 3.1)

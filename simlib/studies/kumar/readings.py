@@ -125,7 +125,9 @@ def parameter_tables() -> pd.DataFrame:
 
     Ours are :class:`.generator.KumarParams`' defaults, which the grid does
     not change; lublin99's typeless value is shown beside them (paper K's
-    generator extends it).
+    generator extends it): Table I is lublin99's runtime model, Table II
+    differs in ``aarr``, ``anum`` and ``bnum``, and lublin99's ``barr`` lies
+    in the paper's range.
 
     Examples
     --------
@@ -133,18 +135,15 @@ def parameter_tables() -> pd.DataFrame:
     >>> t.loc["bnum", ["table", "paper", "ours"]].tolist()
     ['II', '0.9631', '0.9631']
     """
-    ours = kgen.KumarParams()
-    lublin = kgen.table_ii_vs_lublin()
-    rows = []
-    for table, values in (("I", kgen.TABLE_I), ("II", kgen.TABLE_II)):
-        for name, paper in values.items():
-            rows.append({"table": table, "parameter": name, "paper": f"{paper:g}",
-                         "ours": f"{getattr(ours, name):g}",
-                         "lublin99": f"{lublin[name][1]:g}"})
-    lo, hi = kgen.BETA_ARR_RANGE
+    from ...workload.lublin import TYPELESS
+    ours, (lo, hi) = kgen.KumarParams(), kgen.BETA_ARR_RANGE
+    rows = [{"table": table, "parameter": name, "paper": f"{paper:g}",
+             "ours": f"{getattr(ours, name):g}", "lublin99": f"{getattr(TYPELESS, name):g}"}
+            for table, values in (("I", kgen.TABLE_I), ("II", kgen.TABLE_II))
+            for name, paper in values.items()]
     rows.append({"table": "II", "parameter": "barr", "paper": f"varies in [{lo:g}, {hi:g}]",
                  "ours": "solved per workload for the target Load (see β_arr below)",
-                 "lublin99": f"{lublin['barr'][1]:g}"})
+                 "lublin99": f"{TYPELESS.barr:g}"})
     return pd.DataFrame(rows)
 
 

@@ -1,10 +1,8 @@
 """Paper K's simulations: one policy on every run of one workload set, and the Fig. 2 example.
 
-A simulation chunk (one Snakemake job) is one (sweep, workload variant,
-policy) over every load x seed (x C_s for the swept policy); a 500-job run
-takes ~0.05 s. :func:`simulate_chunk` is the pipeline step: it writes the
-chunk's ``summary.json`` (one record of metrics per run) and its per-job
-tables.
+A simulation chunk (one Snakemake job, :func:`simulate_step`) is one
+(sweep, workload variant, policy) over every load x seed (x C_s for the
+swept policy); a 500-job run takes ~0.05 s.
 """
 from __future__ import annotations
 
@@ -28,20 +26,13 @@ from ...workload.cwf import command_events, read_cwf, split_commands
 from ..base import load_tag
 from .plan import cs_param, spec_runs, workload_file
 
-__all__ = ["run_metrics", "simulate_set", "simulate_chunk", "simulate_step", "fig2_example"]
+__all__ = ["run_metrics", "simulate_set", "simulate_step", "fig2_example"]
 
 
 def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> dict:
-    """Metrics of one run: :func:`summarize`'s, the paper's slowdown, dedicated-job timeliness.
-
-    Parameters
-    ----------
-    res : SimResult
-    jobs_workload : Workload
-        The jobs simulated (``requested_start`` column for dedicated jobs).
-    cpus : int
-    policy : Policy
-        The instance simulated (for its ECC processor's count).
+    """Metrics of one run of ``policy`` (the instance simulated) on ``jobs_workload``:
+    :func:`summarize`'s, the paper's slowdown, dedicated jobs' timeliness (from the
+    ``requested_start`` column), the ECC processor's commands, Delayed-LOS's forced starts.
 
     Examples
     --------
@@ -86,26 +77,14 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
 def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
                  overrun: str = "kill", tau: float = 10.0, debug: bool = False,
                  log=None) -> tuple[list[dict], Table]:
-    """Simulate one policy on every run of one workload variant and sweep.
+    """Simulate one policy on every run of a workload set (:func:`.workloads.generate_set`)
+    as ``spec`` says (:meth:`.plan.KumarPlan.simulation_spec`; ``picks``:
+    :func:`.cubes.picks_document`, needed when ``spec["cs"] == "pick"``).
 
-    Parameters
-    ----------
-    spec : mapping
-        :meth:`.plan.KumarPlan.simulation_spec`.
-    workload_dir : path
-        The set written by :func:`.workloads.generate_set`.
-    picks : mapping, optional
-        :func:`.cubes.picks_document`; needed when ``spec["cs"] == "pick"``.
-
-    Returns
-    -------
-    records : list of dict
-        One per run: coordinates (workload, policy, load, seed, cs), metrics
-        (:func:`run_metrics`) and workload facts (:data:`.cubes.RUN_INFO`).
-    jobs : simlib.table.Table
-        Every run's per-job table (Batsim ``jobs.csv`` columns) after the
-        columns ``load, seed, cs`` (``cs`` -1: none); ``.to_frame()`` gives
-        the DataFrame.
+    Returns ``(records, jobs)``: one record per run (coordinates workload, policy,
+    load, seed, cs; :func:`run_metrics`; the workload's facts, :data:`.cubes.RUN_INFO`),
+    and every run's per-job table (Batsim ``jobs.csv`` columns) after the columns
+    ``load, seed, cs`` (``cs`` -1: none).
 
     Examples
     --------
@@ -175,47 +154,6 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
     return records, Table.concat(tables)
 
 
-def simulate_chunk(spec: Mapping, workload_dir, *, jobs_out, summary_out, simulation: Mapping,
-                   picks_path=None, debug: bool = False, log=None) -> list[dict]:
-    """Simulate one chunk and write its outputs (the ``kumar_simulate`` step).
-
-    Parameters
-    ----------
-    spec : mapping
-        :meth:`.plan.KumarPlan.simulation_spec`.
-    workload_dir : path
-        The chunk's workload set.
-    jobs_out, summary_out : path
-        Gzip CSV of every run's per-job table (after ``load, seed, cs``) and
-        JSON of the spec, the engine options and one record per run.
-    simulation : mapping
-        Engine options that change results (``overrun``, ``tau``).
-    picks_path : path, optional
-        The C_s picks (:func:`.cubes.picks_document`); needed when
-        ``spec["cs"] == "pick"``.
-
-    Returns
-    -------
-    list of dict
-        The records written to ``summary_out``.
-    """
-    picks = None
-    if picks_path is not None:
-        picks = json.loads(Path(picks_path).read_text(encoding="utf-8"))
-    t0 = time.perf_counter()
-    records, jobs = simulate_set(spec, workload_dir, picks=picks, overrun=simulation["overrun"],
-                                 tau=simulation["tau"], debug=debug, log=log)
-    if log is not None:
-        # Wall time goes to the log only: the outputs must be reproducible.
-        log.info("%d runs in %.1f s", len(records), time.perf_counter() - t0)
-    # mtime 0: the gzip header would otherwise hold the time of writing.
-    write_csv(jobs, jobs_out, index=False, lineterminator="\n",
-              compression=GZIP)
-    write_json({"spec": dict(spec), "simulation": dict(simulation), "records": records},
-               summary_out)
-    return records
-
-
 def fig2_example(durations: Sequence[float] = (10.0, 10.0, 10.0), cpus: int = 10,
                  cs: int = 7) -> dict[str, pd.DataFrame]:
     """Paper K's Fig. 2, simulated: jobs of 7, 4, 6 processors on an idle machine of 10.
@@ -244,9 +182,18 @@ def fig2_example(durations: Sequence[float] = (10.0, 10.0, 10.0), cpus: int = 10
 
 
 def simulate_step(ctx) -> None:
-    """The ``kumar_simulate`` step: one chunk (:func:`simulate_chunk`) of ``ctx.params["spec"]``."""
-    simulate_chunk(ctx.params["spec"], ctx.input.workloads, jobs_out=ctx.output.jobs,
-                   summary_out=ctx.output.summary, simulation=ctx.params["simulation"],
-                   picks_path=ctx.input.get("picks"),
-                   debug=bool((ctx.config.get("simulation") or {}).get("debug", False)),
-                   log=ctx.log)
+    """The ``kumar_simulate`` step: one chunk of ``ctx.params["spec"]`` (:func:`simulate_set`):
+    every run's per-job table (gzip CSV) and a summary (the spec, the engine options, one
+    record per run)."""
+    picks, spec, sim = ctx.input.get("picks"), ctx.params["spec"], ctx.params["simulation"]
+    t0 = time.perf_counter()
+    records, jobs = simulate_set(
+        spec, ctx.input.workloads, overrun=sim["overrun"], tau=sim["tau"], log=ctx.log,
+        picks=None if picks is None else json.loads(Path(picks).read_text(encoding="utf-8")),
+        debug=bool((ctx.config.get("simulation") or {}).get("debug", False)))
+    # Wall time goes to the log only: the outputs must be reproducible.
+    ctx.log.info("%d runs in %.1f s", len(records), time.perf_counter() - t0)
+    # mtime 0: the gzip header would otherwise hold the time of writing.
+    write_csv(jobs, ctx.output.jobs, index=False, lineterminator="\n", compression=GZIP)
+    write_json({"spec": dict(spec), "simulation": dict(sim), "records": records},
+               ctx.output.summary)
