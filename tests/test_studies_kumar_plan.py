@@ -139,6 +139,12 @@ def test_artifact_list_names_every_figure_once():
     assert not any(a["rule"] == "fig1" for a in P.artifact_list(plan, fig1=False))
 
 
+def test_ranges_of_c_s_values():
+    assert P.ranges([1, 2, 3, 7, 9, 10]) == "1–3, 7, 9–10"
+    assert P.ranges([]) == ""
+    assert P.ranges([6, 7, 8, P.CS_INF]) == "6–8, ∞"
+
+
 def test_workload_file_names_load_and_seed():
     assert P.workload_file("data/w", 0.9, 3).as_posix() == "data/w/load0.9/seed3.cwf.gz"
     # The load tag gives the load back exactly.

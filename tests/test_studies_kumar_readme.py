@@ -15,7 +15,7 @@ from simlib.claims import Verdict, claims_frame
 from simlib.studies.kumar import readme as M
 from simlib.studies.kumar import report as R
 from simlib.studies.kumar.cubes import pick_cs
-from simlib.studies.kumar.plan import CS_INF, KumarPlan, artifact_list
+from simlib.studies.kumar.plan import KumarPlan, artifact_list
 from simlib.studies.kumar.published import load_published
 from simlib.studies.kumar.runs import fig2_example
 from simlib.studies.kumar.tables import algorithms_frame, tables_frame
@@ -31,12 +31,6 @@ def published():
 @pytest.fixture(scope="module")
 def plan():
     return KumarPlan.from_config(config())
-
-
-def test_ranges():
-    assert M.ranges([1, 2, 3, 7, 9, 10]) == "1–3, 7, 9–10"
-    assert M.ranges([]) == ""
-    assert M.ranges([6, 7, 8, CS_INF]) == "6–8, ∞"
 
 
 def test_render_readme_lists_every_artifact_and_the_note(published, plan):

@@ -73,6 +73,13 @@ def test_run_metrics_measure_dedicated_timeliness():
     assert m["dedicated_jobs"] == 1 and m["dedicated_on_time"] == 0.0
     assert m["dedicated_mean_delay"] == 50.0
     assert m["kumar_slowdown"] == pytest.approx((45 + 55) / 55)
+    # Without dedicated jobs (nor commands, nor C_s) those metrics are NaN.
+    wl.jobs["requested_start"] = -1
+    pol = make_policy("easy")
+    m = R.run_metrics(simulate(wl, pol, cpus=4), wl, 4, pol)
+    assert m["dedicated_jobs"] == 0 and m["utilization"] == pytest.approx(1.0)
+    assert all(math.isnan(m[k]) for k in ("dedicated_on_time", "dedicated_mean_delay",
+                                          "commands_applied", "forced_starts"))
 
 
 def test_fig2_example_los_starts_the_seven_delayed_los_the_four_and_six():

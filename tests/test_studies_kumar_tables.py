@@ -94,14 +94,15 @@ def test_dedicated_frame_skips_policies_without_dedicated_jobs():
     from simlib.cube import build_cube
     info = {m: ("1", "", "") for m in ("dedicated_on_time", "dedicated_jobs")}
     info["dedicated_mean_delay"] = ("s", "", "")
-    recs = [{"workload": w, "policy": p, "load": 0.5, "seed": 0,
-             "dedicated_on_time": 0.25 if n else math.nan,
-             "dedicated_mean_delay": 7200.0 if n else math.nan, "dedicated_jobs": n}
-            for w, p, n in (("het", "hybrid_los", 4), ("ps02", "easy", 0))]
+    recs = [{"workload": w, "policy": p, "load": 0.5, "seed": s,
+             "dedicated_on_time": (0.25 + s / 2) if n else math.nan,
+             "dedicated_mean_delay": 7200.0 * (1 + s) if n else math.nan, "dedicated_jobs": n}
+            for w, p, n in (("het", "hybrid_los", 4), ("ps02", "easy", 0)) for s in (0, 1)]
     df = T.dedicated_frame(build_cube(recs, ["workload", "policy", "load", "seed"], list(info),
                                       metric_info=info))
+    # Means over loads and seeds.
     assert df.to_dict("records") == [{"workload": "het", "policy": "Hybrid-LOS",
-                                      "on_time": 0.25, "mean_delay_h": 2.0}]
+                                      "on_time": 0.5, "mean_delay_h": 3.0}]
 
 
 def test_table_iii_as_csv_and_markdown(published, tmp_path):

@@ -14,15 +14,12 @@ rule; one pipeline job per (segment, load) runs every variant on the same
 jobs.
 
 **Verdict rule** (:data:`BAND_RULE`, applied by
-:func:`simlib.studies.kumar.report.fig1_band_claim`). Improvement of LOS over EASY in mean
-wait, ``100 (W_EASY - W_LOS) / W_EASY``, at each load; the *band* is its
-range over segments x tie rules at the papers' lookahead (50). At a load,
-LOS is *better* when the whole band is above ``+tolerance`` %, *worse*
-when it is below ``-tolerance`` %, *no difference* when it lies within
-``± tolerance``, else the sign *depends on the reading*. Reproduced: better
-at every load; contradicted: worse at every load; partly: better at some;
-else not reproduced. Longer lookaheads are reported beside, not judged (the
-papers fix 50).
+:func:`simlib.studies.kumar.report.fig1_band_claim`): the *band* is LOS's
+improvement over EASY in mean wait, ``100 (W_EASY - W_LOS) / W_EASY``, at
+a load, over segments x tie rules at the papers' lookahead (50); each load
+gets a status from where the band lies against ``± tolerance``
+(:func:`band_table`). Longer lookaheads are reported beside, not judged
+(the papers fix 50).
 """
 from __future__ import annotations
 
@@ -92,16 +89,7 @@ def variants(spec: Mapping) -> dict[str, tuple[str, dict]]:
 
 
 def check_spec(spec: Mapping, where: str) -> None:
-    """Reject what the schema cannot say: overlapping segments, bad LOS parameters.
-
-    Examples
-    --------
-    >>> check_spec({"segments": {"smoke": [[0, 10], [5, 10]]}, "lookaheads": [50],
-    ...             "ties": ["earliest"]}, "x")
-    Traceback (most recent call last):
-    ...
-    simlib.errors.ConfigError: x.segments.smoke: segments 0-9 and 5-14 overlap
-    """
+    """Reject what the schema cannot say: overlapping segments, bad LOS parameters."""
     from ...policies.los import LOS
     for scale in spec["segments"]:
         segs = sorted(segments(spec, scale).items(), key=lambda item: item[1][0])
@@ -179,22 +167,7 @@ def build_sensitivity_cube(summaries: Sequence[Mapping], attrs: Mapping) -> xr.D
 
 
 def improvements(cube: xr.Dataset) -> xr.DataArray:
-    """Improvement of each LOS variant over EASY in mean wait, % (positive: LOS waits less).
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"segment": "a", "load": 0.5, "policy": p, "mean_wait": w}
-    ...                 for p, w in (("easy", 100.0), ("los_50_earliest", 90.0))], DIMS,
-    ...                ["mean_wait"])
-    >>> float(improvements(c).sel(segment="a", load=0.5, policy="los_50_earliest"))
-    10.0
-    >>> c0 = build_cube([{"segment": "a", "load": 0.5, "policy": p, "mean_wait": w}
-    ...                  for p, w in (("easy", 0.0), ("los_50_earliest", 5.0))], DIMS,
-    ...                 ["mean_wait"])
-    >>> float(improvements(c0).sel(segment="a", load=0.5, policy="los_50_earliest"))
-    -inf
-    """
+    """Improvement of each LOS variant over EASY in mean wait, % (positive: LOS waits less)."""
     w = cube["mean_wait"]
     easy = w.sel(policy="easy")
     los = w.sel(policy=[p for p in w["policy"].values if p != "easy"])
@@ -210,18 +183,7 @@ def _paper_variants(policies, lookahead=PAPER_LOOKAHEAD) -> list[str]:
 
 
 def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
-    """Per load: the band of LOS's improvement over segments x tie rules (lookahead 50) and its status.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> rows = [("a", "easy", 100.0), ("a", "los_50_earliest", 80.0), ("a", "los_50_latest", 90.0),
-    ...         ("b", "easy", 100.0), ("b", "los_50_earliest", 104.0), ("b", "los_50_latest", 90.0)]
-    >>> c = build_cube([{"segment": s, "load": 0.5, "policy": p, "mean_wait": w}
-    ...                 for s, p, w in rows], DIMS, ["mean_wait"])
-    >>> band_table(c, 5.0)[["band_low", "band_high", "status"]].values.tolist()
-    [[-4.0, 20.0, 'depends on the reading']]
-    """
+    """Per load: the band of LOS's improvement over segments x tie rules (lookahead 50) and its status."""
     imp = improvements(cube)
     paper = imp.sel(policy=_paper_variants(imp["policy"].values))
     rows = []

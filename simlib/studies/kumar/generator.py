@@ -195,10 +195,8 @@ class KumarParams:
         >>> KumarParams().to_dict()["small_units"]
         [1.0, 3.0]
         """
-        d = dataclasses.asdict(self)
-        d["small_units"] = list(self.small_units)
-        d["large_units"] = list(self.large_units)
-        return d
+        return {**dataclasses.asdict(self), "small_units": list(self.small_units),
+                "large_units": list(self.large_units)}
 
     def lublin_equivalent(self, barr: float | None = None) -> lublin.JobTypeParams:
         """Lublin stream parameters with Table I/II (runtime and arrivals).
@@ -246,14 +244,7 @@ def _stage_pmf(lo: float, hi: float, scale: str = "linear") -> dict[int, float]:
 
 
 def size_pmf(params=None) -> dict[int, float]:
-    """Exact distribution of job sizes in processors.
-
-    Examples
-    --------
-    >>> pmf = size_pmf(KumarParams(p_s=1.0))
-    >>> pmf
-    {32: 0.25, 64: 0.5, 96: 0.25}
-    """
+    """Exact distribution of job sizes in processors."""
     p = _as_params(params)
     pmf: dict[int, float] = {}
     for weight, (lo, hi) in ((p.p_s, p.small_units), (1.0 - p.p_s, p.large_units)):
@@ -265,13 +256,7 @@ def size_pmf(params=None) -> dict[int, float]:
 
 
 def expected_mean_job_size(params=None) -> float:
-    """E[size] in processors (the expectation of n̄).
-
-    Examples
-    --------
-    >>> [round(expected_mean_job_size(KumarParams(p_s=s)), 9) for s in (0.2, 0.5, 0.8)]
-    [192.0, 144.0, 96.0]
-    """
+    """E[size] in processors (the expectation of n̄)."""
     return float(sum(k * m for k, m in size_pmf(params).items()))
 
 
@@ -326,27 +311,14 @@ def _expected_work(p: KumarParams) -> float:
 
 
 def expected_load(params=None, barr: float | None = None) -> float:
-    """Long-run Load ``E[size * runtime] / (E[inter-arrival] * M)``.
-
-    Examples
-    --------
-    >>> expected_load(KumarParams(), 0.45) > expected_load(KumarParams(), 0.55)
-    True
-    """
+    """Long-run Load ``E[size * runtime] / (E[inter-arrival] * M)``."""
     p = _as_params(params)
     mean_ia, _ = lublin.interarrival_moments(p.lublin_equivalent(barr))
     return _expected_work(p) / (mean_ia * p.machine_size)
 
 
 def expected_beta_arr(params=None, load: float = 0.9) -> float:
-    """β_arr whose long-run Load (:func:`expected_load`) is ``load``.
-
-    Examples
-    --------
-    >>> lo, hi = BETA_ARR_RANGE
-    >>> lo < expected_beta_arr(KumarParams(p_s=0.5), 0.9) < hi
-    True
-    """
+    """β_arr whose long-run Load (:func:`expected_load`) is ``load``."""
     p = _as_params(params)
     return _solve_decreasing(lambda b: expected_load(p, b), float(load), p.barr,
                              f"expected beta_arr for Load {load}")
@@ -373,9 +345,7 @@ class _Draws:
     """All per-job uniforms/exponentials of one workload, drawn once."""
 
     def __init__(self, ss: np.random.SeedSequence, n: int):
-        def rng(key):
-            return _child(ss, key)
-
+        rng = functools.partial(_child, ss)
         self.arrival_u = rng(_ARRIVALS).random(n)
         self.stage_u, self.pos_u = rng(_SIZES).random((2, n))
         self.comp_u, self.gamma_u = rng(_RUNTIMES).random((2, n))
@@ -459,12 +429,15 @@ def _commands(p: KumarParams, d: _Draws, ids, run, earliest) -> tuple[list, int]
     return cmds, int(skipped.sum())
 
 
-def _check_n_jobs(n_jobs, load):
+def _check_call(n_jobs, load):
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs < 1:
         raise ConfigError(f"n_jobs must be an integer >= 1, got {n_jobs!r}")
     if load is not None and n_jobs < 2:
         raise ConfigError("a target load needs n_jobs >= 2 (the load's duration is last "
                           "submit - first submit)")
+    if load is not None and (isinstance(load, bool) or not isinstance(
+            load, (int, float, np.integer, np.floating)) or not (math.isfinite(load) and load > 0)):
+        raise ConfigError(f"load must be a finite number > 0, got {load!r}")
 
 
 def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOBS,
@@ -480,16 +453,9 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     interleaved by time; its header records the parameters, seed, β_arr,
     the load with and without commands and the counts (:func:`kumar_info`).
     Bad parameters, a missing seed or an unreachable load: ConfigError.
-
-    Examples
-    --------
-    >>> w = generate_kumar(KumarParams(p_s=0.5, p_d=0.5, p_e=0.2, p_r=0.1), seed=1)
-    >>> info = kumar_info(w)
-    >>> info["n_jobs"], round(info["load"], 2)
-    (500, 0.9)
     """
     p = _as_params(params)
-    _check_n_jobs(n_jobs, load)
+    _check_call(n_jobs, load)
     ss = _as_seed_sequence(seed)
     d = _Draws(ss, int(n_jobs))
     size = _sizes(p, d)
@@ -497,14 +463,9 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     M = p.machine_size
     stream = p.lublin_equivalent()
     work = _work(size, run)  # the same at every calibration step
-    if load is None:
-        barr = p.barr
-    else:
-        if isinstance(load, bool) or not isinstance(load, (int, float, np.integer, np.floating)) \
-                or not (math.isfinite(load) and load > 0):
-            raise ConfigError(f"load must be a finite number > 0, got {load!r}")
-        barr = _solve_decreasing(lambda b: _load(work, _submits(p, d, b, stream), M),
-                                 float(load), p.barr, f"Load calibration to {load}")
+    barr = p.barr if load is None else _solve_decreasing(
+        lambda b: _load(work, _submits(p, d, b, stream), M), float(load), p.barr,
+        f"Load calibration to {load}")
     submit = _submits(p, d, barr, stream)
     achieved = _load(work, submit, M)
     n = int(n_jobs)
@@ -523,13 +484,12 @@ def generate_kumar(params=None, *, load: float | None = 0.9, n_jobs: int = N_JOB
     earliest = np.where(dedicated, requested_start, submit)
     commands, skipped = _commands(p, d, ids, run, earliest)
     with_cmds = _work_with_commands(size, run, ids, commands)
-    span = submit[-1] - submit[0] if n > 1 else 0
     kinds = [c.kind for c in commands]
     info = {
         "n_jobs": n, "beta_arr": barr,
         "beta_arr_in_paper_range": bool(BETA_ARR_RANGE[0] <= barr <= BETA_ARR_RANGE[1]),
         "target_load": None if load is None else float(load), "load": achieved,
-        "load_with_commands": with_cmds / (span * M) if span > 0 else math.inf,
+        "load_with_commands": _load(with_cmds, submit, M),
         "n_bar": float(size.mean()), "dedicated": int(dedicated.sum()),
         "commands": {"ET": kinds.count("ET"), "RT": kinds.count("RT")},
         "rt_skipped_one_second_jobs": skipped,
@@ -585,12 +545,6 @@ def kumar_load(workload: Workload, machine_size: int | None = None, *,
     ET/RT changes when ``include_commands`` (a runtime never below 0).
 
     ``machine_size`` M: default the header's MaxProcs, else 320.
-
-    Examples
-    --------
-    >>> w = generate_kumar(KumarParams(p_e=0.2, p_r=0.1), load=0.7, seed=3)
-    >>> round(kumar_load(w), 2)
-    0.7
     """
     jobs_w, commands = _split(workload)
     j = jobs_w.jobs
@@ -612,12 +566,6 @@ def mean_job_size(workload: Workload) -> float:
     """n̄ = (1/N_J) Σ w_i.num: mean requested processors over the jobs.
 
     Commands (CWF lines other than ``S``) are not jobs and are excluded.
-
-    Examples
-    --------
-    >>> w = generate_kumar(KumarParams(p_s=0.5), load=None, n_jobs=20000, seed=2)
-    >>> abs(mean_job_size(w) - 144) < 2
-    True
     """
     jobs_w, _ = _split(workload)
     return float(jobs_w.jobs["requested_procs"].to_numpy(float).mean())
@@ -626,11 +574,6 @@ def mean_job_size(workload: Workload) -> float:
 def kumar_info(workload: Workload) -> dict:
     """``{"params": {...}, **generated}``: what :func:`generate_kumar` recorded in a
     workload's header (ConfigError without its ``; simlib: kumar`` lines).
-
-    Examples
-    --------
-    >>> kumar_info(generate_kumar(load=None, n_jobs=10, seed=0))["params"]["p_s"]
-    0.5
     """
     out = {}
     for line in workload.header:
@@ -655,12 +598,6 @@ def published_n_bar_fit(published: Iterable[Mapping], n_jobs: int = N_JOBS,
     the p-value of the sum of squared z-scores (chi-square, one d.o.f. per
     published value, treating the paper's workloads as independent samples).
     Only the size fields of ``params`` matter.
-
-    Examples
-    --------
-    >>> fit = published_n_bar_fit([{"p_s": 0.5, "p_d": 0.0, "n_bar": 139.35}])
-    >>> fit.set_index("size_scale")["published_z"].round(1).to_dict()
-    {'linear': -1.1, 'log2': 1.5}
     """
     base = _as_params(params)
     rows = []

@@ -19,17 +19,15 @@ saturated policy marks the whole (workload, load) point. (With a few
 hundred jobs the drain alone can exceed the gap: the rule is meant for
 10,000-job runs.)
 
-**Verdict rule** (:func:`long_rule`). For every workload, policy pair of the
-long runs (each policy against each other; the one listed later in the
-config is the new one) and unsaturated load, the paired improvement in
-mean wait of the new policy over the base is computed per seed in both
-sweeps, and the two means compared with a Welch 95 % interval. "No
-significant difference" is only credited when the runs could have shown
-one: a point is *equivalent* when the whole interval lies within
-``± margin`` points (two one-sided tests at 2.5 % each), *different* when it
-excludes 0, else *inconclusive* (too few seeds). Reproduced: every point
-equivalent; partly: some; not reproduced: none. No interval anywhere: not
-testable.
+**Verdict rule** (:func:`long_rule`, applied by
+:func:`simlib.studies.kumar.report.long_runs_equivalent`): for every
+workload, policy pair (the one listed later in the config is the new one)
+and unsaturated load, the paired improvement in mean wait per seed in both
+sweeps, the two means compared with a Welch 95 % interval
+(:func:`comparison_table`). "No significant difference" is only credited
+when the runs could have shown one: a point is *equivalent* when the whole
+interval lies within ``± margin`` points (two one-sided tests at 2.5 %
+each), *different* when it excludes 0, else *inconclusive* (too few seeds).
 """
 from __future__ import annotations
 
@@ -42,7 +40,7 @@ from ...metrics import percent_improvement
 from ...stats import welch_diff_ci
 from .plan import names
 
-__all__ = ["SATURATION_GAP", "long_rule", "saturation_table", "comparison_table", "long_claim",
+__all__ = ["SATURATION_GAP", "long_rule", "saturation_table", "comparison_table",
            "write_long_tables"]
 
 #: Offered minus achieved load above which a point counts as saturated.
@@ -56,19 +54,7 @@ def long_rule(margin: float) -> str:
 
 
 def saturation_table(cube, label: str) -> pd.DataFrame:
-    """Offered vs achieved load per (workload, policy, load), seed means, with the saturation mark.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> from simlib.studies.kumar.cubes import RUN_INFO
-    >>> c = build_cube([{"workload": "w", "policy": "easy", "load": 0.9, "seed": 0,
-    ...                  "offered_load": 0.9, "utilization": 0.8}],
-    ...                ["workload", "policy", "load", "seed"], ["offered_load", "utilization"],
-    ...                metric_info=RUN_INFO)
-    >>> saturation_table(c, "10000 jobs")[["achieved_load", "saturated"]].values.tolist()
-    [[0.8, True]]
-    """
+    """Offered vs achieved load per (workload, policy, load), seed means, with the saturation mark."""
     rows = []
     for w in cube["workload"].values:
         for p in cube["policy"].values:
@@ -132,33 +118,6 @@ def comparison_table(short, long, policies: Mapping[str, Sequence[str]],
              (df["ci_low"] > eps) | (df["ci_high"] < -eps)],
             ["no interval", "equivalent", "different"], "inconclusive")
     return df
-
-
-def long_claim(table: pd.DataFrame, n_jobs: int, margin: float = 10.0):
-    """Sect. V's claim from :func:`comparison_table` (rule :func:`long_rule`)."""
-    from ...claims import Claim, Verdict, verdict_from_hits
-    t = names("claims.yaml")["long_runs"]
-    ok = table[~table["saturated"] & (table["point"] != "no interval")] if len(table) else table
-    sat = table[table["saturated"]] if len(table) else table
-    if not len(ok):
-        verdict, ours = Verdict.NOT_TESTABLE, t["untestable"]
-    else:
-        counts = ok["point"].value_counts()
-        hits = int(counts.get("equivalent", 0))
-        verdict = verdict_from_hits(hits, len(ok))
-        worst = ok.loc[(ok["difference"].abs()).idxmax()]
-        ours = t["ours"].format(
-            n_jobs=n_jobs, points=len(ok), margin=margin, equivalent=hits,
-            inconclusive=int(counts.get("inconclusive", 0)),
-            different=int(counts.get("different", 0)),
-            width=float((ok["ci_high"] - ok["ci_low"]).median()) / 2,
-            seeds_long=int(ok["seeds_long"].min()), seeds_500=int(ok["seeds_500"].min()),
-            difference=worst["difference"], new=worst["new"], base=worst["base"],
-            workload=worst["workload"], load=worst["load"],
-            saturated=", ".join(sorted({f"{r.workload}@{r.load:g}" for r in sat.itertuples()}))
-            or "none")
-    return Claim(paper="kumar", claim=t["claim"], source=t["source"], published=t["published"],
-                 ours=ours, criterion=long_rule(margin), verdict=verdict, figure=t["figure"])
 
 
 def write_long_tables(short, long, long_runs: Mapping, *, md, csv, scale: str) -> pd.DataFrame:

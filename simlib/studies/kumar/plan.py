@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
@@ -18,7 +18,7 @@ from ...policies import POLICIES
 from ..base import load_tag
 from . import generator as kgen
 
-__all__ = ["CS_INF", "cs_value", "cs_label", "cs_param", "names", "PAPER_NAMES", "FIGURES",
+__all__ = ["CS_INF", "cs_value", "cs_label", "ranges", "cs_param", "names", "PAPER_NAMES", "FIGURES",
            "TABLE_WORKLOADS", "HIGHER_IS_BETTER", "PURPOSES", "READING_SEP", "reading_workload",
            "KumarPlan", "spec_runs", "workload_file", "artifact_list"]
 
@@ -101,6 +101,25 @@ def cs_label(cs) -> str:
     return "∞" if int(cs) == CS_INF else str(int(cs))
 
 
+def ranges(values: Sequence[int]) -> str:
+    """C_s values as runs: ``[1, 2, 3, 7, CS_INF]`` -> ``"1–3, 7, ∞"``.
+
+    Examples
+    --------
+    >>> ranges([3, 1, 2, 7, CS_INF])
+    '1–3, 7, ∞'
+    """
+    values = sorted(int(v) for v in values)
+    out, i = [], 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        out.append(cs_label(values[i]) if i == j else f"{values[i]}–{values[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
 def cs_param(cs):
     """The policy's ``cs`` for a C_s coordinate (None for infinity)."""
     return None if cs is None or int(cs) == CS_INF else int(cs)
@@ -110,18 +129,6 @@ class KumarPlan:
     """``studies.kumar`` at ``scale``, as :func:`simlib.studies.base.load_study` leaves it
     (checked by ``kumar.schema.json``, which writes every default once; :meth:`from_config`
     does both for a config that did not go through it).
-
-    Examples
-    --------
-    >>> def per_scale(x): return {"smoke": x, "default": x, "full": x}
-    >>> cfg = {"scale": "smoke", "studies": {"kumar": {"published": "k.yaml",
-    ...     "workloads": {"ps05": {"p_s": 0.5}}, "policies": {"easy": {}, "delayed_los": {}},
-    ...     "cs_sweep": {"workloads": ["ps05"], "policies": ["easy"], "swept": "delayed_los"},
-    ...     "load_sweeps": {"ps05": ["easy", "delayed_los"]}, "seeds": per_scale(2),
-    ...     "loads": per_scale([0.5]), "cs_values": per_scale([1, 2])}}}
-    >>> plan = KumarPlan.from_config(cfg)
-    >>> plan.seeds, plan.tolerance, plan.cs_dependent("delayed_los"), plan.cs_dependent("easy")
-    (2, 0.01, True, False)
     """
 
     def __init__(self, spec: Mapping, scale: str) -> None:

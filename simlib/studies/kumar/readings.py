@@ -34,17 +34,6 @@ def reading_view(load_cube, readings_cube, reading: str):
     """The load cube with ``reading``'s runs (of the readings cube, dims ``(reading,
     workload, policy, load, seed)``) in place of the workloads it re-ran; attribute
     ``reading`` names it.
-
-    Examples
-    --------
-    >>> import xarray as xr
-    >>> load = xr.Dataset({"mean_wait": (("workload", "policy", "load", "seed"),
-    ...                                  np.ones((2, 1, 1, 1)))},
-    ...                   coords={"workload": ["a", "b"], "policy": ["easy"], "load": [0.9],
-    ...                           "seed": [0]})
-    >>> rc = load.sel(workload=["b"]).expand_dims(reading=["r"]) * 5
-    >>> reading_view(load, rc, "r")["mean_wait"].values.ravel().tolist()
-    [1.0, 5.0]
     """
     view = load_cube.copy(deep=True)
     rc = readings_cube.sel(reading=reading)

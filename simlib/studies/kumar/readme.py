@@ -18,9 +18,9 @@ from ...claims import read_claims, verdict_counts
 from ...io import write_text
 from ...markdown import markdown_table
 from ...render import render
-from .plan import FIGURES, PAPER_NAMES, KumarPlan, cs_label
+from .plan import FIGURES, PAPER_NAMES, KumarPlan, cs_label, names, ranges
 
-__all__ = ["CLAIM_TABLE", "md", "ranges", "render_readme", "readme_step"]
+__all__ = ["CLAIM_TABLE", "md", "render_readme", "readme_step"]
 
 #: Columns of the README's claims table.
 CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "criterion"]
@@ -34,26 +34,6 @@ def md(df: pd.DataFrame, digits: int = 4) -> str:
     """
     return markdown_table(df, digits=digits, align="left", missing="–",
                           integers=False).rstrip("\n")
-
-
-def ranges(values: Sequence[int]) -> str:
-    """C_s values as runs: ``[1, 2, 3, 7, CS_INF]`` -> ``"1–3, 7, ∞"``.
-
-    Examples
-    --------
-    >>> from simlib.studies.kumar.plan import CS_INF
-    >>> ranges([3, 1, 2, 7, CS_INF])
-    '1–3, 7, ∞'
-    """
-    values = sorted(int(v) for v in values)
-    out, i = [], 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        out.append(cs_label(values[i]) if i == j else f"{values[i]}–{values[j]}")
-        i = j + 1
-    return ", ".join(out)
 
 
 def _picks_table(picks: pd.DataFrame, plan: KumarPlan) -> pd.DataFrame:
@@ -81,8 +61,9 @@ def _figure_summaries(plan: KumarPlan, n_bar: pd.DataFrame, picks: pd.DataFrame,
             if r is not None and np.isfinite(r.published):
                 extra_p.append(f"n̄ = {r.published:g}")
                 extra_o.append(f"n̄ = {r.n_bar:.1f} ± {r.ci:.1f}")
-            if spec["kind"] == "load" and plan.picked_cs(pk, w) is not None:
-                extra_o.append(f"C_s = {cs_label(plan.picked_cs(pk, w))} ({w})")
+            if spec["kind"] == "load":
+                cs = plan.picked_cs(pk, w)
+                extra_o += [] if cs is None else [f"C_s = {cs_label(cs)} ({w})"]
             elif w in pk:
                 extra_o.append(f"picked C_s = {cs_label(pk[w])}")
         out[fig] = ("; ".join(x for x in [*extra_p, pub] if x),
@@ -97,23 +78,23 @@ def _summaries(plan, claims_df, tables, n_bar, picks, algorithms, fig2) -> dict:
         out[key] = ("; ".join(dict.fromkeys(g["published"])),
                     ", ".join(f"{v}× {k}" for k, v in counts.items()))
     _figure_summaries(plan, n_bar, picks, out)
-    used = {k: int(df.loc[df["starting_time"] == 0, "requested_number_of_resources"].sum())
-            for k, df in fig2.items()}
-    out["fig2"] = ("(a) LOS starts the 7: 7 of 10 busy; (b) Delayed-LOS starts 4 + 6: 10 of 10",
-                   f"LOS: {used.get('los')} of 10 busy at t = 0; Delayed-LOS: "
-                   f"{used.get('delayed_los')} of 10")
-    ok = int((algorithms["matches_published"] == "yes").sum())
-    out["table3"] = ("12 algorithms (workload, ECC processor)",
-                     f"{len(algorithms)} registered; {ok} of {len(algorithms)} rows match")
+    text = names()["summaries"]
+
+    def line(key, **fields):
+        return tuple(t.format(**fields) for t in text[key])
+
+    out["fig2"] = line("fig2", **{k: int(df.loc[df["starting_time"] == 0,
+                                                "requested_number_of_resources"].sum())
+                                  for k, df in fig2.items()})
+    out["table3"] = line("table3", total=len(algorithms),
+                         ok=int((algorithms["matches_published"] == "yes").sum()))
     if len(tables):
         within = int((tables["verdict"] == "within our range").sum())
         above = int((tables["verdict"] == "published above our range").sum())
-        out["tables"] = (f"{len(tables)} maximum % improvements (Tables IV–VII)",
-                         f"{within} within the range of the paper's procedure under our model, "
-                         f"{above} above it, {len(tables) - within - above} below")
-    pk = {r.workload: int(r.cs) for r in picks.itertuples()}
-    out["cs"] = ("C_s picked empirically per P_S (value not printed except ≈ 7–8 for P_S = 0.5)",
-                 ", ".join(f"P_S = {plan.p_s(w):g}: C_s = {cs_label(c)}" for w, c in pk.items()))
+        out["tables"] = line("tables", total=len(tables), within=within, above=above,
+                             below=len(tables) - within - above)
+    out["cs"] = line("cs", picks=", ".join(f"P_S = {plan.p_s(r.workload):g}: C_s = {cs_label(r.cs)}"
+                                           for r in picks.itertuples()))
     return out
 
 

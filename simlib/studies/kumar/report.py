@@ -21,9 +21,8 @@ from ...claims import Claim, Verdict, verdict_from_hits, verdict_from_sign
 from ...metrics import percent_improvement
 from ...stats import mean_ci
 from .fig1_sensitivity import BETTER, WORSE, band_table
-from .long_runs import long_claim
-from .plan import CS_INF, FIGURES, PAPER_NAMES, KumarPlan, cs_label, names
-from .readme import ranges
+from .long_runs import long_rule
+from .plan import CS_INF, FIGURES, PAPER_NAMES, KumarPlan, cs_label, names, ranges
 from .tables import _improvement, paired_improvement
 
 __all__ = ["CRITERIA", "texts", "claim", "claims", "tables_step", "outperforms",
@@ -110,18 +109,7 @@ def fig1_los_beats_easy(fig1_cube) -> Claim:
 
 
 def fig1_band_claim(cube, tolerance: float) -> Claim:
-    """Fig. 1 judged on the band over log segments x LOS tie rules (:mod:`.fig1_sensitivity`).
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"segment": "a", "load": x, "policy": p, "mean_wait": w}
-    ...                 for x in (0.5, 0.9)
-    ...                 for p, w in (("easy", 100.0), ("los_50_earliest", 80.0))],
-    ...                ["segment", "load", "policy"], ["mean_wait"])
-    >>> fig1_band_claim(c, 5.0).verdict.value
-    'reproduced'
-    """
+    """Fig. 1 judged on the band over log segments x LOS tie rules (:mod:`.fig1_sensitivity`)."""
     t = texts()["fig1_sensitivity"]
     table = band_table(cube, tolerance)
     parts = [t["part"].format(load=r.load, low=r.band_low, high=r.band_high, status=r.status)
@@ -136,12 +124,9 @@ def fig1_band_claim(cube, tolerance: float) -> Claim:
 def cs_optimum(published: Mapping, cs_cube, picks: pd.DataFrame, plan: KumarPlan) -> Claim | None:
     """Fig. 5: Delayed-LOS's C_s optimum near the printed values (None: no such P_S swept).
 
-    Near: our pick within 1 of the printed range, or a printed value among
-    the C_s not significantly worse than our best (paired by seed). An
-    *interior* optimum also needs the skip limit to matter: when C_s = ∞ was
-    run, it must be significantly worse than the best. Reproduced: near and
-    ∞ significantly worse (or not run); partly: near, but ∞ is as good (the
-    limit does not matter); else not reproduced.
+    Near the printed range, and *interior*: the skip limit must matter (C_s
+    = ∞, when run, significantly worse than the best); the rule in full is
+    the claim's criterion (``claims.yaml``).
     """
     opt, t = published["cs_optimum"], texts()["cs_optimum"]
     w = _workload_with_p_s(plan, float(opt["p_s"]), "cs")
@@ -251,10 +236,9 @@ def ecc_like_for_like(load_cube, with_w: str, without_w: str, new_e: str, base_e
     """Sect. V-C at the same P_S: is the improvement lower with ECCs? (None: a policy not run).
 
     Per seed, the improvement of ``new_e`` over ``base_e`` on ``with_w``
-    (mean over the load sweep) minus that of ``new`` over ``base`` on
-    ``without_w``; the workloads share jobs and arrivals, so the difference
-    is paired by seed. Reproduced: its 95 % CI below 0; contradicted: above
-    0; not reproduced: it holds 0.
+    minus that of ``new`` over ``base`` on ``without_w`` (each the mean over
+    the load sweep): the workloads share jobs and arrivals, so the difference
+    is paired by seed (rule: the claim's criterion).
     """
     have = {str(p) for p in load_cube["policy"].values}
     works = {str(w) for w in load_cube["workload"].values}
@@ -288,34 +272,41 @@ def headline_improvements(tables: pd.DataFrame, table: str) -> Claim | None:
 
 
 def n_bar_matches(row: Mapping) -> Claim:
-    """Sect. V: a printed n̄ within 2 standard errors of our size model's (a row of the n̄ table).
-
-    Examples
-    --------
-    >>> row = dict(published=139.35, p_s=0.5, p_d=0.0, published_figure="Fig. 5", n_bar=133.8,
-    ...            ci=3.1, seeds=20, expected=133.4, size_scale="log2", expected_linear=144.0,
-    ...            expected_log2=133.4, published_z=2.4)
-    >>> n_bar_matches(row).verdict.value
-    'not reproduced'
-    """
+    """Sect. V: a printed n̄ within 2 standard errors of our size model's (a row of the n̄ table)."""
     ok = abs(row["published_z"]) <= 2
     return claim("n_bar", Verdict.REPRODUCED if ok else Verdict.NOT_REPRODUCED, **row)
 
 
 def long_runs_equivalent(table: pd.DataFrame | None = None, n_jobs: int = 10000,
                          margin: float = 10.0) -> Claim:
-    """Sect. V: 10,000-job runs like 500-job ones (:func:`.long_runs.long_claim`); not testable without runs.
+    """Sect. V: 10,000-job runs like 500-job ones, judged on :func:`.long_runs.comparison_table`
+    by the rule :func:`.long_runs.long_rule`; not testable without runs.
 
     Examples
     --------
     >>> long_runs_equivalent().verdict.value
     'not testable here'
     """
-    if table is not None:
-        return long_claim(table, n_jobs, margin)
     t = texts()["long_runs"]
-    return claim("long_runs", Verdict.NOT_TESTABLE, {
-        "figure": t["not_run_figure"], "ours": t["not_run"], "criterion": t["not_run_criterion"]})
+    if table is None:
+        return claim("long_runs", Verdict.NOT_TESTABLE, {
+            "figure": t["not_run_figure"], "ours": t["not_run"], "criterion": t["not_run_criterion"]})
+    ok = table[~table["saturated"] & (table["point"] != "no interval")] if len(table) else table
+    if not len(ok):
+        return claim("long_runs", Verdict.NOT_TESTABLE,
+                     {"ours": t["untestable"], "criterion": long_rule(margin)})
+    counts, worst = ok["point"].value_counts(), ok.loc[ok["difference"].abs().idxmax()]
+    saturated = {f"{r.workload}@{r.load:g}" for r in table[table["saturated"]].itertuples()}
+    return claim("long_runs", verdict_from_hits(int(counts.get("equivalent", 0)), len(ok)),
+                 {"criterion": long_rule(margin)}, n_jobs=n_jobs, points=len(ok), margin=margin,
+                 equivalent=int(counts.get("equivalent", 0)),
+                 inconclusive=int(counts.get("inconclusive", 0)),
+                 different=int(counts.get("different", 0)),
+                 width=float((ok["ci_high"] - ok["ci_low"]).median()) / 2,
+                 seeds_long=int(ok["seeds_long"].min()), seeds_500=int(ok["seeds_500"].min()),
+                 difference=worst["difference"], new=worst["new"], base=worst["base"],
+                 workload=worst["workload"], load=worst["load"],
+                 saturated=", ".join(sorted(saturated)) or "none")
 
 
 #: Every criterion function of paper K, in the order :func:`claims` applies them.
@@ -399,8 +390,8 @@ def claims(*, published: Mapping, load_cube=None, cs_cube=None, fig1_cube=None,
         # One claim per published n̄ (several variants share a P_S, P_D).
         printed = n_bar[np.isfinite(n_bar["published"])].drop_duplicates(["p_s", "p_d"])
         out += [n_bar_matches(r) for r in printed.to_dict("records")]
-    out.append(long_runs_equivalent() if long_table is None else
-               long_claim(long_table, plan.long_runs["n_jobs"], plan.long_runs["margin"]))
+    out.append(long_runs_equivalent() if long_table is None else long_runs_equivalent(
+        long_table, plan.long_runs["n_jobs"], plan.long_runs["margin"]))
     return [c for c in out if c is not None]
 
 

@@ -33,16 +33,6 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
     """Metrics of one run of ``policy`` (the instance simulated) on ``jobs_workload``:
     :func:`summarize`'s, the paper's slowdown, dedicated jobs' timeliness (from the
     ``requested_start`` column), the ECC processor's commands, Delayed-LOS's forced starts.
-
-    Examples
-    --------
-    >>> from simlib.workload.swf import SWF_FIELDS, Workload
-    >>> row = [1, 0, -1, 10, 4, -1, -1, 4, 10] + [-1] * 9
-    >>> wl = Workload(pd.DataFrame([row], columns=list(SWF_FIELDS)).assign(requested_start=-1))
-    >>> pol = make_policy("easy")
-    >>> m = run_metrics(simulate(wl, pol, cpus=4), wl, 4, pol)
-    >>> m["kumar_slowdown"], m["dedicated_jobs"], m["utilization"]
-    (1.0, 0, 1.0)
     """
     # The run's table as numpy columns: a DataFrame per run cost ~5 % of a step.
     table = res.table
@@ -85,21 +75,6 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
     load, seed, cs; :func:`run_metrics`; the workload's facts, :data:`.cubes.RUN_INFO`),
     and every run's per-job table (Batsim ``jobs.csv`` columns) after the columns
     ``load, seed, cs`` (``cs`` -1: none).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from simlib.studies.kumar.workloads import generate_set
-    >>> out = tempfile.mkdtemp()
-    >>> _ = generate_set({"workload": "ps05", "purpose": "cs", "params": {"p_s": 0.5},
-    ...                   "loads": [0.9], "seeds": 1, "n_jobs": 20, "tolerance": 0.01,
-    ...                   "entropy_prefix": [1, 0]}, out)
-    >>> spec = {"workload": "ps05", "purpose": "cs", "policy": "delayed_los",
-    ...         "policy_params": {"unit": 32}, "loads": [0.9], "seeds": 1, "cs": [1, 7],
-    ...         "p_s": 0.5, "machine_procs": 320}
-    >>> records, jobs = simulate_set(spec, out)
-    >>> [(r["cs"], r["jobs"]) for r in records], len(jobs)
-    ([(1, 20), (7, 20)], 40)
     """
     workload, policy = spec["workload"], spec["policy"]
     pick = None
@@ -161,12 +136,6 @@ def fig2_example(durations: Sequence[float] = (10.0, 10.0, 10.0), cpus: int = 10
     Returns the per-job tables of LOS (alternative (a): the head job of 7
     starts at once) and Delayed-LOS (alternative (b): 4 + 6 start, the 7 is
     skipped while its skip count is below C_s).
-
-    Examples
-    --------
-    >>> s = fig2_example()
-    >>> s["los"]["starting_time"].tolist(), s["delayed_los"]["starting_time"].tolist()
-    ([0.0, 10.0, 10.0], [10.0, 0.0, 0.0])
     """
     from ...workload.swf import SWF_FIELDS, Workload
 

@@ -20,10 +20,6 @@ reruns no step):
 ``kumar_tables``            Tables IV–VII, n̄, the claims' verdicts (:mod:`.report`)
 ``kumar_report``            ``paper_figures/kumar/README.md`` (:mod:`.readme`)
 =========================== ============================================================
-
-The outputs of the figure and table steps are the artifacts of
-:func:`.plan.artifact_list` the step (``rule``) writes, named after their
-file (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``).
 """
 from __future__ import annotations
 
@@ -115,7 +111,8 @@ class Kumar(Study):
                              sensitivity=self.sensitivity is not None)
 
     def outputs(self, rule: str) -> dict:
-        """The files of ``paper_figures/kumar`` step ``kumar_<rule>`` writes, by output name."""
+        """The artifacts (:func:`.plan.artifact_list`) step ``kumar_<rule>`` writes, by output
+        name: their file's (``fig7_batch_ps02.png`` -> ``fig7_batch_ps02_png``)."""
         return {a["file"].replace(".", "_"): f"{OUT}/{a['file']}" for a in self.artifact_list()
                 if a["rule"] == rule}
 
@@ -338,9 +335,7 @@ class Kumar(Study):
         return f"{jobs} jobs of " + ", ".join(self.fig1.traces())
 
 
-# --------------------------------------------------------------------------
-# checks of the grid the schema cannot express
-# --------------------------------------------------------------------------
+# Checks of the grid the schema cannot express.
 WHERE = "config studies.kumar"
 
 

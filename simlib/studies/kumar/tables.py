@@ -52,17 +52,6 @@ def paired_improvement(cube, workload: str, new: str, base: str, metric: str,
         the sweep) as ``per_seed_max_median``, ``_p5``, ``_p95``;
         ``mean`` and ``ci`` (mean over the sweep of the per-seed paired
         improvement, Student-t over seeds); ``n`` seeds.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> recs = [{"workload": "w", "policy": p, "load": x, "seed": s, "mean_wait": v}
-    ...         for p, f in (("new", 0.8), ("old", 1.0)) for x in (0.5, 0.9)
-    ...         for s, v0 in ((0, 10.0), (1, 20.0)) for v in [v0 * f * (1 + x)]]
-    >>> cube = build_cube(recs, ["workload", "policy", "load", "seed"], ["mean_wait"])
-    >>> r = paired_improvement(cube, "w", "new", "old", "mean_wait")
-    >>> round(r["max_of_mean"], 6), round(r["mean"], 6)
-    (20.0, 20.0)
     """
     imp = _improvement(cube, workload, new, base, metric, sweep)
     a, b = (cube[metric].sel(workload=workload, policy=p).mean("seed", skipna=True).values
@@ -144,14 +133,6 @@ def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None
     set (:func:`.workloads.generate_set`). ``expected_linear`` / ``expected_log2``
     are E[n̄] under both size scales; ``published_z`` is the published
     value's distance from our expectation in standard errors of a 500-job n̄.
-
-    Examples
-    --------
-    >>> doc = {"params": {"p_s": 0.8}, "expected_n_bar": 96.0, "n_bar_se": 2.3,
-    ...        "entries": [{"seed": 0, "n_bar": 95.0}, {"seed": 1, "n_bar": 97.0}]}
-    >>> row = n_bar_frame({"ps08": doc}).iloc[0]
-    >>> float(row["n_bar"]), int(row["seeds"])
-    (96.0, 2)
     """
     pub = {(float(e["p_s"]), float(e["p_d"])): (float(e["n_bar"]), e.get("figure", ""))
            for e in (published or {}).get("n_bar", {}).get("values", [])}
@@ -176,14 +157,7 @@ def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None
 
 
 def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
-    """Table III from the policy registry, with the published row beside each.
-
-    Examples
-    --------
-    >>> df = algorithms_frame()
-    >>> df.set_index("registry_name").loc["hybrid_los_e", ["workload", "ecc_processor"]].tolist()
-    ['Heterogeneous', 'Yes']
-    """
+    """Table III from the policy registry, with the published row beside each."""
     pub = (published or {}).get("table3", {}).get("values", {})
     rows = []
     for name in PAPER_NAMES:
@@ -202,23 +176,7 @@ def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
 
 
 def dedicated_frame(cube) -> pd.DataFrame:
-    """Timeliness of dedicated jobs per (workload, policy), averaged over loads and seeds.
-
-    Examples
-    --------
-    >>> from simlib.cube import build_cube
-    >>> c = build_cube([{"workload": "h", "policy": "easy_d", "load": 0.5, "seed": s,
-    ...                  "dedicated_on_time": v, "dedicated_mean_delay": 3600.0 * s,
-    ...                  "dedicated_jobs": 5} for s, v in ((0, 1.0), (1, 0.5))],
-    ...                ["workload", "policy", "load", "seed"],
-    ...                ["dedicated_on_time", "dedicated_mean_delay", "dedicated_jobs"],
-    ...                metric_info={"dedicated_on_time": ("1", "", ""),
-    ...                             "dedicated_mean_delay": ("s", "", ""),
-    ...                             "dedicated_jobs": ("1", "", "")})
-    >>> row = dedicated_frame(c).iloc[0]
-    >>> float(row["on_time"]), float(row["mean_delay_h"])
-    (0.75, 0.5)
-    """
+    """Timeliness of dedicated jobs per (workload, policy), averaged over loads and seeds."""
     rows = []
     for w in cube["workload"].values:
         for p in cube["policy"].values:

@@ -19,6 +19,10 @@ from .plan import workload_file
 
 __all__ = ["generate_set", "make_set"]
 
+#: What a set's ``index.json`` keeps of each workload's facts (:func:`.generator.kumar_info`).
+_FACTS = ("beta_arr", "beta_arr_in_paper_range", "load_with_commands", "n_bar", "dedicated",
+          "commands", "n_jobs")
+
 
 def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
     """Generate every (load, seed) CWF workload of one variant and sweep.
@@ -30,16 +34,6 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
     spec, E[n̄] and its standard error, and one entry per file: load, seed,
     β_arr, Load reached with and without commands, n̄, counts); returns the
     entries.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> spec = {"workload": "ps05", "purpose": "load", "params": {"p_s": 0.5},
-    ...         "loads": [0.8], "seeds": 2, "n_jobs": 20, "tolerance": 0.01,
-    ...         "entropy_prefix": [1, 1]}
-    >>> out = tempfile.mkdtemp()
-    >>> [(e["load"], e["seed"], e["file"]) for e in generate_set(spec, out)]
-    [(0.8, 0, 'load0.8/seed0.cwf.gz'), (0.8, 1, 'load0.8/seed1.cwf.gz')]
     """
     outdir = Path(outdir)
     params = kgen.KumarParams.from_config(spec["params"], where=f"workload {spec['workload']}")
@@ -57,15 +51,9 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
             path = workload_file(outdir, load, seed)
             path.parent.mkdir(parents=True, exist_ok=True)
             write_cwf(wl, path)
-            entries.append({
-                "load": float(load), "seed": seed, "entropy": entropy,
-                "file": path.relative_to(outdir).as_posix(),
-                "beta_arr": info["beta_arr"],
-                "beta_arr_in_paper_range": info["beta_arr_in_paper_range"],
-                "offered_load": info["load"], "load_with_commands": info["load_with_commands"],
-                "n_bar": info["n_bar"], "dedicated": info["dedicated"],
-                "commands": info["commands"], "n_jobs": info["n_jobs"],
-            })
+            entries.append({"load": float(load), "seed": seed, "entropy": entropy,
+                            "file": path.relative_to(outdir).as_posix(), "offered_load": info["load"],
+                            **{k: info[k] for k in _FACTS}})
             if log is not None:
                 log.info("%s load %s seed %d: Load %.4f, beta_arr %.4f, n_bar %.1f",
                          spec["workload"], load, seed, info["load"], info["beta_arr"],
