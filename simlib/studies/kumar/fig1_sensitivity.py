@@ -24,6 +24,7 @@ gets a status from where the band lies against ``± tolerance``
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -39,6 +40,7 @@ from ...errors import ConfigError
 __all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
            "simulate_segment", "build_sensitivity_cube", "improvements", "band_table",
            "BAND_RULE", "write_tables", "segment_step"]
+_LOG = logging.getLogger(__name__)
 
 #: Dimensions of the sensitivity cube.
 DIMS = ["segment", "load", "policy"]
@@ -60,13 +62,7 @@ def segment_name(first_job: int, n_jobs: int | None) -> str:
 
 
 def segments(spec: Mapping, scale: str) -> dict[str, tuple[int, int | None]]:
-    """The segments of a scale: name -> (first job, number of jobs or None for the rest).
-
-    Examples
-    --------
-    >>> segments({"segments": {"smoke": [[0, 700], [700, None]]}}, "smoke")
-    {'0-699': (0, 700), '700-end': (700, None)}
-    """
+    """The segments of a scale: name -> (first job, number of jobs or None for the rest)."""
     segs = [(int(a), None if n is None else int(n)) for a, n in spec["segments"][scale]]
     return {segment_name(a, n): (a, n) for a, n in segs}
 
@@ -75,11 +71,6 @@ def variants(spec: Mapping) -> dict[str, tuple[str, dict]]:
     """Policy variants run on every segment: name -> (registered policy, parameters).
 
     EASY, then LOS at every lookahead x tie rule.
-
-    Examples
-    --------
-    >>> list(variants({"lookaheads": [50, "all"], "ties": ["earliest", "latest"]}))
-    ['easy', 'los_50_earliest', 'los_50_latest', 'los_all_earliest', 'los_all_latest']
     """
     out = {"easy": ("easy", {})}
     for look in spec["lookaheads"]:
@@ -106,7 +97,7 @@ def check_spec(spec: Mapping, where: str) -> None:
 
 def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: int | None,
                      load: float, variants: Mapping[str, tuple[str, dict]], simulation: Mapping,
-                     log=None) -> list[dict]:
+                     log=_LOG) -> list[dict]:
     """Every variant on one segment of a prepared trace rescaled to ``load``; one record each.
 
     Records hold the :func:`simlib.metrics.summarize` metrics, the jobs
@@ -118,9 +109,8 @@ def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: i
     seg = subset(_read_trace(trace_swf), first_job=first_job, n_jobs=n_jobs)
     scaled, factor = rescale_to_load(seg, machine_procs, load, round_to_seconds=True)
     reached = offered_load(scaled, machine_procs)
-    if log is not None:
-        log.info("segment %s: %d jobs, load %.4f (factor %.4f)", segment_name(first_job, n_jobs),
-                 len(scaled.jobs), reached, factor)
+    log.info("segment %s: %d jobs, load %.4f (factor %.4f)", segment_name(first_job, n_jobs),
+             len(scaled.jobs), reached, factor)
     out = []
     # runner.simulate closes its simulator (no reference cycle left), so the
     # collector can stay paused over the set: see Simulator.close.
@@ -129,11 +119,9 @@ def simulate_segment(trace_swf, *, machine_procs: int, first_job: int, n_jobs: i
             t0 = time.perf_counter()
             res = simulate(scaled, policy, cpus=machine_procs, policy_params=params,
                            overrun=simulation["overrun"], record_timeline=False)
-            if log is not None:
-                log.info("%s: %.2f s", name, time.perf_counter() - t0)
-            rec = {"policy": name, **summarize(res.jobs, machine_procs, tau=simulation["tau"]),
-                   "jobs": len(res.jobs), "offered_load": reached}
-            out.append(rec)
+            log.info("%s: %.2f s", name, time.perf_counter() - t0)
+            out.append({"policy": name, **summarize(res.jobs, machine_procs, tau=simulation["tau"]),
+                        "jobs": len(res.jobs), "offered_load": reached})
     return out
 
 
@@ -178,14 +166,11 @@ def improvements(cube: xr.Dataset) -> xr.DataArray:
     return imp.where(~((easy == 0) & (los == 0)), 0.0)
 
 
-def _paper_variants(policies, lookahead=PAPER_LOOKAHEAD) -> list[str]:
-    return [p for p in policies if str(p).startswith(f"los_{lookahead}_")]
-
-
 def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
     """Per load: the band of LOS's improvement over segments x tie rules (lookahead 50) and its status."""
     imp = improvements(cube)
-    paper = imp.sel(policy=_paper_variants(imp["policy"].values))
+    paper = imp.sel(policy=[p for p in imp["policy"].values
+                            if str(p).startswith(f"los_{PAPER_LOOKAHEAD}_")])
     rows = []
     for load in imp["load"].values:
         band = paper.sel(load=load).values.ravel()

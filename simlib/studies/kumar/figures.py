@@ -7,6 +7,8 @@ and notes, and writes its files (every ``figures`` artifact of
 """
 from __future__ import annotations
 
+import json
+import logging
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +26,7 @@ __all__ = ["FIG1_NOTE", "FIG2_TITLES", "draw_fig1", "draw_fig2", "draw_sweeps", 
 FIG1_NOTE = names()["fig1_note"]
 #: Panel titles of Fig. 2.
 FIG2_TITLES = names()["fig2_titles"]
+_LOG = logging.getLogger(__name__)
 
 
 def paper_marks(published, p_s: float) -> list[tuple[float, float, str]]:
@@ -59,8 +62,6 @@ def fig1_subset_note(cube) -> str:
     >>> fig1_subset_note(c)
     'jobs 0-19999 of the cleaned log; LOS lookahead 50 (its default)'
     """
-    import json
-
     from ...policies import POLICIES
     sub = json.loads(cube.attrs.get("config_subtree", "{}"))
     sc = sub.get("scale_settings") or {}
@@ -76,11 +77,10 @@ def _both(plot, png, svg, log, *args, **kw) -> None:
     """``plot`` into ``png`` and ``svg``."""
     for out in (png, svg):
         plot(*args, out, **kw)
-        if log is not None:
-            log.info("wrote %s", out)
+        log.info("wrote %s", out)
 
 
-def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
+def draw_fig1(cube, *, scale: str, png, svg, csv, log=_LOG) -> None:
     """Fig. 1 (PNG, SVG) and its data (CSV) from the ``kumar_fig1`` trace-sweep cube."""
     _both(plot_fig1, png, svg, log, cube, scale_label=scale,
           note=f"{FIG1_NOTE}; {fig1_subset_note(cube)}")
@@ -89,7 +89,7 @@ def draw_fig1(cube, *, scale: str, png, svg, csv, log=None) -> None:
     write_csv(df, csv, index=False, lineterminator="\n")
 
 
-def draw_fig2(schedules: Mapping[str, pd.DataFrame], *, png, svg, csv, log=None) -> None:
+def draw_fig2(schedules: Mapping[str, pd.DataFrame], *, png, svg, csv, log=_LOG) -> None:
     """Fig. 2 (PNG, SVG) from the simulated example (:func:`.runs.fig2_example`) and its
     schedules (CSV)."""
     _both(plot_fig2, png, svg, log, schedules, titles=FIG2_TITLES)
@@ -110,7 +110,7 @@ def _nbar_text(cube, workload: str, plan: KumarPlan, published) -> str:
 
 
 def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
-                log=None, published=None) -> list[str]:
+                log=_LOG, published=None) -> list[str]:
     """Figs. 5–11 and the C_s sweep of every other P_S; returns the files written.
 
     ``picks``: :func:`.cubes.picks_document` (the C_s picked are marked on
@@ -148,8 +148,7 @@ def draw_sweeps(plan: KumarPlan, cs_cube, load_cube, picks: Mapping, outdir, *,
                                 row_titles={w: row_title(w) for w in ws},
                                 note=names()["load_sweep_note"])
             written.append(out.as_posix())
-            if log is not None:
-                log.info("wrote %s", out)
+            log.info("wrote %s", out)
     return written
 
 
@@ -176,8 +175,6 @@ def examples_step(ctx) -> None:
 
 def sweeps_step(ctx) -> None:
     """The ``kumar_figures`` step: Figs. 5–11 and the other C_s sweeps (:func:`draw_sweeps`)."""
-    import json
-
     from ...cube import read_cube
     from .published import load_published
     plan = KumarPlan(ctx.params["study"], ctx.params["scale"])
@@ -191,8 +188,6 @@ def sensitivity_step(ctx) -> None:
     """The ``kumar_fig1_sensitivity`` step: the cube, the table and the figure
     (:mod:`.fig1_sensitivity`); here, beside the other figures, so that the
     segments' simulations and the claims do not depend on the drawing code."""
-    import json
-
     from ...cube import provenance, write_cube
     from .fig1_sensitivity import build_sensitivity_cube, improvements, write_tables
     from .plots import plot_fig1_sensitivity

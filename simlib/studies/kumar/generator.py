@@ -77,10 +77,7 @@ _SIZE_SCALES = ("linear", "log2")
 _ARRIVALS, _SIZES, _RUNTIMES, _DEDICATED, _COMMANDS = range(5)
 
 
-# --------------------------------------------------------------------------
-# Parameters
-# --------------------------------------------------------------------------
-
+# Parameters.
 @functools.lru_cache(maxsize=None)
 def _fields_schema() -> dict:
     """The schema of :class:`KumarParams`' fields: the study schema's ``$defs.kumar_params``."""
@@ -160,13 +157,7 @@ class KumarParams:
                               f"not fit machine_size = {self.machine_size}")
 
     def replace(self, **overrides) -> "KumarParams":
-        """Copy with some parameters changed; unknown names raise ConfigError.
-
-        Examples
-        --------
-        >>> KumarParams().replace(p_s=0.2).p_s
-        0.2
-        """
+        """Copy with some parameters changed; unknown names raise ConfigError."""
         known = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(overrides) - known)
         if unknown:
@@ -223,10 +214,7 @@ def _as_params(params) -> KumarParams:
     raise ConfigError(f"expected KumarParams or a mapping, got {params!r}")
 
 
-# --------------------------------------------------------------------------
-# Analytic expectations
-# --------------------------------------------------------------------------
-
+# Analytic expectations.
 def _stage_pmf(lo: float, hi: float, scale: str = "linear") -> dict[int, float]:
     """P(round(x) = k): the rounding cells [k - 1/2, k + 1/2) cut by [lo, hi].
 
@@ -275,17 +263,8 @@ def mean_job_size_se(params=None, n_jobs: int = N_JOBS) -> float:
 
 
 def hyper_gamma_p(params, size) -> np.ndarray:
-    """``p = clip(pa * s + pb, 0, 1)`` for sizes in processors.
-
-    ``s`` is the size in processors or in units, per ``params.p_size``.
-
-    Examples
-    --------
-    >>> hyper_gamma_p(KumarParams(), [32, 160]).round(4).tolist()
-    [0.6072, 0.0]
-    >>> hyper_gamma_p(KumarParams(p_size="units"), [32, 320]).round(4).tolist()
-    [0.7746, 0.726]
-    """
+    """``p = clip(pa * s + pb, 0, 1)`` for sizes in processors; ``s`` is the size in
+    processors or in units, per ``params.p_size``."""
     p = _as_params(params)
     s = np.asarray(size, dtype=float)
     if p.p_size == "units":
@@ -324,10 +303,7 @@ def expected_beta_arr(params=None, load: float = 0.9) -> float:
                              f"expected beta_arr for Load {load}")
 
 
-# --------------------------------------------------------------------------
-# Generation
-# --------------------------------------------------------------------------
-
+# Generation.
 def _truncated_gamma(u, shape, scale, limit):
     """Inverse-CDF draw of Gamma(shape, scale) conditioned on <= limit.
 
@@ -526,10 +502,7 @@ def _work_with_commands(size, run, ids, commands) -> float:
     return float(np.sum(size * run))
 
 
-# --------------------------------------------------------------------------
-# Measurements on a workload
-# --------------------------------------------------------------------------
-
+# Measurements on a workload.
 def _split(workload: Workload):
     if "request_type" in workload.jobs.columns:
         return split_commands(workload)

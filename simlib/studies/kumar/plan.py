@@ -155,7 +155,6 @@ class KumarPlan:
         spec = validate(config["studies"]["kumar"], SCHEMA, "config studies.kumar")
         return cls(spec, scale or config["scale"])
 
-    # ---------------------------------------------------------- workloads
     def params(self, workload: str) -> kgen.KumarParams:
         """Generator parameters of a workload variant (generator defaults + its fields).
 
@@ -211,7 +210,6 @@ class KumarPlan:
         return next((c for w, c in by_workload.items()
                      if math.isclose(self.p_s(w), self.p_s(workload))), None)
 
-    # ----------------------------------------------------------- policies
     def cs_dependent(self, policy: str) -> bool:
         """True when the policy takes C_s and the grid leaves it to the pipeline's pick."""
         return "cs" in POLICIES[policy].defaults and "cs" not in self.policies.get(policy, {})
@@ -279,14 +277,7 @@ class KumarPlan:
 
 
 def spec_runs(spec: Mapping, pick: int | None = None) -> list[dict]:
-    """The (load, seed, cs) runs of a simulation spec, in a fixed order.
-
-    Examples
-    --------
-    >>> spec = {"loads": [0.9], "seeds": 2, "cs": [1, 5], "policy_params": {}}
-    >>> [(r["seed"], r["cs"]) for r in spec_runs(spec)]
-    [(0, 1), (0, 5), (1, 1), (1, 5)]
-    """
+    """The (load, seed, cs) runs of a simulation spec, in a fixed order."""
     cs = spec["cs"]
     if cs == "pick":
         if pick is None:
@@ -302,13 +293,7 @@ def spec_runs(spec: Mapping, pick: int | None = None) -> list[dict]:
 
 
 def workload_file(directory, load: float, seed: int) -> Path:
-    """Path of one generated CWF workload inside a set's directory.
-
-    Examples
-    --------
-    >>> workload_file("data/w", 0.9, 3).as_posix()
-    'data/w/load0.9/seed3.cwf.gz'
-    """
+    """Path of one generated CWF workload inside a set's directory."""
     return Path(directory) / f"load{load_tag(load)}" / f"seed{int(seed)}.cwf.gz"
 
 

@@ -1,12 +1,9 @@
-"""Figures of paper K (Kumar, Shae, Jamjoom): Figs. 1, 2 and 5–11.
+"""Figures of paper K (Kumar, Shae, Jamjoom): Figs. 1, 2 and 5–11, from the study's cubes.
 
-Inputs are the study's cubes (:mod:`simlib.studies.kumar.cubes`): the C_s sweep
-``(workload, policy, cs, seed)``, the load sweep ``(workload, policy, load,
-seed)`` and Fig. 1's trace sweep ``(policy, trace, load)``. Curves are
-means over seeds with a shaded 95 % Student-t confidence band; every figure
-prints the scale and the number of seeds that produced it. Colours follow
-the policy's family so that a figure reads the same way in every panel:
-EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green.
+Curves are means over seeds with a shaded 95 % Student-t confidence band;
+every figure prints the scale and the number of seeds that produced it.
+Colours follow the policy's family so that a figure reads the same way in
+every panel: EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green.
 
 Rendering goes through :mod:`simlib.figures.common` (a private Agg canvas,
 pinned metadata), so reruns give identical files.
@@ -29,8 +26,9 @@ from .plan import CS_INF, PAPER_NAMES, cs_label
 __all__ = ["policy_style", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
            "cs_axis", "plot_cs_sweep", "plot_load_sweep"]
 
-_FAMILY_COLORS = {"easy": "tab:blue", "los": "tab:orange", "new": "tab:green", "other": "tab:gray"}
-_FAMILY_MARKERS = {"easy": "s", "los": "o", "new": "D", "other": "^"}
+#: Policy families by name prefix, first match: (prefixes, colour, marker).
+_FAMILIES = ((("delayed_los", "hybrid_los"), "tab:green", "D"), (("easy",), "tab:blue", "s"),
+             (("los",), "tab:orange", "o"), (("",), "tab:gray", "^"))
 _LABELS = {"utilization": "mean utilization", "mean_wait": "mean job waiting time",
            "kumar_slowdown": "slowdown (ratio of means)"}
 _SHORT = {"utilization": "utilization", "mean_wait": "mean wait", "kumar_slowdown": "slowdown"}
@@ -44,16 +42,8 @@ def policy_style(policy: str) -> dict:
     >>> policy_style("hybrid_los_e")["label"], policy_style("los_d")["color"]
     ('Hybrid-LOS-E', 'tab:orange')
     """
-    if policy.startswith(("delayed_los", "hybrid_los")):
-        fam = "new"
-    elif policy.startswith("easy"):
-        fam = "easy"
-    elif policy.startswith("los"):
-        fam = "los"
-    else:
-        fam = "other"
-    return {"color": _FAMILY_COLORS[fam], "marker": _FAMILY_MARKERS[fam],
-            "label": PAPER_NAMES.get(policy, policy)}
+    _, color, marker = next(f for f in _FAMILIES if policy.startswith(f[0]))
+    return {"color": color, "marker": marker, "label": PAPER_NAMES.get(policy, policy)}
 
 
 def _new_figure(nrows: int, ncols: int, w: float = 4.0, h: float = 3.2):

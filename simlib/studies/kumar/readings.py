@@ -56,17 +56,12 @@ def _readings_of(plan: KumarPlan, readings_cube) -> list[str]:
 
 
 def claims_matrix(load_cube, readings_cube, published: Mapping, plan: KumarPlan) -> pd.DataFrame:
-    """Every claim the load sweeps test, its verdict under the main reading and each other.
+    """Every claim the load sweeps test (columns ``claim``, ``source``), its verdict under
+    the main reading (:data:`MAIN`) and each other, and the numbers behind each
+    (``ours_<reading>``).
 
     The rules are :func:`.report.claims`'s, applied to :func:`reading_view`;
-    a claim on workloads a reading did not re-run keeps the main verdict
-    (marked ``=`` in :func:`write_readings`' table).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``claim``, ``source``, :data:`MAIN`, one per reading, and
-        ``ours_<reading>`` with the numbers behind each verdict.
+    a claim on workloads a reading did not re-run keeps the main verdict.
     """
     from .report import claims, long_runs_equivalent
     from .tables import tables_frame

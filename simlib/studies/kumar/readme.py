@@ -1,9 +1,7 @@
 """Paper K's README: ``paper_figures/kumar/README.md`` (the ``kumar_report`` step).
 
-The words are the template ``templates/README.md.j2``; this module reads
-what the tables step wrote (the claims, Tables IV–VII, n̄, the forced
-starts, the C_s picks) so that the README shows exactly their numbers, and
-renders its tables with the one table renderer of paper K (:func:`md`).
+The words are the template ``templates/README.md.j2``; the numbers are read
+from what the tables step wrote, so that the README shows exactly them.
 """
 from __future__ import annotations
 
@@ -27,11 +25,8 @@ CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "cri
 
 
 def md(df: pd.DataFrame, digits: int = 4) -> str:
-    """A README table: the one renderer in paper K's style.
-
-    Every column left-aligned, numbers to ``digits`` significant digits
-    (integral ones too), missing numbers as an en dash; no final line break.
-    """
+    """A README table in paper K's style: every column left-aligned, numbers to ``digits``
+    significant digits (integral ones too), missing numbers as an en dash; no final line break."""
     return markdown_table(df, digits=digits, align="left", missing="–",
                           integers=False).rstrip("\n")
 

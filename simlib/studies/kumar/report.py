@@ -9,6 +9,7 @@ the C_s picks, the tables of :mod:`.tables` and the published numbers
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Mapping
@@ -31,9 +32,8 @@ __all__ = ["CRITERIA", "texts", "claim", "claims", "tables_step", "outperforms",
            "ecc_like_for_like", "headline_improvements", "n_bar_matches", "long_runs_equivalent"]
 
 
-def texts() -> dict:
-    """``templates/claims.yaml``: each claim's words as format strings."""
-    return names("claims.yaml")
+#: ``templates/claims.yaml``: each claim's words as format strings.
+texts = functools.partial(names, "claims.yaml")
 
 
 def claim(key: str, verdict: Verdict, given: Mapping | None = None, **fields) -> Claim:

@@ -7,6 +7,7 @@ swept policy); a 500-job run takes ~0.05 s.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from ..base import load_tag
 from .plan import cs_param, spec_runs, workload_file
 
 __all__ = ["run_metrics", "simulate_set", "simulate_step", "fig2_example"]
+_LOG = logging.getLogger(__name__)
 
 
 def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> dict:
@@ -66,7 +68,7 @@ def run_metrics(res, jobs_workload, cpus: int, policy, *, tau: float = 10.0) -> 
 
 def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
                  overrun: str = "kill", tau: float = 10.0, debug: bool = False,
-                 log=None) -> tuple[list[dict], Table]:
+                 log=_LOG) -> tuple[list[dict], Table]:
     """Simulate one policy on every run of a workload set (:func:`.workloads.generate_set`)
     as ``spec`` says (:meth:`.plan.KumarPlan.simulation_spec`; ``picks``:
     :func:`.cubes.picks_document`, needed when ``spec["cs"] == "pick"``).
@@ -112,20 +114,19 @@ def simulate_set(spec: Mapping, workload_dir, *, picks: Mapping | None = None,
             run_table = res.table
             n = len(run_table)
             e = facts[(float(load), int(seed))]
-            rec = {"workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
-                   "cs": None if cs is None else int(cs), **metrics,
-                   "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
-                   "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": n,
-                   "commands": sum(e["commands"].values()),
-                   "cs_used": math.nan if cs is None else float(cs)}
-            records.append(rec)
+            records.append({
+                "workload": workload, "policy": policy, "load": float(load), "seed": int(seed),
+                "cs": None if cs is None else int(cs), **metrics,
+                "offered_load": e["offered_load"], "load_with_commands": e["load_with_commands"],
+                "beta_arr": e["beta_arr"], "n_bar": e["n_bar"], "jobs": n,
+                "commands": sum(e["commands"].values()),
+                "cs_used": math.nan if cs is None else float(cs)})
             tables.append(Table({"load": np.full(n, float(load)),
                                  "seed": np.full(n, int(seed), dtype=np.int64),
                                  "cs": np.full(n, -1 if cs is None else int(cs), dtype=np.int64),
                                  **{c: run_table[c] for c in run_table.columns}}))
-            if log is not None:
-                log.info("%s %s cs=%s: wait %.0f s, utilization %.4f", policy, name, cs,
-                         metrics["mean_wait"], metrics["utilization"])
+            log.info("%s %s cs=%s: wait %.0f s, utilization %.4f", policy, name, cs,
+                     metrics["mean_wait"], metrics["utilization"])
     return records, Table.concat(tables)
 
 

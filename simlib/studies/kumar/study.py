@@ -60,7 +60,6 @@ class Kumar(Study):
     uses = {FIG1_KEY: "Fig. 1 (EASY vs LOS on the SDSC-SP2 log), its sensitivity sweep and "
                       "their claims are"}
 
-    # ------------------------------------------------------------- config
     @functools.cached_property
     def plan(self) -> KumarPlan:
         """The grid at this study's scale."""
@@ -134,7 +133,6 @@ class Kumar(Study):
         """Everything a sweep's cube depends on (its provenance)."""
         return {**self.plan_at(scale or self.scale).subtree(purpose), "simulation": self.simulation()}
 
-    # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         return [*self._sweep_steps(), *(self._fig1_steps() if self.fig1 is not None else ()),
                 *self._paper_steps()]
@@ -274,7 +272,6 @@ class Kumar(Study):
                         "cubes": [self.cube_path(p) for p in self.plan.purposes]}),
         ]
 
-    # --------------------------------------------------------- step inputs
     def _paper_policies(self, wildcards=None) -> list[str]:
         # Fig. 2 simulates LOS and Delayed-LOS; Table III and the README
         # describe every registered policy the paper names.

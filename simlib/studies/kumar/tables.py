@@ -1,12 +1,8 @@
-"""Paper K's tables: Tables III–VII, n̄ per workload, dedicated jobs' timeliness.
+"""Paper K's tables: Tables III–VII, n̄ per workload, dedicated jobs' timeliness, forced starts.
 
 From the study's cubes (:mod:`.cubes`), the workload sets' ``index.json``
-(:mod:`.workloads`) and the published numbers (:mod:`.published`). Tables
-IV–VII (:func:`tables_frame`) put the paper's *maximum* % improvement over
-the load sweep beside ours, beside the distribution of what the paper's own
-procedure (one run per load, max over loads) gives on single seeds, and
-beside the *mean* % improvement with its 95 % CI: a maximum over a noisy
-sweep overstates the gain.
+(:mod:`.workloads`) and the published numbers (:mod:`.published`); what
+each column means is said beside it (``templates/``).
 """
 from __future__ import annotations
 
@@ -191,14 +187,10 @@ def dedicated_frame(cube) -> pd.DataFrame:
 
 
 def forced_starts_frame(cs_cube, swept: str = "delayed_los") -> pd.DataFrame:
-    """Per C_s-sweep workload and C_s: how often the skip limit acted.
-
-    Columns ``workload, C_s, mean_wait_h, ci_h, forced_starts_per_run,
-    forced_starts_max, largest_skip_count, runs_with_forced_starts, runs``:
-    the mean wait (hours, ± 95 % CI over seeds), forced head starts per run
-    (mean and maximum over seeds), the largest skip count any job reached,
-    and how many runs forced any start. Where no run forced a start, the
-    runs are those of C_s = infinity.
+    """Per C_s-sweep workload and C_s: how often the skip limit acted (forced head starts per
+    run, mean and maximum over seeds; the largest skip count; the runs forcing any start),
+    beside the mean wait (hours, ± 95 % CI). Where no run forced a start, the runs are those
+    of C_s = infinity.
 
     Examples
     --------

@@ -8,6 +8,7 @@ facts the cubes and tables need (β_arr, Load reached, n̄, counts).
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,13 +19,14 @@ from . import generator as kgen
 from .plan import workload_file
 
 __all__ = ["generate_set", "make_set"]
+_LOG = logging.getLogger(__name__)
 
 #: What a set's ``index.json`` keeps of each workload's facts (:func:`.generator.kumar_info`).
 _FACTS = ("beta_arr", "beta_arr_in_paper_range", "load_with_commands", "n_bar", "dedicated",
           "commands", "n_jobs")
 
 
-def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
+def generate_set(spec: Mapping, outdir, log=_LOG) -> list[dict]:
     """Generate every (load, seed) CWF workload of one variant and sweep.
 
     ``spec`` is :meth:`KumarPlan.generation_spec`; a Load reached
@@ -54,10 +56,8 @@ def generate_set(spec: Mapping, outdir, log=None) -> list[dict]:
             entries.append({"load": float(load), "seed": seed, "entropy": entropy,
                             "file": path.relative_to(outdir).as_posix(), "offered_load": info["load"],
                             **{k: info[k] for k in _FACTS}})
-            if log is not None:
-                log.info("%s load %s seed %d: Load %.4f, beta_arr %.4f, n_bar %.1f",
-                         spec["workload"], load, seed, info["load"], info["beta_arr"],
-                         info["n_bar"])
+            log.info("%s load %s seed %d: Load %.4f, beta_arr %.4f, n_bar %.1f", spec["workload"],
+                     load, seed, info["load"], info["beta_arr"], info["n_bar"])
     doc = {**dict(spec), "expected_n_bar": kgen.expected_mean_job_size(params),
            "n_bar_se": kgen.mean_job_size_se(params, int(spec["n_jobs"])), "entries": entries}
     write_text(outdir / "index.json", json.dumps(doc, indent=1, sort_keys=True) + "\n")
