@@ -72,8 +72,8 @@ class Kumar(Study):
     @functools.cached_property
     def fig1(self) -> Study | None:
         """The ``kumar_fig1`` sweep when it runs too (its cube feeds Fig. 1 and a claim)."""
-        return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo) \
-            if self.is_selected(FIG1_KEY) else None
+        selected = self.is_selected(FIG1_KEY)
+        return load_study(FIG1_KEY, self.config, self.scale, repo=self.repo) if selected else None
 
     @property
     def sensitivity(self) -> dict | None:
@@ -138,11 +138,11 @@ class Kumar(Study):
                 *self._paper_steps()]
 
     def _artifact_step(self, name: str, rule: str, run: str, extra: dict | None = None,
-                       templates=("names.yaml",), **kw) -> Step:
+                       templates=("names.yaml",), stage: str = "figures", **kw) -> Step:
         """A step writing the artifacts of ``rule`` (and ``extra`` outputs), all reported."""
         out = {**self.outputs(rule), **(extra or {})}
-        return Step(name, **{"stage": "figures", **kw}, output=out, templates=list(templates),
-                     report=dict.fromkeys(out, "kumar"), run=f"{PKG}.{run}")
+        return Step(name, stage=stage, output=out, templates=list(templates),
+                    report=dict.fromkeys(out, "kumar"), run=f"{PKG}.{run}", **kw)
 
     def _sweep_steps(self) -> list[Step]:
         plan = self.plan
