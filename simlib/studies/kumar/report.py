@@ -21,7 +21,7 @@ import pandas as pd
 from ...claims import Claim, Verdict, verdict_from_hits, verdict_from_sign
 from ...metrics import percent_improvement
 from ...stats import mean_ci
-from .fig1_sensitivity import BETTER, WORSE, band_table
+from .fig1_sensitivity import BETTER, WORSE, band_table, build_sensitivity_cube
 from .long_runs import long_rule
 from .plan import CS_INF, FIGURES, PAPER_NAMES, KumarPlan, cs_label, names, ranges
 from .tables import _improvement, paired_improvement
@@ -411,6 +411,9 @@ def tables_step(ctx) -> None:
     inp, out, scale = ctx.input, ctx.output, ctx.params["scale"]
     plan, published = KumarPlan(ctx.params["study"], scale), load_published(inp.published)
     cubes = {k[:-len("_cube")]: read_cube(v) for k, v in inp.items() if k.endswith("_cube")}
+    if inp.get("sensitivity_summaries"):
+        cubes["sensitivity"] = build_sensitivity_cube(
+            [json.loads(Path(f).read_text(encoding="utf-8")) for f in inp.sensitivity_summaries], {})
     indices = {w: json.loads((Path(d) / "index.json").read_text(encoding="utf-8"))
                for w, d in zip(plan.purpose_workloads("load"), inp.workloads)}
     tables, nbar = write_tables(cubes["load"], published, indices, scale=scale, seeds=plan.seeds,

@@ -214,8 +214,6 @@ class Kumar(Study):
         if spec is None:
             return steps
         from .fig1_sensitivity import segments
-        summaries = [f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
-                     for seg in segments(spec, scale) for x in spec["loads"][scale]]
         return steps + [
             # ~25 s per (segment, load) at default scale: EASY and six
             # LOS variants on the same jobs.
@@ -235,7 +233,7 @@ class Kumar(Study):
                 "kumar_fig1_sensitivity", "fig1_sensitivity", "figures:sensitivity_step",
                 {"cube": self.sensitivity_cube()}, ["fig1_sensitivity.md.j2", "claims.yaml"],
                 message=f"Fig. 1 sensitivity of paper K: cube, band table and figure ({scale})",
-                input={"summaries": summaries},
+                input={"summaries": self._segment_summaries()},
                 params={"tolerance": spec["tolerance"],
                         "subtree": {"fig1_sensitivity": spec, "trace": traces[0],
                                     "simulation": self.simulation(), "scale": scale}}),
@@ -310,9 +308,17 @@ class Kumar(Study):
         if self.fig1 is not None:
             out["fig1_cube"] = self.fig1.cube_path()
         if self.sensitivity is not None:
-            out["sensitivity_cube"] = self.sensitivity_cube()
+            # The segments' runs, not the cube of kumar_fig1_sensitivity: that step draws
+            # the figure too, and the claims must not rerun with the plot module.
+            out["sensitivity_summaries"] = self._segment_summaries()
         return {**out, **{f"{p}_cube": self.cube_path(p) for p in ("long", "readings")
                           if p in self.plan.purposes}}
+
+    def _segment_summaries(self) -> list[str]:
+        from .fig1_sensitivity import segments
+        spec, scale = self.sensitivity, self.scale
+        return [f"{SEGMENT_DIR}/summary.json".format(scale=scale, segment=seg, load=load_tag(x))
+                for seg in segments(spec, scale) for x in spec["loads"][scale]]
 
     def _report_inputs(self) -> dict:
         # Every other artifact of paper K: the README links them all.
