@@ -205,11 +205,9 @@ def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> 
     rows = []
     for seg in imp["segment"].values:
         for load in imp["load"].values:
-            easy = float(cube["mean_wait"].sel(segment=seg, load=load, policy="easy"))
-            row = {"segment": str(seg), "load": float(load),
-                   "offered_load": float(cube["offered_load"].sel(
-                       segment=seg, load=load, policy="easy")),
-                   "easy_mean_wait_h": easy / 3600}
+            easy = cube.sel(segment=seg, load=load, policy="easy")
+            row = {"segment": str(seg), "load": float(load), "offered_load": float(easy["offered_load"]),
+                   "easy_mean_wait_h": float(easy["mean_wait"]) / 3600}
             for p in imp["policy"].values:
                 row[f"{p}_improvement_pct"] = float(imp.sel(segment=seg, load=load, policy=p))
             rows.append(row)

@@ -504,9 +504,7 @@ def _work_with_commands(size, run, ids, commands) -> float:
 
 # Measurements on a workload.
 def _split(workload: Workload):
-    if "request_type" in workload.jobs.columns:
-        return split_commands(workload)
-    return workload, []
+    return split_commands(workload) if "request_type" in workload.jobs.columns else (workload, [])
 
 
 def kumar_load(workload: Workload, machine_size: int | None = None, *,
@@ -527,12 +525,9 @@ def kumar_load(workload: Workload, machine_size: int | None = None, *,
     run = j["run_time"].to_numpy(np.int64)
     if len(submit) < 2 or submit.max() <= submit.min():
         raise ConfigError(f"{workload.path or '<workload>'}: Load needs a submit span > 0")
-    span = float(submit.max() - submit.min())
-    if include_commands:
-        work = _work_with_commands(size, run, j["job_id"].to_numpy(), commands)
-    else:
-        work = float(np.sum(size * run.astype(float)))
-    return work / (span * M)
+    work = (_work_with_commands(size, run, j["job_id"].to_numpy(), commands) if include_commands
+            else float(_work(size, run)))
+    return work / (float(submit.max() - submit.min()) * M)
 
 
 def mean_job_size(workload: Workload) -> float:

@@ -71,8 +71,7 @@ def saturation_table(cube, label: str) -> pd.DataFrame:
 
 
 def _per_seed_improvement(cube, workload, new, base, load) -> np.ndarray:
-    a = cube["mean_wait"].sel(workload=workload, policy=new, load=load).values
-    b = cube["mean_wait"].sel(workload=workload, policy=base, load=load).values
+    a, b = (cube["mean_wait"].sel(workload=workload, policy=p, load=load).values for p in (new, base))
     ok = ~(np.isnan(a) | np.isnan(b))
     a, b = a[ok], b[ok]
     with np.errstate(divide="ignore", invalid="ignore"):

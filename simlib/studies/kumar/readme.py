@@ -101,9 +101,7 @@ def _artifacts_table(artifacts: Sequence[Mapping], summaries: Mapping,
         pub, ours = ("", "") if a["figure"] in seen else summaries.get(a["figure"], ("", ""))
         seen.add(a["figure"])
         rows.append([f"[`{a['file']}`]({a['file']})", a["title"], pub, ours])
-    for c in cubes:
-        rows.append([f"[`{c}`](../../{c})", "result cube (netCDF, built by the pipeline, not "
-                     "committed): every metric per run, units and provenance in attributes", "", ""])
+    rows += [[f"[`{c}`](../../{c})", names()["cube_row"], "", ""] for c in cubes]
     return pd.DataFrame(rows, columns=["artifact", "what", "published", "reproduced"])
 
 
