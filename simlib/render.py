@@ -91,7 +91,13 @@ def render(package: str, name: str, **context) -> str:
 
 def render_string(text: str, **context) -> str:
     """Render a template given as text (no includes), with the same filters."""
-    return _setup(jinja2.Environment(**_options())).from_string(text).render(**context)
+    return _string_template(text).render(**context)
+
+
+@functools.lru_cache(maxsize=None)
+def _string_template(text: str) -> jinja2.Template:
+    # Compiled once per text: a study renders the same messages for every step.
+    return _setup(jinja2.Environment(**_options())).from_string(text)
 
 
 def template_files(package: str, names) -> list[str]:
@@ -117,5 +123,5 @@ def template_data(package: str, name: str):
     """A YAML file of a package's ``templates/`` (words as data: labels, titles, claim
     texts), read once. A step reading it names it in ``Step.templates``, as a template,
     so that editing a word reruns only the steps writing it."""
-    import yaml
-    return yaml.safe_load((template_dirs(package)[0] / name).read_text(encoding="utf-8"))
+    from .io import read_yaml
+    return read_yaml(template_dirs(package)[0] / name)

@@ -808,15 +808,18 @@ def selected_keys(config: Mapping) -> list[str]:
     return [k for k in studies if k in chosen and k not in skip]
 
 
-def load_study(key: str, config: Mapping, scale: str | None = None, repo=None) -> Study:
+def load_study(key: str, config: Mapping, scale: str | None = None, repo=None, *,
+               validate: bool = True) -> Study:
     """The study ``key`` built from the config: its class from the registry, its grid
     checked against the class's schema and completed with the schema's defaults.
 
     The one path from a grid to a study, in the workflow, in a job and in a
-    test alike; the grid in ``config`` is completed in place.
+    test alike; the grid in ``config`` is completed in place. ``validate``
+    False skips the check for a config the workflow has checked and
+    completed already (a pipeline job's: the check costs a job ~0.1 s).
     """
     cls = study_class(key, config, repo)
-    if cls.schema:
+    if cls.schema and validate:
         from ..schema import validate
         studies = config["studies"]
         if studies.get(key) is None:

@@ -25,8 +25,9 @@ def main(snakemake):
             importlib.import_module(module)
         wildcards = dict(snakemake.wildcards.items())
         repo = repo_root(snakemake)
+        # The workflow checked the config and filled its defaults when it was parsed.
         study = load_study(snakemake.params.study, snakemake.config, wildcards.get("scale"),
-                           repo=repo)
+                           repo=repo, validate=False)
         spec = dict(snakemake.params.spec)
         # A batched job (studies.smk) names its step and gives each run's
         # wildcards and params; its files are named <name>__<i>.

@@ -19,9 +19,8 @@ import functools
 import itertools
 from pathlib import Path
 
-import yaml
-
 from ...errors import ConfigError
+from ...io import read_yaml
 from ..base import Artifact, Step, Study
 
 __all__ = ["Dutot", "OUT", "EXPERIMENTS", "f_comm_values"]
@@ -39,7 +38,7 @@ CHUNK = "results/runs/dutot/{scale}/{platform}/seed{seed}"
 @functools.cache
 def texts() -> dict:
     """``study.yaml``: artifact titles and platform sources."""
-    return yaml.safe_load(Path(__file__).with_name("study.yaml").read_text(encoding="utf-8"))
+    return read_yaml(Path(__file__).with_name("study.yaml"))
 
 
 def f_comm_values(grid) -> list[float]:

@@ -32,10 +32,10 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 import xarray as xr
-import yaml
 
 from ...engine.simulator import gc_paused
 from ...errors import ConfigError
+from ...io import read_yaml
 
 __all__ = ["DIMS", "PAPER_LOOKAHEAD", "segment_name", "segments", "variants", "check_spec",
            "simulate_segment", "build_sensitivity_cube", "improvements", "band_table",
@@ -193,8 +193,8 @@ def band_table(cube: xr.Dataset, tolerance: float) -> pd.DataFrame:
 
 #: The verdict's rule (:func:`.report.fig1_band_claim` applies it): ``claims.yaml``'s, read
 #: here without the plan's imports (this module is the segment simulations' code).
-BAND_RULE = yaml.safe_load((Path(__file__).resolve().parent / "templates" / "claims.yaml").read_text(
-    encoding="utf-8"))["fig1_sensitivity"]["criterion"]
+BAND_RULE = read_yaml(Path(__file__).resolve().parent / "templates" / "claims.yaml")[
+    "fig1_sensitivity"]["criterion"]
 
 
 def write_tables(cube: xr.Dataset, *, tolerance: float, csv, md, scale: str) -> pd.DataFrame:

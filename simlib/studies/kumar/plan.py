@@ -11,9 +11,8 @@ import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import yaml
-
 from ...errors import ConfigError
+from ...io import read_yaml
 from ...policies import POLICIES
 from ..base import load_tag
 from . import generator as kgen
@@ -32,7 +31,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 def names(file: str = "names.yaml") -> dict:
     """A YAML file of ``templates/``: by default ``names.yaml`` (paper names, figures,
     artifact titles); ``claims.yaml`` holds the claims' words."""
-    return yaml.safe_load((TEMPLATES / file).read_text(encoding="utf-8"))
+    return read_yaml(TEMPLATES / file)
 
 
 #: Registry name -> name printed in paper K.

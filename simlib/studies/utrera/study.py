@@ -27,8 +27,8 @@ _RUNS = "results/runs/utrera"
 @functools.lru_cache(maxsize=1)
 def declared() -> dict:
     """:data:`ARTIFACTS`: the index titles, the README's sections and the steps."""
-    import yaml
-    return yaml.safe_load(ARTIFACTS.read_text(encoding="utf-8"))
+    from ...io import read_yaml
+    return read_yaml(ARTIFACTS)
 
 
 class Utrera(Study):

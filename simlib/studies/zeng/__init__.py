@@ -54,8 +54,8 @@ def value_tag(value) -> str:
 def _data(name: str) -> dict:
     """A YAML file of this package: ``artifacts.yaml`` (per group, output name -> its step,
     path and title) or ``steps.yaml``."""
-    import yaml
-    return yaml.safe_load(Path(__file__).with_name(name).read_text(encoding="utf-8"))
+    from ...io import read_yaml
+    return read_yaml(Path(__file__).with_name(name))
 
 
 class Zeng(Study):
