@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import matplotlib
 import pandas as pd
@@ -26,6 +26,7 @@ from simlib.io import write_csv, write_text
 from simlib.markdown import markdown_table
 
 from .common import save_figure, time_unit
+from .styles import policy_styles
 
 __all__ = ["plot_wait_vs_load", "baseline_table", "table_to_markdown", "write_table"]
 
@@ -66,6 +67,7 @@ def plot_wait_vs_load(
     title: str | None = None,
     log_y: bool = True,
     note: str | None = None,
+    paper_styles: Mapping[str, Mapping] | None = None,
 ) -> Path:
     """Plot ``metric`` against offered load: a panel per trace, a line per policy.
 
@@ -89,6 +91,11 @@ def plot_wait_vs_load(
         are orders of magnitude above the backfilling ones near saturation.
     note : str, optional
         Extra footnote text, e.g. the traces' source and acknowledgement.
+    paper_styles : mapping, optional
+        Policy name -> ``color`` and ``marker`` of the study's own policies;
+        any other policy gets a user style (:mod:`simlib.figures.styles`),
+        so that adding one never restyles another. Without it, policies
+        take the ``tab10`` colours and a marker in the cube's order.
 
     Returns
     -------
@@ -123,11 +130,15 @@ def plot_wait_vs_load(
     fig = Figure(figsize=(4.2 * ncols + 0.6, 3.8), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, squeeze=False)[0]
-    colors = matplotlib.colormaps["tab10"]
-    markers = "osD^vP*X"
+    if paper_styles is None:
+        colors, markers = matplotlib.colormaps["tab10"], "osD^vP*X"
+        styles = {p: {"color": colors(k % 10), "marker": markers[k % len(markers)]}
+                  for k, p in enumerate(policies)}
+    else:
+        styles = policy_styles(policies, paper_styles)
     for ax, trace in zip(axes, traces):
         sub = da.sel(trace=trace) if trace is not None else da
-        for k, policy in enumerate(policies):
+        for policy in policies:
             line = sub.sel(policy=policy) if policy is not None else sub
             if "seed" in line.dims:
                 mean = line.mean("seed", skipna=True).values
@@ -135,9 +146,9 @@ def plot_wait_vs_load(
                 hi = line.max("seed", skipna=True).values
             else:
                 mean = lo = hi = line.values
-            color = colors(k % 10)
-            ax.plot(loads, mean, marker=markers[k % len(markers)], color=color,
-                    label=policy if policy is not None else metric)
+            style = styles[policy]
+            color = style["color"]
+            ax.plot(loads, mean, **style, label=policy if policy is not None else metric)
             if n_seeds > 1:
                 ax.fill_between(loads, lo, hi, color=color, alpha=0.2, linewidth=0)
         ax.set_xlabel("offered load")

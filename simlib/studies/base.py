@@ -28,6 +28,7 @@ Examples
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import importlib
@@ -412,6 +413,10 @@ class Study:
     #: ``load_published(path)`` reads and validates its published-numbers
     #: file (``published`` in its grid); None for a study without one.
     published_loader: ClassVar[str | None] = None
+    #: Why the study runs none of the config's ``extra_policies`` (one line,
+    #: printed when some are given); empty when :meth:`add_extra_policies`
+    #: puts them into its comparisons.
+    extra_policies_refused: ClassVar[str] = "its comparisons have no place for another policy"
 
     @classmethod
     def schema_path(cls) -> Path:
@@ -457,6 +462,12 @@ class Study:
             self.spec = config["studies"][self.key]
         except KeyError:
             raise ConfigError(f"config studies.{self.key}: missing (study {type(self).__name__})") from None
+        from .user_policies import extra_policies
+        #: The config's extra_policies this study runs (name -> parameters).
+        self.extra_policies = {} if self.extra_policies_refused else extra_policies(config)
+        if self.extra_policies:
+            # A copy: the config's grid stays the user's.
+            self.spec = self.add_extra_policies(copy.deepcopy(self.spec), self.extra_policies)
 
     # ------------------------------------------------------------ contract
     def check(self) -> None:
@@ -473,6 +484,15 @@ class Study:
     def steps(self) -> list[Step]:
         """Every rule template of the study."""
         raise NotImplementedError
+
+    def add_extra_policies(self, spec: dict, extra: Mapping[str, dict]) -> dict:
+        """The grid ``spec`` (a copy) with the user's ``extra`` policies in its comparisons.
+
+        Called when the config has ``extra_policies`` and the study takes
+        them (:attr:`extra_policies_refused` empty). A policy that cannot
+        run here raises :class:`ConfigError` saying why.
+        """
+        raise NotImplementedError(f"study {self.key} takes extra policies but does not add them")
 
     def artifacts(self) -> list[Artifact]:
         """What the study adds to ``paper_figures/`` (and the index), at this scale."""
@@ -505,9 +525,15 @@ class Study:
 
     def left_out(self) -> list[str]:
         """One line per used study (:attr:`uses`) that this run leaves out, saying what is lost."""
-        return [f"study {self.key}: {what} left out: it needs study {other}'s results "
-                f"(build {other} too to have them)"
-                for other, what in self.uses.items() if not self.is_selected(other)]
+        lines = [f"study {self.key}: {what} left out: it needs study {other}'s results "
+                 f"(build {other} too to have them)"
+                 for other, what in self.uses.items() if not self.is_selected(other)]
+        from .user_policies import extra_policies
+        refused = list(extra_policies(self.config)) if self.extra_policies_refused else []
+        if refused:
+            lines.append(f"study {self.key}: extra_policies {', '.join(refused)} not run: "
+                         f"{self.extra_policies_refused}")
+        return lines
 
     def step(self, name: str) -> Step:
         """The step called ``name``."""

@@ -3,7 +3,6 @@
 # Included first by the Snakefile, so a bad config fails before any job runs.
 
 import functools
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -35,23 +34,18 @@ def validate_section(data, schema, prefix=""):
 validate_section(config, f"{workflow.basedir}/config/config.schema.json")
 
 
-def import_policy_modules(names):
-    """Import user modules that register extra policies (config policy_modules)."""
-    for name in names or []:
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise ConfigError(
-                f"config policy_modules: cannot import {name!r} ({exc}); "
-                "is its directory on PYTHONPATH?") from None
-
-
-import_policy_modules(config.get("policy_modules"))
-
 #: The repository (the directory holding the Snakefile); relative paths in
-#: the config (traces.source, traces.manifest) are relative to it, so the
-#: pipeline also runs with --directory elsewhere.
+#: the config (traces.source, traces.manifest, policy_modules) are relative
+#: to it, so the pipeline also runs with --directory elsewhere.
 REPO = Path(workflow.basedir).resolve()
+
+# The user's policies (docs/writing_a_policy.md): their modules register
+# them, then extra_policies is checked like any study's policies.
+from simlib.studies.user_policies import check_extra_policies, import_policy_modules
+
+import_policy_modules(config, REPO)
+check_extra_policies(config)
+
 
 #: The scale of this run.
 SCALE = config["scale"]

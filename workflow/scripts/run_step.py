@@ -4,11 +4,10 @@ Builds the study from the config, finds the step named like the rule, and
 runs it with a :class:`simlib.studies.base.StepContext`: the step's files,
 tracked parameters, wildcards, logger and the config.
 """
-import importlib
-
 from _common import job_log, repo_root
 from simlib.studies import load_study
 from simlib.studies.base import Files, StepContext
+from simlib.studies.user_policies import import_policy_modules
 
 
 def _files(named, suffix=""):
@@ -20,11 +19,10 @@ def _files(named, suffix=""):
 
 def main(snakemake):
     with job_log(snakemake) as log:
-        # User policies and studies register themselves on import.
-        for module in snakemake.config.get("policy_modules") or []:
-            importlib.import_module(module)
         wildcards = dict(snakemake.wildcards.items())
         repo = repo_root(snakemake)
+        # The user's policies register themselves on import.
+        import_policy_modules(snakemake.config, repo)
         # The workflow checked the config and filled its defaults when it was parsed.
         study = load_study(snakemake.params.study, snakemake.config, wildcards.get("scale"),
                            repo=repo, validate=False)

@@ -11,6 +11,12 @@ __all__ = ["figures"]
 PWA_NOTE = ("Traces: Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, JPDC 74(10), 2014), "
             "cleaned logs SDSC-SP2 and CTC-SP2; see each log's header for its acknowledgement.")
 
+#: The baseline's policies: one style each, whatever else the cube holds
+#: (config extra_policies: :mod:`simlib.figures.styles`).
+PAPER_STYLES = {"conservative": {"color": "tab:blue", "marker": "o"},
+                "easy": {"color": "tab:orange", "marker": "s"},
+                "fcfs": {"color": "tab:green", "marker": "D"}}
+
 #: Table column order: the study's headline metrics first.
 FIRST = ["mean_wait", "mean_response", "mean_bounded_slowdown", "utilization", "makespan",
          "p50_wait", "p95_wait", "max_wait", "offered_load", "interarrival_factor",
@@ -25,7 +31,8 @@ def figures(ctx: StepContext) -> None:
     scale = ctx.params["scale"]
     cube = read_cube(ctx.input.cube)
     for out in (ctx.output.png, ctx.output.svg):
-        plot_wait_vs_load(cube, out, metric=ctx.params["metric"], scale_label=scale, note=PWA_NOTE)
+        plot_wait_vs_load(cube, out, metric=ctx.params["metric"], scale_label=scale, note=PWA_NOTE,
+                          paper_styles=PAPER_STYLES)
         ctx.log.info("wrote %s", out)
     names = [str(v) for v in cube.data_vars]
     table = baseline_table(cube, [m for m in FIRST if m in names] + [m for m in names if m not in FIRST])

@@ -15,6 +15,7 @@ from ...errors import ConfigError
 from ...io import read_yaml
 from ...policies import POLICIES
 from ..base import load_tag
+from ..user_policies import policy_sources
 from . import generator as kgen
 
 __all__ = ["CS_INF", "cs_value", "cs_label", "ranges", "cs_param", "names", "PAPER_NAMES", "FIGURES",
@@ -138,6 +139,8 @@ class KumarPlan:
         self.workloads = {k: dict(v or {}) for k, v in spec["workloads"].items()}
         self.policies = {k: dict(v or {}) for k, v in spec["policies"].items()}
         self.cs_sweep, self.load_sweeps = spec["cs_sweep"], spec["load_sweeps"]
+        #: The user's policies (config extra_policies) in the load sweeps.
+        self.extra = tuple(spec.get("extra_policies") or ())
         self.generator, self.readings = spec["generator"], spec["readings"]
         self.machine_procs, self.n_jobs = spec["machine_procs"], spec["n_jobs"]
         self.base_seed, self.tolerance = spec["base_seed"], spec["tolerance"]
@@ -187,7 +190,15 @@ class KumarPlan:
             return list(self.cs_sweep["policies"]) + [self.cs_sweep["swept"]]
         if purpose == "long":
             return list(self.long_runs["workloads"][workload])
-        return list(self.load_sweeps[reading_workload(workload)[1]])
+        policies = self.load_sweeps[reading_workload(workload)[1]]
+        if purpose == "readings":  # the paper's policies only
+            return [p for p in policies if p not in self.extra]
+        return list(policies)
+
+    @property
+    def paper_load_sweeps(self) -> dict[str, list[str]]:
+        """``load_sweeps`` without the user's policies."""
+        return {w: [p for p in pols if p not in self.extra] for w, pols in self.load_sweeps.items()}
 
     def purpose_size(self, purpose: str) -> tuple[int, int]:
         """(seeds, jobs per run) of a sweep."""
@@ -260,8 +271,10 @@ class KumarPlan:
                "generator": self.generator, "cs_sweep": self.cs_sweep}
         if purpose in (None, "cs"):
             out["cs_values"] = list(self.cs_values)
-        if purpose in (None, "load", "readings"):
+        if purpose in (None, "load"):
             out.update(loads=list(self.loads), load_sweeps=self.load_sweeps)
+        elif purpose == "readings":
+            out.update(loads=list(self.loads), load_sweeps=self.paper_load_sweeps)
         if purpose == "long" or (purpose is None and self.long_runs["workloads"]):
             out.update(loads=list(self.loads), long_runs=self.long_runs)
         if purpose == "readings" or (purpose is None and self.readings):
@@ -272,6 +285,10 @@ class KumarPlan:
             used_w |= set(self.purpose_workloads("long"))
         out["workloads"] = {w: self.workloads[w] for w in sorted(used_w)}
         out["policies"] = {p: self.policies.get(p, {}) for p in sorted(used)}
+        # A user's policy: its module's file and hash (editing it reruns the aggregate).
+        sources = policy_sources(sorted(used))
+        if sources:
+            out["policy_sources"] = sources
         return out
 
 

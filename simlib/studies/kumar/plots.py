@@ -3,7 +3,8 @@
 Curves are means over seeds with a shaded 95 % Student-t confidence band;
 every figure prints the scale and the number of seeds that produced it.
 Colours follow the policy's family so that a figure reads the same way in
-every panel: EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green.
+every panel: EASY family blue, LOS family orange, Delayed-LOS / Hybrid-LOS green; a
+user's policy (config extra_policies) takes a reserved style (:mod:`simlib.figures.styles`).
 
 Rendering goes through :mod:`simlib.figures.common` (a private Agg canvas,
 pinned metadata), so reruns give identical files.
@@ -21,9 +22,10 @@ import xarray as xr
 
 from ...figures.common import new_figure, save_figure, seed_band
 from ...figures.gantt import draw_jobs
+from ...figures.styles import user_style
 from .plan import CS_INF, PAPER_NAMES, cs_label
 
-__all__ = ["policy_style", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
+__all__ = ["policy_style", "user_policies", "plot_fig1", "plot_fig1_sensitivity", "plot_fig2",
            "cs_axis", "plot_cs_sweep", "plot_load_sweep"]
 
 #: Policy families by name prefix, first match: (prefixes, colour, marker).
@@ -34,16 +36,27 @@ _LABELS = {"utilization": "mean utilization", "mean_wait": "mean job waiting tim
 _SHORT = {"utilization": "utilization", "mean_wait": "mean wait", "kumar_slowdown": "slowdown"}
 
 
-def policy_style(policy: str) -> dict:
-    """Colour, marker and label of a policy (by family).
+def policy_style(policy: str, users: Sequence[str] = ()) -> dict:
+    """Colour, marker and label of a policy: a paper policy's by family, a user's
+    (config extra_policies; its place in ``users``) from the reserved user styles.
 
     Examples
     --------
     >>> policy_style("hybrid_los_e")["label"], policy_style("los_d")["color"]
     ('Hybrid-LOS-E', 'tab:orange')
+    >>> policy_style("easy_small", ["sjf_easy", "easy_small"])["color"]
+    'tab:brown'
     """
+    if policy not in PAPER_NAMES:
+        k = list(users).index(policy) if policy in users else 0
+        return {**user_style(k), "label": policy}
     _, color, marker = next(f for f in _FAMILIES if policy.startswith(f[0]))
-    return {"color": color, "marker": marker, "label": PAPER_NAMES.get(policy, policy)}
+    return {"color": color, "marker": marker, "label": PAPER_NAMES[policy]}
+
+
+def user_policies(cube) -> list[str]:
+    """The policies of ``cube`` (Dataset or DataArray) that are not paper K's, in its order."""
+    return [str(p) for p in cube["policy"].values if str(p) not in PAPER_NAMES]
 
 
 def _new_figure(nrows: int, ncols: int, w: float = 4.0, h: float = 3.2):
@@ -76,11 +89,14 @@ def _metric_axis(ax, metric: str, unit: str) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, **kw):
+def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, users=(), **kw):
     """``policy``'s seed mean of ``da`` against ``x`` (``label``: its name formatted in) and
-    its 95 % band, where it has a width (anyway with ``band``)."""
-    st = policy_style(policy)
+    its 95 % band, where it has a width (anyway with ``band``); ``users``: the
+    user policies of the figure (their styles)."""
+    st = policy_style(policy, users)
     mean, lo, hi = seed_band(da)
+    if "linestyle" in st:
+        kw.setdefault("linestyle", st["linestyle"])
     ax.plot(x, mean / factor, color=st["color"], marker=st["marker"], markersize=4,
             label=label.format(st["label"]), **kw)
     if band or np.any(hi > lo):
@@ -88,17 +104,19 @@ def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, **kw):
 
 
 def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None) -> Path:
-    """Fig. 1: mean wait of EASY and LOS against offered load on a real trace."""
+    """Fig. 1: mean wait of EASY and LOS (and any user policy of the cube) against
+    offered load on a real trace."""
     da = cube["mean_wait"]
+    users = user_policies(da)
     traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
     fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
     factor, unit = _time_unit(da)
     for ax, trace in zip(axes[0], traces):
         sub = da.sel(trace=trace) if trace else da
         x = sub["load"].values.astype(float)
-        for p in ("easy", "los"):
+        for p in ("easy", "los", *users):
             if p in sub["policy"].values:
-                _draw(ax, x, sub.sel(policy=p), p, factor)
+                _draw(ax, x, sub.sel(policy=p), p, factor, users=users)
         ax.set_xlabel("offered load (inter-arrival times scaled)")
         _metric_axis(ax, "mean_wait", unit)
         if bool((sub > 0).all()):
@@ -305,6 +323,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
     policy with values for it).
     """
     row_titles = dict(row_titles or {})
+    users = user_policies(cube)
     fig, axes = _new_figure(len(workloads), len(metrics), 4.0, 3.1)
     for r, w in enumerate(workloads):
         sub = cube.sel(workload=w)
@@ -317,7 +336,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
             da = sub[m]
             factor, unit = _time_unit(da)
             for p in pols:
-                _draw(ax, x, da.sel(policy=p), p, factor)
+                _draw(ax, x, da.sel(policy=p), p, factor, users=users)
             ax.set_xlabel("Load")
             _metric_axis(ax, m, unit)
             if c == 0 and w in row_titles:

@@ -146,7 +146,7 @@ def beta_arr_frame(load_cube, readings_cube, plan: KumarPlan) -> pd.DataFrame:
                                                   [str(w) for w in load_cube["workload"].values]):
         for w in workloads:
             # Every policy of a workload runs the same workloads: count them once.
-            b = cube["beta_arr"].sel(workload=w, policy=plan.load_sweeps[w][0]).values
+            b = cube["beta_arr"].sel(workload=w, policy=plan.paper_load_sweeps[w][0]).values
             b = b[np.isfinite(b)]
             if b.size:
                 rows.append({"reading": reading, "workload": w, "size_scale": plan.params(
@@ -176,7 +176,7 @@ def timeliness_frame(load_cube, readings_cube, plan: KumarPlan) -> pd.DataFrame:
          "commands_on_running": mean(cube, "commands_on_running", w, p),
          "mean_wait_h": mean(cube, "mean_wait", w, p, 3600.0)}
         for reading, cube, workloads in _each_reading(load_cube, readings_cube, plan, touched)
-        for w in workloads for p in plan.load_sweeps[w]])
+        for w in workloads for p in plan.paper_load_sweeps[w]])
 
 
 def _fmt(x, digits=1) -> str:

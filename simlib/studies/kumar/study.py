@@ -29,6 +29,7 @@ import re
 from ...errors import ConfigError
 from ...policies import POLICIES
 from ..base import Artifact, Step, Study, load_study, load_tag
+from ..user_policies import merge_policies
 from .plan import FIGURES, PAPER_NAMES, READING_SEP, TABLE_WORKLOADS, KumarPlan, artifact_list, names
 
 __all__ = ["Kumar"]
@@ -59,6 +60,16 @@ class Kumar(Study):
     published_loader = ".published"
     uses = {FIG1_KEY: "Fig. 1 (EASY vs LOS on the SDSC-SP2 log), its sensitivity sweep and "
                       "their claims are"}
+    #: The config's extra_policies join every Section V load sweep (not the
+    #: C_s sweep, the long runs or the readings, which study the paper's own).
+    extra_policies_refused = ""
+
+    def add_extra_policies(self, spec: dict, extra) -> dict:
+        spec["policies"] = merge_policies(self.key, spec["policies"], extra)
+        spec["load_sweeps"] = {w: [*pols, *extra] for w, pols in spec["load_sweeps"].items()}
+        # Kept in the grid so that every step's plan (built from the grid) knows them.
+        spec["extra_policies"] = list(extra)
+        return spec
 
     @functools.cached_property
     def plan(self) -> KumarPlan:

@@ -13,6 +13,7 @@ Config (``studies.<key>``): ``traces`` (catalog names), ``policies``
 from __future__ import annotations
 
 from ..base import Artifact, Step, Study, load_tag
+from ..user_policies import merge_policies, policy_sources
 
 __all__ = ["TraceSweep"]
 
@@ -28,6 +29,8 @@ class TraceSweep(Study):
     """
 
     schema = "trace_sweep.schema.json"
+    #: The config's extra_policies join ``policies``: every trace, every load.
+    extra_policies_refused = ""
 
     # ------------------------------------------------------------- config
     @property
@@ -37,6 +40,10 @@ class TraceSweep(Study):
     @property
     def policies(self) -> dict[str, dict]:
         return {p: dict(v or {}) for p, v in (self.spec.get("policies") or {}).items()}
+
+    def add_extra_policies(self, spec: dict, extra) -> dict:
+        spec["policies"] = merge_policies(self.key, spec.get("policies"), extra)
+        return spec
 
     def loads(self, scale: str | None = None) -> list[float]:
         return [float(x) for x in self.spec["loads"][scale or self.scale]]
@@ -52,7 +59,7 @@ class TraceSweep(Study):
         """
         catalog = self.config["traces"]["catalog"]
         manifest = self.trace_sha256
-        return {
+        tree = {
             "study": self.key,
             "scale": scale,
             "scale_settings": {k: v for k, v in self.config["scales"][scale].items()
@@ -66,6 +73,11 @@ class TraceSweep(Study):
             "trace_unsorted": self.config["traces"].get("unsorted", "sort"),
             "simulation": self.simulation(),
         }
+        # A user's policy: its module's file and hash (editing it reruns the aggregate).
+        sources = policy_sources(self.policies)
+        if sources:
+            tree["policy_sources"] = sources
+        return tree
 
     # --------------------------------------------------------------- paths
     def run_dir(self, trace: str, policy: str, load, scale: str | None = None) -> str:
