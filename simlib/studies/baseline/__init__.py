@@ -33,7 +33,9 @@ class Baseline(TraceSweep):
             input={"cube": self.cube_path()},
             output={"png": f"{OUT}/mean_wait_vs_load.png", "svg": f"{OUT}/mean_wait_vs_load.svg",
                     "csv": f"{OUT}/metrics_by_load.csv", "md": f"{OUT}/metrics_by_load.md"},
-            params={"scale": self.scale, "metric": "mean_wait"},
+            params={"scale": self.scale, "metric": "mean_wait",
+                    # The user's policies, named in the table's text (config extra_policies).
+                    **({"extra_policies": list(self.extra_policies)} if self.extra_policies else {})},
             report={k: "baseline" for k in ("png", "svg", "csv", "md")},
             templates=["metrics_by_load.md.j2"],
             run=f"{__name__}.figures:figures")]

@@ -41,6 +41,7 @@ def figures(ctx: StepContext) -> None:
     units = {str(v): cube[v].attrs.get("units", "") for v in cube.data_vars}
     write_text(ctx.output.md, render(__package__, "metrics_by_load.md.j2", scale=scale,
                                      cube_path=ctx.input.cube, attrs=cube.attrs,
+                                     extra=ctx.params.get("extra_policies", []),
                                      table=table_to_markdown(table.drop(columns=["scale"]), units)),
                encoding="utf-8")
     ctx.log.info("wrote %s and %s (%d rows)", ctx.output.csv, ctx.output.md, len(table))

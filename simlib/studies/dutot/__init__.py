@@ -58,6 +58,11 @@ class Dutot(Study):
     title = "Dutot et al. (dutot): conservative backfilling with contiguity and locality, SimGrid"
     schema = "dutot.schema.json"
     published_loader = ".published"
+    #: Why the config's extra_policies do not run here (printed when given).
+    extra_policies_refused = ("its comparisons are between the allocation rules "
+                              "(studies.dutot.variants) of conservative backfilling, timed by "
+                              "SimGrid; a queue policy without an allocation rule has no place "
+                              "in them")
 
     # ------------------------------------------------------------ config
     @property

@@ -66,6 +66,11 @@ class Zeng(Study):
     title = "Zeng & Sodan (zeng): Scojo-PECT time slicing on multi-core nodes"
     schema = "zeng.schema.json"
     published_loader = ".published"
+    #: Why the config's extra_policies do not run here (printed when given).
+    extra_policies_refused = ("its comparisons are between time-sharing schedulers (Scojo-PECT's "
+                              "slices with space sharing, G-LOMARC-TS) on multi-core nodes with "
+                              "the slowdown model of Table 4, which a space-sharing queue "
+                              "policy does not implement")
 
     # ------------------------------------------------------------ config
     def workloads(self) -> list[str]:
