@@ -89,3 +89,18 @@ def test_load_sweep_figure_one_row_per_workload(tmp_path):
     one = F.plot_load_sweep(cube, ["ps05", "ps08"], tmp_path / "f8.svg", scale_label="smoke",
                             metrics=["mean_wait"])
     assert one.read_text().count('id="axes_') == 2
+
+
+def test_a_band_of_a_quantity_that_cannot_be_negative_is_cut_at_zero():
+    # Two seeds far apart: the t-interval of the mean reaches below 0.
+    da = xr.DataArray([[1.0, 99.0], [10.0, 12.0]], dims=("load", "seed"))
+    ax = F.new_figure(4, 3).add_subplot()
+    assert F._draw(ax, np.array([0.5, 0.9]), da, "easy") is True
+    band = ax.collections[0].get_paths()[0].vertices[:, 1]
+    assert band.min() == 0.0
+    # An improvement (floor None) keeps its whole interval.
+    ax2 = F.new_figure(4, 3).add_subplot()
+    assert F._draw(ax2, np.array([0.5, 0.9]), da - 50, "easy", band=True, floor=None) is False
+    assert ax2.collections[0].get_paths()[0].vertices[:, 1].min() < -50
+    assert "cut at 0" in F._seeds_note(da, "smoke", cut=True)
+    assert "cut at 0" not in F._seeds_note(da, "smoke")

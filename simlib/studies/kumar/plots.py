@@ -75,11 +75,13 @@ def _footer(fig, text: str) -> None:
     fig.get_layout_engine().set(h_pad=0.05, rect=(0, strip, 1, 1 - strip))
 
 
-def _seeds_note(da: xr.DataArray, scale_label: str) -> str:
+def _seeds_note(da: xr.DataArray, scale_label: str, cut: bool = False) -> str:
     if "seed" not in da.dims:
         return f"scale: {scale_label}; deterministic input, one run per point"
     n = int(da.sizes["seed"])
     band = "mean over seeds, band = 95 % CI" if n > 1 else "one run per point"
+    if cut:
+        band += ", cut at 0 where it reaches below (the quantity cannot be negative)"
     return f"scale: {scale_label}; seeds: {n} ({band})"
 
 
@@ -89,18 +91,29 @@ def _metric_axis(ax, metric: str, unit: str) -> None:
     ax.grid(True, alpha=0.3)
 
 
-def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, users=(), **kw):
+def _draw(ax, x, da, policy, factor=1.0, label="{}", band=False, users=(), floor=0.0,
+          **kw) -> bool:
     """``policy``'s seed mean of ``da`` against ``x`` (``label``: its name formatted in) and
     its 95 % band, where it has a width (anyway with ``band``); ``users``: the
-    user policies of the figure (their styles)."""
+    user policies of the figure (their styles).
+
+    The band is the Student-t interval of the mean, intersected with
+    ``[floor, inf)``: waits, slowdowns and utilization cannot be negative, so
+    the cut interval covers the mean at least as often (None: no floor, for
+    improvements). Returns whether the floor cut the band.
+    """
     st = policy_style(policy, users)
     mean, lo, hi = seed_band(da)
+    cut = floor is not None and bool(np.any(lo < floor))
+    if cut:
+        lo = np.maximum(lo, floor)
     if "linestyle" in st:
         kw.setdefault("linestyle", st["linestyle"])
     ax.plot(x, mean / factor, color=st["color"], marker=st["marker"], markersize=4,
             label=label.format(st["label"]), **kw)
     if band or np.any(hi > lo):
         ax.fill_between(x, lo / factor, hi / factor, color=st["color"], alpha=0.18, linewidth=0)
+    return cut
 
 
 def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None = None) -> Path:
@@ -111,12 +124,13 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
     traces = [str(t) for t in da["trace"].values] if "trace" in da.dims else [""]
     fig, axes = _new_figure(1, len(traces), 4.8, 3.6)
     factor, unit = _time_unit(da)
+    cut = False
     for ax, trace in zip(axes[0], traces):
         sub = da.sel(trace=trace) if trace else da
         x = sub["load"].values.astype(float)
         for p in ("easy", "los", *users):
             if p in sub["policy"].values:
-                _draw(ax, x, sub.sel(policy=p), p, factor, users=users)
+                cut |= _draw(ax, x, sub.sel(policy=p), p, factor, users=users)
         ax.set_xlabel("offered load (inter-arrival times scaled)")
         _metric_axis(ax, "mean_wait", unit)
         if bool((sub > 0).all()):
@@ -124,7 +138,7 @@ def plot_fig1(cube: xr.Dataset, out_path, *, scale_label: str, note: str | None 
         ax.set_title(trace or None)
         ax.legend(fontsize="small")
     fig.suptitle("Fig. 1: EASY vs LOS on the SDSC log")
-    _footer(fig, _seeds_note(da, scale_label) + (f"\n{note}" if note else ""))
+    _footer(fig, _seeds_note(da, scale_label, cut) + (f"\n{note}" if note else ""))
     return save_figure(fig, out_path)
 
 
@@ -272,7 +286,8 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
             imp = percent_improvement(new.transpose("cs", "seed").values,
                                       sub[paired].sel(policy=p).transpose("cs", "seed").values,
                                       higher_is_better=higher)
-            _draw(ax, x, xr.DataArray(imp, dims=("cs", "seed")), p, label="over {}", band=True)
+            _draw(ax, x, xr.DataArray(imp, dims=("cs", "seed")), p, label="over {}", band=True,
+                  floor=None)
         ax.axhline(0, color="0.3", linewidth=0.8)
         ax.set_xticks(ticks, tick_labels)
         ax.set_xlabel("maximum skip count C_s")
@@ -280,13 +295,14 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
         ax.set_title(f"{policy_style(swept)['label']}'s improvement", fontsize="medium")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")
+    cut = False
     for ax, m in zip(axes[0], metrics):
         da = sub[m]
         factor, unit = _time_unit(da)
         for p in [*policies, swept]:
             if p in da["policy"].values:
-                _draw(ax, x, da.sel(policy=p), p, factor,
-                      linestyle="--" if p != swept else "-")
+                cut |= _draw(ax, x, da.sel(policy=p), p, factor,
+                             linestyle="--" if p != swept else "-")
         if pick is not None:
             at = float(x[list(sub["cs"].values).index(pick)]) if pick in sub["cs"].values else pick
             ax.axvline(at, color="0.3", linestyle=":", linewidth=1)
@@ -307,7 +323,7 @@ def plot_cs_sweep(cube: xr.Dataset, workload: str, out_path, *, scale_label: str
     axes[0][len(metrics) - 1].legend(fontsize="small")
     fig.suptitle((title or f"metrics vs C_s ({workload})") + (f"\n{subtitle}" if subtitle else ""),
                  fontsize="medium")
-    _footer(fig, _seeds_note(sub[metrics[0]], scale_label)
+    _footer(fig, _seeds_note(sub[metrics[0]], scale_label, cut)
             + "; EASY and LOS do not depend on C_s")
     return save_figure(fig, out_path)
 
@@ -325,6 +341,7 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
     row_titles = dict(row_titles or {})
     users = user_policies(cube)
     fig, axes = _new_figure(len(workloads), len(metrics), 4.0, 3.1)
+    cut = False
     for r, w in enumerate(workloads):
         sub = cube.sel(workload=w)
         x = sub["load"].values.astype(float)
@@ -336,12 +353,12 @@ def plot_load_sweep(cube: xr.Dataset, workloads: Sequence[str], out_path, *, sca
             da = sub[m]
             factor, unit = _time_unit(da)
             for p in pols:
-                _draw(ax, x, da.sel(policy=p), p, factor, users=users)
+                cut |= _draw(ax, x, da.sel(policy=p), p, factor, users=users)
             ax.set_xlabel("Load")
             _metric_axis(ax, m, unit)
             if c == 0 and w in row_titles:
                 ax.set_title(row_titles[w], fontsize="medium", loc="left")
         axes[r][-1].legend(fontsize="small")
     fig.suptitle(title or "metrics vs Load", fontsize="medium")
-    _footer(fig, _seeds_note(cube[metrics[0]], scale_label) + (f"\n{note}" if note else ""))
+    _footer(fig, _seeds_note(cube[metrics[0]], scale_label, cut) + (f"\n{note}" if note else ""))
     return save_figure(fig, out_path)
