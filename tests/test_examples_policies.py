@@ -159,15 +159,17 @@ def python_blocks(text: str) -> list[str]:
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
 
 
-def test_the_guides_smallest_policy_runs(monkeypatch):
+def test_the_guides_smallest_policy_runs():
     from simlib.engine.job import Job
     from simlib.policies import POLICIES
 
     code = python_blocks(GUIDE.read_text(encoding="utf-8"))[0]
     namespace: dict = {}
-    exec(compile(code, str(GUIDE), "exec"), namespace)
-    cls = POLICIES["widest_first"]
-    monkeypatch.delitem(POLICIES, "widest_first")   # leave the registry as it was
+    try:
+        exec(compile(code, str(GUIDE), "exec"), namespace)
+        cls = POLICIES["widest_first"]
+    finally:
+        POLICIES.pop("widest_first", None)   # leave the registry as it was
     jobs = [Job(0, 1, 0.0, 2, 10.0, 10.0), Job(1, 2, 1.0, 1, 10.0, 10.0),
             Job(2, 3, 1.0, 4, 10.0, 10.0)]
     sim = Simulator(Platform.homogeneous(4), jobs, cls(), debug=True)
