@@ -22,6 +22,7 @@ Registered in :data:`simlib.cli.SUBCOMMAND_PROVIDERS` by :func:`register`.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.util
 import json
@@ -125,8 +126,7 @@ def parse_params(texts, policy: str) -> dict:
     from simlib.policies import POLICIES
 
     if policy not in POLICIES:
-        raise ConfigError(f"--policy {policy!r}: unknown policy; registered: "
-                          f"{', '.join(sorted(POLICIES))} (see simlib policies)")
+        raise ConfigError(unknown_policy(policy, POLICIES))
     accepted = POLICIES[policy].defaults
     params: dict = {}
     for text in texts or ():
@@ -141,17 +141,78 @@ def parse_params(texts, policy: str) -> dict:
     return params
 
 
-def load_policy_module(spec: str) -> None:
+def unknown_policy(name: str, known) -> str:
+    """The message for an unknown ``--policy``: close names, and where user policies come from.
+
+    Examples
+    --------
+    >>> message = unknown_policy("eazy", ["easy", "easy_d", "easy_e", "fcfs"])
+    >>> for part in message.split("; "):  # doctest: +ELLIPSIS
+    ...     print(part)
+    --policy 'eazy': unknown policy
+    did you mean easy, easy_e or easy_d? Registered: easy, easy_d, easy_e, fcfs (see simlib policies)
+    a policy of your own needs --policy-module MODULE (a dotted module name or a .py file) to ...
+    """
+    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+    words = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
+    maybe = f"did you mean {words}? " if close else ""
+    return (f"--policy {name!r}: unknown policy; {maybe}"
+            f"{'Registered' if maybe else 'registered'}: {', '.join(sorted(known))} "
+            "(see simlib policies); a policy of your own needs --policy-module MODULE "
+            "(a dotted module name or a .py file) to register it first")
+
+
+#: How ``--policy-module`` finds a module, for its error messages.
+MODULE_LOOKUP = ("--policy-module takes a dotted module name, looked up in the current "
+                 "directory {cwd} and then on PYTHONPATH ({pythonpath}), or the path of a "
+                 ".py file")
+
+
+def _lookup_hint() -> str:
+    pythonpath = os.environ.get("PYTHONPATH") or "not set"
+    return MODULE_LOOKUP.format(cwd=os.getcwd(), pythonpath=pythonpath)
+
+
+def _missing_spec(spec: str, exc: ModuleNotFoundError) -> bool:
+    """Whether ``exc`` says ``spec`` itself (or a package on its way) is missing.
+
+    Not a module that the user's module imports in turn: that one is
+    the user's code's error, reported as it is.
+    """
+    missing = exc.name or ""
+    return bool(missing) and (spec == missing or spec.startswith(missing + "."))
+
+
+def load_policy_module(spec: str) -> list[str]:
     """Import a module that registers policies: a dotted name or a ``.py`` file.
 
     A dotted name is looked up from the current directory first, as
-    ``python -m`` would.
+    ``python -m`` would, then on ``PYTHONPATH``; a ``.py`` path is
+    relative to the current directory. Returns the names of the policies
+    the module registered.
+
+    Raises
+    ------
+    ConfigError
+        A missing file or module (saying how the module is looked up), or
+        any error raised while importing it (file and line of the error).
+
+    Examples
+    --------
+    >>> load_policy_module("no_such_policies")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: cannot import policy module 'no_such_policies': no module named ...
     """
+    from simlib.policies import POLICIES
+
+    before = set(POLICIES)
     try:
         if spec.endswith(".py"):
             path = Path(spec)
             if not path.is_file():
-                raise ConfigError(f"{spec}: no such policy module file")
+                raise ConfigError(f"{spec}: no such policy module file (in {os.getcwd()}); "
+                                  + _lookup_hint())
             module_spec = importlib.util.spec_from_file_location(path.stem, path)
             module = importlib.util.module_from_spec(module_spec)
             sys.modules[path.stem] = module
@@ -164,11 +225,24 @@ def load_policy_module(spec: str) -> None:
                 sys.path.remove(os.getcwd())
     except SimlibError:
         raise
+    except ModuleNotFoundError as exc:
+        if not _missing_spec(spec, exc):
+            raise _import_error(spec, exc) from None
+        path_like = "/" in spec or os.sep in spec
+        raise ConfigError(f"cannot import policy module {spec!r}: no module named "
+                          f"{exc.name!r}; " + _lookup_hint()
+                          + (" (ending in .py)" if path_like else "")) from None
     except Exception as exc:  # an import error of the user's code: report, don't trace
-        where = getattr(exc, "filename", None) or spec
-        line = getattr(exc, "lineno", None)
-        raise ConfigError(f"{where}{f':{line}' if line else ''}: cannot import policy module "
-                          f"{spec!r}: {type(exc).__name__}: {exc}") from None
+        raise _import_error(spec, exc) from None
+    return [name for name in POLICIES if name not in before]
+
+
+def _import_error(spec: str, exc: Exception) -> ConfigError:
+    """An error raised by the user's module as one line: where, what."""
+    where = getattr(exc, "filename", None) or spec
+    line = getattr(exc, "lineno", None)
+    return ConfigError(f"{where}{f':{line}' if line else ''}: cannot import policy module "
+                       f"{spec!r}: {type(exc).__name__}: {exc}")
 
 
 def _check_output(path: str, option: str, suffixes: tuple[str, ...] = ()) -> None:
@@ -331,8 +405,13 @@ def register_simulate(subparsers: argparse._SubParsersAction) -> None:
                    help="jobs drawn at most in the Gantt chart, first by start time "
                         "(default 5000)")
     p.add_argument("--policy-module", action="append", default=[], metavar="MODULE",
-                   help="import MODULE (dotted name or .py file) first, so the policies it "
-                        "registers can be used; repeatable")
+                   help="import MODULE first, so the policies it registers can be used: a "
+                        "dotted module name (looked up in the current directory, then on "
+                        "PYTHONPATH) or the path of a .py file; repeatable "
+                        "(docs/writing_a_policy.md)")
+    p.add_argument("--debug", action="store_true",
+                   help="check the engine's invariants after every round (slow: runs the "
+                        "engine's loop, never a compiled one); for testing a policy")
     _one_line_usage_errors(p)
     p.set_defaults(func=_guarded("simulate", _run_simulate))
 
@@ -429,7 +508,7 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
     t0 = time.perf_counter()
     try:
         res = simulate(workload, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
-                       record_timeline=not policy.rigid, progress=bar)
+                       record_timeline=not policy.rigid, progress=bar, debug=args.debug)
     except UnusableJobError as exc:
         # The library names the row; a user reads lines of the file.
         line = job_line(args.trace, exc.row)
@@ -467,7 +546,9 @@ def _summary_rows(args: argparse.Namespace, request: _Request, res, cpus: int,
                                   f"{metrics.DEFAULT_TAU:g} s)"),
         ("utilization", f"{util:.4f} ({util_note})"),
         ("makespan", _duration(metrics.makespan(jobs)) + " (last finish - first submit)"),
-        ("wall time", f"{wall:.3g} s ({len(jobs) / max(wall, 1e-9):,.0f} simulated jobs/s)"),
+        ("wall time", f"{wall:.3g} s ({len(jobs) / max(wall, 1e-9):,.0f} simulated jobs/s"
+                      + (", compiled EASY loop)" if getattr(policy, "ran_compiled", False)
+                         else ")")),
     ]
     if args.output:
         rows.append(("jobs table", args.output))
@@ -575,12 +656,14 @@ def register_policies(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-l", "--long", action="store_true",
                    help="also say in one line what each policy does")
     p.add_argument("--policy-module", action="append", default=[], metavar="MODULE",
-                   help="import MODULE (dotted name or .py file) first; repeatable")
+                   help="import MODULE first and list the policies it registers apart: a "
+                        "dotted module name (current directory, then PYTHONPATH) or the path "
+                        "of a .py file; repeatable")
     _one_line_usage_errors(p)
     p.set_defaults(func=_guarded("policies", _run_policies))
 
 
-def policy_table(width: int = 120, *, long: bool = False) -> str:
+def policy_table(width: int = 120, *, long: bool = False, names=None) -> str:
     """The registered policies as a text table: name, paper, parameters with defaults.
 
     Parameters
@@ -590,6 +673,8 @@ def policy_table(width: int = 120, *, long: bool = False) -> str:
         are kept for it).
     long : bool
         Add each policy's one-line description under its paper.
+    names : iterable of str, optional
+        The policies to list (default: every registered one).
 
     Examples
     --------
@@ -601,11 +686,12 @@ def policy_table(width: int = 120, *, long: bool = False) -> str:
     """
     from simlib.policies import POLICIES
 
-    name_w = max(len("POLICY"), *(len(n) for n in POLICIES))
-    paper_w = max(len("PAPER"), *(len(c.paper) for c in POLICIES.values()))
+    listed = {name: POLICIES[name] for name in (POLICIES if names is None else names)}
+    name_w = max(len("POLICY"), *(len(n) for n in listed))
+    paper_w = max(len("PAPER"), *(len(c.paper) for c in listed.values()))
     param_w = max(30, width - name_w - paper_w - 4)
     lines = [f"{'POLICY':<{name_w}}  {'PAPER':<{paper_w}}  PARAMETERS (defaults)"]
-    for name, cls in POLICIES.items():
+    for name, cls in listed.items():
         params = " ".join(f"{k}={_show(v)}" for k, v in cls.defaults.items()) or "-"
         right = textwrap.wrap(params, param_w, break_long_words=False, break_on_hyphens=False)
         mid = [cls.paper or "-"] + ([f"  {cls.description}"] if long and cls.description else [])
@@ -616,20 +702,50 @@ def policy_table(width: int = 120, *, long: bool = False) -> str:
     return "\n".join(lines)
 
 
+def _loop_of(cls) -> str:
+    """Which loop runs policy class ``cls``, in words (EASY's subclasses may run compiled).
+
+    Examples
+    --------
+    >>> from simlib.policies import POLICIES
+    >>> _loop_of(POLICIES["easy"]), _loop_of(POLICIES["fcfs"])
+    ("EASY's compiled loop", "the engine's loop")
+    """
+    from simlib.policies.easy import EASY
+
+    if not issubclass(cls, EASY):
+        return "the engine's loop"
+    problem = cls.compiled_problem()
+    return "EASY's compiled loop" if problem is None else f"the engine's loop: {problem}"
+
+
 def _run_policies(args: argparse.Namespace) -> int:
-    """Body of ``simlib policies``."""
+    """Body of ``simlib policies``: every policy, the ``--policy-module`` ones apart."""
+    user: dict[str, str] = {}
     for module in args.policy_module:
-        load_policy_module(module)
+        names = load_policy_module(module)
+        if not names:
+            raise ConfigError(f"--policy-module {module}: the module registered no policy "
+                              "(a policy class registers itself with "
+                              "simlib.policies.register, see docs/writing_a_policy.md)")
+        user.update(dict.fromkeys(names, module))
     from simlib.policies import POLICIES
 
     if args.json:
         print(json.dumps([{"name": name, "paper": cls.paper, "description": cls.description,
-                           "parameters": dict(cls.defaults)}
+                           "parameters": dict(cls.defaults), "policy_module": user.get(name)}
                           for name, cls in POLICIES.items()], indent=2))
-    else:
-        print(policy_table(shutil.get_terminal_size((120, 24)).columns, long=args.long))
-        print("\nUse: simlib simulate TRACE --policy NAME --param NAME=VALUE ...  "
-              "(-l: descriptions, --json: all as JSON)")
+        return EXIT_OK
+    width = shutil.get_terminal_size((120, 24)).columns
+    builtin = [name for name in POLICIES if name not in user]
+    print(policy_table(width, long=args.long, names=builtin))
+    if user:
+        print("\nFrom --policy-module:")
+        print(policy_table(width, long=True, names=user))
+        for name, module in user.items():
+            print(f"{name}: {module}; runs in {_loop_of(POLICIES[name])}")
+    print("\nUse: simlib simulate TRACE [--policy-module MODULE] --policy NAME "
+          "--param NAME=VALUE ...  (-l: descriptions, --json: all as JSON)")
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -29,11 +30,14 @@ from simlib.workload.swf import SWF_FIELDS, Workload, read_swf, write_swf
 SIMLIB = shutil.which("simlib", path=str(Path(sys.executable).parent))
 
 
-def simlib(*args, cwd):
-    """Run the console script; return (exit status, stdout, stderr)."""
+def simlib(*args, cwd, env=None):
+    """Run the console script; return (exit status, stdout, stderr).
+
+    ``env``: variables set for the run, on top of this process's.
+    """
     assert SIMLIB, "the simlib console script is not installed next to this Python"
     proc = subprocess.run([SIMLIB, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, env=None if env is None else {**os.environ, **env})
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -190,6 +194,89 @@ def test_simulate_with_a_user_policy_module(tmp_path):
     assert "test: a user policy" in out
 
 
+def test_a_policy_module_is_found_from_another_directory_by_path_or_on_pythonpath(tmp_path):
+    pkg = tmp_path / "lib" / "mypolicies"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mine.py").write_text(
+        "from simlib.policies import register\n"
+        "from simlib.policies.easy import EASY\n\n"
+        "@register\n"
+        "class Mine(EASY):\n"
+        "    name = 'mine'\n")
+    run_dir = tmp_path / "elsewhere"
+    run_dir.mkdir()
+    trace = _trace(run_dir / "t.swf")
+    code, _, err = simlib("simulate", trace, "--policy-module", "mypolicies.mine", "--policy",
+                          "mine", cwd=run_dir)
+    assert code == 2 and "no module named 'mypolicies'" in err
+    assert f"looked up in the current directory {run_dir} and then on PYTHONPATH" in err
+    code, out, err = simlib("simulate", trace, "--policy-module", pkg / "mine.py", "--policy",
+                            "mine", cwd=run_dir)
+    assert (code, err) == (0, "")
+    assert _summary(out)["wall time"].endswith("compiled EASY loop)")
+    env = {"PYTHONPATH": str(tmp_path / "lib")}
+    code, out, err = simlib("simulate", trace, "--policy-module", "mypolicies.mine", "--policy",
+                            "mine", cwd=run_dir, env=env)
+    assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("nomodule", "cannot import policy module 'nomodule': no module named 'nomodule'; "
+                 "--policy-module takes a dotted module name, looked up in the current "
+                 "directory"),
+    ("pkg.nomodule", "no module named 'pkg'; --policy-module takes a dotted module name"),
+    ("examples/mine", "or the path of a .py file (ending in .py)"),
+    ("missing.py", "missing.py: no such policy module file (in "),
+    # A module the user's module imports is the user's error, told as it is.
+    ("needs.py", "needs.py: cannot import policy module 'needs.py': ModuleNotFoundError: "
+                 "No module named 'not_installed_anywhere'"),
+])
+def test_a_policy_module_that_cannot_be_imported_says_how_modules_are_found(tmp_path, spec,
+                                                                             message):
+    (tmp_path / "needs.py").write_text("import not_installed_anywhere\n")
+    _trace(tmp_path / "t.swf")
+    code, out, err = simlib("simulate", "t.swf", "--policy-module", spec, cwd=tmp_path)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert message in err
+    assert ("PYTHONPATH" in err) == (spec != "needs.py")
+
+
+@pytest.mark.parametrize("policy, message", [
+    ("eazy", "--policy 'eazy': unknown policy; did you mean easy, easy_e or easy_d? Registered: "),
+    ("delayed-los", "did you mean delayed_los"),
+    ("mine", "unknown policy; registered: "),
+])
+def test_an_unknown_policy_suggests_names_and_policy_modules(tmp_path, policy, message):
+    _trace(tmp_path / "t.swf")
+    code, _, err = simlib("simulate", "t.swf", "--policy", policy, cwd=tmp_path)
+    assert code == 2 and message in err
+    assert err.rstrip().endswith("a policy of your own needs --policy-module MODULE (a dotted "
+                                 "module name or a .py file) to register it first")
+
+
+def test_debug_checks_the_engine_loop(tmp_path):
+    _trace(tmp_path / "t.swf")
+    code, out, _ = simlib("simulate", "t.swf", cwd=tmp_path)
+    assert code == 0 and _summary(out)["wall time"].endswith("compiled EASY loop)")
+    code, debug_out, _ = simlib("simulate", "t.swf", "--debug", cwd=tmp_path)
+    assert code == 0 and not _summary(debug_out)["wall time"].endswith("compiled EASY loop)")
+    assert _summary(debug_out)["mean wait"] == _summary(out)["mean wait"]
+    (tmp_path / "broken.py").write_text(
+        "from simlib.policies import register\n"
+        "from simlib.policies.fcfs import FCFS\n\n"
+        "@register\n"
+        "class Broken(FCFS):\n"
+        "    name = 'broken'\n"
+        "    def schedule(self, now, full):\n"
+        "        super().schedule(now, full)\n"
+        "        self.sim.processes += 1  # bookkeeping gone wrong\n")
+    args = ("simulate", "t.swf", "--policy-module", "broken.py", "--policy", "broken")
+    assert simlib(*args, cwd=tmp_path)[0] == 0
+    code, _, err = simlib(*args, "--debug", cwd=tmp_path)
+    assert code == 2 and "process count out of sync" in err
+
+
 _STARVING = ("from simlib.policies import register\n"
              "from simlib.policies.base import Policy\n\n"
              "@register\n"
@@ -290,6 +377,48 @@ def test_policies_table_lists_every_policy_with_paper_and_defaults(tmp_path):
     assert "cs=7" in out and "ecc_max_per_job=null" in out
     code, out, _ = simlib("policies", "--long", cwd=tmp_path)
     assert POLICIES["easy"].description in out
+
+
+def test_policies_lists_a_policy_modules_policies_apart(tmp_path):
+    (tmp_path / "mine.py").write_text(
+        "from simlib.policies import register\n"
+        "from simlib.policies.easy import EASY\n\n"
+        "@register\n"
+        "class Mine(EASY):\n"
+        "    name = 'mine'\n"
+        "    paper = 'test: a user policy'\n"
+        "    description = 'EASY in another order'\n"
+        "    defaults = {'depth': 3}\n"
+        "    def order_key(self, job):\n"
+        "        return job.procs\n\n"
+        "@register\n"
+        "class Slow(EASY):\n"
+        "    name = 'slow'\n"
+        "    def schedule(self, now, full):\n"
+        "        super().schedule(now, full)\n")
+    code, out, err = simlib("policies", "--policy-module", "mine.py", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    builtin, user = out.split("\nFrom --policy-module:\n")
+    assert "mine" not in builtin and "easy" in builtin
+    assert user.splitlines()[1].split() == ["mine", "test:", "a", "user", "policy", "depth=3"]
+    assert "  EASY in another order" in user
+    assert "mine: mine.py; runs in EASY's compiled loop" in user
+    assert ("slow: mine.py; runs in the engine's loop: Slow overrides EASY.schedule (only "
+            "order_key and backfill_candidate keep the compiled loop)") in user
+    code, out, _ = simlib("policies", "--json", "--policy-module", "mine.py", cwd=tmp_path)
+    by_name = {d["name"]: d for d in json.loads(out)}
+    assert by_name["mine"]["policy_module"] == "mine.py"
+    assert by_name["mine"]["parameters"] == {"depth": 3}
+    assert by_name["easy"]["policy_module"] is None
+
+
+def test_policies_of_a_module_registering_nothing_is_an_error(tmp_path):
+    (tmp_path / "empty.py").write_text("X = 1\n")
+    code, out, err = simlib("policies", "--policy-module", "empty.py", cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err == ("simlib policies: --policy-module empty.py: the module registered no policy "
+                   "(a policy class registers itself with simlib.policies.register, see "
+                   "docs/writing_a_policy.md)\n")
 
 
 def test_policies_json(tmp_path):

@@ -4,7 +4,9 @@ Its pure-Python twin is the engine itself: :class:`Simulator` running
 :class:`EASY`. Every test runs both on the same jobs and requires the same
 end state bit for bit: each job's attributes, the ledger's free list (so the
 same cores are handed out next), the clock and every timeline row; and that
-:meth:`EASY.compiled_run` declines whenever something else takes part.
+:meth:`EASY.compiled_run` declines whenever something else takes part. The
+same for subclasses that change EASY's hooks (the example policies of
+``examples/policies/`` and a few more), which keep the compiled loop.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_examples import example_class
 from helpers_sim import draw_rows, make_jobs
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +28,7 @@ from simlib.engine.job import Job
 from simlib.engine.simulator import OBSERVER_HOOKS, Observer, Simulator
 from simlib.platform import Platform
 from simlib.policies import make_policy
+from simlib.policies.easy import EASY
 from simlib.runner import simulate
 from simlib.workload.swf import SWF_FIELDS, Workload
 
@@ -50,12 +54,15 @@ def state(sim):
     return jobs, list(sim.ledger._free), sim.now, list(sim.timeline), records
 
 
-def both(jobs_of, cpus, record_timeline=True):
-    """Run the engine and the kernel on fresh copies of the same jobs; return both states."""
-    engine = Simulator(Platform.homogeneous(cpus), jobs_of(), make_policy("easy"),
+def both(jobs_of, cpus, record_timeline=True, policy=lambda: make_policy("easy")):
+    """Run the engine and the kernel on fresh copies of the same jobs; return both states.
+
+    ``policy()`` makes a fresh policy (EASY or a subclass changing its hooks).
+    """
+    engine = Simulator(Platform.homogeneous(cpus), jobs_of(), policy(),
                        record_timeline=record_timeline)
     engine.run()
-    compiled = Simulator(Platform.homogeneous(cpus), jobs_of(), make_policy("easy"),
+    compiled = Simulator(Platform.homogeneous(cpus), jobs_of(), policy(),
                          record_timeline=record_timeline)
     assert compiled.policy.compiled_run(compiled)
     return state(engine), state(compiled)
@@ -66,8 +73,8 @@ def jobs_for(rows):
     return lambda: make_jobs(rows)
 
 
-def assert_same_run(jobs_of, cpus, record_timeline=True):
-    engine, compiled = both(jobs_of, cpus, record_timeline)
+def assert_same_run(jobs_of, cpus, record_timeline=True, policy=lambda: make_policy("easy")):
+    engine, compiled = both(jobs_of, cpus, record_timeline, policy)
     for name, a, b in zip(("jobs", "free list", "clock", "timeline", "records"), engine,
                           compiled):
         assert a == b, f"{name} differs"
@@ -263,3 +270,154 @@ def test_real_trace_prefix_runs_as_in_the_engine(name, cpus, real_traces):
     wl, _ = clean(read_swf(real_traces / name), cpus)
     wl.jobs = wl.jobs.iloc[:5000]
     assert_same_run(lambda: jobs_from_workload(wl, cpus=cpus), cpus)
+
+
+# --------------------------------------------------------------------------
+# subclasses changing EASY's hooks: the example policies and a few more
+# --------------------------------------------------------------------------
+class WidestFirst(EASY):
+    """Many ties in the order (sizes), broken by submission order."""
+
+    name = "test_widest_first"
+
+    def order_key(self, job):
+        return -job.procs
+
+
+class LongNotBackfilled(EASY):
+    """Both hooks at once; a tuple as the order key."""
+
+    name = "test_long_not_backfilled"
+
+    def order_key(self, job):
+        return (job.procs > 4, job.requested_time)
+
+    def backfill_candidate(self, job):
+        return job.requested_time < 100
+
+
+def hooked_policies():
+    """name -> factory of a fresh policy, for every subclass tested here."""
+    sjf, small = example_class("sjf_easy"), example_class("easy_small")
+    return {"sjf_easy": sjf, "easy_small": lambda: small(max_cpus=4),
+            "easy_small_1": lambda: small(max_cpus=1), "widest_first": WidestFirst,
+            "long_not_backfilled": LongNotBackfilled}
+
+
+HOOKED = ["sjf_easy", "easy_small", "easy_small_1", "widest_first", "long_not_backfilled"]
+
+
+@pytest.mark.parametrize("name", HOOKED)
+@pytest.mark.parametrize("seed", range(3))
+def test_hooked_subclasses_run_as_in_the_engine(name, seed):
+    rows = seeded_rows(seed, 2000, 32)
+    assert_same_run(jobs_for(rows), 32, policy=hooked_policies()[name])
+
+
+@settings(max_examples=150, deadline=None)
+@given(workloads(), st.sampled_from(HOOKED))
+def test_hooked_subclasses_on_random_small_workloads(case, name):
+    rows, cpus = case
+    assert_same_run(jobs_for(rows), cpus, policy=hooked_policies()[name])
+
+
+class AlwaysFull(EASY):
+    """Every pass a full one: what the submission-only shortcut must equal."""
+
+    def schedule(self, now, full):
+        super().schedule(now, True)
+
+
+@pytest.mark.parametrize("name", ["easy", *HOOKED])
+@pytest.mark.parametrize("seed", range(3))
+def test_the_submission_only_shortcut_equals_a_full_pass(name, seed):
+    # With an order other than FCFS a new job can overtake the head: the
+    # shortcut must then give way to a full pass (EASY.schedule).
+    make = hooked_policies().get(name, EASY)
+    cls = make if isinstance(make, type) else type(make())
+    params = {} if isinstance(make, type) else make().params
+    full = type("Full", (AlwaysFull, cls), {})
+    rows = seeded_rows(seed, 1500, 16)
+    shortcut = Simulator(Platform.homogeneous(16), make_jobs(rows), make())
+    shortcut.run()
+    reference = Simulator(Platform.homogeneous(16), make_jobs(rows), full(**params))
+    reference.run()
+    assert [(j.start, j.alloc) for j in shortcut.jobs] == [(j.start, j.alloc)
+                                                           for j in reference.jobs]
+    # Not a vacuous check: the workload makes the order matter.
+    if name in ("sjf_easy", "widest_first"):
+        fcfs = Simulator(Platform.homogeneous(16), make_jobs(rows), EASY())
+        fcfs.run()
+        assert [j.start for j in fcfs.jobs] != [j.start for j in shortcut.jobs]
+
+
+def test_a_job_overtaking_the_reserved_head_moves_the_reservation():
+    # 8 cores: job 0 holds 3 until 100; job 1 (6 cores) is the head, shadow
+    # 100, 2 extra cores. Job 2 (2 cores, shorter) overtakes it under SJF and
+    # starts at the head: now no core is extra. Job 3 (2 cores, longer than
+    # job 1) arrives in a submission-only round: the old reservation would
+    # let it start at 3 and delay job 1 to 202.
+    rows = [(0, 3, 100), (1, 6, 500), (2, 2, 200), (3, 2, 600)]
+    engine, compiled = both(jobs_for(rows), 8, policy=example_class("sjf_easy"))
+    assert engine == compiled
+    starts = [j[Job.__slots__.index("start")] for j in compiled[0]]
+    assert starts == [0.0, 100.0, 2.0, 202.0]
+
+
+def test_a_subclass_changing_only_hooks_keeps_the_compiled_loop():
+    for make in hooked_policies().values():
+        policy = make()
+        assert type(policy).compiled_problem() is None
+        sim = Simulator(Platform.homogeneous(4), make_jobs([(0, 1, 5), (1, 2, 5)]), policy)
+        assert policy.compiled_run(sim) and policy.ran_compiled
+
+
+@pytest.mark.parametrize("method", ["schedule", "shadow", "on_round", "start_head_jobs", "drop",
+                                    "prune", "attach", "static_hooks", "compiled_run",
+                                    "rigid", "layers", "schedule_when_queue_empty"])
+def test_a_subclass_overriding_anything_else_runs_the_engine(method):
+    cls = type("Other", (WidestFirst,), {method: getattr(EASY, method)})
+    assert cls.compiled_problem() == (f"Other overrides EASY.{method} (only order_key and "
+                                      "backfill_candidate keep the compiled loop)")
+    grandchild = type("Grandchild", (cls,), {})
+    assert grandchild.compiled_problem() is not None
+    policy = grandchild()
+    sim = Simulator(Platform.homogeneous(4), make_jobs([(0, 1, 5), (1, 2, 5)]), policy)
+    assert policy.compiled_run(sim) is False and not policy.ran_compiled
+
+
+def test_a_method_replaced_on_the_instance_runs_the_engine():
+    policy = WidestFirst()
+    policy.shadow = lambda head: (0.0, 0)
+    sim = Simulator(Platform.homogeneous(4), make_jobs([(0, 1, 5), (1, 2, 5)]), policy)
+    assert policy.compiled_run(sim) is False
+
+
+def test_helpers_and_constants_of_a_subclass_keep_the_compiled_loop():
+    class Helped(EASY):
+        LIMIT = 3
+
+        def _small(self, job):
+            return job.procs <= self.LIMIT
+
+        def backfill_candidate(self, job):
+            return self._small(job)
+
+    assert Helped.compiled_problem() is None
+
+
+@pytest.mark.parametrize("key, message", [
+    (float("nan"), "order_key of job 1 is NaN"),
+    ("a string for job 2", "order_key values do not compare"),
+])
+def test_a_bad_order_key_is_a_config_error(key, message):
+    from simlib.errors import ConfigError
+
+    class Bad(EASY):
+        name = "bad_key"
+
+        def order_key(self, job):
+            return key if job.job_id == 1 or isinstance(key, float) else float(job.job_id)
+
+    with pytest.raises(ConfigError, match=message):
+        Simulator(Platform.homogeneous(4), make_jobs([(0, 1, 5), (1, 2, 5)]), Bad())

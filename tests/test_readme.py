@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = [REPO / "README.md", REPO / "docs" / "adding_a_study.md"]
+DOCS = [REPO / "README.md", REPO / "docs" / "adding_a_study.md",
+        REPO / "docs" / "writing_a_policy.md"]
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 

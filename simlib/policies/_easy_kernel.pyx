@@ -13,6 +13,12 @@ processors, the same shortcut for submission-only passes, and the same
 timeline rows. That engine path is this kernel's pure-Python twin:
 ``tests/test_easy_kernel.py`` compares both, job by job and row by row.
 
+A subclass of EASY that changes its hooks (:meth:`EASY.order_key
+<simlib.policies.easy.EASY.order_key>`, :meth:`EASY.backfill_candidate
+<simlib.policies.easy.EASY.backfill_candidate>`) runs here too: each job's
+place in the queue's order (``rank``) and whether it may be backfilled
+(``candidate``) are computed once in Python and handed over as arrays.
+
 This kernel is kept with the policies' (built the same way, see
 :mod:`simlib.policies.kernels`). ``SOURCE_SHA256`` is this file's digest at
 build time.
@@ -69,7 +75,10 @@ cdef struct State:
     double* end_time      # running jobs by (estimated end, index): by_estimated_end
     Py_ssize_t* end_job
     Py_ssize_t n_running
-    Py_ssize_t* queue     # waiting jobs in FCFS order: queue[q_first:q_last]
+    Py_ssize_t* queue     # waiting jobs by rank: queue[q_first:q_last]
+    long long* rank       # each job's place in the queue's order (FCFS: its index)
+    char* candidate       # whether each job may be backfilled
+    Py_ssize_t* new_jobs  # a round's submissions by rank (the shortcut's candidates)
     Py_ssize_t q_first
     Py_ssize_t q_last
     long long waiting
@@ -185,14 +194,44 @@ cdef void _shadow(State* s, long long need, long long free_now, double* shadow,
     extra[0] = avail - need
 
 
+cdef inline void _enqueue(State* s, Py_ssize_t j) noexcept nogil:
+    """Put waiting job ``j`` at its rank's place in the queue (FCFS: the end, at once)."""
+    cdef Py_ssize_t lo = s.q_first, hi = s.q_last, mid
+    cdef long long r = s.rank[j]
+    if hi > lo and s.rank[s.queue[hi - 1]] > r:
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if s.rank[s.queue[mid]] < r:
+                lo = mid + 1
+            else:
+                hi = mid
+        memmove(s.queue + lo + 1, s.queue + lo, (s.q_last - lo) * sizeof(Py_ssize_t))
+    else:
+        lo = hi
+    s.queue[lo] = j
+    s.q_last += 1
+
+
+cdef void _sort_new(State* s, Py_ssize_t first, Py_ssize_t last) noexcept nogil:
+    """``new_jobs``: jobs first..last-1 by rank (insertion sort: a round's few submissions)."""
+    cdef Py_ssize_t i, k, j
+    for i in range(last - first):
+        j = first + i
+        k = i
+        while k > 0 and s.rank[s.new_jobs[k - 1]] > s.rank[j]:
+            s.new_jobs[k] = s.new_jobs[k - 1]
+            k -= 1
+        s.new_jobs[k] = j
+
+
 cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_last,
                     Py_ssize_t* res_head, double* res_shadow, long long* res_extra) noexcept nogil:
     """EASY.schedule (after QueuePolicy.on_round queued the new jobs)."""
     cdef long long free_now = s.n_free, p, extra
-    cdef Py_ssize_t head, j, i, last, kept
+    cdef Py_ssize_t head, j, i, last, kept, first = s.q_first
     cdef double shadow
     cdef bint started = False, only_new
-    # start_head_jobs: strict FCFS while the head fits.
+    # start_head_jobs: in queue order while the head fits.
     while s.q_first < s.q_last:
         j = s.queue[s.q_first]
         if s.procs[j] > free_now:
@@ -204,14 +243,16 @@ cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_la
         res_head[0] = -1
         return
     head = s.queue[s.q_first]
-    # Submissions only, same head: its reservation stands and only the new
-    # jobs (consecutive indices new_first..new_last-1) are candidates.
-    only_new = not full and res_head[0] == head
+    # Submissions only, same head, nothing started at the head: its
+    # reservation stands and only the new jobs (new_first..new_last-1, in
+    # rank order) are candidates.
+    only_new = not full and res_head[0] == head and s.q_first == first
     if only_new:
         shadow = res_shadow[0]
         extra = res_extra[0]
-        i = new_first
-        last = new_last
+        _sort_new(s, new_first, new_last)
+        i = 0
+        last = new_last - new_first
     else:
         _shadow(s, s.procs[head], free_now, &shadow, &extra)
         i = s.q_first + 1
@@ -219,10 +260,10 @@ cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_la
     while i < last:
         if free_now == 0:
             break
-        j = i if only_new else s.queue[i]
+        j = s.new_jobs[i] if only_new else s.queue[i]
         i += 1
         p = s.procs[j]
-        if p > free_now or s.state[j] != WAITING:
+        if p > free_now or s.state[j] != WAITING or not s.candidate[j]:
             continue
         if s.now + s.requested[j] <= shadow:
             _start(s, j)
@@ -245,7 +286,7 @@ cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_la
     res_extra[0] = extra
 
 
-def run(list jobs, list free_ids, bint record_timeline):
+def run(list jobs, list free_ids, bint record_timeline, list rank=None, list candidate=None):
     """Simulate ``jobs`` (validated, in submission order) under EASY to the end.
 
     Parameters
@@ -259,6 +300,12 @@ def run(list jobs, list free_ids, bint record_timeline):
         The ledger's free list at the start (the last id is taken first).
     record_timeline : bool
         Whether to record the timeline rows.
+    rank : list of int, optional
+        Each job's place in the queue's order, a permutation of 0..n-1
+        (:meth:`EASY.static_hooks <simlib.policies.easy.EASY.static_hooks>`);
+        None: submission order (FCFS).
+    candidate : list of bool, optional
+        Whether each job may be backfilled; None: every job.
 
     Returns
     -------
@@ -311,6 +358,9 @@ def run(list jobs, list free_ids, bint record_timeline):
     s.end_time = <double*> malloc((n + 1) * sizeof(double))
     s.end_job = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
     s.queue = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
+    s.rank = <long long*> malloc((n + 1) * sizeof(long long))
+    s.candidate = <char*> malloc(n + 1)
+    s.new_jobs = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
     s.cores = NULL
     cap_rows = 2 * n + 1  # at most one row per submission time and one per finish time
     if record_timeline:
@@ -321,7 +371,7 @@ def run(list jobs, list free_ids, bint record_timeline):
     try:
         if not (s.submit and s.procs and s.requested and s.work and s.start and s.finish
                 and s.state and s.offset and s.free_ids and s.heap and s.end_time
-                and s.end_job and s.queue):
+                and s.end_job and s.queue and s.rank and s.candidate and s.new_jobs):
             raise MemoryError()
         if record_timeline and not (tl_time and tl_busy and tl_queued and tl_processes):
             raise MemoryError()
@@ -345,6 +395,12 @@ def run(list jobs, list free_ids, bint record_timeline):
             s.offset[j] = total_cores
             total_cores += s.procs[j]
         s.offset[n] = total_cores
+        if (rank is not None and len(rank) != n) or (candidate is not None
+                                                     and len(candidate) != n):
+            raise ValueError("rank and candidate need one value per job")
+        for j in range(n):
+            s.rank[j] = j if rank is None else rank[j]
+            s.candidate[j] = True if candidate is None else bool(candidate[j])
         s.cores = <long long*> malloc((total_cores + 1) * sizeof(long long))
         if not s.cores:
             raise MemoryError()
@@ -375,8 +431,7 @@ def run(list jobs, list free_ids, bint record_timeline):
                 if t_sub == s.now:
                     while nxt < n and s.submit[nxt] == s.now:
                         s.state[nxt] = WAITING
-                        s.queue[s.q_last] = nxt
-                        s.q_last += 1
+                        _enqueue(s, nxt)
                         nxt += 1
                     s.waiting += nxt - new_first
                 if not finished and nxt == new_first:
@@ -411,4 +466,5 @@ def run(list jobs, list free_ids, bint record_timeline):
         free(s.submit); free(s.procs); free(s.requested); free(s.work); free(s.start)
         free(s.finish); free(s.state); free(s.offset); free(s.free_ids); free(s.heap)
         free(s.end_time); free(s.end_job); free(s.queue); free(s.cores)
+        free(s.rank); free(s.candidate); free(s.new_jobs)
         free(tl_time); free(tl_busy); free(tl_queued); free(tl_processes)
