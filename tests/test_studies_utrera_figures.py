@@ -243,3 +243,75 @@ def test_whole_workloads_step_compares_whole_workloads_portions_and_paper(tmp_pa
     # FCFS-malleable halves every metric on both readings: the response claim holds on both.
     row = next(line for line in md.splitlines() if line.startswith("| Fig. 3(c)"))
     assert row.split(" | ")[1:3] == ["reproduced", "reproduced"]
+
+
+# ------------------------------------------------------------ extra_policies
+def test_shown_policies_are_the_compared_ones_then_the_users():
+    cube = build_cube([{"policy": p, "seed": 0, "mean_wait": 1.0} for p in
+                       ("easy", "fcfs_malleable", "fcfs_malleable:ov0",
+                        "fcfs_malleable:order=longest", "mine", "a_user")],
+                      ["policy", "seed"], ["mean_wait"])
+    # The cube's order (sorted): never another reading or order of FCFS-malleable.
+    assert figures.shown(cube) == ["easy", "fcfs_malleable", "a_user", "mine"]
+
+
+def test_table1_step_shows_a_users_policy_and_keeps_the_verdict(tmp_path):
+    def value(rec, s):
+        f = {"easy": 1.0, "fcfs_malleable": 0.5, "mine": 0.8}[rec["policy"].partition(":")[0]]
+        return {"mean_wait": f * 100 + s, "mean_response": f * 200 + s, "utrera_slowdown": f * 4}
+    pols = ["easy", "fcfs_malleable", "fcfs_malleable:ov0"]
+    plain = _cube(tmp_path, ["policy", "load", "seed"], {"policy": pols, "load": [0.3, 0.9]},
+                  value)
+    (tmp_path / "plain.nc").write_bytes(Path(plain).read_bytes())
+    users = _cube(tmp_path, ["policy", "load", "seed"],
+                  {"policy": [*pols, "mine"], "load": [0.3, 0.9]}, value)
+    params = {"scale": "smoke", "fit": "sizes", "fits": ["sizes"], "tau": 10.0,
+              "lublin": {"n_jobs": 150, "machine_size": 128}}
+    got = {}
+    for name, cube in (("plain", str(tmp_path / "plain.nc")), ("users", users)):
+        out = {k: v.replace("out.", f"{name}.").replace(f"{k}.csv", f"{name}_{k}.csv")
+               for k, v in outputs(tmp_path, "png", "csv", "md", "readings_csv").items()}
+        table1(ctx({"cube": cube, "fits": [], "published": PUBLISHED}, out, params))
+        got[name] = out
+    t1 = pd.read_csv(got["users"]["csv"])
+    assert set(t1["policy"]) == {"easy", "fcfs_malleable", "mine"}
+    assert t1.loc[t1["policy"] == "mine", "paper_S"].isna().all()
+    md = Path(got["users"]["md"]).read_text()
+    assert "| 30 % | mine | 81.0 ± 2.5 | – | – | 161 ± 2.5 | – | – | 3.20 | – | – |" in md
+    # The readings' rows hold no user's policy, and the paper's rows are unchanged.
+    rd = pd.read_csv(got["users"]["readings_csv"])
+    assert "mine" not in set(rd["policy"])
+    pd.testing.assert_frame_equal(rd, pd.read_csv(got["plain"]["readings_csv"]))
+    paper = t1[t1["policy"] != "mine"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(paper, pd.read_csv(got["plain"]["csv"]))
+    from simlib.studies.utrera.claims import table1_gains
+    from simlib.studies.utrera.published import load_published
+    pub = load_published(PUBLISHED)
+    assert table1_gains(pub, t1) == table1_gains(pub, paper)
+    assert Path(got["users"]["png"]).read_bytes() != Path(got["plain"]["png"]).read_bytes()
+
+
+def test_long_util_step_shows_a_users_policy(tmp_path):
+    def value(rec, s):
+        return {"mean_wait": 1.0, "mean_response": 10.0 + s,
+                "utrera_slowdown": {"easy": 2.0, "mine": 1.5}.get(rec["policy"], 1.2)}
+    cube = _cube(tmp_path, ["policy", "long_util", "seed"],
+                 {"policy": ["easy", "fcfs_malleable", "fcfs_malleable:ov_zero", "mine"],
+                  "long_util": [0.6, 1.0]}, value)
+    info = {"trace": "SDSC-SP2", "jobs": 1000, "first_job": 0, "long_jobs": 30,
+            "portion": {"long_jobs": 30, "long_cpu_util_mean": 0.9}}
+    (tmp_path / "info.json").write_text(json.dumps(info))
+    out = outputs(tmp_path, "png", "csv", "md", "readings_csv")
+    long_util(ctx({"cube": cube, "info": str(tmp_path / "info.json"), "published": PUBLISHED},
+                  out, {"scale": "smoke", "trace": "SDSC-SP2", "mode": "set",
+                        "min_long_jobs": 20}))
+    csv = pd.read_csv(out["csv"])
+    assert set(csv["policy"]) == {"easy", "fcfs_malleable", "mine"}
+    assert "| mine slowdown |" in Path(out["md"]).read_text()
+    rd = pd.read_csv(out["readings_csv"])
+    assert set(rd["policy"]) == {"easy", "fcfs_malleable", "fcfs_malleable:ov_zero"}
+    from simlib.studies.utrera.claims import long_util_threshold
+    from simlib.studies.utrera.published import load_published
+    pub = load_published(PUBLISHED)
+    assert long_util_threshold(pub, csv) == long_util_threshold(
+        pub, csv[csv["policy"] != "mine"])

@@ -114,3 +114,68 @@ def test_to_markdown_formats():
 def test_bad_format_is_rejected(tmp_path, schedules, pub):
     with pytest.raises(ValueError, match="png or .svg"):
         F.plot_fig2(schedules, pub["fig2"], tmp_path / "g.pdf", scale_label="smoke")
+
+
+# ------------------------------------------------------------ extra_policies
+def test_user_policies_and_their_styles():
+    assert F.user_policies(["easy", "mine", "fcfs_malleable", "fcfs_malleable:ov0", "mine"]) == [
+        "mine"]
+    s = F.styles(["easy", "fcfs_malleable", "b_user", "a_user"])
+    assert s["easy"] == {"color": "tab:blue", "marker": "o", "label": "EASY backfilling"}
+    # The users' in the order given: the reserved styles, their names as labels.
+    assert [s[p]["color"] for p in ("b_user", "a_user")] == ["tab:purple", "tab:brown"]
+    assert s["a_user"]["label"] == "a_user" and s["a_user"]["linestyle"] == "-."
+    assert F.users_note([]) is None and "a_user, b_user" in F.users_note(["a_user", "b_user"])
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """The figures drawn (instead of saved), by file name."""
+    figs = {}
+
+    def keep(fig, out):
+        figs[Path(out).name] = fig
+        return Path(out)
+    monkeypatch.setattr(F, "save_figure", keep)
+    return figs
+
+
+def _legend(ax) -> dict:
+    handles, labels = ax.get_legend_handles_labels()
+    return dict(zip(labels, handles))
+
+
+def test_users_policies_take_user_styles_in_every_comparison(tmp_path, drawn):
+    from matplotlib.colors import to_rgba
+
+    from simlib.figures.styles import is_user_style
+    users = ["sjf_easy", "mine"]
+    F.plot_fig3(_traces_rows(("easy", "fcfs_malleable", *users)), tmp_path / "f3.png",
+                scale_label="smoke", n_seeds=2, policies=["easy", "fcfs_malleable", *users])
+    bars = _legend(drawn["f3.png"].axes[0])
+    assert list(bars) == ["EASY backfilling", "FCFS-malleable", *users]
+    for name, color in zip(users, ("tab:purple", "tab:brown")):
+        # A bar container: its patches' colour, the users' reserved ones in the order given.
+        assert bars[name].patches[0].get_facecolor() == to_rgba(color)
+    assert bars["EASY backfilling"].patches[0].get_facecolor() == to_rgba("tab:blue")
+    t1 = _table1_rows()
+    t1 = pd.concat([t1, t1[t1["policy"] == "easy"].assign(policy="mine", mean=t1["mean"] / 2,
+                                                          paper_S=np.nan, paper_R=np.nan)])
+    F.plot_table1(t1, tmp_path / "t1.png", scale_label="smoke", n_seeds=5)
+    top, bottom = (_legend(drawn["t1.png"].axes[k]) for k in (0, 4))
+    for legend in (top, bottom):
+        line = legend["mine"].lines[0] if hasattr(legend["mine"], "lines") else legend["mine"]
+        assert is_user_style(line.get_color(), line.get_marker())
+        assert line.get_linestyle() == "-."
+    # The paper's lines only for the paper's policies; the user's gain over EASY: 50 %.
+    assert "mine (paper S)" not in top
+    assert np.allclose(F._gains(t1, "mean", "mine").values, 50.0)
+    lu = pd.DataFrame([dict(long_util=u, policy=p, metric=m, mean=v + u, ci95=0.1, n=3)
+                       for u in (0.6, 1.0) for p, v in (("easy", 5.0), ("fcfs_malleable", 4.0),
+                                                        ("mine", 3.0))
+                       for m in ("utrera_slowdown", "mean_response")])
+    F.plot_long_util(lu, tmp_path / "l.png", trace="SDSC-SP2", scale_label="smoke", n_seeds=3)
+    line = _legend(drawn["l.png"].axes[0])["mine"].lines[0]
+    assert is_user_style(line.get_color(), line.get_marker())
+    easy = _legend(drawn["l.png"].axes[0])["EASY backfilling"].lines[0]
+    assert not is_user_style(easy.get_color(), easy.get_marker())

@@ -506,3 +506,121 @@ def test_no_readings_plan_no_reading_runs():
     assert not any("readings" in f for part in ("table1", "long_util")
                    for f in agg.input(wildcards(part=part))["summaries"])
     assert "readings" not in u.step("utrera_figures_fig2").input
+
+
+# ------------------------------------------------------------ extra_policies
+@pytest.fixture
+def user_policies(monkeypatch):
+    """Two user policies registered for one test: ``u_plain`` (EASY's class, no seed) and
+    ``u_seeded`` (takes a ``seed``: it draws)."""
+    from simlib.policies import POLICIES
+    from simlib.policies.easy import EASY
+
+    plain = type("UPlain", (EASY,), {"name": "u_plain", "defaults": {"depth": 1}})
+    seeded = type("USeeded", (EASY,), {"name": "u_seeded", "defaults": {"seed": 0}})
+    monkeypatch.setitem(POLICIES, "u_plain", plain)
+    monkeypatch.setitem(POLICIES, "u_seeded", seeded)
+    return {"u_plain": {"depth": 2}, "u_seeded": {}}
+
+
+def extra_study(extra, scale="smoke"):
+    from simlib.studies import load_study
+    cfg = repo_config(scale)
+    cfg["extra_policies"] = extra
+    return load_study("utrera", cfg)
+
+
+def test_extra_policies_run_beside_easy_in_the_comparisons(user_policies):
+    u = extra_study(user_policies)
+    u.check()
+    assert u.extra == ("u_plain", "u_seeded")
+    assert u.compared() == ("easy", "u_plain", "u_seeded", "fcfs_malleable")
+    # The config's grid stays the user's; the study's copy holds them.
+    assert "u_plain" not in u.config["studies"]["utrera"]["policies"]
+    assert u.policy("u_plain") == {"depth": 2}
+    v = u.trace_variants()
+    assert list(v)[:4] == ["easy", "u_plain", "u_seeded", "fcfs_malleable"]
+    assert v["u_plain"] == {"policy": "u_plain", "params": {"depth": 2}, "label": "u_plain",
+                            "seeded": False}
+    # Seeded only when it draws (Policy.draws): then one run per OV seed, like FCFS-malleable.
+    assert v["u_seeded"]["seeded"] and u.seeded("u_seeded") and not u.seeded("easy")
+    plain = extra_study({})
+    # The orders and readings are FCFS-malleable's alone.
+    assert {k: x for k, x in v.items() if k not in user_policies} == plain.trace_variants()
+    for part in ("table1", "long_util"):
+        pols = {p["policy"] for p in u.points(part)}
+        assert pols == {"easy", "u_plain", "u_seeded", "fcfs_malleable", "readings"}
+    # Table 1: every fit; the readings run on the main fit only.
+    assert {(p["fit"], p["policy"]) for p in u.points("table1")} >= {
+        ("runtimes", "u_plain"), ("sizes", "u_seeded")}
+    assert not any(p["fit"] == "runtimes" for p in u.points("table1") if p["policy"] == "readings")
+    full = extra_study(user_policies, "full")
+    assert {p["policy"] for p in full.points("whole_workloads")} == {
+        "easy", "u_plain", "u_seeded", "fcfs_malleable"}
+    # Fig. 2's toy example does not take them.
+    assert u.fig2_variants("schedules") == plain.fig2_variants("schedules")
+    assert u.subtree("fig2") == plain.subtree("fig2")
+
+
+def test_extra_policy_runs_name_only_their_own_policy(user_policies):
+    u = extra_study(user_policies)
+    t1 = u.step("utrera_simulate_table1")
+    w = wildcards(policy="u_plain", load="0.5", fit="sizes")
+    p = t1.params(w)
+    assert (p["policy"], p["policy_params"], p["seeded"]) == ("u_plain", {"depth": 2}, False)
+    assert t1.params(wildcards(policy="u_seeded", load="0.5", fit="sizes"))["seeded"]
+    assert t1.policies(w) == ["u_plain"]
+    # No other policy's parameters in its params: editing one reruns its runs only.
+    assert "u_seeded" not in repr(p) and "fcfs_malleable" not in repr(p)
+    tr = u.step("utrera_simulate_traces")
+    w = wildcards(trace="CTC-SP2", variant="u_seeded")
+    assert tr.policies(w) == ["u_seeded"]
+    assert tr.params(w)["coords"] == {"trace": "CTC-SP2", "policy": "u_seeded"}
+    assert "u_plain" not in repr(tr.params(w))
+    lu = u.step("utrera_simulate_long_util").params(wildcards(policy="u_plain", util="0.9"))
+    assert lu["policy"] == "u_plain" and "u_seeded" not in repr(lu)
+    for name in ("utrera_simulate_table1", "utrera_simulate_long_util"):
+        assert re.fullmatch(u.step(name).wildcard_constraints["policy"], "u_seeded")
+    # One batch per policy (never two policies in one job).
+    assert set(u._batch("traces")) == {"easy", "u_plain", "u_seeded", "fcfs_malleable"}
+    # The cubes showing them: both policies' parameters; Fig. 2's: neither.
+    agg = u.step("utrera_aggregate")
+    for part in ("table1", "traces", "long_util"):
+        assert set(agg.params(wildcards(part=part))["subtree"]["policies"]) == {
+            "easy", "fcfs_malleable", "u_plain", "u_seeded"}
+        assert any("/u_plain/" in s for s in agg.input(wildcards(part=part))["summaries"])
+    assert set(agg.params(wildcards(part="fig2"))["subtree"]["policies"]) == {
+        "easy", "fcfs_malleable"}
+    assert u.step("utrera_readme").params["extra_policies"] == ["u_plain", "u_seeded"]
+    assert "extra_policies" not in extra_study({}).step("utrera_readme").params
+
+
+def test_extra_policy_sources_are_in_their_cubes(user_policies, monkeypatch):
+    import simlib.studies.utrera.study as mod
+    seen = []
+
+    def sources(policies):
+        seen.append(list(policies))
+        return {p: {"file": f"{p}.py"} for p in policies if p.startswith("u_")}
+
+    monkeypatch.setattr(mod, "policy_sources", sources)
+    u = extra_study(user_policies)
+    assert u.subtree("traces")["policy_sources"] == {"u_plain": {"file": "u_plain.py"},
+                                                     "u_seeded": {"file": "u_seeded.py"}}
+    assert "policy_sources" not in u.subtree("fig2")
+    # Built-in policies only: no entry (the cubes stay as they were).
+    assert "policy_sources" not in extra_study({}).subtree("traces")
+
+
+@pytest.mark.parametrize("name", ["easy", "fcfs_malleable", "readings"])
+def test_extra_policy_name_clash_is_a_config_error(name, monkeypatch):
+    from simlib.policies import POLICIES
+    monkeypatch.setitem(POLICIES, "readings", POLICIES["easy"])
+    with pytest.raises(ConfigError, match=f"extra_policies.{name}"):
+        extra_study({name: {}})
+
+
+def test_extra_policy_bad_parameter_names_its_config_key(user_policies):
+    u = extra_study({"u_plain": {"depth": "deep"}})
+    with pytest.raises(ConfigError, match="extra_policies.u_plain"):
+        u.check()

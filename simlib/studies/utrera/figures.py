@@ -29,7 +29,7 @@ from .claims import JOB_CLASSES, claims
 from .metrics import NARROW_PROCS, SHORT_RUNTIME, busiest_window, waiting_cpus
 from .published import load_published
 
-__all__ = ["ACK", "num", "pm", "or_na", "fig2", "fig2_readings_table", "table1", "traces",
+__all__ = ["ACK", "num", "pm", "or_na", "shown", "fig2", "fig2_readings_table", "table1", "traces",
            "long_util", "long_util_portion", "whole_frame", "whole_workloads"]
 
 #: The traces' source, cited under every artifact built from them.
@@ -38,6 +38,14 @@ ACK = ("Traces from the Parallel Workloads Archive (Feitelson, Tsafrir, Krakov, 
 
 #: The two compared policies, in table order.
 POLICIES = (EASY, MALLEABLE)
+
+
+def shown(cube) -> list[str]:
+    """The policies a comparison of EASY with FCFS-malleable shows: those two, then the
+    user's policies of ``cube`` (config extra_policies, :func:`.plots.user_policies`) in
+    its order; never FCFS-malleable's other readings or candidate orders.
+    """
+    return [*POLICIES, *F.user_policies(cube["policy"].values)]
 
 
 def or_na(x, spec: str = ".2f") -> str:
@@ -102,8 +110,9 @@ def _inputs(ctx):
 
 def _every_reading(cube, frame, path) -> None:
     """``path``: ``frame(cube)`` of the two compared policies and every other reading of the
-    time model (no row when the cube holds none), for the reading x claim matrix."""
-    others = [str(x) for x in cube["policy"].values if str(x) not in POLICIES]
+    time model (no row when the cube holds none), for the reading x claim matrix; the
+    user's policies are no reading."""
+    others = [str(x) for x in cube["policy"].values if str(x) not in shown(cube)]
     every = frame(cube.sel(policy=[*POLICIES, *others]))
     _write_csv(every if others else every.iloc[0:0], path)
 
@@ -156,18 +165,20 @@ _T1_COLUMNS = (("mean_wait", "wait"), ("mean_response", "resp"), ("utrera_slowdo
                ("mean_bounded_slowdown", "bsld"))
 
 
-def _table1_md(t1: pd.DataFrame) -> dict:
-    """One fit's Table 1 (ours beside S and R) and the gains, as Markdown tables."""
+def _table1_md(t1: pd.DataFrame, policies=POLICIES) -> dict:
+    """One fit's Table 1 (ours beside S and R; ``policies`` in this order: a user's has no
+    S or R) and the gains of FCFS-malleable, as Markdown tables."""
     wide, gains = [], []
     loads = sorted(set(t1["load"]))
-    for load, pol in ((x, p) for x in loads for p in POLICIES):
+    for load, pol in ((x, p) for x in loads for p in policies):
         row = {"load": f"{100 * load:.0f} %", "policy": F.policy_label(pol)}
         for m, name in _T1_COLUMNS:
             r = t1[(t1["load"] == load) & (t1["policy"] == pol) & (t1["metric"] == m)]
             if len(r):
                 r = r.iloc[0]
                 row[f"{name} ours"] = pm(r["mean"], r["ci95"])
-                if m != "mean_bounded_slowdown":  # the paper gives no bounded slowdown
+                # The paper gives no bounded slowdown, and no user's policy.
+                if m != "mean_bounded_slowdown" and pol in POLICIES:
                     row[f"{name} S"], row[f"{name} R"] = r["paper_S"], r["paper_R"]
         wide.append(row)
     for m, load in ((m, x) for m, _ in _T1_COLUMNS for x in loads):
@@ -201,7 +212,8 @@ def table1(ctx) -> None:
     """
     p = ctx.params
     pub, cube, n_seeds = _inputs(ctx)
-    t1 = _table1_rows(cube.sel(policy=list(POLICIES)), pub, p["fit"])
+    policies = shown(cube)
+    t1 = _table1_rows(cube.sel(policy=policies), pub, p["fit"])
     _write_csv(t1, ctx.output.csv)
     main_fit = cube.sel(fit=[p["fit"]]) if "fit" in cube.dims else cube
     _every_reading(main_fit, lambda c: _table1_rows(c, pub, p["fit"]), ctx.output.readings_csv)
@@ -210,27 +222,31 @@ def table1(ctx) -> None:
              for f in dict.fromkeys([p["fit"], *p["fits"]])}
     tau = f"bsld = bounded slowdown, max(1, response / max(execution as run, {p['tau']:g} s))"
     main = t1[t1["main"]].drop(columns=["fit", "main"])
+    users = F.users_note(policies[len(POLICIES):])
     F.plot_table1(main, ctx.output.png, scale_label=p["scale"], n_seeds=n_seeds,
-                  note="\n".join([*textwrap.wrap(notes[p["fit"]], 190), tau]))
-    fits = [{"fit": p["fit"], "note": notes[p["fit"]], **_table1_md(main)}]
-    fits += [{"fit": f, "note": notes[f], **_table1_md(t1[t1["fit"] == f])} for f in notes
-             if f != p["fit"] and f in set(t1["fit"])]
+                  note="\n".join([*textwrap.wrap(notes[p["fit"]], 190), tau,
+                                  *([users] if users else [])]))
+    fits = [{"fit": p["fit"], "note": notes[p["fit"]], **_table1_md(main, policies)}]
+    fits += [{"fit": f, "note": notes[f], **_table1_md(t1[t1["fit"] == f], policies)}
+             for f in notes if f != p["fit"] and f in set(t1["fit"])]
     _write_md(ctx.output.md, "table1.md", scale=p["scale"], lublin=p["lublin"], fit=p["fit"],
               n_seeds=n_seeds, tau=tau, fits=fits)
     ctx.log.info("table1: %d rows, fits %s", len(t1), ", ".join(notes))
 
 
-def _fig3(ctx, tf: pd.DataFrame, n_seeds: int) -> None:
-    """Fig. 3 and its values (and more metrics) per trace and policy."""
+def _fig3(ctx, tf: pd.DataFrame, n_seeds: int, policies=POLICIES) -> None:
+    """Fig. 3 and its values (and more metrics) per trace and policy (``policies``)."""
     p, out = ctx.params, ctx.output
-    main = tf[tf["policy"].isin(POLICIES)]
-    F.plot_fig3(tf, out.fig3, scale_label=p["scale"], n_seeds=n_seeds, note=ACK)
+    main = tf[tf["policy"].isin(policies)]
+    users = F.users_note(policies[len(POLICIES):])
+    F.plot_fig3(tf, out.fig3, scale_label=p["scale"], n_seeds=n_seeds, policies=policies,
+                note=ACK + (f"\n{users}" if users else ""))
     _write_csv(main, out.fig3_csv)
     metrics = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdown",
                "utrera_fragmentation", "utrera_mean_mpl", "timeline_utilization")
     rows = [{"trace": t, "policy": F.policy_label(pol),
              **{m: pm(*T.pick(main, trace=t, policy=pol, metric=m)[["mean", "ci95"]])
-                for m in metrics}} for t in p["traces"] for pol in POLICIES]
+                for m in metrics}} for t in p["traces"] for pol in policies]
     _write_md(out.fig3_md, "fig3.md", scale=p["scale"], n_seeds=n_seeds,
               table=F.to_markdown(pd.DataFrame(rows)))
 
@@ -272,23 +288,27 @@ def _paper_value(pub, trace: str, policy: str, metric: str) -> float:
 
 
 def _per_trace(ctx, tf: pd.DataFrame, pub, metric: str, csv, md, unit: str = "", k: float = 1.0,
-               **words) -> None:
+               policies=POLICIES, **words) -> None:
     """Table 3 (``utrera_mean_mpl``) or the fragmentation: both policies' mean and CI per
-    trace beside the paper's (``csv``), and as Markdown (``md``: ours x ``k``)."""
+    trace beside the paper's (``csv``), and as Markdown (``md``: ours x ``k``); then the
+    user's policies of ``policies`` (ours only)."""
     rows = []
     for t in ctx.params["traces"]:
         row = {"trace": t}
-        for pol in POLICIES:
+        for pol in policies:
             r = T.pick(tf, trace=t, policy=pol, metric=metric)
             row.update({pol: float(r["mean"]), f"{pol}_ci95": float(r["ci95"]),
-                        f"paper_{pol}": _paper_value(pub, t, pol, metric)})
+                        **({f"paper_{pol}": _paper_value(pub, t, pol, metric)}
+                           if pol in POLICIES else {})})
         rows.append(row)
     df = pd.DataFrame(rows)
     _write_csv(df, ctx.output[csv])
     cols = {"trace": df["trace"]}
-    for pol, name in ((EASY, "EASY"), (MALLEABLE, "FCFS-malleable")):
+    for pol, name in ((EASY, "EASY"), (MALLEABLE, "FCFS-malleable"),
+                      *((u, u) for u in policies if u not in POLICIES)):
         cols[f"{name} ours{unit}"] = [pm(k * a, k * b) for a, b in zip(df[pol], df[f"{pol}_ci95"])]
-        cols[f"{name} paper{unit}"] = k * df[f"paper_{pol}"]
+        if pol in POLICIES:
+            cols[f"{name} paper{unit}"] = k * df[f"paper_{pol}"]
     _write_md(ctx.output[md], Path(ctx.output[md]).name, scale=ctx.params["scale"],
               table=F.to_markdown(pd.DataFrame(cols)), **words)
 
@@ -316,10 +336,10 @@ def _headline(ctx, cube, pub) -> None:
               table=F.to_markdown(gmd), others=F.to_markdown(omd))
 
 
-def _job_classes(ctx, tf: pd.DataFrame) -> None:
+def _job_classes(ctx, tf: pd.DataFrame, policies=POLICIES) -> None:
     """Sect. 5.1's breakdown: average slowdown per runtime x size class, trace and policy."""
     out = ctx.output
-    rows = tf[tf["policy"].isin(POLICIES) & tf["metric"].isin(list(JOB_CLASSES))].copy()
+    rows = tf[tf["policy"].isin(policies) & tf["metric"].isin(list(JOB_CLASSES))].copy()
     rows.insert(2, "class", rows["metric"].map(lambda m: JOB_CLASSES[m][0]))
     _write_csv(rows, out.classes_csv)
     wide = rows.assign(value=[pm(m, h) for m, h in zip(rows["mean"], rows["ci95"])]).pivot_table(
@@ -370,15 +390,17 @@ def traces(ctx) -> None:
     label, the main reading first) and the Fig. 1 substitute (EASY's first run on its
     trace: ``fig1_jobs``, ``fig1_timeline``)."""
     pub, cube, n_seeds = _inputs(ctx)
-    tf = T.long_frame(cube)
-    _fig3(ctx, tf, n_seeds)
+    tf, policies = T.long_frame(cube), shown(cube)
+    _fig3(ctx, tf, n_seeds, policies)
     _table2(ctx, tf, pub)
-    _per_trace(ctx, tf, pub, "utrera_mean_mpl", "table3_csv", "table3_md", n_seeds=n_seeds)
+    _per_trace(ctx, tf, pub, "utrera_mean_mpl", "table3_csv", "table3_md", policies=policies,
+               n_seeds=n_seeds)
     _per_trace(ctx, tf, pub, "utrera_fragmentation", "frag_csv", "frag_md", " (%)", 100,
-               note=pub["fragmentation"]["note"])
+               policies=policies, note=pub["fragmentation"]["note"])
+    # The headline, the candidate orders and the readings: FCFS-malleable's own.
     _headline(ctx, cube, pub)
     _orders_readings(ctx, cube, tf, n_seeds)
-    _job_classes(ctx, tf)
+    _job_classes(ctx, tf, policies)
     t0 = _fig1(ctx)
     ctx.log.info("traces: %d rows; fig1 window starts at %.0f s", len(tf), t0)
 
@@ -405,18 +427,21 @@ def long_util(ctx) -> None:
     pub, cube, n_seeds = _inputs(ctx)
     info = _read_json(ctx.input.info)
     where = long_util_portion(info, p["min_long_jobs"])
-    lu = T.long_frame(cube.sel(policy=list(POLICIES)), "long_util").assign(**where)
+    policies = shown(cube)
+    lu = T.long_frame(cube.sel(policy=policies), "long_util").assign(**where)
     _write_csv(lu, ctx.output.csv)
     _every_reading(cube, lambda c: T.long_frame(c, "long_util").assign(**where), ctx.output.readings_csv)
     # A small (smoke) portion may hold no long job with CPU-time data at all.
     note = render(__package__, "long_util_note.j2", p=where,
                   own=info["portion"].get("long_cpu_util_mean"))
+    users = F.users_note(policies[len(POLICIES):])
     F.plot_long_util(lu, ctx.output.png, trace=p["trace"], scale_label=p["scale"],
-                     n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]), note=note)
+                     n_seeds=n_seeds, threshold=float(pub["long_util"]["threshold"]),
+                     note=note + (f"\n{users}" if users else ""))
     rows = []
     for u in sorted(set(lu["long_util"])):
         row = {"long jobs' CPU util": f"{100 * u:.0f} %"}
-        for pol in POLICIES:
+        for pol in policies:
             for m, name in (("utrera_slowdown", "slowdown"), ("mean_response", "response (s)")):
                 r = T.pick(lu, long_util=u, policy=pol, metric=m)
                 row[f"{F.policy_label(pol)} {name}"] = pm(r["mean"], r["ci95"])
@@ -434,12 +459,12 @@ WHOLE_METRICS = ("mean_wait", "mean_execution", "mean_response", "utrera_slowdow
 
 
 def whole_frame(whole: pd.DataFrame, portions: pd.DataFrame, pub, infos: dict,
-                portion_specs: dict) -> pd.DataFrame:
-    """One row per (trace, metric, policy): whole workload, portion and paper
+                portion_specs: dict, policies=POLICIES) -> pd.DataFrame:
+    """One row per (trace, metric, policy of ``policies``): whole workload, portion and paper
     (``whole``, ``portions``: :func:`.tables.long_frame`; ``infos``: the whole
     workloads' records; ``portion_specs``: Fig. 3's portions, by trace)."""
     rows = []
-    for t, m, pol in ((t, m, pol) for t in infos for m in WHOLE_METRICS for pol in POLICIES):
+    for t, m, pol in ((t, m, pol) for t in infos for m in WHOLE_METRICS for pol in policies):
         w = T.pick(whole, trace=t, policy=pol, metric=m)
         q = T.pick(portions, trace=t, policy=pol, metric=m)
         rows.append({
@@ -462,11 +487,11 @@ def whole_workloads(ctx) -> None:
     """
     p = ctx.params
     pub, cube, n_seeds = _inputs(ctx)
-    whole, traces = T.long_frame(cube), list(p["traces"])
+    whole, traces, policies = T.long_frame(cube), list(p["traces"]), shown(cube)
     portions = T.long_frame(read_cube(ctx.input.portions_cube))
-    portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(POLICIES)]
+    portions = portions[portions["trace"].isin(traces) & portions["policy"].isin(policies)]
     infos = {t: _read_json(f) for t, f in zip(traces, ctx.input.infos)}
-    wf = whole_frame(whole, portions, pub, infos, p["portions"])
+    wf = whole_frame(whole, portions, pub, infos, p["portions"], policies)
     _write_csv(wf, ctx.output.csv)
     rows = []
     for r in wf.itertuples():

@@ -22,10 +22,13 @@ from simlib.render import template_data
 
 from ...figures.common import footer_lines, log_y, new_figure, save_figure, time_unit
 from ...figures.gantt import core_runs
+from ...figures.styles import policy_styles
+from . import EASY, MALLEABLE
 from .tables import trunc2
 
-__all__ = ["POLICY_LABELS", "METRIC_LABELS", "policy_label", "fig2_table", "plot_fig2",
-           "plot_table1", "plot_fig3", "plot_ratios", "plot_long_util", "plot_fig1", "to_markdown"]
+__all__ = ["POLICY_LABELS", "METRIC_LABELS", "PAPER_STYLES", "policy_label", "user_policies",
+           "styles", "users_note", "fig2_table", "plot_fig2", "plot_table1", "plot_fig3",
+           "plot_ratios", "plot_long_util", "plot_fig1", "to_markdown"]
 
 def words() -> dict:
     """The figures' words: the policies' and metrics' names, and per figure
@@ -35,7 +38,12 @@ def words() -> dict:
 
 #: Display names of the policies; axis and table names of the metrics.
 POLICY_LABELS, METRIC_LABELS = words()["policies"], words()["metrics"]
-_COLORS = {"easy": "tab:blue", "fcfs_malleable": "tab:orange", "fcfs": "tab:gray"}
+#: Paper U's policies: one style each, whatever else a cube holds (a user's
+#: policies, config extra_policies, take the reserved ones: :mod:`simlib.figures.styles`).
+PAPER_STYLES = {"easy": {"color": "tab:blue", "marker": "o"},
+                "fcfs_malleable": {"color": "tab:orange", "marker": "o"},
+                "fcfs": {"color": "tab:gray", "marker": "o"}}
+_COLORS = {p: v["color"] for p, v in PAPER_STYLES.items()}
 
 
 def policy_label(policy: str) -> str:
@@ -48,6 +56,45 @@ def policy_label(policy: str) -> str:
     """
     base, _, variant = policy.partition(":")
     return POLICY_LABELS.get(base, base) + (f" [{variant}]" if variant else "")
+
+
+def user_policies(policies) -> list[str]:
+    """The user's policies (config extra_policies) among ``policies`` (a cube's or a table's
+    policy labels), in their order: neither a compared paper policy nor FCFS-malleable
+    under another reading or candidate order (``fcfs_malleable:<...>``).
+
+    Examples
+    --------
+    >>> user_policies(["easy", "easy_tagged", "fcfs_malleable", "fcfs_malleable:ov0", "mine"])
+    ['easy_tagged', 'mine']
+    """
+    return [p for p in dict.fromkeys(str(x) for x in policies)
+            if p not in (EASY, MALLEABLE) and not p.startswith(f"{MALLEABLE}:")]
+
+
+def styles(policies: Sequence[str]) -> dict[str, dict]:
+    """Colour, marker (and line style) of each of ``policies`` and its ``label``: a paper
+    policy's own (:data:`PAPER_STYLES`, :func:`policy_label`), a user's reserved one
+    (:func:`simlib.figures.styles.policy_styles`, in the order given) labelled by its name.
+
+    Examples
+    --------
+    >>> s = styles(["easy", "mine", "fcfs_malleable"])
+    >>> s["easy"]["color"], s["mine"]["color"], s["mine"]["label"], s["fcfs_malleable"]["label"]
+    ('tab:blue', 'tab:purple', 'mine', 'FCFS-malleable')
+    """
+    out = policy_styles(policies, PAPER_STYLES)
+    for p, st in out.items():
+        st["label"] = policy_label(p) if p in PAPER_STYLES else p
+    return out
+
+
+def users_note(users: Sequence[str]) -> str | None:
+    """A figure's footer line naming the user's policies it shows (None without any)."""
+    if not users:
+        return None
+    return (f"user policies (config extra_policies, dash-dot; not in the paper): "
+            f"{', '.join(users)}")
 
 
 #: Paper U's tables in Markdown: the one renderer (:func:`simlib.markdown.markdown_table`)
@@ -132,9 +179,15 @@ _PAPER_LINES = (("paper_S", "paper S", {"ls": "--", "marker": "s", "mfc": "none"
                 ("paper_R", "paper R", {"ls": ":", "marker": "x"}))
 
 
-def _gains(t1: pd.DataFrame, col: str) -> pd.DataFrame:
+def _gains(t1: pd.DataFrame, col: str, new: str = MALLEABLE) -> pd.DataFrame:
     piv = t1.pivot_table(index=["metric", "load"], columns="policy", values=col)
-    return 100 * (piv["easy"] - piv["fcfs_malleable"]) / piv["easy"]
+    return 100 * (piv["easy"] - piv[new]) / piv["easy"]
+
+
+def _line(style: Mapping) -> dict:
+    """Matplotlib keywords of a :func:`styles` entry (``ls`` a user's dash-dot)."""
+    return {"color": style["color"], "marker": style["marker"], "label": style["label"],
+            **({"ls": style["linestyle"]} if "linestyle" in style else {})}
 
 
 def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
@@ -153,6 +206,8 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     """
     metrics = [m for m in ("mean_wait", "mean_response", "utrera_slowdown",
                            "mean_bounded_slowdown") if m in set(t1["metric"])]
+    users = user_policies(t1["policy"])
+    st = styles([EASY, MALLEABLE, *users])
     fig = new_figure(4.3 * len(metrics), 7.0)
     axes = fig.subplots(2, len(metrics), squeeze=False)
     for j, m in enumerate(metrics):
@@ -166,6 +221,10 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
                         capsize=3, label=f"{policy_label(pol)} (ours)")
             for col, name, style in _PAPER_LINES if published else ():
                 ax.plot(d["load"], d[col], color=c, label=f"{policy_label(pol)} ({name})", **style)
+        for pol in users:  # ours only: the paper has no such policy
+            d = sub[sub["policy"] == pol].sort_values("load")
+            ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), capsize=3,
+                        **_line(st[pol]))
         unit = "" if "slowdown" in m else " (s)"
         ax.set_title(METRIC_LABELS[m])
         ax.set_ylabel(METRIC_LABELS[m] + unit)
@@ -178,9 +237,13 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
                                  *(_PAPER_LINES if published else ())):
             g = _gains(sub, col).loc[m]
             ax2.plot(g.index, g.values, color="k", label=name, **style)
+        for pol in users:
+            g = _gains(sub, "mean", pol).loc[m]
+            ax2.plot(g.index, g.values, **_line(st[pol]))
         ax2.axhline(0, color="0.5", lw=0.8)
         ax2.set_xlabel("offered load")
-        ax2.set_ylabel("gain of FCFS-malleable over EASY (%)")
+        ax2.set_ylabel("gain over EASY (%): FCFS-malleable (black)" if users
+                       else "gain of FCFS-malleable over EASY (%)")
         ax2.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize="x-small")
     axes[1][0].legend(fontsize="x-small")
@@ -226,6 +289,7 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
     ``traces`` is :func:`simlib.studies.utrera.tables.long_frame`.
     """
     metrics = ["mean_wait", "mean_execution", "mean_response", "utrera_slowdown"]
+    st = styles(policies)
     groups = sorted(set(traces["trace"]))
     fig = new_figure(10.0, 7.4)
     axes = fig.subplots(2, 2).ravel()
@@ -237,8 +301,9 @@ def plot_fig3(traces: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         else:
             scale, unit = time_unit(d["mean"])
             unit = f" ({unit})"
-        _grouped_bars(ax, d, groups, list(policies), [_COLORS.get(p, "0.5") for p in policies],
-                      [policy_label(p) for p in policies], log=bool((d["mean"] > 0).all()), scale=scale)
+        _grouped_bars(ax, d, groups, list(policies), [st[p]["color"] for p in policies],
+                      [st[p]["label"] for p in policies], log=bool((d["mean"] > 0).all()),
+                      scale=scale)
         ax.set_title(f"({chr(97 + k)}) {METRIC_LABELS[m]}")
         ax.set_ylabel(METRIC_LABELS[m] + unit)
         ax.tick_params(axis="x", labelsize="small")
@@ -309,15 +374,17 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
     ``lu`` is :func:`simlib.studies.utrera.tables.long_frame`; the paper's
     threshold (FCFS-malleable wins below it) is drawn as a vertical line.
     """
+    users = user_policies(lu["policy"])
+    st = styles([EASY, MALLEABLE, *users])
     fig = new_figure(9.5, 3.8)
     axes = fig.subplots(1, 2)
     for ax, m in zip(axes, ("utrera_slowdown", "mean_response")):
         sub = lu[lu["metric"] == m]
         scale, unit = (1.0, "") if m == "utrera_slowdown" else time_unit(sub["mean"])
-        for pol in ("easy", "fcfs_malleable"):
+        for pol in (EASY, MALLEABLE, *users):
             d = sub[sub["policy"] == pol].sort_values("long_util")
             ax.errorbar(100 * d["long_util"], d["mean"] / scale, yerr=d["ci95"].fillna(0) / scale,
-                        marker="o", capsize=3, color=_COLORS[pol], label=policy_label(pol))
+                        capsize=3, **_line(st[pol]))
         if threshold is not None:
             ax.axvline(100 * threshold, color="k", ls="--", lw=0.8,
                        label=words()["long_util"]["threshold"].format(percent=100 * threshold))

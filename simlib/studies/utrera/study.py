@@ -6,7 +6,8 @@ import itertools
 from pathlib import Path
 
 from ...errors import ConfigError
-from ..base import Artifact, Step, Study, deferred, load_tag, lublin_path
+from ..base import Artifact, Step, Study, check_policies, deferred, load_tag, lublin_path
+from ..user_policies import merge_policies, policy_sources
 from . import EASY, MALLEABLE, OUT, PARTS, READINGS, WHOLE
 
 __all__ = ["Utrera"]
@@ -17,7 +18,6 @@ T1_DIR = "data/workloads/utrera/table1"
 T1_OWN_FITS = ("sizes", "runtimes")
 #: Portions of the traces other than Fig. 3's (step ``utrera_prepare_portion``).
 PORTION_USES = ("long_util", WHOLE)
-_COMPARED = (EASY, MALLEABLE)
 #: The steps' messages and files, the index titles and the README's sections.
 ARTIFACTS = Path(__file__).with_name("artifacts.yaml")
 _PACKAGE = __name__.rpartition(".")[0]
@@ -39,8 +39,50 @@ class Utrera(Study):
     title = "Utrera et al. (utrera): FCFS-malleable"
     schema = "utrera.schema.json"
     published_loader = ".published"
+    #: The config's extra_policies run beside EASY wherever EASY is compared
+    #: with FCFS-malleable: the traces (Fig. 3, Tables 2-3), Table 1's
+    #: workloads, Sect. 5.1 and the whole workloads; not in Fig. 2's toy
+    #: example, the candidate orders or the time-model readings, which study
+    #: FCFS-malleable itself.
+    extra_policies_refused = ""
+
+    def add_extra_policies(self, spec: dict, extra) -> dict:
+        """``spec`` with ``extra`` in ``policies`` and their names in ``extra_policies``.
+
+        Raises
+        ------
+        ConfigError
+            When an extra policy has the name of a paper policy or of the
+            readings' wildcard value (:data:`READINGS`).
+        """
+        if READINGS in extra:
+            raise ConfigError(f"config extra_policies.{READINGS}: the name of paper U's "
+                              "time-model readings in its file names; register yours under "
+                              "another name")
+        spec["policies"] = merge_policies(self.key, spec["policies"], extra)
+        # Kept in the grid so that every step, which rebuilds its study from
+        # the grid, knows them.
+        spec["extra_policies"] = list(extra)
+        return spec
 
     # ------------------------------------------------------------ config
+    @property
+    def extra(self) -> tuple[str, ...]:
+        """The user's policies (config ``extra_policies``) run beside EASY, in config order."""
+        return tuple(self.spec.get("extra_policies") or ())
+
+    def compared(self) -> tuple[str, ...]:
+        """The policies of the comparisons: EASY, the user's (:attr:`extra`), FCFS-malleable."""
+        return (EASY, *self.extra, MALLEABLE)
+
+    def seeded(self, name: str) -> bool:
+        """Whether runs of compared policy ``name`` take the seed: FCFS-malleable's OV draws;
+        a user's policy when it draws with its parameters (``Policy.draws``); EASY never."""
+        from ...policies import POLICIES
+        if name in self.extra:
+            return bool(POLICIES[name].draws(self.policy(name)))
+        return name == MALLEABLE
+
     def seeds(self, kind: str, scale: str | None = None) -> list[int]:
         """Seed indices of a part: ``"table1"`` (workload and OV) or ``"ov"`` (the others)."""
         n = self.spec["table1"]["seeds"] if kind == "table1" else self.spec["ov_seeds"]
@@ -83,14 +125,17 @@ class Utrera(Study):
     def trace_variants(self) -> dict[str, dict]:
         """Policies run on the traces: key (path-safe) -> policy, params, label, seeded.
 
-        "easy" and "fcfs_malleable" (Fig. 3, Tables 2-3), one key per other
-        candidate order (ablation) and per time-model reading (sensitivity).
-        The label is the cube's policy coordinate.
+        "easy", the user's policies (:attr:`extra`) and "fcfs_malleable"
+        (Fig. 3, Tables 2-3), one key per other candidate order (ablation)
+        and per time-model reading (sensitivity). The label is the cube's
+        policy coordinate.
         """
         def variant(params, label, policy=MALLEABLE, seeded=True):
             return {"policy": policy, "params": params, "label": label, "seeded": seeded}
         base = self.policy(MALLEABLE)
-        out = {EASY: variant(self.policy(EASY), EASY, EASY, False), MALLEABLE: variant(base, MALLEABLE)}
+        out = {EASY: variant(self.policy(EASY), EASY, EASY, False),
+               **{p: variant(self.policy(p), p, p, self.seeded(p)) for p in self.extra},
+               MALLEABLE: variant(base, MALLEABLE)}
         out.update({f"order-{o}": variant({**base, "order": o}, label)
                     for o, label in self.order_labels().items() if label != MALLEABLE})
         out.update({f"reading-{label.partition(':')[2]}": variant(params, label)
@@ -187,13 +232,19 @@ class Utrera(Study):
         return f"data/traces/utrera/long_util/{self.spec['long_util']['trace']}.{scale}.{ext}"
 
     def subtree(self, part: str, scale: str | None = None) -> dict:
-        """Everything in the config one part's numbers depend on (the cube's provenance hash)."""
+        """Everything in the config one part's numbers depend on (the cube's provenance hash).
+
+        A part with the user's policies (every part but Fig. 2's) also holds
+        their modules' files and hashes (``policy_sources``), so editing one
+        rebuilds the cube.
+        """
         scale, spec = scale or self.scale, self.spec
+        policies = [p for p in spec["policies"] if part != "fig2" or p not in self.extra]
         catalog = self.config["traces"]["catalog"]
         traces = {t: {"file": catalog[t]["file"], "sha256": self.trace_sha256[catalog[t]["file"]],
                       **self.portion(t, scale)} for t in spec["trace_portions"]}
         sub = {"study": self.key, "part": part, "scale": scale,
-               "policies": {p: self.policy(p) for p in spec["policies"]},
+               "policies": {p: self.policy(p) for p in policies},
                "simulation": self.simulation(),
                "trace_cleaning": self.config["traces"].get("cleaning", {})}
         ov, lu = self.seeds("ov", scale), spec["long_util"]
@@ -215,6 +266,9 @@ class Utrera(Study):
         elif part == WHOLE:
             sub.update(traces={t: {**traces[t], **v}
                                for t, v in self.whole_workloads(scale).items()}, ov_seeds=ov)
+        sources = policy_sources(policies)
+        if sources:
+            sub["policy_sources"] = sources
         return sub
 
     def traces(self) -> list[str]:
@@ -225,6 +279,8 @@ class Utrera(Study):
         """What the schema cannot check (names of other config sections, policies'
         parameters, Table 1's loads); ConfigError names the key."""
         from ...policies import POLICIES, make_policy
+        # The user's policies first, under their own config key.
+        check_policies("config extra_policies", {p: self.policy(p) for p in self.extra})
         super().check()
         spec, where = self.spec, f"config studies.{self.key}"
         catalog = self.config["traces"]["catalog"]
@@ -252,6 +308,8 @@ class Utrera(Study):
             try:
                 make_policy(v["policy"], **v["params"])
             except ConfigError as exc:
+                if key in self.extra:
+                    raise ConfigError(f"config extra_policies.{key}: {exc}") from None
                 name = key[8:]
                 at = ("orders" if key.startswith("order-") else
                       f"readings.{name}" if name in spec["readings"] else
@@ -348,7 +406,7 @@ class Utrera(Study):
             return {"policy": MALLEABLE, "variants": labels, "n_readings": len(labels),
                     "seeded": True}
         return {"policy": policy, "policy_params": self.policy(policy),
-                "seeded": policy == MALLEABLE}
+                "seeded": self.seeded(policy)}
 
     def _chunk(self, kind: str, scale: str, runs: dict, **extra) -> dict:
         """A simulation chunk's params (:func:`.runs.simulate_chunk`): one point, every seed."""
@@ -370,16 +428,17 @@ class Utrera(Study):
         if part == "table1":
             t1 = self.spec["table1"]
             # The readings on the main fit only (the verdict reads it only).
-            pairs = [*((f, p) for f in self.table1_fits() for p in _COMPARED),
+            pairs = [*((f, p) for f in self.table1_fits() for p in self.compared()),
                      *((t1["fit"], r) for r in readings)]
             return [{"fit": f, "policy": p, "load": load_tag(x)} for f, p in pairs for x in t1["loads"]]
         if part == "traces":
             return [{"trace": t, "variant": v} for t in self.spec["trace_portions"]
                     for v in self.trace_variants()]
         if part == "long_util":
-            return [{"policy": p, "util": load_tag(u)} for p in (*_COMPARED, *readings)
+            return [{"policy": p, "util": load_tag(u)} for p in (*self.compared(), *readings)
                     for u in self.long_util_values(scale)]
-        return [{"trace": t, "policy": p} for t in self.whole_workloads(scale) for p in _COMPARED]
+        return [{"trace": t, "policy": p} for t in self.whole_workloads(scale)
+                for p in self.compared()]
 
     def _batch(self, part: str) -> dict:
         """Where runs are short: one job per policy over every point of a part (the readings
@@ -406,7 +465,7 @@ class Utrera(Study):
         the whole workloads (:meth:`points`)."""
         lu, variants = self.spec["long_util"], self.trace_variants
         traces = "|".join(self.spec["trace_portions"])
-        policies = "|".join([*_COMPARED, *self._readings_runs()])
+        policies = "|".join([*self.compared(), *self._readings_runs()])
         return [
             self._step(
                 "utrera_fig2", output={"schedules": f"{_RUNS}/{{scale}}/fig2/{{runs}}.json"},
@@ -444,7 +503,7 @@ class Utrera(Study):
                 params=lambda w: self._chunk(
                     WHOLE, w.scale, self._runs(w.policy), coords={"trace": w.trace},
                     cpus=int(self.spec["trace_portions"][w.trace]["machine_procs"])),
-                wildcard_constraints={"policy": "|".join(_COMPARED), "trace": traces}),
+                wildcard_constraints={"policy": "|".join(self.compared()), "trace": traces}),
         ]
 
     def summaries(self, part: str, scale: str) -> list[str]:
@@ -541,7 +600,9 @@ class Utrera(Study):
                  "single_readings": list(spec["readings"]),
                  "reading_factors": spec["reading_factors"],
                  "sections": declared()["sections"],
-                 "artifacts": [a.as_dict() for a in artifacts]}),
+                 "artifacts": [a.as_dict() for a in artifacts],
+                 # Only with some: without, the step's parameters are unchanged.
+                 **({"extra_policies": list(self.extra)} if self.extra else {})}),
         ]
 
     def claims_file(self) -> str:
