@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib
-import importlib.util
 import json
 import math
 import os
@@ -38,6 +36,7 @@ from typing import TYPE_CHECKING, Callable
 
 from simlib.cli import EXIT_ERROR, EXIT_OK
 from simlib.errors import ConfigError, SimlibError
+from simlib.policies.modules import MODULE_LOOKUP, load_policy_module  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from simlib.policies.base import Policy
@@ -160,89 +159,6 @@ def unknown_policy(name: str, known) -> str:
             f"{'Registered' if maybe else 'registered'}: {', '.join(sorted(known))} "
             "(see simlib policies); a policy of your own needs --policy-module MODULE "
             "(a dotted module name or a .py file) to register it first")
-
-
-#: How ``--policy-module`` finds a module, for its error messages.
-MODULE_LOOKUP = ("--policy-module takes a dotted module name, looked up in the current "
-                 "directory {cwd} and then on PYTHONPATH ({pythonpath}), or the path of a "
-                 ".py file")
-
-
-def _lookup_hint() -> str:
-    pythonpath = os.environ.get("PYTHONPATH") or "not set"
-    return MODULE_LOOKUP.format(cwd=os.getcwd(), pythonpath=pythonpath)
-
-
-def _missing_spec(spec: str, exc: ModuleNotFoundError) -> bool:
-    """Whether ``exc`` says ``spec`` itself (or a package on its way) is missing.
-
-    Not a module that the user's module imports in turn: that one is
-    the user's code's error, reported as it is.
-    """
-    missing = exc.name or ""
-    return bool(missing) and (spec == missing or spec.startswith(missing + "."))
-
-
-def load_policy_module(spec: str) -> list[str]:
-    """Import a module that registers policies: a dotted name or a ``.py`` file.
-
-    A dotted name is looked up from the current directory first, as
-    ``python -m`` would, then on ``PYTHONPATH``; a ``.py`` path is
-    relative to the current directory. Returns the names of the policies
-    the module registered.
-
-    Raises
-    ------
-    ConfigError
-        A missing file or module (saying how the module is looked up), or
-        any error raised while importing it (file and line of the error).
-
-    Examples
-    --------
-    >>> load_policy_module("no_such_policies")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    simlib.errors.ConfigError: cannot import policy module 'no_such_policies': no module named ...
-    """
-    from simlib.policies import POLICIES
-
-    before = set(POLICIES)
-    try:
-        if spec.endswith(".py"):
-            path = Path(spec)
-            if not path.is_file():
-                raise ConfigError(f"{spec}: no such policy module file (in {os.getcwd()}); "
-                                  + _lookup_hint())
-            module_spec = importlib.util.spec_from_file_location(path.stem, path)
-            module = importlib.util.module_from_spec(module_spec)
-            sys.modules[path.stem] = module
-            module_spec.loader.exec_module(module)
-        else:
-            sys.path.insert(0, os.getcwd())
-            try:
-                importlib.import_module(spec)
-            finally:
-                sys.path.remove(os.getcwd())
-    except SimlibError:
-        raise
-    except ModuleNotFoundError as exc:
-        if not _missing_spec(spec, exc):
-            raise _import_error(spec, exc) from None
-        path_like = "/" in spec or os.sep in spec
-        raise ConfigError(f"cannot import policy module {spec!r}: no module named "
-                          f"{exc.name!r}; " + _lookup_hint()
-                          + (" (ending in .py)" if path_like else "")) from None
-    except Exception as exc:  # an import error of the user's code: report, don't trace
-        raise _import_error(spec, exc) from None
-    return [name for name in POLICIES if name not in before]
-
-
-def _import_error(spec: str, exc: Exception) -> ConfigError:
-    """An error raised by the user's module as one line: where, what."""
-    where = getattr(exc, "filename", None) or spec
-    line = getattr(exc, "lineno", None)
-    return ConfigError(f"{where}{f':{line}' if line else ''}: cannot import policy module "
-                       f"{spec!r}: {type(exc).__name__}: {exc}")
 
 
 def _check_output(path: str, option: str, suffixes: tuple[str, ...] = ()) -> None:

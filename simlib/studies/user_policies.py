@@ -79,7 +79,7 @@ def import_policy_modules(config: Mapping, repo) -> None:
     ConfigError
         Naming the config entry and why the module could not be imported.
     """
-    from ..commands import load_policy_module
+    from ..policies.modules import load_policy_module
 
     for i, spec in enumerate(config.get(MODULES_KEY) or []):
         target = spec
