@@ -45,3 +45,18 @@ def assert_user_styles(svg: str | Path, user: list[str], paper_labels=None) -> N
     assert len(set(named.values())) == len(user), f"{svg}: two user policies share a colour"
     others = [(label, c) for label, c in entries if label not in user and c in reserved]
     assert not others, f"{svg}: a paper entry in a user colour: {others}"
+
+
+def drawn_colours(png: str | Path, colours, min_pixels: int = 20) -> list[bool]:
+    """Whether each of ``colours`` fills at least ``min_pixels`` pixels of a PNG exactly
+    (a line's core pixels keep its colour; anti-aliased edges do not)."""
+    import numpy as np
+    from matplotlib.colors import to_rgb
+    from matplotlib.image import imread
+
+    rgb = np.round(imread(str(png))[..., :3] * 255).astype(int)
+    out = []
+    for c in colours:
+        want = np.round(np.array(to_rgb(c)) * 255).astype(int)
+        out.append(int(np.all(rgb == want, axis=-1).sum()) >= min_pixels)
+    return out

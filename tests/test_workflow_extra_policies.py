@@ -16,21 +16,27 @@ import shutil
 
 import pytest
 
-from helpers_figures import assert_user_styles
+from helpers_figures import assert_user_styles, drawn_colours
 from helpers_pipeline import REPO, job_counts, snakemake, write_yaml
 from simlib.cube import read_cube
+from simlib.figures.styles import USER_COLORS
 
 pytestmark = pytest.mark.pipeline
 
 USER = ["sjf_easy", "easy_small"]
 
 #: Cube -> the policy coordinate's name for the user's policies in it.
-CUBES = ["baseline", "kumar_fig1", "kumar_load"]
+CUBES = ["baseline", "kumar_fig1", "kumar_load", "utrera_traces", "utrera_table1",
+         "utrera_long_util"]
 #: Figures that show the user's policies (SVG; PNG is the same drawing).
 FIGURES = ["baseline/mean_wait_vs_load.svg", "kumar/fig1_easy_vs_los_sdsc.svg",
            "kumar/fig7_batch_ps02.svg", "kumar/fig8_wait_ps05_ps08.svg",
            "kumar/fig9_het_pd05_ps02.svg", "kumar/fig10_het_pd09_ps05.svg",
            "kumar/fig11_elastic.svg"]
+#: Paper U's figures are PNG only: their legends are checked on the drawing
+#: functions (tests/test_studies_utrera_plots.py); here, that the user's
+#: colours are drawn.
+PNG_FIGURES = ["utrera/fig3.png", "utrera/table1.png", "utrera/long_util.png"]
 
 
 @pytest.fixture(scope="module")
@@ -76,12 +82,20 @@ def test_each_figure_names_them_in_a_style_no_paper_policy_uses(built, figure):
     assert_user_styles(wd / "paper_figures" / figure, USER)
 
 
+@pytest.mark.parametrize("figure", PNG_FIGURES)
+def test_each_png_figure_draws_them_in_the_user_colours(built, figure):
+    wd, _, _ = built
+    assert drawn_colours(wd / "paper_figures" / figure, USER_COLORS[:len(USER)]) == [True, True]
+
+
 def test_the_readmes_say_where_they_appear(built):
     wd, _, _ = built
     assert "Your policies (config `extra_policies`): sjf_easy, easy_small" in (
         wd / "paper_figures/kumar/README.md").read_text()
     assert "Your policies (config `extra_policies`): sjf_easy, easy_small" in (
         wd / "paper_figures/baseline/metrics_by_load.md").read_text()
+    assert "**Your policies** (config `extra_policies`): `sjf_easy`, `easy_small`" in (
+        wd / "paper_figures/utrera/README.md").read_text()
 
 
 def test_editing_a_users_module_reruns_its_runs_and_what_shows_them(built):
