@@ -112,5 +112,16 @@ def test_editing_a_users_module_reruns_its_runs_and_what_shows_them(built):
 
 
 #: What an edit of easy_small.py plans: its own simulations (one batched job
-#: per study and sweep), the cubes holding it, and what reads those cubes.
-EDIT_PLAN: dict[str, int] = {}
+#: per study and sweep; sjf_easy's and the papers' policies' none), the cubes
+#: holding it (paper K's load cube, not its C_s, long-run or readings cubes),
+#: the figures, tables and READMEs that show it, and the two steps that read
+#: those cubes for the paper's comparisons only (kumar_tables, utrera_claims:
+#: Snakemake reruns what reads a rebuilt file; their numbers do not change).
+EDIT_PLAN: dict[str, int] = {
+    "baseline_simulate": 1, "kumar_fig1_simulate": 1, "kumar_simulate_easy_small": 1,
+    "utrera_simulate_long_util_easy_small": 1, "utrera_simulate_table1_easy_small": 1,
+    "utrera_simulate_traces_easy_small": 1,
+    "baseline_aggregate": 1, "kumar_aggregate": 1, "kumar_fig1_aggregate": 1, "utrera_aggregate": 3,
+    "baseline_figures": 1, "kumar_fig1": 1, "kumar_figures": 1, "utrera_figures_long_util": 1,
+    "utrera_figures_table1": 1, "utrera_figures_traces": 1,
+    "kumar_tables": 1, "kumar_report": 1, "utrera_claims": 1, "utrera_readme": 1}
