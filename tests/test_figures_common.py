@@ -64,3 +64,11 @@ def test_footer_lines_reserve_a_band_per_line():
         footer_lines(fig, text)
         heights.append(fig.get_layout_engine().get()["rect"][1])
     assert heights[0] < heights[1] <= 0.3
+
+
+def test_nonnegative_error_bars_are_cut_at_zero_only_where_they_reach_below():
+    from simlib.figures.common import nonnegative_yerr
+    half = [1.0, 1.0]
+    assert nonnegative_yerr([3.0, 2.0], half) is half   # nothing to cut: drawn as before
+    lower, upper = nonnegative_yerr([3.0, 0.25], half)
+    assert lower.tolist() == [1.0, 0.25] and upper.tolist() == [1.0, 1.0]

@@ -164,3 +164,24 @@ def seed_band(da, level: float = 0.95):
         half = np.where(n > 1, student_t.ppf(0.5 + level / 2, np.maximum(n - 1, 1)) * sd
                         / np.sqrt(np.maximum(n, 1)), 0.0)
     return mean, mean - half, mean + half
+
+
+def nonnegative_yerr(mean, half):
+    """Error bars of a quantity that cannot be negative: ``half`` each way, the lower one
+    cut where it would reach below 0 (the interval intersected with [0, inf), which
+    covers the mean at least as often). ``half`` as given when nothing is cut (then
+    the drawing is that of a symmetric bar), else the (2, n) array matplotlib takes.
+
+    Examples
+    --------
+    >>> nonnegative_yerr([5.0, 1.0], [2.0, 3.0]).tolist()
+    [[2.0, 1.0], [2.0, 3.0]]
+    >>> nonnegative_yerr([5.0], [2.0])
+    [2.0]
+    """
+    import numpy as np
+
+    m, h = np.asarray(mean, float), np.asarray(half, float)
+    if not np.any(m - h < 0):
+        return half
+    return np.vstack([np.minimum(h, np.maximum(m, 0.0)), h])

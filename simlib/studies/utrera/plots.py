@@ -20,7 +20,7 @@ from matplotlib.patches import Rectangle
 from simlib.markdown import markdown_table
 from simlib.render import template_data
 
-from ...figures.common import footer_lines, log_y, new_figure, save_figure, time_unit
+from ...figures.common import footer_lines, log_y, new_figure, nonnegative_yerr, save_figure, time_unit
 from ...figures.gantt import core_runs
 from ...figures.styles import policy_styles
 from . import EASY, MALLEABLE
@@ -217,13 +217,15 @@ def plot_table1(t1: pd.DataFrame, out, *, scale_label: str, n_seeds: int,
         for pol in ("easy", "fcfs_malleable"):
             d = sub[sub["policy"] == pol].sort_values("load")
             c = _COLORS[pol]
-            ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), color=c, marker="o",
+            ax.errorbar(d["load"], d["mean"], yerr=nonnegative_yerr(d["mean"], d["ci95"].fillna(0)),
+                        color=c, marker="o",
                         capsize=3, label=f"{policy_label(pol)} (ours)")
             for col, name, style in _PAPER_LINES if published else ():
                 ax.plot(d["load"], d[col], color=c, label=f"{policy_label(pol)} ({name})", **style)
         for pol in users:  # ours only: the paper has no such policy
             d = sub[sub["policy"] == pol].sort_values("load")
-            ax.errorbar(d["load"], d["mean"], yerr=d["ci95"].fillna(0), capsize=3,
+            ax.errorbar(d["load"], d["mean"], yerr=nonnegative_yerr(d["mean"], d["ci95"].fillna(0)),
+                        capsize=3,
                         **_line(st[pol]))
         unit = "" if "slowdown" in m else " (s)"
         ax.set_title(METRIC_LABELS[m])
@@ -268,7 +270,8 @@ def _grouped_bars(ax, df, groups, members, colors, labels, *, log=False, scale=1
             vals.append(float(r["mean"].iloc[0]) / scale if len(r) else np.nan)
             errs.append(float(r["ci95"].fillna(0).iloc[0]) / scale if len(r) else 0.0)
         x = np.arange(len(groups)) + (i - (len(members) - 1) / 2) * width
-        ax.bar(x, vals, width, yerr=errs, capsize=2, color=colors[i], label=labels[i],
+        ax.bar(x, vals, width, yerr=nonnegative_yerr(vals, errs), capsize=2, color=colors[i],
+               label=labels[i],
                edgecolor="0.3", lw=0.5)
     ax.set_xticks(np.arange(len(groups)), groups)
     if log:
@@ -383,7 +386,8 @@ def plot_long_util(lu: pd.DataFrame, out, *, trace: str, scale_label: str, n_see
         scale, unit = (1.0, "") if m == "utrera_slowdown" else time_unit(sub["mean"])
         for pol in (EASY, MALLEABLE, *users):
             d = sub[sub["policy"] == pol].sort_values("long_util")
-            ax.errorbar(100 * d["long_util"], d["mean"] / scale, yerr=d["ci95"].fillna(0) / scale,
+            ax.errorbar(100 * d["long_util"], d["mean"] / scale,
+                        yerr=nonnegative_yerr(d["mean"] / scale, d["ci95"].fillna(0) / scale),
                         capsize=3, **_line(st[pol]))
         if threshold is not None:
             ax.axvline(100 * threshold, color="k", ls="--", lw=0.8,
