@@ -11,7 +11,8 @@ datasets and, through :func:`write_cube`, identical file bytes. Hence no
 timestamps anywhere in the attributes, coordinates sorted, attributes in
 sorted key order and a fixed on-disk encoding.
 
-:func:`diff_cubes` compares two cubes with a tolerance (``simlib diff``).
+:func:`diff_cubes` and :func:`compare_cubes` compare two cubes with a tolerance
+(``simlib diff``).
 """
 from __future__ import annotations
 
@@ -43,7 +44,11 @@ __all__ = [
     "read_cube",
     "check_cube",
     "diff_cubes",
+    "compare_cubes",
+    "Comparison",
+    "VariableSummary",
     "format_differences",
+    "format_comparison",
 ]
 
 #: Attributes of well-known dimension coordinates.
@@ -508,31 +513,9 @@ def _coord_differences(a: xr.Dataset, b: xr.Dataset, rtol: float,
         la, lb = [_py(v) for v in va.ravel()], [_py(v) for v in vb.ravel()]
         only_a = [v for v in la if v not in lb]
         only_b = [v for v in lb if v not in la]
-        detail = (f"only in A: {only_a}; only in B: {only_b}" if (only_a or only_b)
-                  else "same values, different order")
+        detail = ("; ".join(f"only in {side}: {only}" for side, only in (("A", only_a), ("B", only_b))
+                            if only) or "same values, different order")
         yield Difference("coord", c, a=la, b=lb, detail=detail)
-
-
-def _variable_differences(a: xr.Dataset, b: xr.Dataset, rtol: float,
-                          atol: float) -> Iterator[Difference]:
-    """Per variable in sorted order: in one cube only, other dimensions, or its cells
-    that differ (on the coordinates both cubes share, in array order)."""
-    for v in sorted(set(a.data_vars) | set(b.data_vars)):
-        if v not in a.data_vars or v not in b.data_vars:
-            side = "A" if v in a.data_vars else "B"
-            yield Difference("variable", v, detail=f"variable only in {side}")
-            continue
-        xa, xb = a[v], b[v]
-        if set(xa.dims) != set(xb.dims):
-            yield Difference("variable", v, a=xa.dims, b=xb.dims,
-                             detail=f"dimensions {xa.dims} vs {xb.dims}")
-            continue
-        xa, xb = xr.align(xa, xb, join="inner")
-        xb = xb.transpose(*xa.dims)
-        ok = _close(xa.values, xb.values, rtol, atol)
-        for idx in zip(*np.nonzero(~ok)):
-            cell = {d: _py(xa[d].values[i]) for d, i in zip(xa.dims, idx)}
-            yield Difference("value", v, coords=cell, a=_py(xa.values[idx]), b=_py(xb.values[idx]))
 
 
 def _attr_differences(name: str, da: dict, db: dict) -> Iterator[Difference]:
@@ -545,6 +528,246 @@ def _attr_differences(name: str, da: dict, db: dict) -> Iterator[Difference]:
             yield Difference("attr", f"{name}:{k}" if name else k, a=_py(x), b=_py(y))
 
 
+@dataclass(frozen=True)
+class VariableSummary:
+    """How one variable compares between two cubes (:func:`compare_cubes`).
+
+    Attributes
+    ----------
+    name : str
+        The variable.
+    cells : int
+        Cells compared: those on the coordinates both cubes share (0 when the
+        variable is not comparable, see ``status``).
+    differing : int
+        Cells beyond tolerance, a NaN against a number included.
+    max_abs, max_rel : float
+        Largest ``|A - B|`` and ``|A - B| / max(|A|, |B|)`` over the cells
+        where both values are finite (0 when there is none; NaN for
+        non-numeric variables).
+    rtol, atol : float
+        The tolerances this variable was compared with.
+    status : str
+        ``"compared"``, ``"only in A"``, ``"only in B"`` or
+        ``"dimensions (...) vs (...)"``.
+    """
+
+    name: str
+    cells: int = 0
+    differing: int = 0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    rtol: float = 0.0
+    atol: float = 0.0
+    status: str = "compared"
+
+
+@dataclass
+class Comparison:
+    """The whole comparison of two cubes (:func:`compare_cubes`).
+
+    Attributes
+    ----------
+    differences : list of Difference
+        As :func:`diff_cubes` returns them.
+    variables : dict
+        Variable name -> :class:`VariableSummary`, in sorted order.
+    only_in : dict
+        Coordinate name -> ``{"A": [...], "B": [...]}``, the values only one
+        cube has (a coordinate only one cube has: all its values on that
+        side); coordinates with the same values are left out.
+    """
+
+    differences: list[Difference]
+    variables: dict[str, VariableSummary]
+    only_in: dict[str, dict[str, list]]
+
+    @property
+    def equal(self) -> bool:
+        """No difference at all (structure, values, compared attributes)."""
+        return not self.differences
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the structure ``simlib diff --json`` prints).
+
+        Keys: ``equal``; ``variables`` (name -> summary fields);
+        ``only_in`` (coordinate -> ``{"A": [...], "B": [...]}``);
+        ``cells`` (every differing cell: ``variable``, ``coords``, ``a``,
+        ``b``, ``abs``, ``rel``); ``structure`` (dimension, coordinate and
+        variable differences: ``kind``, ``name``, ``a``, ``b``, ``detail``);
+        ``attrs`` (attribute differences: ``name``, ``a``, ``b``; empty unless
+        compared). NaN is ``null``, infinities are ``"inf"``/``"-inf"``.
+
+        Examples
+        --------
+        >>> x = build_cube([{"load": 0.5, "makespan": 10.0}], ["load"], ["makespan"])
+        >>> y = x.copy(deep=True); y["makespan"][0] = 12.5
+        >>> d = compare_cubes(x, y).to_dict()
+        >>> d["equal"], d["variables"]["makespan"]["max_rel"], d["cells"][0]["coords"]
+        (False, 0.2, {'load': 0.5})
+        """
+        cells, structure, attrs = [], [], []
+        for d in self.differences:
+            if d.kind == "value":
+                delta = _deltas(d.a, d.b)
+                cells.append({"variable": d.name, "coords": d.coords, "a": d.a, "b": d.b,
+                              "abs": delta[0], "rel": delta[1]})
+            elif d.kind == "attr":
+                attrs.append({"name": d.name, "a": d.a, "b": d.b})
+            else:
+                structure.append({"kind": d.kind, "name": d.name, "a": d.a, "b": d.b,
+                                  "detail": d.detail})
+        out = {"equal": self.equal,
+               "variables": {k: {f: getattr(s, f) for f in _SUMMARY_FIELDS}
+                             for k, s in self.variables.items()},
+               "only_in": self.only_in, "cells": cells, "structure": structure, "attrs": attrs}
+        return _json_ready(out)
+
+
+_SUMMARY_FIELDS = ("status", "cells", "differing", "max_abs", "max_rel", "rtol", "atol")
+
+
+def _json_ready(obj: Any) -> Any:
+    """``obj`` with numpy scalars as Python ones, tuples as lists, NaN as None and
+    infinities as strings: strict JSON has neither NaN nor Infinity."""
+    obj = _py(obj)
+    if isinstance(obj, dict):
+        return {str(k): _json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_ready(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def _deltas(a: Any, b: Any) -> tuple[float | None, float | None]:
+    """``|a - b|`` and ``|a - b| / max(|a|, |b|)`` of two numbers (``None`` otherwise)."""
+    try:
+        x, y = float(a), float(b)
+    except (TypeError, ValueError):
+        return None, None
+    absd = abs(x - y) if x != y else 0.0  # equal infinities: 0, not NaN
+    big = max(abs(x), abs(y))
+    return absd, (absd / big if big > 0 and math.isfinite(big) else (0.0 if absd == 0 else math.nan))
+
+
+def _array_deltas(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Largest absolute and relative difference over the cells where both are finite."""
+    if not (x.dtype.kind in "fiub" and y.dtype.kind in "fiub"):
+        return math.nan, math.nan
+    x, y = x.astype(float), y.astype(float)
+    both = np.isfinite(x) & np.isfinite(y)
+    if not both.any():
+        return 0.0, 0.0
+    absd = np.abs(x[both] - y[both])
+    big = np.maximum(np.abs(x[both]), np.abs(y[both]))
+    rel = np.divide(absd, big, out=np.zeros_like(absd), where=big > 0)
+    return float(absd.max()), float(rel.max())
+
+
+def _only_in(a: xr.Dataset, b: xr.Dataset) -> dict[str, dict[str, list]]:
+    """Coordinate -> values only ``a`` (``"A"``) or only ``b`` (``"B"``) has."""
+    out = {}
+    for c in sorted(set(a.coords) | set(b.coords)):
+        la = [_py(v) for v in a[c].values.ravel()] if c in a.coords else []
+        lb = [_py(v) for v in b[c].values.ravel()] if c in b.coords else []
+        only = {"A": [v for v in la if v not in lb], "B": [v for v in lb if v not in la]}
+        if only["A"] or only["B"]:
+            out[str(c)] = only
+    return out
+
+
+def _compare_variable(v: str, a: xr.Dataset, b: xr.Dataset, rtol: float,
+                      atol: float) -> tuple[VariableSummary, list[Difference]]:
+    """Summary and differences of variable ``v``: in one cube only, other dimensions, or
+    its cells that differ (on the coordinates both cubes share, in array order)."""
+    if v not in a.data_vars or v not in b.data_vars:
+        side = "A" if v in a.data_vars else "B"
+        return (VariableSummary(v, rtol=rtol, atol=atol, status=f"only in {side}"),
+                [Difference("variable", v, detail=f"variable only in {side}")])
+    xa, xb = a[v], b[v]
+    if set(xa.dims) != set(xb.dims):
+        detail = f"dimensions {xa.dims} vs {xb.dims}"
+        return (VariableSummary(v, rtol=rtol, atol=atol, status=detail),
+                [Difference("variable", v, a=xa.dims, b=xb.dims, detail=detail)])
+    xa, xb = xr.align(xa, xb, join="inner")
+    xb = xb.transpose(*xa.dims)
+    va, vb = xa.values, xb.values
+    ok = _close(va, vb, rtol, atol)
+    diffs = [Difference("value", v, coords={d: _py(xa[d].values[i]) for d, i in zip(xa.dims, idx)},
+                        a=_py(va[idx]), b=_py(vb[idx]))
+             for idx in zip(*np.nonzero(~ok))]
+    max_abs, max_rel = _array_deltas(va, vb)
+    return VariableSummary(v, int(ok.size), len(diffs), max_abs, max_rel, rtol, atol), diffs
+
+
+def _check_tolerances(rtol: float, atol: float, var_rtol: Mapping[str, float],
+                      var_atol: Mapping[str, float], names: set) -> None:
+    tols = [rtol, atol, *var_rtol.values(), *var_atol.values()]
+    if any(not (t >= 0) for t in tols):  # NaN too
+        raise ValueError("rtol and atol must be non-negative")
+    unknown = sorted((set(var_rtol) | set(var_atol)) - names)
+    if unknown:
+        raise ValueError(f"tolerance for a variable neither cube has: {', '.join(unknown)} "
+                         f"(variables: {', '.join(sorted(names))})")
+
+
+def compare_cubes(
+    a: xr.Dataset,
+    b: xr.Dataset,
+    *,
+    rtol: float = 0.0,
+    atol: float = 0.0,
+    check_attrs: bool = False,
+    var_rtol: Mapping[str, float] | None = None,
+    var_atol: Mapping[str, float] | None = None,
+) -> Comparison:
+    """Compare cubes ``a`` and ``b``: the differences and a summary per variable.
+
+    Compares dimensions (names and sizes), coordinate values, the set of
+    variables and their dimensions, and every value. Values ``x``, ``y`` are
+    equal when ``|x - y| <= atol + rtol * max(|x|, |y|)`` (symmetric, so the
+    order of the cubes does not matter), and NaN equals NaN. ``var_rtol``
+    and ``var_atol`` (variable -> tolerance) override ``rtol`` and ``atol``
+    for the variables they name. Where the coordinates differ, values are
+    still compared on the coordinates both cubes share, and
+    :attr:`Comparison.only_in` lists the rest. With ``check_attrs`` variable
+    and global attributes are compared too, except the provenance keys
+    (commit, config hash...), which differ legitimately between a golden
+    cube and a fresh one.
+
+    Raises
+    ------
+    ValueError
+        A negative tolerance, or one for a variable neither cube has.
+
+    Examples
+    --------
+    >>> x = build_cube([{"load": 0.5, "makespan": 10.0}], ["load"], ["makespan"])
+    >>> y = x.copy(deep=True); y["makespan"][0] = 10.5
+    >>> c = compare_cubes(x, y)
+    >>> c.equal, c.variables["makespan"].differing, c.variables["makespan"].max_abs
+    (False, 1, 0.5)
+    >>> compare_cubes(x, y, var_atol={"makespan": 1.0}).equal
+    True
+    """
+    var_rtol, var_atol = dict(var_rtol or {}), dict(var_atol or {})
+    names = set(a.data_vars) | set(b.data_vars)
+    _check_tolerances(rtol, atol, var_rtol, var_atol, {str(n) for n in names})
+    values, summaries = [], {}
+    for v in sorted(names):
+        summaries[v], diffs = _compare_variable(v, a, b, var_rtol.get(v, rtol), var_atol.get(v, atol))
+        values.extend(diffs)
+    out = [*_dim_differences(a, b), *_coord_differences(a, b, rtol, atol)]
+    # "variable" rows before the "value" rows, as diff_cubes has always ordered them.
+    out += [d for d in values if d.kind != "value"] + [d for d in values if d.kind == "value"]
+    if check_attrs:
+        out.extend(_attr_differences("", a.attrs, b.attrs))
+        for v in sorted((set(a.variables) & set(b.variables))):
+            out.extend(_attr_differences(v, a[v].attrs, b[v].attrs))
+    return Comparison(out, summaries, _only_in(a, b))
+
+
 def diff_cubes(
     a: xr.Dataset,
     b: xr.Dataset,
@@ -552,17 +775,10 @@ def diff_cubes(
     rtol: float = 0.0,
     atol: float = 0.0,
     check_attrs: bool = False,
+    var_rtol: Mapping[str, float] | None = None,
+    var_atol: Mapping[str, float] | None = None,
 ) -> list[Difference]:
-    """List the differences between cubes ``a`` and ``b``.
-
-    Compares dimensions (names and sizes), coordinate values, the set of
-    variables and their dimensions, and every value. Values ``x``, ``y`` are
-    equal when ``|x - y| <= atol + rtol * max(|x|, |y|)`` (symmetric, so the
-    order of the cubes does not matter), and NaN equals NaN. Where the
-    coordinates differ, values are still compared on the coordinates both
-    cubes share. With ``check_attrs`` variable and global attributes are
-    compared too, except the provenance keys (commit, config hash...), which
-    differ legitimately between a golden cube and a fresh one.
+    """List the differences between cubes ``a`` and ``b`` (see :func:`compare_cubes`).
 
     Returns
     -------
@@ -580,15 +796,8 @@ def diff_cubes(
     >>> diff_cubes(x, y, atol=1.0)
     []
     """
-    if rtol < 0 or atol < 0:
-        raise ValueError("rtol and atol must be non-negative")
-    out = [*_dim_differences(a, b), *_coord_differences(a, b, rtol, atol),
-           *_variable_differences(a, b, rtol, atol)]
-    if check_attrs:
-        out.extend(_attr_differences("", a.attrs, b.attrs))
-        for v in sorted((set(a.variables) & set(b.variables))):
-            out.extend(_attr_differences(v, a[v].attrs, b[v].attrs))
-    return out
+    return compare_cubes(a, b, rtol=rtol, atol=atol, check_attrs=check_attrs,
+                         var_rtol=var_rtol, var_atol=var_atol).differences
 
 
 def _fmt(v: Any) -> str:
@@ -601,20 +810,49 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+def _fmt_pair(a: Any, b: Any) -> tuple[str, str]:
+    """``a`` and ``b`` with the fewest significant digits (10 at least) that tell
+    them apart: 16461.25333 and 16461.25333002, not twice 16461.25333.
+
+    Examples
+    --------
+    >>> _fmt_pair(16461.25333, 16461.25333 * (1 + 1e-12))
+    ('16461.25333', '16461.25333002')
+    """
+    if isinstance(a, float) and isinstance(b, float) and a != b:
+        for digits in range(10, 18):
+            sa, sb = f"{a:.{digits}g}", f"{b:.{digits}g}"
+            if sa != sb:
+                return sa, sb
+    return _fmt(a), _fmt(b)
+
+
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
+    """Rows as aligned columns, a rule under the first (the header)."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = []
+    for j, r in enumerate(rows):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if j == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines
+
+
 def format_differences(diffs: list[Difference], *, max_rows: int = 50) -> str:
     """Render differences as a plain-text table for a terminal or CI log.
 
     Columns: kind, variable (or dim/coord/attr), coordinates of the cell,
-    value in A, value in B, and |A − B| for numeric cells. At most
+    value in A, value in B (each with the digits that tell them apart),
+    ``|A - B|`` and ``|A - B| / max(|A|, |B|)`` for numeric cells. At most
     ``max_rows`` rows; the rest is counted.
 
     Examples
     --------
     >>> print(format_differences([Difference("value", "mean_wait", {"load": 0.5}, 1.0, 2.0)]))
     1 difference (1 value in 1 variable: mean_wait)
-    kind   variable   coordinates  A  B  |A-B|
-    -----  ---------  -----------  -  -  -----
-    value  mean_wait  load=0.5     1  2  1
+    kind   variable   coordinates  A  B  |A-B|  rel
+    -----  ---------  -----------  -  -  -----  ---
+    value  mean_wait  load=0.5     1  2  1      0.5
     """
     if not diffs:
         return "no differences"
@@ -624,23 +862,51 @@ def format_differences(diffs: list[Difference], *, max_rows: int = 50) -> str:
     if values:
         head += (f" ({len(values)} value{'s' if len(values) != 1 else ''} in {len(vars_)} "
                  f"variable{'s' if len(vars_) != 1 else ''}: {', '.join(vars_)})")
-    rows = [("kind", "variable", "coordinates", "A", "B", "|A-B|")]
+    rows = [("kind", "variable", "coordinates", "A", "B", "|A-B|", "rel")]
     for d in diffs[:max_rows]:
         if d.kind == "value":
             where = ", ".join(f"{k}={_fmt(v)}" for k, v in d.coords.items())
-            try:
-                delta = _fmt(abs(float(d.a) - float(d.b)))
-            except (TypeError, ValueError):
-                delta = ""
-            rows.append((d.kind, d.name, where, _fmt(d.a), _fmt(d.b), delta))
+            absd, rel = _deltas(d.a, d.b)
+            rows.append((d.kind, d.name, where, *_fmt_pair(d.a, d.b),
+                         "" if absd is None else f"{absd:.4g}", "" if rel is None else f"{rel:.3g}"))
         else:
-            rows.append((d.kind, d.name, d.detail, _fmt(d.a), _fmt(d.b), ""))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = [head]
-    for j, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
-        if j == 0:
-            lines.append("  ".join("-" * w for w in widths))
+            rows.append((d.kind, d.name, d.detail, _fmt(d.a), _fmt(d.b), "", ""))
+    lines = [head, *_table(rows)]
     if len(diffs) > max_rows:
         lines.append(f"... and {len(diffs) - max_rows} more")
+    return "\n".join(lines)
+
+
+def format_comparison(comparison: Comparison, *, max_rows: int = 50) -> str:
+    """Render a :class:`Comparison` for a terminal or CI log: a summary per
+    variable, the coordinate values only one cube has, then
+    :func:`format_differences`' table.
+
+    Examples
+    --------
+    >>> x = build_cube([{"load": 0.5, "makespan": 10.0}], ["load"], ["makespan"])
+    >>> y = build_cube([{"load": l, "makespan": 10.0} for l in (0.5, 0.7)], ["load"], ["makespan"])
+    >>> print(format_comparison(compare_cubes(x, y)))  # doctest: +NORMALIZE_WHITESPACE
+    variable  status    cells  differing  max |A-B|  max rel  rtol  atol
+    --------  --------  -----  ---------  ---------  -------  ----  ----
+    makespan  compared  1      0          0          0        0     0
+    only in one cube:
+      load: only in B: 0.7
+    2 differences
+    kind   variable  coordinates       A      B           |A-B|  rel
+    -----  --------  ----------------  -----  ----------  -----  ---
+    dim    load      size 1 vs 2       1      2
+    coord  load      only in B: [0.7]  [0.5]  [0.5, 0.7]
+    """
+    rows = [("variable", "status", "cells", "differing", "max |A-B|", "max rel", "rtol", "atol")]
+    for s in comparison.variables.values():
+        rows.append((s.name, s.status, str(s.cells), str(s.differing), f"{s.max_abs:.4g}",
+                     f"{s.max_rel:.3g}", f"{s.rtol:g}", f"{s.atol:g}"))
+    lines = _table(rows)
+    if comparison.only_in:
+        lines.append("only in one cube:")
+        for c, sides in comparison.only_in.items():
+            lines += [f"  {c}: only in {side}: {', '.join(_fmt(v) for v in vals)}"
+                      for side, vals in sides.items() if vals]
+    lines.append(format_differences(comparison.differences, max_rows=max_rows))
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """Tests of the simlib command line (simlib.cli): diff exit codes and output, --version."""
+import json
 import shutil
 import subprocess
 import sys
@@ -42,7 +43,11 @@ def test_diff_changed_exits_1_with_table(cubes, capsys):
     assert "mean_wait" in out
     assert "policy=fcfs, load=0.9" in out
     assert "11.25" in out and "0.25" in out
-    assert "makespan" not in out  # unchanged variables are not listed
+    rows = out.split("differences")[-1] if "differences" in out else out.split("difference")[-1]
+    assert "makespan" not in rows  # unchanged variables are in the summary only, not the rows
+    summary = [line.split() for line in out.splitlines() if line.startswith(("makespan", "mean_wait"))]
+    assert summary[:2] == [["makespan", "compared", "4", "0", "0", "0", "0", "0"],
+                           ["mean_wait", "compared", "4", "1", "0.25", "0.0222", "0", "0"]]
 
 
 def test_diff_tolerance_flags(cubes):
@@ -56,6 +61,63 @@ def test_diff_unreadable_exits_2(cubes, capsys, which, reason):
     assert cli.main(["diff", str(cubes["a"]), str(cubes[which])]) == 2
     err = capsys.readouterr().err
     assert reason in err and str(cubes[which]) in err
+
+
+def test_diff_1e12_change_is_visible(tmp_path, capsys):
+    a = _cube(tmp_path / "a.nc")
+    b = _cube(tmp_path / "b.nc", bump=11.0 * 1e-12)  # fcfs/0.9 mean_wait 11.0 -> 11.0 * (1 + 1e-12)
+    assert cli.main(["diff", str(a), str(b)]) == 1
+    row = [line for line in capsys.readouterr().out.splitlines() if line.startswith("value")]
+    assert row[0].split()[-4:-2] == ["11", "11.00000000001"] and "1e-12" in row[0]
+
+
+def test_diff_extra_policy_exits_1_comparing_the_shared_ones(tmp_path, capsys):
+    a = _cube(tmp_path / "a.nc", bump=1.0)
+    recs = [{"policy": p, "load": load, "mean_wait": 1.0, "makespan": 100.0}
+            for p in ["easy", "easy_small", "fcfs"] for load in [0.5, 0.9]]
+    b = write_cube(build_cube(recs, ["policy", "load"], ["mean_wait", "makespan"]), tmp_path / "b.nc")
+    assert cli.main(["diff", str(a), str(b), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["only_in"] == {"policy": {"A": [], "B": ["easy_small"]}}
+    assert doc["variables"]["makespan"] == {"status": "compared", "cells": 4, "differing": 0,
+                                            "max_abs": 0.0, "max_rel": 0.0, "rtol": 0.0, "atol": 0.0}
+    assert doc["variables"]["mean_wait"]["differing"] == 3  # easy/0.9 is 1.0 in both
+    assert cli.main(["diff", str(a), str(b)]) == 1
+    assert "policy: only in B: easy_small" in capsys.readouterr().out
+
+
+def test_diff_json_parses_back(cubes, capsys):
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["changed"]), "--json", "--attrs"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["a"], doc["b"], doc["equal"], doc["rtol"], doc["atol"]) == (
+        str(cubes["a"]), str(cubes["changed"]), False, 0.0, 0.0)
+    assert doc["cells"] == [{"variable": "mean_wait", "coords": {"policy": "fcfs", "load": 0.9},
+                             "a": 11.0, "b": 11.25, "abs": 0.25, "rel": 0.25 / 11.25}]
+    assert doc["structure"] == [] and doc["attrs"] == [] and doc["only_in"] == {}
+    assert cli.main(["diff", str(cubes["a"]), str(cubes["same"]), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["equal"] is True
+
+
+def test_diff_per_variable_tolerance(cubes, capsys):
+    a, changed = str(cubes["a"]), str(cubes["changed"])
+    assert cli.main(["diff", a, changed, "--atol", "mean_wait=0.3"]) == 0
+    assert cli.main(["diff", a, changed, "--atol", "makespan=0.3"]) == 1
+    assert cli.main(["diff", a, changed, "--rtol", "0.03", "--rtol", "mean_wait=0"]) == 1
+    capsys.readouterr()
+    assert cli.main(["diff", a, changed, "--rtol", "mean_wiat=0.1"]) == 2
+    assert "'mean_wiat'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["diff", a, changed, "--rtol", "mean_wait=lots"])
+    assert exc.value.code == 2
+
+
+def test_diff_help_documents_exit_codes_and_options(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["diff", "--help"])
+    out = capsys.readouterr().out
+    for words in ("exit status", "0  the cubes are equal", "1  they differ", "2  error",
+                  "--attrs", "--max-rows", "--json", "VAR=R"):
+        assert words in out
 
 
 def test_negative_tolerance_exits_2(cubes, capsys):

@@ -262,3 +262,80 @@ def test_format_differences_truncates():
     assert text.splitlines()[0] == "5 differences (5 values in 1 variable: v)"
     assert "... and 3 more" in text
     assert C.format_differences([]) == "no differences"
+
+
+# ----------------------------------------------------------------- compare (issue 37)
+def test_a_1e12_relative_change_is_shown_with_the_digits_that_tell_it_apart():
+    a = make_cube()
+    b = a.copy(deep=True)
+    cell = dict(trace="CTC-SP2", policy="easy", load=0.5)
+    a["mean_wait"].loc[cell] = 16461.25333
+    b["mean_wait"].loc[cell] = 16461.25333 * (1 + 1e-12)
+    (d,) = C.diff_cubes(a, b)
+    row = C.format_differences([d]).splitlines()[-1].split()
+    shown_a, shown_b, rel = row[-4], row[-3], row[-1]
+    assert shown_a != shown_b and float(shown_a) == 16461.25333
+    # B's digits are the fewest that tell it from A: nearer to B than to A.
+    assert abs(float(shown_b) - d.b) < abs(float(shown_b) - d.a)
+    assert float(rel) == pytest.approx(1e-12, rel=1e-3)
+
+
+def test_summary_per_variable_counts_and_maxima():
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["mean_wait"] += 1.0  # every cell (the missing one stays NaN), as in the issue's "+1 shift"
+    b["makespan"].loc[dict(trace="SDSC-SP2", policy="fcfs", load=0.9)] *= 1.5
+    comp = C.compare_cubes(a, b)
+    wait, span = comp.variables["mean_wait"], comp.variables["makespan"]
+    finite = np.isfinite(a["mean_wait"].values)
+    assert (wait.cells, wait.differing, wait.max_abs) == (18, 17, 1.0)
+    assert wait.max_rel == pytest.approx(float(np.max(1.0 / (a["mean_wait"].values[finite] + 1.0))))
+    assert (span.cells, span.differing) == (18, 1)
+    assert span.max_rel == pytest.approx(1 / 3)
+    assert not comp.equal and comp.only_in == {}
+    text = C.format_comparison(comp, max_rows=3)
+    summary = text.splitlines()[:4]
+    assert summary[2].split()[:4] == ["makespan", "compared", "18", "1"]
+    assert summary[3].split()[:5] == ["mean_wait", "compared", "18", "17", "1"]
+    assert "... and 15 more" in text
+
+
+def test_extra_policy_compares_the_shared_ones_and_lists_the_extra():
+    a = make_cube()
+    extra = [dict(r, policy="easy_small") for r in baseline_records() if r["policy"] == "easy"]
+    b = make_cube(baseline_records() + extra)
+    b["mean_wait"].loc[dict(trace="CTC-SP2", policy="fcfs", load=0.5)] += 2.0
+    comp = C.compare_cubes(a, b)
+    assert comp.only_in == {"policy": {"A": [], "B": ["easy_small"]}}
+    assert comp.variables["mean_wait"].cells == 18 and comp.variables["mean_wait"].differing == 1
+    assert [d.kind for d in comp.differences] == ["dim", "coord", "value"]
+    assert "policy: only in B: easy_small" in C.format_comparison(comp)
+
+
+def test_per_variable_tolerance_applies_to_that_variable_only():
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["mean_wait"] *= 1 + 1e-10
+    b["makespan"] *= 1 + 1e-10
+    comp = C.compare_cubes(a, b, var_rtol={"mean_wait": 1e-9})
+    assert comp.variables["mean_wait"].differing == 0 and comp.variables["mean_wait"].rtol == 1e-9
+    assert comp.variables["makespan"].differing > 0 and comp.variables["makespan"].rtol == 0
+    assert C.diff_cubes(a, b, rtol=1e-9, var_rtol={"makespan": 0.0})[0].name == "makespan"
+    assert C.diff_cubes(a, b, var_atol={"mean_wait": 1e-3, "makespan": 1e-3}) == []
+    with pytest.raises(ValueError, match="neither cube has: mean_wiat"):
+        C.compare_cubes(a, b, var_rtol={"mean_wiat": 1e-9})
+    with pytest.raises(ValueError, match="non-negative"):
+        C.compare_cubes(a, b, var_atol={"mean_wait": -1.0})
+
+
+def test_comparison_to_dict_is_strict_json():
+    import json
+    a = make_cube()
+    b = a.copy(deep=True)
+    b["makespan"].loc[dict(trace="CTC-SP2", policy="conservative", load=0.7)] = 5.0  # was NaN
+    doc = json.loads(json.dumps(C.compare_cubes(a, b, check_attrs=True).to_dict(), allow_nan=False))
+    assert doc["equal"] is False and doc["attrs"] == [] and doc["structure"] == []
+    (cell,) = doc["cells"]
+    assert cell == {"variable": "makespan", "a": None, "b": 5.0, "abs": None, "rel": None,
+                    "coords": {"trace": "CTC-SP2", "policy": "conservative", "load": 0.7}}
+    assert doc["variables"]["makespan"]["differing"] == 1
