@@ -242,6 +242,8 @@ def build_cube(
     attrs: Mapping[str, Any] | None = None,
     metric_info: Mapping[str, tuple[str, str, str]] | None = None,
     coord_info: Mapping[str, Mapping[str, Any]] | None = None,
+    ran_dims: list[str] | None = None,
+    ran_reason: str = "",
 ) -> xr.Dataset:
     """Arrange per-run records into a cube with ``dims`` × ``metrics``.
 
@@ -263,6 +265,15 @@ def build_cube(
     coord_info : dict, optional
         Extra or overriding attributes of coordinates: ``dim -> attributes``
         (added to :data:`DIM_ATTRS`'s).
+    ran_dims : list of str, optional
+        For a cube whose grid is sparse by design: add the boolean variable
+        ``ran`` over these dims (a subset of ``dims``), True where some
+        record has those coordinates, and the global attribute
+        ``share_of_cells_run`` (records / cells of the whole grid), so that
+        the NaN of the combinations never run are explained in the file.
+    ran_reason : str
+        Why some combinations were not run (the design, the config key),
+        appended to ``ran``'s description.
 
     Returns
     -------
@@ -284,6 +295,11 @@ def build_cube(
     nan
     >>> ds["mean_wait"].attrs["units"]
     's'
+    >>> ds = build_cube([{"policy": "easy", "load": 0.5, "mean_wait": 3.0},
+    ...                  {"policy": "fcfs", "load": 0.7, "mean_wait": 9.0}],
+    ...                 ["policy", "load"], ["mean_wait"], ran_dims=["policy", "load"])
+    >>> ds["ran"].values.tolist(), ds.attrs["share_of_cells_run"]
+    ([[True, False], [False, True]], 0.5)
     """
     info = dict(METRICS)
     if metric_info:
@@ -331,8 +347,30 @@ def build_cube(
                        attrs={**DIM_ATTRS.get(d, {"long_name": d}), **coord_info.get(d, {})})
         for d in dims
     }
-    global_attrs = {k: _check_attr_value(k, attrs[k]) for k in sorted(attrs or {})}
+    attrs = dict(attrs or {})
+    if ran_dims is not None:
+        variables["ran"] = _ran_variable(dims, ran_dims, shape, seen, ran_reason)
+        attrs["share_of_cells_run"] = len(seen) / math.prod(shape) if math.prod(shape) else 0.0
+    global_attrs = {k: _check_attr_value(k, attrs[k]) for k in sorted(attrs)}
     return xr.Dataset(variables, coords=coord_vars, attrs=global_attrs)
+
+
+def _ran_variable(dims: list[str], ran_dims: list[str], shape: tuple, seen: Mapping[tuple, int],
+                  reason: str) -> xr.Variable:
+    """Variable ``ran`` over ``ran_dims``: True where a record (``seen``: its position
+    in the whole grid) has those coordinates."""
+    unknown = [d for d in ran_dims if d not in dims]
+    if unknown or len(set(ran_dims)) != len(ran_dims):
+        raise ValueError(f"ran_dims {ran_dims} must be distinct dimensions among {dims}")
+    axes = [dims.index(d) for d in ran_dims]
+    mask = np.zeros(tuple(shape[i] for i in axes), dtype=bool)
+    for pos in seen:
+        mask[tuple(pos[i] for i in axes)] = True
+    description = (f"True where runs exist for this combination of {', '.join(ran_dims)}; "
+                   "False where none was run, by design, and every variable is NaN there")
+    return xr.Variable(tuple(ran_dims), mask, attrs={
+        "units": "1", "long_name": "combination was run",
+        "description": f"{description}: {reason}" if reason else description})
 
 
 # --------------------------------------------------------------------------

@@ -339,3 +339,21 @@ def test_comparison_to_dict_is_strict_json():
     assert cell == {"variable": "makespan", "a": None, "b": 5.0, "abs": None, "rel": None,
                     "coords": {"trace": "CTC-SP2", "policy": "conservative", "load": 0.7}}
     assert doc["variables"]["makespan"]["differing"] == 1
+
+
+# ----------------------------------------------------------------- sparse cubes (issue 37)
+def test_ran_says_which_combinations_were_run_and_why(tmp_path):
+    recs = [r for r in baseline_records() if not (r["trace"] == "SDSC-SP2" and r["policy"] == "fcfs")]
+    ds = C.build_cube(recs, DIMS, METRICS, ran_dims=["trace", "policy"], ran_reason="fcfs skips SDSC")
+    assert ds["ran"].dims == ("trace", "policy") and ds["ran"].dtype == bool
+    # CTC-SP2/conservative lacks one load only: it was run, so True.
+    assert ds["ran"].sel(trace="SDSC-SP2").values.tolist() == [True, True, False]
+    assert ds["ran"].sel(trace="CTC-SP2").values.all()
+    assert ds["ran"].attrs["description"].endswith(": fcfs skips SDSC")
+    assert {"units", "long_name"} <= set(ds["ran"].attrs)
+    assert ds.attrs["share_of_cells_run"] == len(recs) / 18
+    back = C.read_cube(C.write_cube(ds, tmp_path / "ran.nc"))
+    assert back["ran"].dtype == bool and C.diff_cubes(ds, back, check_attrs=True) == []
+    assert "ran" not in make_cube() and "share_of_cells_run" not in make_cube().attrs
+    with pytest.raises(ValueError, match="ran_dims"):
+        C.build_cube(recs, DIMS, METRICS, ran_dims=["trace", "seed"])

@@ -31,6 +31,22 @@ def test_build_cube_repeats_cs_independent_policies_along_cs():
     assert load["mean_wait"].attrs["units"] == "s"
 
 
+def test_load_and_readings_cubes_say_which_policies_ran():
+    recs = [{"workload": w, "policy": p, "load": x, "seed": 0, "cs": None, "mean_wait": 1.0}
+            for w, pols in (("ps02", ["easy", "los"]), ("ps05", ["easy", "delayed_los"]))
+            for p in pols for x in (0.5, 0.9)]
+    load = C.build_kumar_cube(recs, "load")
+    assert load["ran"].dims == ("workload", "policy")
+    assert load["ran"].sel(workload="ps02").values.tolist() == [False, True, True]  # delayed_los, easy, los
+    assert "studies.kumar.load_sweeps" in load["ran"].attrs["description"]
+    assert load.attrs["share_of_cells_run"] == 8 / 12
+    readings = C.build_kumar_cube([dict(r, workload=f"slow@{r['workload']}") for r in recs[:4]],
+                                  "readings")
+    assert readings["ran"].dims == ("reading", "workload", "policy")
+    assert "studies.kumar.readings" in readings["ran"].attrs["description"]
+    assert "ran" not in C.build_kumar_cube([r for r in recs if r["load"] == 0.5], "cs", [1, 2])
+
+
 def test_pick_cs_argmin_and_near_best():
     cube = cs_cube(best=3)
     df = C.pick_cs(cube)

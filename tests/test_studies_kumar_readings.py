@@ -55,6 +55,22 @@ def test_reading_view_replaces_only_the_workloads_it_ran(reading):
     assert w.sel(workload="ps05").equals(load["mean_wait"].sel(workload="ps05"))
 
 
+def test_reading_view_with_variable_ran():
+    # Cubes as the pipeline builds them, with ran: a workload the reading did not
+    # re-run keeps its load-sweep values; one it re-ran takes the reading's policies.
+    from simlib.studies.kumar.cubes import build_kumar_cube
+    recs = [{"workload": w, "policy": p, "load": 0.5, "seed": 0, "cs": None, "mean_wait": 1.0}
+            for w in ("ps02", "ps05") for p in ("easy", "los")]
+    load = build_kumar_cube(recs, "load")
+    slow = [dict(r, workload=f"slow@{r['workload']}", mean_wait=2.0) for r in recs[:1]]
+    other = [dict(r, workload=f"other@{r['workload']}") for r in recs[2:]]
+    view = RD.reading_view(load, build_kumar_cube(slow + other, "readings"), "slow")
+    assert view["mean_wait"].sel(workload="ps05").equals(load["mean_wait"].sel(workload="ps05"))
+    assert view["ran"].sel(workload="ps05").values.tolist() == [True, True]
+    assert view["ran"].sel(workload="ps02").values.tolist() == [True, False]
+    assert view["mean_wait"].sel(workload="ps02", policy="easy").item() == 2.0
+
+
 def test_verdicts_under_each_reading_and_the_files(reading, tmp_path):
     plan, load, readings = reading
     published = load_published(REPO / "config/published/kumar.yaml")

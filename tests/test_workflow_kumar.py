@@ -141,6 +141,11 @@ def test_cubes_have_the_sweeps_dims(run):
         assert load[m].attrs["units"] in ("s", "1")
     # Batch policies do not run on heterogeneous workloads.
     assert np.isnan(load["mean_wait"].sel(workload="het_pd05_ps02", policy="easy")).all()
+    # ... which variable ran says, and why (issue 37).
+    assert load["ran"].dims == ("workload", "policy") and load["ran"].sum() == 7 * 3
+    assert not load["ran"].sel(workload="het_pd05_ps02", policy="easy").item()
+    assert "load_sweeps" in load["ran"].attrs["description"]
+    assert load.attrs["share_of_cells_run"] == 0.25
 
 
 def test_long_runs_have_their_own_jobs_and_are_compared(run):

@@ -31,6 +31,10 @@ __all__ = ["RUN_INFO", "build_kumar_cube", "pick_cs", "picks_document", "aggrega
 WORDS = names("cubes.yaml")
 #: Cube variables besides simlib.metrics.summarize's: name -> (units, long_name, description).
 RUN_INFO: dict[str, tuple[str, str, str]] = {k: tuple(v) for k, v in WORDS["variables"].items()}
+#: The sweeps whose grid is sparse by design -> the dims of their variable ``ran``
+#: (which combinations were run; its reason: ``templates/cubes.yaml``'s ``ran``).
+RAN_DIMS = {"load": ["workload", "policy"], "long": ["workload", "policy"],
+            "readings": ["reading", "workload", "policy"]}
 #: Dimensions of a sweep's cube (the load sweeps: ``load``).
 DIMS = {"cs": ["workload", "policy", "cs", "seed"],
         "readings": ["reading", "workload", "policy", "load", "seed"],
@@ -56,7 +60,8 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
     ``cs`` sweep: dims ``(workload, policy, cs, seed)``; a policy that does
     not take C_s (EASY, LOS) ran once per seed and its values are repeated
     along ``cs``. ``load`` sweep: dims ``(workload, policy, load, seed)``;
-    combinations not run are NaN.
+    combinations not run are NaN, and the load sweep's, the long runs' and
+    the readings' cubes say which in their boolean variable ``ran`` (:data:`RAN_DIMS`).
 
     Examples
     --------
@@ -69,7 +74,8 @@ def build_kumar_cube(records: Sequence[Mapping], purpose: str, cs_values: Sequen
     skip = {"workload", "policy", "load", "seed", "cs", *(["cs_used"] if purpose == "cs" else [])}
     metrics = [k for k in records[0] if k not in skip] if records else []
     return build_cube(_rows(records, purpose, cs_values), DIMS.get(purpose, DIMS["load"]),
-                      metrics, attrs=attrs, metric_info=RUN_INFO, coord_info=WORDS["coordinates"])
+                      metrics, attrs=attrs, metric_info=RUN_INFO, coord_info=WORDS["coordinates"],
+                      ran_dims=RAN_DIMS.get(purpose), ran_reason=WORDS["ran"].get(purpose, ""))
 
 
 def aggregate_step(ctx) -> None:

@@ -38,10 +38,16 @@ def reading_view(load_cube, readings_cube, reading: str):
     view = load_cube.copy(deep=True)
     rc = readings_cube.sel(reading=reading)
     for w in rc["workload"].values:
-        sub = rc.sel(workload=w)
-        ran = [v for v in sub.data_vars if bool(np.isfinite(sub[v].values).any())]
-        if not ran or w not in view["workload"].values:
+        # Variable ran (which policies ran) is no measure: it is True whether or not
+        # the reading re-ran this workload, and its policies replace the view's below.
+        sub = rc.sel(workload=w).drop_vars("ran", errors="ignore")
+        measured = [v for v in sub.data_vars if bool(np.isfinite(sub[v].values).any())]
+        if not measured or w not in view["workload"].values:
             continue
+        if "ran" in view.data_vars and "ran" in rc.data_vars:
+            view["ran"].loc[{"workload": w}] = rc["ran"].sel(workload=w).reindex(
+                policy=view["policy"], fill_value=False).transpose(
+                *[d for d in view["ran"].dims if d != "workload"]).values
         sub = sub.reindex(policy=view["policy"], load=view["load"], seed=view["seed"])
         for var in view.data_vars:
             if var in sub.data_vars:
