@@ -65,8 +65,11 @@ dry-run: $(STAMP)
 # artifacts a previous run built; fails naming the first missing one. The
 # path is made absolute so that SNAKEMAKE_ARGS may hold --directory, e.g.
 #   make report SNAKEMAKE_ARGS="--config scale=smoke --directory build/smoke"
+# The stylesheet keeps wide content (the rule graph) scrollable
+# (workflow/report/report.css).
 report: $(STAMP)
-	$(BIN)/snakemake --workflow-profile $(PROFILE) --report $(abspath $(REPORT)) $(SNAKEMAKE_ARGS)
+	$(BIN)/snakemake --workflow-profile $(PROFILE) --report $(abspath $(REPORT)) \
+	  --report-stylesheet $(abspath workflow/report/report.css) $(SNAKEMAKE_ARGS)
 
 install: $(STAMP) $(SIMGRID_STAMP)
 

@@ -28,8 +28,8 @@ for _grid in sorted(Path(workflow.basedir, "config", "grids").glob("*.yaml")):
 include: "workflow/rules/common.smk"
 
 
-# Front page of `snakemake --report`; each artifact's caption is set by
-# reported(...) in the rules (workflow/report/*.rst).
+# Front page of `snakemake --report`; each artifact's caption is written by
+# rule report_pages (workflow/rules/report.smk).
 report: "workflow/report/workflow.rst"
 
 
@@ -54,6 +54,8 @@ rule all:
     input:
         [INDEX["path"]] if ALL_STUDIES else [],
         [a["path"] for a in ARTIFACTS],
+        # What `snakemake --report` shows of them (report.smk).
+        rules.report_pages.output,
     default_target: True
 
 

@@ -405,14 +405,14 @@ def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
 
 
 # Report category of each section of paper_figures/README.md, and words its
-# caption must hold to name the paper (workflow/report/*.rst).
+# caption must hold to name the study (simlib/templates/report_caption.rst.j2).
 REPORT_SECTIONS = {
-    "baseline": ("Baseline", "Baseline"),
+    "baseline": ("Baseline", "FCFS vs EASY"),
     "traces": ("Traces", "Traces"),
-    "workloads": ("Workloads", "Workloads"),
-    "utrera": ("Utrera et al. (utrera): FCFS-malleable", "Utrera"),
-    "kumar": ("Kumar et al. (kumar): Delayed-LOS, Hybrid-LOS", "Kumar"),
-    "claims": ("Claims", "Claims of every paper"),
+    "workloads": ("Workloads", "Lublin"),
+    "utrera": ("Utrera et al.", "Paper U"),
+    "kumar": ("Kumar et al.", "Paper K"),
+    "claims": ("Claims", "claims"),
 }
 
 
@@ -451,23 +451,29 @@ def test_report_lists_every_artifact_by_paper(smoke):
     snakemake(smoke, "--report", out, "--config", "scale=smoke")
     with zipfile.ZipFile(out) as zf:
         results, categories = report_data(zf.read("report/report.html").decode())
-        assert set(results) == {*artifacts, index_path}
+        # Images as they are, every other file through its HTML rendering.
+        shown = {a: a if a.endswith((".png", ".svg")) else f"results/report/{a}.html"
+                 for a in [*artifacts, index_path]}
+        assert set(results) == set(shown.values())
         where = {p: (cat, sub) for cat, subs in categories.items()
                  for sub, paths in subs.items() for p in paths}
-        assert where[index_path] == ("Index", "README and index")
+        assert where[shown[index_path]] == ("Index", "README")
         for path, (section, title) in artifacts.items():
-            res = results[path]
-            # The file itself, under the name the report links to.
-            assert zf.read(f"report/{res['data_uri']}") == (smoke / path).read_bytes(), path
+            res = results[shown[path]]
+            if shown[path] == path:
+                # The file itself, under the name the report links to.
+                assert zf.read(f"report/{res['data_uri']}") == (smoke / path).read_bytes(), path
+            else:
+                assert res["mime_type"] == "text/html", path
             category, words = REPORT_SECTIONS[section]
-            assert where[path][0] == category, path
+            assert where[shown[path]][0] == category, path
             assert res["labels"] == {"artifact": f"{Path(path).name} — {title}"}, path
             caption = res["caption"]
             assert words in caption and "<strong>smoke</strong>" in caption, (path, caption)
     assert where["paper_figures/utrera/fig3.png"][1] == "Figures"
-    assert where["paper_figures/kumar/tables_iv_vii.md"][1] == "Tables"
-    assert where["results/utrera_traces.smoke.nc"][1] == "Result cubes"
-    assert where["logs/traces/CTC-SP2.smoke.cleaning.txt"][1] == "Cleaning logs"
+    assert where["results/report/paper_figures/kumar/tables_iv_vii.md.html"][1] == "Tables"
+    assert where["results/report/results/utrera_traces.smoke.nc.html"][1] == "Cubes"
+    assert where["results/report/logs/traces/CTC-SP2.smoke.cleaning.txt.html"][1] == "Cleaning logs"
 
 
 def test_lublin_rule_makes_a_workload_at_a_load(smoke):

@@ -163,8 +163,7 @@ def plot_wait_vs_load(
     fig.suptitle(title or f"{long_name} vs offered load")
     band = "mean over seeds, band = min–max" if n_seeds > 1 else "single run per point"
     foot = f"scale: {scale_label}; seeds: {n_seeds} ({band})" + (f"\n{note}" if note else "")
-    fig.text(0.01, 0.0, foot, fontsize="small", ha="left", va="bottom", color="0.35")
-    fig.get_layout_engine().set(h_pad=0.25)
+    _footer(fig, foot)
 
     return save_figure(fig, out_path)
 
@@ -247,3 +246,18 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike, *, units: dict[str, s
     else:
         raise ValueError(f"{path}: table format must be .csv or .md")
     return path
+
+
+def _footer(fig, text: str) -> None:
+    """``text`` under the axes, wrapped to the figure's width, with room kept for it.
+
+    The layout engine places axes only, so the footer's lines are counted
+    (at about 0.6 em a character) and the axes' area ends above them.
+    """
+    import textwrap
+    size = 0.833 * matplotlib.rcParams["font.size"]   # "small", in points
+    width = fig.get_figwidth() * 72 * 0.98
+    lines = [w for line in text.split("\n") for w in textwrap.wrap(line, int(width / (0.6 * size)))]
+    fig.text(0.01, 0.005, "\n".join(lines), fontsize=size, ha="left", va="bottom", color="0.35")
+    bottom = (len(lines) * 1.25 * size / 72 + 0.08) / fig.get_figheight()
+    fig.get_layout_engine().set(h_pad=0.25, rect=(0, bottom, 1, 1 - bottom))

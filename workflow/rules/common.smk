@@ -252,39 +252,47 @@ def check_trace_availability():
 check_trace_availability()
 
 # ------------------------------------------- snakemake --report (issue 9)
-# Every artifact of ARTIFACTS (and the index) is a rule output wrapped in
-# reported(...), so `snakemake --report report.zip` shows exactly what
-# paper_figures/README.md indexes. The report's category, subcategory and
-# label of a file are looked up in ARTIFACTS by its path when the report is
-# built, so the title is written once (in ARTIFACTS) and rules may mark an
-# output before its entry is registered (the registry is filled in rule
-# order, often after the rule). check_report_marks() (end of the Snakefile)
-# fails the parse when an artifact is not marked, or a marked file is not
-# an artifact.
+# Every artifact of ARTIFACTS (and the index) is shown by `snakemake
+# --report report.zip`, exactly what paper_figures/README.md indexes. The
+# report shows images and HTML inline and offers other files as downloads
+# only, so an image is reported as it is, and every other artifact (Markdown
+# and CSV tables, READMEs, cleaning logs, cubes) through its HTML rendering
+# under results/report/ (rule report_pages, report.smk; simlib.report_pages),
+# which leaves the artifacts unchanged. Each has a caption of its own,
+# written by the same rule (results/report/captions/<path>.rst): Snakemake
+# renders a caption with its job's context only, never the file's, so a
+# caption per artifact has to be a file per artifact. Rules mark their
+# artifact outputs with reported(...); check_report_marks() (end of the
+# Snakefile) fails the parse when an artifact is not marked, or a marked
+# file is not an artifact.
 
 from snakemake.exceptions import WorkflowError
-from snakemake.io import apply_wildcards, contains_wildcard, is_flagged
+import re
+
+from snakemake.io import apply_wildcards, contains_wildcard, regex_from_filepattern
+
+from simlib.report_pages import RENDERED, rendered_path
 
 #: Report category (one per paper / part of the pipeline) of each ARTIFACTS
-#: section; "index" is paper_figures/README.md.
+#: section; "index" is paper_figures/README.md. Short names: the report's
+#: menu is as wide as its longest entry.
 REPORT_CATEGORIES = {
     "index": "Index",
     "traces": "Traces",
     "workloads": "Workloads",
 }
-# Each study names its own (Study.title).
-REPORT_CATEGORIES.update({s.section or s.key: s.title for s in STUDIES})
+# Each study's: the authors, the part of its title before " (" (e.g.
+# "Utrera et al." of "Utrera et al. (utrera): FCFS-malleable"). Taken here,
+# not declared by the studies, so that naming the menu reruns no study step.
+REPORT_CATEGORIES.update({s.section or s.key: s.title.split(" (")[0] for s in STUDIES})
 
 #: The index itself is no ARTIFACTS entry (it lists them) but is reported.
 INDEX = dict(section="index", path="paper_figures/README.md",
              title="Index of every artifact of this run, by section, with the scale that produced them")
 
-#: Caption families: workflow/report/<family>.rst, Jinja templates naming
-#: the paper, the rule and the scale. Snakemake renders a caption with its
-#: job's context only (rule, wildcards, params, config), never the file's,
-#: so the title of each artifact is its report label, from ARTIFACTS; it is
-#: shown above the caption. One caption per artifact would need ~65 files.
-REPORT_CAPTIONS = REPO / "workflow" / "report"
+#: Output patterns marked by reported(...): pattern -> caption family (the
+#: kind of artifact named in its caption: cube, traces, workloads, a paper).
+REPORT_MARKS = {}
 
 
 def report_entries():
@@ -296,10 +304,23 @@ def report_kind(path):
     """Subcategory of an artifact in the report, from its file name."""
     name = Path(path).name
     if name == "README.md":
-        return "README and index"
+        return "README"
     suffix = Path(path).suffix
     return {".png": "Figures", ".svg": "Figures", ".csv": "Tables", ".md": "Tables",
-            ".nc": "Result cubes", ".txt": "Cleaning logs"}.get(suffix, "Other")
+            ".nc": "Cubes", ".txt": "Cleaning logs"}.get(suffix, "Other")
+
+
+def report_caption(path):
+    """Absolute path of an artifact's caption (the report reads it from the working directory)."""
+    return str(Path.cwd() / "results" / "report" / "captions" / f"{path}.rst")
+
+
+def report_mark(path):
+    """(pattern, family) of the reported(...) output producing ``path``, or (None, None)."""
+    for pattern, family in REPORT_MARKS.items():
+        if re.match(regex_from_filepattern(pattern), path):
+            return pattern, family
+    return None, None
 
 
 def _report_entry(pattern, wildcards):
@@ -311,8 +332,20 @@ def _report_entry(pattern, wildcards):
                             "in ARTIFACTS, so paper_figures/README.md does not index it") from None
 
 
+def report_flag(path, entry, caption):
+    """``path`` with Snakemake's report flag: ``entry`` (an ARTIFACTS entry) gives the
+    category, subcategory and label."""
+    return report(
+        path,
+        caption=caption,
+        category=REPORT_CATEGORIES[entry["section"]],
+        subcategory=report_kind(entry["path"]),
+        labels=_report_label(entry),
+    )
+
+
 def reported(pattern, caption):
-    """Mark an output for ``snakemake --report``.
+    """Mark an artifact output for ``snakemake --report``.
 
     Parameters
     ----------
@@ -321,21 +354,25 @@ def reported(pattern, caption):
         ARTIFACTS entry (or the index); its section gives the report
         category, its title the label.
     caption : str
-        Caption family: ``workflow/report/<caption>.rst``.
+        Caption family: the kind of artifact its caption names
+        (simlib/templates/report_caption.rst.j2).
 
     Returns
     -------
     str
-        ``pattern`` with Snakemake's report flag.
+        An image: ``pattern`` with Snakemake's report flag. Anything else:
+        ``pattern`` as it is, its HTML rendering being reported instead.
     """
-    rst = REPORT_CAPTIONS / f"{caption}.rst"
-    if not rst.is_file():
-        raise WorkflowError(f"reported({pattern!r}): no caption file {rst}")
-    # Callables: resolved per file when the report is built (the wildcards
-    # of its job name the file), once ARTIFACTS is complete.
+    REPORT_MARKS[pattern] = caption
+    if Path(pattern).suffix in RENDERED:
+        return pattern
+    if contains_wildcard(pattern):
+        raise WorkflowError(f"reported({pattern!r}): an image is reported with a caption file of "
+                            "its own, so its path cannot hold wildcards")
+    # Callables: resolved when the report is built, once ARTIFACTS is complete.
     return report(
         pattern,
-        caption=str(rst),
+        caption=report_caption(pattern),
         category=lambda wildcards: REPORT_CATEGORIES[_report_entry(pattern, wildcards)["section"]],
         subcategory=lambda wildcards: report_kind(_report_entry(pattern, wildcards)["path"]),
         labels=lambda wildcards: _report_label(_report_entry(pattern, wildcards)),
@@ -357,7 +394,6 @@ def check_report_marks():
     the report is built). Called once every rule is defined.
     """
     entries = report_entries()
-    marked = [f for rule in workflow.rules for f in rule.output if is_flagged(f, "report")]
     for path, entry in entries.items():
         if entry["section"] not in REPORT_CATEGORIES:
             raise WorkflowError(f"ARTIFACTS section {entry['section']!r} ({path}) has no report "
@@ -366,11 +402,11 @@ def check_report_marks():
         if "{" in entry["title"] or "}" in entry["title"]:
             raise WorkflowError(f"ARTIFACTS title of {path} holds a brace, which the report "
                                 f"would read as a wildcard: {entry['title']!r}")
-        if not any(f.match(path) for f in marked):
+        if report_mark(path)[0] is None:
             raise WorkflowError(f"{path} is in ARTIFACTS (paper_figures/README.md) but no rule "
                                 "output producing it is marked for the report: wrap it in "
                                 "reported(...) (workflow/rules/common.smk)")
-    for f in marked:
-        if not contains_wildcard(f) and str(f) not in entries:
+    for f in REPORT_MARKS:
+        if not contains_wildcard(f) and f not in entries:
             raise WorkflowError(f"{f} is marked for the report but is not in ARTIFACTS, so "
                                 "paper_figures/README.md does not index it")

@@ -60,3 +60,47 @@ if ALL_STUDIES:  # the index lists every study's artifacts
             f"logs/report.{SCALE}.log",
         script:
             "../scripts/report.py"
+
+
+# The report's view of every artifact (common.smk, "snakemake --report"):
+# an HTML rendering of each table, README, cleaning log and cube, and a
+# caption of each artifact, under results/report/ (simlib.report_pages).
+# One job for all: each page takes milliseconds, a job half a second.
+REPORT_PAGE_ENTRIES = sorted(report_entries().values(), key=lambda e: e["path"])
+
+
+def report_pages_params(wildcards):
+    """What each caption names: the rule that made the file and its caption family."""
+    def producer(path):
+        return next((r.name for r in workflow.rules for f in r.output
+                     if r.name != "report_pages" and f.match(path)), "?")
+    return dict(
+        rules={e["path"]: producer(e["path"]) for e in REPORT_PAGE_ENTRIES},
+        families={e["path"]: report_mark(e["path"])[1] for e in REPORT_PAGE_ENTRIES})
+
+
+rule report_pages:
+    message:
+        "Writing the report's HTML renderings and captions of {params.n} artifacts ({params.scale} scale)"
+    input:
+        artifacts=[e["path"] for e in REPORT_PAGE_ENTRIES],
+        claims=[c["claims"] for c in CLAIM_SOURCES],
+        code=import_closure(["simlib.report_pages"]),
+        templates=template_files("simlib", ["report_page.html.j2", "report_caption.rst.j2"]),
+    output:
+        pages=[report_flag(rendered_path(e["path"]), e, report_caption(e["path"]))
+               for e in REPORT_PAGE_ENTRIES if Path(e["path"]).suffix in RENDERED],
+        captions=[report_caption(e["path"]) for e in REPORT_PAGE_ENTRIES],
+    params:
+        entries=REPORT_PAGE_ENTRIES,
+        n=len(REPORT_PAGE_ENTRIES),
+        claims={c["paper"]: c["claims"] for c in CLAIM_SOURCES},
+        studies={s: st.get("description", "") for s, st in config["studies"].items()},
+        scale=SCALE,
+        scale_description=config["scales"][SCALE].get("description", ""),
+        made=report_pages_params,
+    log:
+        f"logs/report_pages.{SCALE}.log",
+    localrule: True
+    script:
+        "../scripts/report_pages.py"
