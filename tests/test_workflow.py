@@ -476,6 +476,60 @@ def test_report_lists_every_artifact_by_paper(smoke):
     assert where["results/report/logs/traces/CTC-SP2.smoke.cleaning.txt.html"][1] == "Cleaning logs"
 
 
+#: Axis labels of quantities that cannot be negative (waits, responses,
+#: slowdowns, utilization); improvements and gains can.
+NONNEGATIVE = re.compile(r"wait|response|slowdown|utili[sz]ation|execution", re.IGNORECASE)
+
+
+def _interval_lows(fig):
+    """(y label, lowest y of each band and error bar) per axes of a figure, in data units."""
+    from matplotlib.collections import LineCollection, PolyCollection
+    for ax in fig.axes:
+        lows = []
+        for c in ax.collections:
+            if isinstance(c, PolyCollection):      # fill_between: a confidence band
+                lows += [float(np.nanmin(p.vertices[:, 1])) for p in c.get_paths()
+                         if len(p.vertices)]
+            elif isinstance(c, LineCollection):    # error bars
+                lows += [float(np.nanmin(seg[:, 1])) for seg in c.get_segments() if len(seg)]
+        yield ax.get_ylabel(), lows
+
+
+def test_no_figure_draws_an_interval_of_a_nonnegative_quantity_below_zero(smoke, monkeypatch):
+    """Papers K's and U's figures redrawn from the smoke run's cubes and figure data,
+    each band and error bar read back from the drawing."""
+    import pandas as pd
+
+    from simlib.cube import read_cube
+    from simlib.studies.kumar import plots as K
+    from simlib.studies.utrera import plots as U
+
+    figs = []
+    for module in (K, U):
+        monkeypatch.setattr(module, "save_figure", lambda fig, out: figs.append(fig))
+    load = read_cube(smoke / "results/kumar_load.smoke.nc")
+    K.plot_load_sweep(load, [str(w) for w in load["workload"].values], "x.png",
+                      scale_label="smoke")
+    cs = read_cube(smoke / "results/kumar_cs.smoke.nc")
+    for w in cs["workload"].values:
+        K.plot_cs_sweep(cs, str(w), "x.png", scale_label="smoke")
+    K.plot_fig1(read_cube(smoke / "results/kumar_fig1.smoke.nc"), "x.png", scale_label="smoke")
+    data = smoke / "paper_figures/utrera"
+    t1 = pd.read_csv(data / "table1.csv")
+    U.plot_table1(t1[t1["main"]].drop(columns=["fit", "main"]), "x.png", scale_label="smoke",
+                  n_seeds=3)
+    U.plot_fig3(pd.read_csv(data / "fig3.csv"), "x.png", scale_label="smoke", n_seeds=2)
+    U.plot_long_util(pd.read_csv(data / "long_util.csv"), "x.png", trace="SDSC-SP2",
+                     scale_label="smoke", n_seeds=2)
+    checked = []
+    for fig in figs:
+        for label, lows in _interval_lows(fig):
+            if NONNEGATIVE.search(label) and not re.search("improvement|gain", label):
+                checked += lows
+                assert min(lows, default=0.0) >= 0.0, f"{label}: an interval reaches {min(lows)}"
+    assert len(checked) > 20  # the bands and bars were found
+
+
 def test_lublin_rule_makes_a_workload_at_a_load(smoke):
     target = "data/workloads/lublin/utrera_table1/load0.5/seed7.swf.gz"
     snakemake(smoke, target, "--config", "scale=smoke")
