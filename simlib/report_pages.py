@@ -15,7 +15,7 @@ image of a README is embedded, so the page stands alone.
 
 Examples
 --------
->>> print(markdown_html("# T\\n\\n| a | b |\\n|---|--:|\\n| 1 | `x` |\\n", base="paper_figures/u"))
+>>> print(markdown_html("# T\\n\\n| a | b |\\n|---|--:|\\n| 1 | `x` |\\n", base="paper_figures/u").rstrip())
 <h1>T</h1>
 <table>
 <thead><tr><th>a</th><th style="text-align:right">b</th></tr></thead>
@@ -45,7 +45,7 @@ RENDERED = (".md", ".csv", ".txt", ".nc", ".json", ".xml")
 #: Sources up to this size are embedded in their page as a download link.
 EMBED_LIMIT = 4_000_000
 
-_TABLE_SEP = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_TABLE_SEP = re.compile(r"^\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 _LIST = re.compile(r"^(\s*)([-*]|\d+\.)\s+(.*)$")
 _INLINE = re.compile(r"`([^`]+)`|!\[([^\]]*)\]\(([^)\s]+)\)|\[([^\]]+)\]\(([^)\s]+)\)"
                      r"|\*\*(.+?)\*\*|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])")
