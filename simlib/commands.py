@@ -36,13 +36,23 @@ from typing import TYPE_CHECKING, Callable
 
 from simlib.cli import EXIT_ERROR, EXIT_OK
 from simlib.errors import ConfigError, SimlibError
-from simlib.policies.modules import MODULE_LOOKUP, load_policy_module  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from simlib.policies.base import Policy
 
 __all__ = ["register", "parse_param", "parse_params", "positive_int", "ProgressBar",
            "policy_table", "load_policy_module"]
+
+
+def load_policy_module(spec: str) -> list[str]:
+    """Import a user's policy module (:func:`simlib.policies.modules.load_policy_module`).
+
+    Imported when first used: a run without ``--policy-module`` loads
+    nothing of the policy package beyond its own policy.
+    """
+    from simlib.policies.modules import load_policy_module as load
+    return load(spec)
+
 
 #: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130

@@ -600,7 +600,7 @@ def test_changing_one_policys_params_reruns_only_its_runs(tiny):
     # Both loads of easy_tagged (jobs.csv + summary.json each), nothing else.
     assert len(sims) == 4 and all("/easy_tagged/" in p for p in sims)
     assert set(todo.values()) == {"baseline_simulate", "baseline_aggregate",
-                                  "baseline_figures", "report"}
+                                  "baseline_figures", "report", "report_pages"}
 
 
 def test_batched_runs_write_the_same_files_as_one_job_per_run(tiny, tmp_path):

@@ -116,7 +116,8 @@ def test_editing_a_users_module_reruns_its_runs_and_what_shows_them(built):
 #: holding it (paper K's load cube, not its C_s, long-run or readings cubes),
 #: the figures, tables and READMEs that show it, and the two steps that read
 #: those cubes for the paper's comparisons only (kumar_tables, utrera_claims:
-#: Snakemake reruns what reads a rebuilt file; their numbers do not change).
+#: Snakemake reruns what reads a rebuilt file; their numbers do not change), and
+#: the report's HTML pages of the artifacts.
 EDIT_PLAN: dict[str, int] = {
     "baseline_simulate": 1, "kumar_fig1_simulate": 1, "kumar_simulate_easy_small": 1,
     "utrera_simulate_long_util_easy_small": 1, "utrera_simulate_table1_easy_small": 1,
@@ -124,4 +125,5 @@ EDIT_PLAN: dict[str, int] = {
     "baseline_aggregate": 1, "kumar_aggregate": 1, "kumar_fig1_aggregate": 1, "utrera_aggregate": 3,
     "baseline_figures": 1, "kumar_fig1": 1, "kumar_figures": 1, "utrera_figures_long_util": 1,
     "utrera_figures_table1": 1, "utrera_figures_traces": 1,
-    "kumar_tables": 1, "kumar_report": 1, "utrera_claims": 1, "utrera_readme": 1}
+    "kumar_tables": 1, "kumar_report": 1, "utrera_claims": 1, "utrera_readme": 1,
+    "report_pages": 1}

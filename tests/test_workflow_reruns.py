@@ -65,7 +65,7 @@ def test_editing_a_readme_template_reruns_that_readme(built):
     copy, run = built
     # Paper K's README, then the index, which lists (and links) every artifact.
     assert edited(copy / "simlib/studies/kumar/templates/README.md.j2", run) == {
-        "kumar_report": 1, "report": 1}
+        "kumar_report": 1, "report": 1, "report_pages": 1}
 
 
 def test_editing_a_plot_module_reruns_the_figures_drawn_with_it(built):
@@ -74,7 +74,7 @@ def test_editing_a_plot_module_reruns_the_figures_drawn_with_it(built):
     copy, run = built
     assert edited(copy / "simlib/studies/kumar/plots.py", run) == {
         "kumar_fig1": 1, "kumar_fig1_sensitivity": 1, "kumar_figures": 1, "kumar_examples": 1,
-        "kumar_report": 1, "report": 1}
+        "kumar_report": 1, "report": 1, "report_pages": 1}
 
 
 def test_one_policys_parameters_rerun_its_runs_and_what_includes_them(built, tmp_path):
@@ -84,7 +84,7 @@ def test_one_policys_parameters_rerun_its_runs_and_what_includes_them(built, tmp
                          "studies: {baseline: {policies: {easy_tagged: {tag: 1}}}}")
     assert planned(run, "--configfile", changed) == {
         "baseline_simulate": 1, "baseline_aggregate": 1, "baseline_figures": 1,
-        "report": 1}
+        "report": 1, "report_pages": 1}
 
 
 def test_editing_a_user_policy_reruns_its_runs_only(built):
@@ -92,4 +92,4 @@ def test_editing_a_user_policy_reruns_its_runs_only(built):
     plugin = copy.parent / "plugins" / "wf_rerun_policies.py"
     assert edited(plugin, run) == {
         "baseline_simulate": 1, "baseline_aggregate": 1, "baseline_figures": 1,
-        "report": 1}
+        "report": 1, "report_pages": 1}
