@@ -322,6 +322,26 @@ def snakemake(workdir, *args, env=None, check=True, traces="fixtures", cores=2,
     return proc.returncode, out
 
 
+# ------------------------------------------------ what an edit reruns
+
+def planned(run, *args) -> dict[str, int]:
+    """Rule -> jobs a dry run of ``run`` (a function running snakemake) plans; the total
+    and the target rule `all` left out."""
+    _, out = run("-n", *args)
+    return {rule: n for rule, n in job_counts(out).items()
+            if n and rule not in ("total", "all")}
+
+
+def edited(path, run, *args) -> dict[str, int]:
+    """The jobs planned once ``path`` gets one more line; the file restored after."""
+    text = path.read_text()
+    try:
+        path.write_text(text + ("\n# an edit\n" if path.suffix == ".py" else "\n"))
+        return planned(run, *args)
+    finally:
+        path.write_text(text)
+
+
 def pending(workdir, *args, **kw):
     """Output files Snakemake would (re)build, as {path: rule}."""
     _, out = snakemake(workdir, "--detailed-summary", *args, **kw)

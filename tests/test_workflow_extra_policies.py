@@ -17,7 +17,7 @@ import shutil
 import pytest
 
 from helpers_figures import assert_user_styles, drawn_colours
-from helpers_pipeline import REPO, job_counts, snakemake, write_yaml
+from helpers_pipeline import REPO, edited, snakemake, write_yaml
 from simlib.cube import read_cube
 from simlib.figures.styles import USER_COLORS
 
@@ -100,15 +100,7 @@ def test_the_readmes_say_where_they_appear(built):
 
 def test_editing_a_users_module_reruns_its_runs_and_what_shows_them(built):
     _, mine, run = built
-    module = mine / "easy_small.py"
-    text = module.read_text()
-    try:
-        module.write_text(text + "\n# an edit\n")
-        _, out = run("-n")
-    finally:
-        module.write_text(text)
-    planned = {rule: n for rule, n in job_counts(out).items() if n and rule not in ("total", "all")}
-    assert planned == EDIT_PLAN
+    assert edited(mine / "easy_small.py", run) == EDIT_PLAN
 
 
 #: What an edit of easy_small.py plans: its own simulations (one batched job

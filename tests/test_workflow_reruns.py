@@ -12,7 +12,8 @@ import os
 
 import pytest
 
-from helpers_pipeline import USER_POLICY_MODULE, copy_repository, job_counts, snakemake, write_yaml
+from helpers_pipeline import (USER_POLICY_MODULE, copy_repository, edited, planned, snakemake,
+                              write_yaml)
 
 pytestmark = pytest.mark.pipeline
 
@@ -37,23 +38,6 @@ def built(tmp_path_factory):
 
     run()
     return copy, run
-
-
-def planned(run, *args) -> dict[str, int]:
-    """Rule -> jobs a dry run plans (the total and the target rule `all` left out)."""
-    _, out = run("-n", *args)
-    return {rule: n for rule, n in job_counts(out).items()
-            if n and rule not in ("total", "all")}
-
-
-def edited(path, run, *args) -> dict[str, int]:
-    """The jobs planned once ``path`` gets one more line; the file restored after."""
-    text = path.read_text()
-    try:
-        path.write_text(text + ("\n# an edit\n" if path.suffix == ".py" else "\n"))
-        return planned(run, *args)
-    finally:
-        path.write_text(text)
 
 
 def test_a_finished_run_plans_nothing(built):

@@ -17,6 +17,7 @@ Examples
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import sys
@@ -146,6 +147,7 @@ def policy_sources(policies: Iterable[str]) -> dict[str, dict]:
     return out
 
 
+@functools.lru_cache(maxsize=None)  # scanning the installed distributions is slow
 def _distribution_version(module: str) -> str | None:
     top = module.partition(".")[0]
     for dist in importlib.metadata.packages_distributions().get(top, []):

@@ -195,7 +195,7 @@ class KumarPlan:
             return [p for p in policies if p not in self.extra]
         return list(policies)
 
-    @property
+    @functools.cached_property
     def paper_load_sweeps(self) -> dict[str, list[str]]:
         """``load_sweeps`` without the user's policies."""
         return {w: [p for p in pols if p not in self.extra] for w, pols in self.load_sweeps.items()}
