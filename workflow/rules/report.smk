@@ -9,8 +9,11 @@
 CLAIM_SOURCES = [dict(paper=s.section or s.key, title=s.title, claims=s.claims_file(),
                       readme=s.readme_file())
                  for s in STUDIES if s.claims_file()]
+# The full scale's verdicts are committed beside the default's, so its
+# index and each paper's claims table carry the scale in their names.
 CLAIMS_INDEX = dict(
-    section="claims", path="paper_figures/CLAIMS.md",
+    section="claims",
+    path="paper_figures/CLAIMS.full.md" if SCALE == "full" else "paper_figures/CLAIMS.md",
     title="Every paper's claims in one table (source, published and reproduced numbers, "
           "verdict, criterion), with the verdicts counted per paper")
 REPORT_CATEGORIES["claims"] = "Claims"
@@ -20,14 +23,18 @@ if CLAIM_SOURCES and ALL_STUDIES:
 
     rule claims:
         message:
-            "Writing paper_figures/CLAIMS.md: the claims of {params.ids} ({params.scale} scale)"
+            "Writing {output[0]}: the claims of {params.ids} ({params.scale} scale)"
         input:
             claims=[c["claims"] for c in CLAIM_SOURCES],
+            changes=str(REPO / "config" / "claims_changes.yaml"),
             # The renderer's code: editing it rewrites the table.
             code=import_closure(["simlib.claims"]),
             templates=template_files("simlib", ["CLAIMS.md.j2"]),
         output:
             reported(CLAIMS_INDEX["path"], "claims"),
+            # Full scale: each paper's claims table, kept beside the default's.
+            [c["claims"].replace(".csv", ".full.csv") for c in CLAIM_SOURCES]
+            if SCALE == "full" else [],
         params:
             papers=CLAIM_SOURCES,
             ids=", ".join(c["paper"] for c in CLAIM_SOURCES),
