@@ -83,7 +83,9 @@ def test_the_new_study_builds_its_artifacts(followed):
     assert md.startswith("# Example study (smoke scale)\n\nMean wait of each policy on each of the 3 ")
     assert (out / "paper_figures" / "example" / "mean_wait.png").stat().st_size > 0
     claims = (out / "paper_figures" / "example" / "claims.csv").read_text()
-    assert re.search(r"(reproduced|partly reproduced|not reproduced|contradicted)", claims)
+    assert re.search(r"(reproduced|partly reproduced|not reproduced|contradicted|inconclusive)",
+                     claims)
+    assert "seed (workload)" in claims  # the claim names its unit of replication
     # Alone: no other study ran, and the shared index was left out, saying why.
     assert not (out / "paper_figures" / "README.md").exists()
     assert sorted(p.name for p in (out / "results").glob("*.nc")) == ["example.smoke.nc"]
