@@ -162,14 +162,16 @@ def test_the_pool_rule_orders_the_runtime_filter_and_the_clip(rule, ids, runtime
         assert counts["runtime_above_request"] == 2
     else:
         assert counts["too_long"] == 0 and counts["too_short"] == 1
+        assert counts["runtime_above_request"] == 2   # jobs 1 and 2
 
 
 def test_the_pool_rules_compared_and_other_cleaning_actions():
     pools = {r: pool_by_rule(workload(RULE_ROWS), 93312, CleaningPolicy(), rule=r, **BOUNDS)[0]
              for r in POOL_RULES}
-    assert compare_pool_rules(pools, "filter_then_clip") == {
+    assert compare_pool_rules(pools, "filter_then_clip", {"filter_then_clip": 2}) == {
         "rule": "filter_then_clip", "other": "clip_then_filter",
         "pool_jobs": {"filter_then_clip": 3, "clip_then_filter": 3},
+        "runtime_above_request": {"filter_then_clip": 2},
         "entering": 1, "leaving": 1, "runtime_changed": 0}
     # runtime_above_request "drop" or "keep": both orders give the same pool.
     for action in ("drop", "keep"):
@@ -194,10 +196,14 @@ def test_eligible_step_follows_the_pool_rule_and_counts_both(tmp_path, rule):
     assert read_swf(c.output.swf).jobs["job_id"].tolist() == expected
     assert info["pool_rule"] == rule and info["pool_rules"]["rule"] == rule
     assert info["pool_rules"]["entering"] == 1 and info["pool_rules"]["leaving"] == 1
+    assert info["pool_rules"]["runtime_above_request"] == {"filter_then_clip": 2,
+                                                           "clip_then_filter": 2}
 
 
-#: CEA-Curie's pool under each rule (size <= 16, 1 h <= runtime <= 4 h), measured.
+#: CEA-Curie's pool under each rule (size <= 16, 1 h <= runtime <= 4 h) and the eligible
+#: jobs whose runtime is clipped to their request, measured.
 CURIE_POOLS = {"filter_then_clip": 10464, "clip_then_filter": 10490}
+CURIE_CLIPPED = {"filter_then_clip": 344, "clip_then_filter": 370}
 
 
 @pytest.mark.real_traces
@@ -207,8 +213,10 @@ def test_cea_curie_pool_under_each_rule(rule, pool_jobs, real_traces):
     from simlib.workload.swf import read_swf as read
     raw = read(real_traces / "CEA-Curie-2011-2.1-cln.swf.gz", unsorted="sort")
     pool, _, counts = pool_by_rule(raw, 93312, CleaningPolicy(), rule=rule, **BOUNDS)
-    print(f"CEA-Curie pool under {rule}: {len(pool.jobs)} jobs")
+    print(f"CEA-Curie pool under {rule}: {len(pool.jobs)} jobs, "
+          f"{counts['runtime_above_request']} runtimes clipped to the request")
     assert len(pool.jobs) == counts["eligible"] == pool_jobs
+    assert counts["runtime_above_request"] == CURIE_CLIPPED[rule]
 
 
 def test_workload_step_writes_the_seed_and_its_facts(tmp_path):

@@ -37,7 +37,11 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     parallel-task model runs a task at the pace of its most loaded resource,
     so the largest of these is the job's duration per second of trace
     runtime (without other jobs). Compared with F_w, it says when jobs hit
-    their walltime.
+    their walltime. A private link carries what its host sends (one
+    direction of a ``split_duplex`` link; the traffic matrix is symmetric,
+    so the other direction carries as much) or, ``shared``, what it sends
+    to and receives from the other hosts and its traffic to itself once (as
+    SimGrid counts it: ``tests/test_backends_simgrid.py``).
 
     Columns: ``platform``, ``placement`` (one cluster / two clusters),
     ``compute``, ``private link``, ``cluster switch``, ``main switch``,
@@ -49,11 +53,13 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     for d in descriptions:
         c0 = d["clusters"][0]
         per_pair = float(f_comm)
+        shared = d.get("private_links", "split_duplex") == "shared"
         compute = float(f_comp) / min(c["speed"] for c in d["clusters"][:2])
-        # Each host sends to every host of the job (itself too, when counted).
-        sent = (n - 1 + diag) * per_pair
+        # Each host sends to every host of the job (itself too, when counted);
+        # what its private link carries (received too where it is shared).
+        link = ((2 * (n - 1) + diag) if shared else (n - 1 + diag)) * per_pair
         one = {"compute": float(f_comp) / c0["speed"],
-               "private link": sent / c0["bw"],
+               "private link": link / c0["bw"],
                "cluster switch": (n * (n - 1 + diag)) * per_pair / c0["switch_bw"],
                "main switch": 0.0}
         rows.append({"platform": d["name"], "placement": "one cluster", **one})
@@ -64,7 +70,7 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
             inside = [a * (a - 1 + diag), b * (b - 1 + diag)]
             cross = 2 * a * b
             two = {"compute": compute,
-                   "private link": sent / min(c0["bw"], c1["bw"]),
+                   "private link": link / min(c0["bw"], c1["bw"]),
                    "cluster switch": max((inside[0] + cross) * per_pair / c0["switch_bw"],
                                          (inside[1] + cross) * per_pair / c1["switch_bw"]),
                    "main switch": cross * per_pair / d["backbone_bw"]}

@@ -94,8 +94,9 @@ def pool_by_rule(raw: Workload, machine_procs: int, policy: CleaningPolicy, *, r
     """The pool of a raw log under a ``pool_rule`` (:data:`POOL_RULES`): ``(pool, cleaning
     counts, filter counts)``. ``filter_then_clip`` cleans the log with every rule of
     ``policy`` but ``runtime_above_request`` (kept), filters on the logged runtimes, then
-    applies that rule to the pool (``filter_counts["runtime_above_request"]``: the eligible
-    jobs it matched); ``clip_then_filter`` cleans with the whole policy, then filters.
+    applies that rule to the pool; ``clip_then_filter`` cleans with the whole policy, then
+    filters. Either way the filter counts' ``runtime_above_request`` is the number of
+    eligible jobs whose logged runtime is above their request.
     """
     if rule not in POOL_RULES:
         raise ConfigError(f"pool_rule must be one of {list(POOL_RULES)}, not {rule!r}")
@@ -103,6 +104,11 @@ def pool_by_rule(raw: Workload, machine_procs: int, policy: CleaningPolicy, *, r
     if rule == "clip_then_filter":
         cleaned, cleaning = clean(raw, machine_procs, policy=policy)
         pool, counts = eligible_jobs(cleaned, **bounds)
+        # The eligible jobs whose logged runtime is above their request.
+        logged = raw.jobs
+        over = logged["job_id"][(logged["requested_time"] > 0)
+                                & (logged["run_time"] > logged["requested_time"])]
+        counts["runtime_above_request"] = int(pool.jobs["job_id"].isin(over).sum())
         return pool, cleaning, counts
     kept = dataclasses.replace(policy, runtime_above_request="keep")
     cleaned, cleaning = clean(raw, machine_procs, policy=kept)
@@ -113,8 +119,10 @@ def pool_by_rule(raw: Workload, machine_procs: int, policy: CleaningPolicy, *, r
     return pool, cleaning, counts
 
 
-def compare_pool_rules(pools: dict[str, Workload], rule: str) -> dict:
-    """What the other pool rule changes against ``rule``'s pool: per rule its ``pool_jobs``;
+def compare_pool_rules(pools: dict[str, Workload], rule: str,
+                       clipped: dict[str, int] | None = None) -> dict:
+    """What the other pool rule changes against ``rule``'s pool: per rule its ``pool_jobs``
+    and (given) ``runtime_above_request`` (eligible jobs whose runtime was clipped);
     ``entering`` (jobs of the other pool not in ours), ``leaving`` (ours not in the other),
     ``runtime_changed`` (jobs of both whose runtime differs)."""
     other = next(r for r in pools if r != rule)
@@ -123,6 +131,7 @@ def compare_pool_rules(pools: dict[str, Workload], rule: str) -> dict:
     both = mine.index.intersection(theirs.index)
     return {"rule": rule, "other": other,
             "pool_jobs": {r: int(len(p.jobs)) for r, p in pools.items()},
+            "runtime_above_request": {r: int(c) for r, c in (clipped or {}).items()},
             "entering": int(len(theirs.index.difference(mine.index))),
             "leaving": int(len(mine.index.difference(theirs.index))),
             "runtime_changed": int((mine.loc[both] != theirs.loc[both]).sum())}
@@ -204,8 +213,10 @@ def eligible_step(ctx) -> None:
         "trace": p["trace"], "machine_procs": int(p["machine_procs"]),
         "header_max_procs": max_procs(raw), "cleaning_counts": cleaning,
         "filter_counts": counts, "size_from_allocated": int(cleaning["size_from_allocated"]),
-        "pool_rule": rule, "pool_rules": compare_pool_rules({r: v[0] for r, v in results.items()},
-                                                            rule),
+        "pool_rule": rule,
+        "pool_rules": compare_pool_rules(
+            {r: v[0] for r, v in results.items()}, rule,
+            {r: v[2]["runtime_above_request"] for r, v in results.items()}),
         "pool_sizes": {str(int(k)): int(v) for k, v in sizes.items()}, **bounds}, ctx.output.info)
     ctx.log.info("%s: %d jobs cleaned, %d eligible under %s (%d too wide, %d too short, "
                  "%d too long); %s",
