@@ -23,9 +23,10 @@ from simlib.markdown import markdown_table
 from simlib.render import render
 
 from .figures import format_latency, format_rate, trends_markdown
+from .platforms import MODELS, homogeneous_values
 from .published import load_published
 
-__all__ = ["bottlenecks", "findings", "readme_step"]
+__all__ = ["bottlenecks", "findings", "readings", "readme_step"]
 
 
 def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_comm: float,
@@ -130,6 +131,27 @@ def _platform_table(descriptions: Sequence[Mapping]) -> str:
     return markdown_table(pd.DataFrame(rows))
 
 
+def readings(published: Mapping, homogeneous: Mapping) -> dict:
+    """Every reading of §5.3's platform (:data:`~.platforms.MODELS`), run at this scale or
+    not, with its values as text (``speed``, ``bw``, ``lat``, ``switch_bw``, ...,
+    ``clusters``, ``nodes``), and ``base_differs``: the values in which ``base`` differs
+    from ``printed``."""
+    hom = published["homogeneous"]
+    values = {m: homogeneous_values(published, homogeneous, m) for m in MODELS}
+    out: dict = {}
+    for model, v in values.items():
+        text = {k: (format_latency(x) if k.endswith("lat") else format_rate(x))
+                for k, x in v.items() if k != "speed"}
+        out[model] = {**text, "speed": f"{v['speed'] / 1e3:.6g}e3 flop/s",
+                      "clusters": int(hom["clusters"]), "nodes": int(hom["nodes_per_cluster"])}
+    names = {"speed": "node speed", "bw": "private link bandwidth", "lat": "private link latency",
+             "switch_bw": "cluster switch bandwidth", "switch_lat": "cluster switch latency",
+             "backbone_bw": "main switch bandwidth", "backbone_lat": "main switch latency"}
+    out["base_differs"] = [f"{names[k]} ({out['base'][k]} instead of {out['printed'][k]})"
+                           for k in names if values["base"][k] != values["printed"][k]]
+    return out
+
+
 def _verdict_table(claims: pd.DataFrame) -> str:
     table = pd.DataFrame({
         "#": range(1, len(claims) + 1),
@@ -175,9 +197,10 @@ def readme_step(ctx) -> None:
     bounds = bottlenecks(descriptions, size=spec["workload"]["max_size"],
                          f_comp=spec["task"]["f_comp"], f_comm=f_max,
                          self_communication=spec["task"]["self_communication"])
+    published = load_published(inp.published)
     text = render(
         __package__, "README.md.j2", **{**p, "artifacts": artifacts},
-        paper=load_published(inp.published)["paper"], arts={Path(a["path"]).name: a for a in artifacts},
+        paper=published["paper"], readings=readings(published, spec["homogeneous"]), arts={Path(a["path"]).name: a for a in artifacts},
         verdicts=counts, verdict_table=_verdict_table(claims), f_max=f_max,
         facts_table=_facts(trends_hom, trends_het),
         bounds_table=markdown_table(bounds, integers=False, digits=3),
