@@ -200,7 +200,8 @@ def readme_step(ctx) -> None:
     published = load_published(inp.published)
     text = render(
         __package__, "README.md.j2", **{**p, "artifacts": artifacts},
-        paper=published["paper"], readings=readings(published, spec["homogeneous"]), arts={Path(a["path"]).name: a for a in artifacts},
+        paper=published["paper"], readings=readings(published, spec["homogeneous"]),
+        arts={Path(a["path"]).name: a for a in artifacts},
         verdicts=counts, verdict_table=_verdict_table(claims), f_max=f_max,
         facts_table=_facts(trends_hom, trends_het),
         bounds_table=markdown_table(bounds, integers=False, digits=3),

@@ -24,9 +24,9 @@ drawn the same way, not the same jobs.
 """
 from __future__ import annotations
 
-import numpy as np
-
 import dataclasses
+
+import numpy as np
 
 from simlib.errors import ConfigError
 from simlib.io import write_json, write_text
