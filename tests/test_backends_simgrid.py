@@ -108,6 +108,54 @@ def test_communication_bound_job_matches_ptask_l07_by_hand():
         25.011, abs=1e-9)
 
 
+def one_cluster_job(task, private_links, size=2):
+    """Makespan of one job on every node of one cluster of ``size`` nodes (1.25e8 B/s private
+    links, a 1e10 B/s switch, no latency) whose private links are ``private_links``."""
+    net = NetworkPlatform((Cluster("a", size, 1e9, 1.25e8, 0.0, 1e10, 0.0),), 1e10, 0.0,
+                          name="one", private_links=private_links)
+    res = simulate_simgrid(workload([(1, size, 1000)]), make_policy("conservative",
+                           allocation="basic"), net, task)
+    return float(res.jobs["finish_time"].iloc[0])
+
+
+def test_private_links_are_split_duplex_or_shared_in_the_platform_file():
+    net = NetworkPlatform((Cluster("a", 2, 1e9, 1.25e8, 0.0, 1e10, 0.0),), 1e10, 0.0)
+    assert net.private_links == "split_duplex"
+    assert 'sharing_policy="SPLITDUPLEX" bb_sharing_policy="SHARED"' in net.to_xml()
+    shared = NetworkPlatform(net.clusters, 1e10, 0.0, private_links="shared")
+    assert 'sharing_policy="SHARED" bb_sharing_policy="SHARED"' in shared.to_xml()
+    assert "SPLITDUPLEX" not in shared.to_xml()
+    with pytest.raises(ConfigError, match="private_links must be one of"):
+        NetworkPlatform(net.clusters, 1e10, 0.0, private_links="duplex")
+
+
+@pytest.mark.simgrid
+def test_a_shared_private_link_carries_both_directions():
+    # Two hosts each send 1.25e9 bytes to the other: on split-duplex links
+    # each direction has its own 1.25e8 B/s (10 s); on shared links each
+    # node's link carries what it sends and what it receives (20 s). The
+    # switch (2.5e9 bytes at 1e10 B/s) and the flops (0.1 s) do not bind.
+    task = lambda job: ([1e8, 1e8], [0.0, 1.25e9, 1.25e9, 0.0])  # noqa: E731
+    assert one_cluster_job(task, "split_duplex") == pytest.approx(10.0, abs=1e-9)
+    assert one_cluster_job(task, "shared") == pytest.approx(20.0, abs=1e-9)
+
+
+@pytest.mark.simgrid
+def test_a_hosts_traffic_to_itself_as_simgrid_times_it():
+    # Each of two hosts sends 1.25e9 bytes to itself and to the other. Split
+    # duplex: each up link carries 2.5e9 bytes (20 s). Shared: each node's one
+    # link carries what it sends to the other, receives from it, and its
+    # traffic to itself once (SimGrid counts a link twice on one route once):
+    # 3.75e9 bytes, 30 s.
+    task = lambda job: ([1e8, 1e8], [1.25e9] * 4)  # noqa: E731
+    assert one_cluster_job(task, "split_duplex") == pytest.approx(20.0, abs=1e-9)
+    assert one_cluster_job(task, "shared") == pytest.approx(30.0, abs=1e-9)
+    # A one-host job is a plain execution in SimGrid: its bytes cost nothing.
+    alone = lambda job: ([1e8], [1.25e9])  # noqa: E731
+    assert one_cluster_job(alone, "split_duplex", size=1) == pytest.approx(0.1, abs=1e-9)
+    assert one_cluster_job(alone, "shared", size=1) == pytest.approx(0.1, abs=1e-9)
+
+
 def homogeneous(clusters=2, nodes=4, speed=2.0e5):
     return NetworkPlatform.homogeneous(clusters=clusters, nodes=nodes, speed=speed, bw=1.25e6,
                                        lat=24e-9, switch_bw=1.25e9, switch_lat=0.0,

@@ -1,5 +1,5 @@
 """Paper D's platforms (simlib.studies.dutot.platforms): Table 1, orderings,
-node ids, the two readings of §5.3, SimGrid files."""
+node ids, the three readings of §5.3, private links, SimGrid files."""
 from pathlib import Path
 
 import pytest
@@ -8,6 +8,7 @@ from simlib.studies.dutot.platforms import (cluster_values, describe, from_descr
                                             heterogeneous_backbone, heterogeneous_platform,
                                             homogeneous_platform, homogeneous_values,
                                             ordering_clusters, ordering_values, table1_frame)
+from simlib.errors import ConfigError
 from simlib.studies.dutot.published import load_published
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,7 +73,27 @@ def test_homogeneous_readings():
     net = homogeneous_platform(PUB, HOM, "griffon")
     assert net.name == "hom-griffon" and len(net.clusters) == 8 and net.nodes == 128
     assert {c.bw for c in net.clusters} == {1.25e8}
+    # Table 1's base cluster b with §5.3's main switch: the printed reading but
+    # for its private links (10 Gbit/s = 1.25e9 B/s instead of 1.25e6).
+    base = homogeneous_values(PUB, HOM, "base")
+    assert base == {**printed, "bw": 1.25e9}
+    assert homogeneous_platform(PUB, HOM, "base").name == "hom-base"
     # Another model is refused by the grid's schema (tests/test_workflow_dutot.py).
+    with pytest.raises(ConfigError, match="unknown homogeneous model 'table2'"):
+        homogeneous_values(PUB, HOM, "table2")
+
+
+def test_private_links_are_split_duplex_unless_the_grid_says_shared():
+    for net in (homogeneous_platform(PUB, HOM, "base"),
+                heterogeneous_platform(PUB, HET, "low", "o1")):
+        assert net.private_links == "split_duplex"
+        assert net.to_xml().count('sharing_policy="SPLITDUPLEX"') == 8
+    for net in (homogeneous_platform(PUB, {**HOM, "private_links": "shared"}, "base"),
+                heterogeneous_platform(PUB, {**HET, "private_links": "shared"}, "low", "o1")):
+        assert describe(net)["private_links"] == "shared"
+        assert from_description(describe(net)) == net
+        xml = net.to_xml()
+        assert "SPLITDUPLEX" not in xml and xml.count('sharing_policy="SHARED" bb_sharing_policy') == 8
 
 
 def test_names_and_descriptions_round_trip():
@@ -89,7 +110,8 @@ def test_names_and_descriptions_round_trip():
 def test_platform_files_load_in_simgrid(tmp_path):
     """Every platform's file loads, with 128 hosts named in id order at their speeds."""
     from simlib.backends.simgrid import run_isolated
-    nets = [homogeneous_platform(PUB, HOM, m) for m in ("printed", "griffon")]
+    nets = [homogeneous_platform(PUB, {**HOM, "private_links": links}, m)
+            for m in ("printed", "griffon", "base") for links in ("split_duplex", "shared")]
     nets += [heterogeneous_platform(PUB, HET, s, o) for s in ("high", "low")
              for o in ("o1", "o2", "o3", "o4")]
     for net in nets:

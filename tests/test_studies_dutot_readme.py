@@ -37,6 +37,16 @@ def test_the_printed_private_links_bind_every_communicating_job():
     no_self = bottlenecks([describe(nets[1])], size=16, f_comp=1e6, f_comm=1e8,
                           self_communication=False)
     assert no_self.loc[0, "cluster switch"] == pytest.approx(240 * 1e8 / 1.25e9)
+    # Table 1's base cluster: 1.25e9 B/s private links, the cluster switch binds.
+    base = bottlenecks([describe(homogeneous_platform(PUB, HOM, "base"))], size=16, f_comp=1e6,
+                       f_comm=1e8)
+    assert base.loc[0, "private link"] == pytest.approx(16 * 1e8 / 1.25e9)
+    assert base.loc[0, "binding"] == "cluster switch"
+    # A shared private link carries what the host sends and receives: 15 + 15 flows
+    # to and from the others and its traffic to itself once.
+    shared = homogeneous_platform(PUB, {**HOM, "private_links": "shared"}, "printed")
+    b2 = bottlenecks([describe(shared)], size=16, f_comp=1e6, f_comm=1e8)
+    assert b2.loc[0, "private link"] == pytest.approx(31 * 1e8 / 1.25e6)
 
 
 def test_findings_per_reading():
@@ -64,7 +74,11 @@ def test_readme_step(tmp_path):
     (tmp_path / "eligible.json").write_text(json.dumps({
         "cleaning_counts": {"jobs_in": 100, "jobs_dropped": 3}, "size_from_allocated": 7,
         "filter_counts": {"eligible": 50, "too_wide": 20, "too_short": 20, "too_long": 7},
-        "pool_sizes": {"1": 30, "16": 20}}))
+        "pool_sizes": {"1": 30, "16": 20},
+        "pool_rules": {"rule": "filter_then_clip", "other": "clip_then_filter",
+                       "pool_jobs": {"filter_then_clip": 50, "clip_then_filter": 53},
+                       "runtime_above_request": {"filter_then_clip": 4, "clip_then_filter": 7},
+                       "entering": 3, "leaving": 0, "runtime_changed": 0}}))
     (tmp_path / "seed0.json").write_text(json.dumps({
         "seed": 0, "jobs": 40, "runtime_mean": 7200.0, "walltime_from_request": 0}))
     spec = {"variants": ["basic", "local"], "recompute": "rebuild",
@@ -100,7 +114,22 @@ def test_readme_step(tmp_path):
     assert "![fig1_homogeneous_printed.png](fig1_homogeneous_printed.png)" in text
     assert "the paper's own picks cannot be recovered" in text
     assert "Generator(PCG64(SeedSequence([2015, s])))" in text
-    assert "look like unit slips of Griffon's" in text and "50 eligible jobs" in text
+    assert "look like unit slips" in text and "50 eligible jobs" in text
+    # The pool rule and the other one's effect, from the eligible step's counts.
+    assert "**Pool rule** (`workload.pool_rule: filter_then_clip`): §5.1's order" in text
+    assert "runtimes of the 4 eligible jobs that ran past their requested time" in text
+    assert ("The other order, `clip_then_filter`, gives 53 eligible jobs instead of 50: 3 enter, "
+            "0 leave, and 7 of its runtimes are clipped instead of 4.") in text
+    # The three readings of §5.3, their numbers from the published file and the grid.
+    assert "three readings" in text
+    for words in ("- `printed`: §5.3's values as printed: private links 1.25 MB/s and 24 ns",
+                  "- `griffon`: SimGrid's own Griffon description",
+                  "links 125 MB/s and 24 us", "- `base`: Table 1's base cluster b",
+                  "private links 1.25 GB/s and 24 ns",
+                  "It differs from `printed` only in private link bandwidth (1.25 GB/s instead "
+                  "of 1.25 MB/s).",
+                  "`split_duplex` is SimGrid's `SPLITDUPLEX`"):
+        assert words in " ".join(text.split()), words
     assert "| hom-printed | one cluster |" in text and "| het-low-o1 |" in text
     assert ("- **homogeneous, printed model**: a job of the largest size alone is bound by its "
             "private link in one cluster (2.56e+03 s per s of runtime)") in text

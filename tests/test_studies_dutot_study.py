@@ -58,25 +58,27 @@ def test_f_comm_values_start_at_zero():
     assert f_comm_values({"step": 1e7, "count": 40})[-1] == 39e7
 
 
-def test_full_scale_is_the_papers_12000_runs_in_a_small_dag():
+def test_full_scale_is_the_papers_12000_runs_per_reading_in_a_small_dag():
     s = study("full")
-    assert s.runs("homogeneous") == 20 * 40 * 5 == 4000
+    # The paper's 4,000 homogeneous runs on each of the three readings.
+    assert s.runs("homogeneous") == 3 * 20 * 40 * 5 == 12000
     assert s.runs("heterogeneous") == 2 * 4 * 10 * 20 * 5 == 8000
-    assert s.models() == ["printed"]
+    assert s.models() == ["printed", "griffon", "base"]
     assert s.f_comm("homogeneous")[-1] == pytest.approx(39e7)
     assert s.f_comm("heterogeneous")[-1] == pytest.approx(38e7)
     jobs = len(s.chunks("homogeneous")) + len(s.chunks("heterogeneous"))
-    assert jobs == 20 + 8 * 10 and jobs < 2000
-    # The Griffon reading at full scale too: a switch in the grid.
-    both = study("full", lambda d: d["homogeneous"]["models"].update(full=["printed", "griffon"]))
-    assert both.runs("homogeneous") == 8000
+    assert jobs == 3 * 20 + 8 * 10 and jobs < 2000
+    # The printed reading alone: a switch in the grid.
+    one = study("full", lambda d: d["homogeneous"]["models"].update(full=["printed"]))
+    assert one.runs("homogeneous") == 4000
 
 
 def test_smoke_and_default_grids():
     s = study("smoke")
     assert s.jobs() == 40 and s.seeds("homogeneous") == [0] and s.seeds("heterogeneous") == [0]
-    assert len(s.f_comm("homogeneous")) == 2 and set(s.models()) == {"printed", "griffon"}
-    assert sorted(s.platforms()) == sorted(["hom-printed", "hom-griffon"] + [
+    assert len(s.f_comm("homogeneous")) == 2
+    assert set(s.models()) == {"printed", "griffon", "base"}
+    assert sorted(s.platforms()) == sorted(["hom-printed", "hom-griffon", "hom-base"] + [
         f"het-{st}-o{k}" for st in ("high", "low") for k in range(1, 5)])
     d = study("default")
     # Every (seed, F_comm) of the heterogeneous grid is also run on the homogeneous
@@ -103,6 +105,12 @@ def test_smoke_and_default_grids():
      "config studies.dutot.recompute: 'sometimes' is not one of ['rebuild', 'compress']"),
     (lambda d: d.update(variants=["basic", "nearest"]),
      "config studies.dutot.variants[1]: 'nearest' is not one of ['basic', "),
+    (lambda d: d["workload"].update(pool_rule="clip"),
+     "config studies.dutot.workload.pool_rule: 'clip' is not one of ['filter_then_clip', "),
+    (lambda d: d["homogeneous"].update(private_links="duplex"),
+     "config studies.dutot.homogeneous.private_links: 'duplex' is not one of ['split_duplex', "),
+    (lambda d: d["homogeneous"]["models"].update(smoke=["printed", "table1"]),
+     "config studies.dutot.homogeneous.models.smoke[1]: 'table1' is not one of ['printed', "),
 ])
 def test_config_errors_name_the_key(edit, message, no_simgrid_check):
     with pytest.raises(ConfigError) as err:
@@ -166,7 +174,8 @@ def test_simulation_parameters_of_a_chunk():
         "swf": "data/dutot/smoke/workloads/seed0.swf"}
     agg = s.step("dutot_aggregate").input(wildcards(experiment="homogeneous"))
     assert agg["summaries"] == ["results/runs/dutot/smoke/hom-printed/seed0/summary.json",
-                                "results/runs/dutot/smoke/hom-griffon/seed0/summary.json"]
+                                "results/runs/dutot/smoke/hom-griffon/seed0/summary.json",
+                                "results/runs/dutot/smoke/hom-base/seed0/summary.json"]
 
 
 def test_the_cube_provenance_depends_on_the_platforms_and_not_on_another_scale():
@@ -185,3 +194,21 @@ def test_step_code_inputs_stay_separate():
                                                 shallow=["simlib.studies.dutot"])}
     assert {"runs.py", "tasks.py", "platforms.py", "simgrid.py"} <= sim
     assert not {"figures.py", "readme.py", "report.py", "cubes.py"} & sim
+
+
+def test_the_pool_rule_and_the_private_links_reach_the_steps():
+    s = study("smoke")
+    assert s.step("dutot_eligible").params["pool_rule"] == "filter_then_clip"
+    other = study("smoke", lambda d: d["workload"].update(pool_rule="clip_then_filter"))
+    assert other.step("dutot_eligible").params["pool_rule"] == "clip_then_filter"
+    assert {p["description"]["private_links"] for p in s.platforms().values()} == {"split_duplex"}
+    shared = study("smoke", lambda d: d["homogeneous"].update(private_links="shared"))
+    links = {n: p["description"]["private_links"] for n, p in shared.platforms().items()}
+    assert {links[n] for n in links if n.startswith("hom-")} == {"shared"}
+    assert {links[n] for n in links if n.startswith("het-")} == {"split_duplex"}
+    # Only the homogeneous runs depend on it.
+    assert shared.subtree("homogeneous") != s.subtree("homogeneous")
+    assert shared.subtree("heterogeneous") == s.subtree("heterogeneous")
+    params = shared.step("dutot_simulate").params(wildcards(platform="hom-base", seed="0"))
+    assert params["platform"]["private_links"] == "shared"
+    assert params["platform"]["clusters"][0]["bw"] == 1.25e9

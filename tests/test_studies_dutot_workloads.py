@@ -9,8 +9,11 @@ import pandas as pd
 import pytest
 
 from simlib.studies.base import Files, StepContext
-from simlib.studies.dutot.workloads import (eligible_jobs, eligible_step, generator, make_workload,
-                                            pick_positions, summarize, workload_step)
+from simlib.studies.dutot.workloads import (POOL_RULES, compare_pool_rules, eligible_jobs,
+                                            eligible_step, generator, make_workload,
+                                            pick_positions, pool_by_rule, summarize,
+                                            workload_step)
+from simlib.workload.prepare import CleaningPolicy
 from simlib.workload.swf import SWF_FIELDS, Workload, read_swf
 
 BOUNDS = {"max_size": 16, "runtime_min": 3600, "runtime_max": 14400}
@@ -128,9 +131,92 @@ def test_eligible_step_cleans_the_whole_log_and_falls_back_to_allocated_sizes(tm
     assert info["size_from_allocated"] == 2
     assert info["cleaning_counts"]["runtime_zero"] == 1
     assert info["filter_counts"] == {"jobs_in": 6, "too_wide": 2, "too_short": 1, "too_long": 1,
-                                     "eligible": 2}
+                                     "eligible": 2, "runtime_above_request": 0}
     assert info["pool_sizes"] == {"8": 1, "16": 1}
     assert "runtime_zero" in (tmp_path / "clean.txt").read_text()
+    assert info["pool_rule"] == "filter_then_clip"
+
+
+# A log where the two pool rules differ: job 1 ran 5 h past a 3 h request (its
+# logged runtime is above u_t = 4 h; clipped first, it enters), job 2 ran 3 h
+# on a 2 h request (eligible either way, its runtime clipped to 2 h either
+# way), job 3 ran 30 min past its request of 50 min (logged 1 h 20 min: in
+# filtered first, out clipped first), job 4 is plain.
+RULE_ROWS = [job(1, 18000, 4, request=10800), job(2, 10800, 8, request=7200),
+             job(3, 4800, 2, request=3000), job(4, 7200, 16, request=86400)]
+
+
+@pytest.mark.parametrize("rule, ids, runtimes", [
+    ("filter_then_clip", [2, 3, 4], [7200, 3000, 7200]),
+    ("clip_then_filter", [1, 2, 4], [10800, 7200, 7200]),
+])
+def test_the_pool_rule_orders_the_runtime_filter_and_the_clip(rule, ids, runtimes):
+    pool, cleaning, counts = pool_by_rule(workload(RULE_ROWS), 93312, CleaningPolicy(), rule=rule,
+                                          **BOUNDS)
+    assert pool.jobs["job_id"].tolist() == ids
+    assert pool.jobs["run_time"].tolist() == runtimes
+    assert counts["eligible"] == 3 and cleaning["runtime_above_request"] == 3
+    if rule == "filter_then_clip":
+        # The bounds saw the logged runtimes; the clip came after, on the pool.
+        assert counts["too_long"] == 1 and counts["too_short"] == 0
+        assert counts["runtime_above_request"] == 2
+    else:
+        assert counts["too_long"] == 0 and counts["too_short"] == 1
+        assert counts["runtime_above_request"] == 2   # jobs 1 and 2
+
+
+def test_the_pool_rules_compared_and_other_cleaning_actions():
+    pools = {r: pool_by_rule(workload(RULE_ROWS), 93312, CleaningPolicy(), rule=r, **BOUNDS)[0]
+             for r in POOL_RULES}
+    assert compare_pool_rules(pools, "filter_then_clip", {"filter_then_clip": 2}) == {
+        "rule": "filter_then_clip", "other": "clip_then_filter",
+        "pool_jobs": {"filter_then_clip": 3, "clip_then_filter": 3},
+        "runtime_above_request": {"filter_then_clip": 2},
+        "entering": 1, "leaving": 1, "runtime_changed": 0}
+    # runtime_above_request "drop" or "keep": both orders give the same pool.
+    for action in ("drop", "keep"):
+        policy = CleaningPolicy(runtime_above_request=action)
+        a, b = (pool_by_rule(workload(RULE_ROWS), 93312, policy, rule=r, **BOUNDS)[0].jobs
+                for r in POOL_RULES)
+        assert a.equals(b)
+    with pytest.raises(Exception, match="pool_rule must be one of"):
+        pool_by_rule(workload(RULE_ROWS), 93312, CleaningPolicy(), rule="clip", **BOUNDS)
+
+
+@pytest.mark.parametrize("rule", POOL_RULES)
+def test_eligible_step_follows_the_pool_rule_and_counts_both(tmp_path, rule):
+    raw = write_log(tmp_path / "raw.swf.gz", RULE_ROWS)
+    c = ctx(tmp_path, {"raw": str(raw)},
+            {"swf": "pool.swf.gz", "info": "pool.json", "cleaning_log": "clean.txt"},
+            {"trace": "CEA-Curie", "machine_procs": 93312, "cleaning": {}, "unsorted": "sort",
+             "pool_rule": rule, **BOUNDS})
+    eligible_step(c)
+    info = json.loads((tmp_path / "pool.json").read_text())
+    expected = {"filter_then_clip": [2, 3, 4], "clip_then_filter": [1, 2, 4]}[rule]
+    assert read_swf(c.output.swf).jobs["job_id"].tolist() == expected
+    assert info["pool_rule"] == rule and info["pool_rules"]["rule"] == rule
+    assert info["pool_rules"]["entering"] == 1 and info["pool_rules"]["leaving"] == 1
+    assert info["pool_rules"]["runtime_above_request"] == {"filter_then_clip": 2,
+                                                           "clip_then_filter": 2}
+
+
+#: CEA-Curie's pool under each rule (size <= 16, 1 h <= runtime <= 4 h) and the eligible
+#: jobs whose runtime is clipped to their request, measured.
+CURIE_POOLS = {"filter_then_clip": 10464, "clip_then_filter": 10490}
+CURIE_CLIPPED = {"filter_then_clip": 344, "clip_then_filter": 370}
+
+
+@pytest.mark.real_traces
+@pytest.mark.parametrize("rule, pool_jobs", CURIE_POOLS.items(),
+                         ids=[f"pool[{r}-{n}]" for r, n in CURIE_POOLS.items()])
+def test_cea_curie_pool_under_each_rule(rule, pool_jobs, real_traces):
+    from simlib.workload.swf import read_swf as read
+    raw = read(real_traces / "CEA-Curie-2011-2.1-cln.swf.gz", unsorted="sort")
+    pool, _, counts = pool_by_rule(raw, 93312, CleaningPolicy(), rule=rule, **BOUNDS)
+    print(f"CEA-Curie pool under {rule}: {len(pool.jobs)} jobs, "
+          f"{counts['runtime_above_request']} runtimes clipped to the request")
+    assert len(pool.jobs) == counts["eligible"] == pool_jobs
+    assert counts["runtime_above_request"] == CURIE_CLIPPED[rule]
 
 
 def test_workload_step_writes_the_seed_and_its_facts(tmp_path):

@@ -60,13 +60,14 @@ def test_bad_dutot_config_is_rejected_before_any_job(tmp_path, only_d, override,
 
 
 @pytest.mark.simgrid
-def test_full_scale_plans_the_papers_12000_runs_in_100_simulation_jobs(tmp_path, only_d):
+def test_full_scale_plans_the_papers_runs_in_140_simulation_jobs(tmp_path, only_d):
     _, out = snakemake(tmp_path, "-n", "--configfile", only_d, "--config", "scale=full")
     stats = job_counts(out)
-    # One job per (platform, seed): 20 seeds on the printed homogeneous
-    # platform (4,000 runs of 5 variants x 40 F_comm), 10 seeds on each of
-    # the 8 heterogeneous platforms (8,000 runs of 5 variants x 20 F_comm).
-    assert stats["dutot_simulate"] == 20 + 8 * 10
+    # One job per (platform, seed): 20 seeds on each of the three readings of
+    # the homogeneous platform (3 x 4,000 runs of 5 variants x 40 F_comm), 10
+    # seeds on each of the 8 heterogeneous platforms (8,000 runs of 5 variants
+    # x 20 F_comm).
+    assert stats["dutot_simulate"] == 3 * 20 + 8 * 10
     assert stats["dutot_workload"] == 20 and stats["dutot_eligible"] == 1
     assert stats["dutot_aggregate"] == 2
     assert sum(stats.values()) < 2000
@@ -83,8 +84,8 @@ def smoke(tmp_path_factory, only_d):
 @pytest.mark.simgrid
 def test_smoke_run_builds_both_cubes(smoke):
     hom = read_cube(smoke / "results/dutot_homogeneous.smoke.nc")
-    assert dict(hom.sizes) == {"model": 2, "variant": 5, "seed": 1, "f_comm": 2}
-    assert list(hom["model"].values) == ["griffon", "printed"]
+    assert dict(hom.sizes) == {"model": 3, "variant": 5, "seed": 1, "f_comm": 2}
+    assert list(hom["model"].values) == ["base", "griffon", "printed"]
     het = read_cube(smoke / "results/dutot_heterogeneous.smoke.nc")
     assert dict(het.sizes) == {"set": 2, "ordering": 4, "variant": 5, "seed": 1, "f_comm": 2}
     for cube in (hom, het):
@@ -110,8 +111,9 @@ def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     assert set(claims["paper"]) == {"dutot"} and set(claims["scale"]) == {"smoke"}
     assert set(claims["verdict"]) <= {v.value for v in Verdict}
     # a-c and f per model, d and e per model and heterogeneous, g and h once.
-    assert len(claims) == 4 * 2 + 2 * 3 + 2
+    assert len(claims) == 4 * 3 + 2 * 4 + 2
     for name in ("fig1_homogeneous_printed.png", "fig1_homogeneous_griffon.png",
+                 "fig1_homogeneous_base.png",
                  "fig3_heterogeneous.png", "fig3_heterogeneous_by_set.png",
                  "fig3_heterogeneous_by_ordering.png", "platforms.png"):
         assert (smoke / D / name).stat().st_size > 20_000, name

@@ -9,7 +9,9 @@ else runs. This module keeps that split: the policy decides where and when
 Pieces
 ------
 * :class:`Cluster` and :class:`NetworkPlatform`: clusters of identical nodes,
-  each node on a private link (``bw``, ``lat``) to its cluster switch
+  each node on a private link (``bw``, ``lat``; by default one link per
+  direction, SimGrid's ``SPLITDUPLEX``, or one shared by both directions:
+  ``private_links``) to its cluster switch
   (``switch_bw``, ``switch_lat``), the cluster switches joined by one shared
   backbone switch (``backbone_bw``, ``backbone_lat``). :meth:`NetworkPlatform.to_xml`
   writes it as a SimGrid platform file; node ids ``0..N-1`` follow cluster
@@ -60,8 +62,8 @@ from ..engine.job import Job
 from ..errors import ConfigError, SimulationError
 from ..platform import Platform
 
-__all__ = ["Cluster", "NetworkPlatform", "SimGridExecution", "SimGridUnavailable",
-           "require_simgrid", "run_isolated", "simulate_simgrid"]
+__all__ = ["Cluster", "NetworkPlatform", "PRIVATE_LINKS", "SimGridExecution",
+           "SimGridUnavailable", "require_simgrid", "run_isolated", "simulate_simgrid"]
 
 INF = math.inf
 
@@ -124,6 +126,10 @@ class Cluster:
                                   f"not {value!r}")
 
 
+#: How a node's private link carries its two directions -> SimGrid's sharing policy.
+PRIVATE_LINKS = {"split_duplex": "SPLITDUPLEX", "shared": "SHARED"}
+
+
 def _num(x: float) -> str:
     """A number as SimGrid's platform parser reads it, exactly (shortest repr)."""
     return repr(float(x))
@@ -140,12 +146,19 @@ class NetworkPlatform:
     backbone_bw, backbone_lat : float
         The shared switch joining the clusters (bytes/s, s).
     name : str
+    private_links : str
+        How each node's private link carries its two directions (:data:`PRIVATE_LINKS`):
+        ``"split_duplex"`` (SimGrid's ``SPLITDUPLEX``: one link per direction, each
+        with the full ``bw``, so a node sends and receives ``bw`` at once) or
+        ``"shared"`` (SimGrid's ``SHARED``: one link whose ``bw`` the node's sent and
+        received bytes share).
     """
 
     clusters: tuple[Cluster, ...]
     backbone_bw: float
     backbone_lat: float
     name: str = "platform"
+    private_links: str = "split_duplex"
 
     def __post_init__(self):
         object.__setattr__(self, "clusters", tuple(self.clusters))
@@ -155,14 +168,19 @@ class NetworkPlatform:
             raise ConfigError(f"platform {self.name}: backbone_bw must be a positive number")
         if not (self.backbone_lat >= 0 and math.isfinite(self.backbone_lat)):
             raise ConfigError(f"platform {self.name}: backbone_lat must be a number >= 0")
+        if self.private_links not in PRIVATE_LINKS:
+            raise ConfigError(f"platform {self.name}: private_links must be one of "
+                              f"{list(PRIVATE_LINKS)}, not {self.private_links!r}")
 
     @classmethod
     def homogeneous(cls, *, clusters: int, nodes: int, speed: float, bw: float, lat: float,
                     switch_bw: float, switch_lat: float, backbone_bw: float,
-                    backbone_lat: float, name: str = "homogeneous") -> "NetworkPlatform":
+                    backbone_lat: float, name: str = "homogeneous",
+                    private_links: str = "split_duplex") -> "NetworkPlatform":
         """``clusters`` identical clusters of ``nodes`` nodes."""
         return cls(tuple(Cluster(f"c{k}", nodes, speed, bw, lat, switch_bw, switch_lat)
-                         for k in range(clusters)), backbone_bw, backbone_lat, name)
+                         for k in range(clusters)), backbone_bw, backbone_lat, name,
+                   private_links)
 
     @property
     def nodes(self) -> int:
@@ -191,8 +209,10 @@ class NetworkPlatform:
         """SimGrid platform file (DTD version 4.1).
 
         Each cluster is a SimGrid ``<cluster>``: private links ``bw``/``lat``
-        (split-duplex: each direction has the full bandwidth, as in SimGrid's
-        Griffon description) and a backbone that plays the cluster switch
+        (``private_links``: ``split_duplex``, SimGrid's ``SPLITDUPLEX``, each
+        direction a link of the full bandwidth, as in SimGrid's Griffon
+        description; ``shared``, SimGrid's ``SHARED``, one link both directions
+        share) and a backbone that plays the cluster switch
         (``bb_bw``/``bb_lat``, shared by all flows through it). Clusters talk through
         the one shared ``backbone`` link between their switches.
         """
@@ -210,7 +230,7 @@ class NetworkPlatform:
                 f'    <cluster id="cluster-{k}" prefix="node-" suffix="" '
                 f'radical="{lo}-{lo + c.nodes - 1}" speed="{_num(c.speed)}f" '
                 f'bw="{_num(c.bw)}Bps" lat="{_num(c.lat)}s" bb_bw="{_num(c.switch_bw)}Bps" '
-                f'bb_lat="{_num(c.switch_lat)}s" sharing_policy="SPLITDUPLEX" '
+                f'bb_lat="{_num(c.switch_lat)}s" sharing_policy="{PRIVATE_LINKS[self.private_links]}" '
                 f'bb_sharing_policy="SHARED" router_id="cluster-{k}-switch"/>')
         if len(self.clusters) > 1:
             lines.append(f'    <link id="backbone" bandwidth="{_num(self.backbone_bw)}Bps" '

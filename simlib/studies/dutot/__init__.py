@@ -231,6 +231,7 @@ class Dutot(Study):
                  params={"trace": trace, "machine_procs": traces["catalog"][trace]["machine_procs"],
                          "cleaning": traces.get("cleaning") or {},
                          "unsorted": traces.get("unsorted", "sort"),
+                         "pool_rule": wl.get("pool_rule", "filter_then_clip"),
                          **{k: wl[k] for k in ("max_size", "runtime_min", "runtime_max")}},
                  run=_run("workloads:eligible_step")),
             Step("dutot_workload", stage="workloads",

@@ -20,7 +20,8 @@ DIMS = {"homogeneous": ["model", "variant", "seed", "f_comm"],
 #: Attributes of the coordinates.
 COORD_INFO = {
     "model": {"long_name": "reading of the homogeneous platform (printed: §5.3 as printed; "
-                           "griffon: SimGrid's Griffon description)"},
+                           "griffon: SimGrid's Griffon description; base: Table 1's base "
+                           "cluster b)"},
     "variant": {"long_name": "allocation rule of conservative backfilling (paper D §5.2)"},
     "seed": {"long_name": "workload seed index"},
     "f_comm": {"long_name": "communication factor F_comm", "units": "B/s",

@@ -2,13 +2,17 @@
 
 Every platform is 8 clusters of 16 nodes; each node sits on a private link
 (``bw``, ``lat``) to its cluster switch (``switch_bw``, ``switch_lat``), the
-switches meet at one shared main switch (``backbone_bw``, ``backbone_lat``):
+switches meet at one shared main switch (``backbone_bw``, ``backbone_lat``);
+the private links carry each direction on its own link (``split_duplex``,
+SimGrid's ``SPLITDUPLEX``) or both on one (``shared``), as each experiment's
+grid block says (``private_links``):
 a :class:`~simlib.backends.simgrid.NetworkPlatform`, whose node ids follow
 cluster order (so contiguity is an id range and locality one cluster).
 
 The printed numbers live in ``config/published/dutot.yaml`` only; the grid
 (``studies.dutot``) says how to read what the paper leaves open: one
-platform ``hom-<model>`` per reading of §5.3 (``printed``, ``griffon``) and
+platform ``hom-<model>`` per reading of §5.3 (``printed``, ``griffon``,
+``base``: :data:`MODELS`) and
 one ``het-<set>-<ordering>`` per set and ordering of §5.4, as the README's
 interpretation choices 4-5 say (``templates/README.md.j2``). The names they
 use are checked before (the study's and the published file's checks).
@@ -24,8 +28,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from simlib.backends.simgrid import Cluster, NetworkPlatform
+from simlib.errors import ConfigError
 
-__all__ = ["FIELDS", "homogeneous_values", "cluster_values", "table1_frame", "ordering_values",
+__all__ = ["FIELDS", "MODELS", "homogeneous_values", "cluster_values", "table1_frame", "ordering_values",
            "ordering_clusters", "heterogeneous_backbone", "homogeneous_platform",
            "heterogeneous_platform", "describe", "from_description"]
 
@@ -34,25 +39,39 @@ FIELDS = ("switch_bw", "switch_lat", "speed", "bw", "lat")
 _VALUES = ("speed", "bw", "lat", "switch_bw", "switch_lat", "backbone_bw", "backbone_lat")
 
 
+#: The readings of §5.3's platform (cube coordinate ``model``), in display order.
+MODELS = ("printed", "griffon", "base")
+
+
 def homogeneous_values(published: Mapping, grid: Mapping, model: str) -> dict:
     """Node, link, switch and backbone values (flop/s, bytes/s, s) of a homogeneous ``model``
     under the grid's ``homogeneous`` block: ``printed``, §5.3's values with the node speed
-    ``printed_speed`` (``table1_base``: Table 1's base cp); ``griffon``, the grid's.
+    ``printed_speed`` (``table1_base``: Table 1's base cp); ``griffon``, the grid's;
+    ``base``, Table 1's base cluster b (its caption's node speed, private links and cluster
+    switch) joined by §5.3's main switch, which Table 1 does not give.
     """
+    if model not in MODELS:
+        raise ConfigError(f"unknown homogeneous model {model!r}; known: {', '.join(MODELS)}")
     values = grid["griffon"]
     if model == "printed":
         speed = grid["printed_speed"]
         if speed == "table1_base":
             speed = published["heterogeneous"]["base"]["speed"]
         values = {**published["homogeneous"], "speed": speed}
+    elif model == "base":
+        hom = published["homogeneous"]
+        values = {**published["heterogeneous"]["base"],
+                  "backbone_bw": hom["backbone_bw"], "backbone_lat": hom["backbone_lat"]}
     return {k: float(values[k]) for k in _VALUES}
 
 
 def homogeneous_platform(published: Mapping, grid: Mapping, model: str) -> NetworkPlatform:
-    """§5.3's platform under one reading (see :func:`homogeneous_values`)."""
+    """§5.3's platform under one reading (see :func:`homogeneous_values`), its private links
+    as the grid's ``private_links`` says (default ``split_duplex``)."""
     hom = published["homogeneous"]
     return NetworkPlatform.homogeneous(clusters=int(hom["clusters"]),
                                        nodes=int(hom["nodes_per_cluster"]), name=f"hom-{model}",
+                                       private_links=grid.get("private_links", "split_duplex"),
                                        **homogeneous_values(published, grid, model))
 
 
@@ -108,13 +127,14 @@ def heterogeneous_platform(published: Mapping, grid: Mapping, set_name: str,
     names = ordering_clusters(published, set_name, ordering_values(published, grid)[ordering])
     clusters = [Cluster(name, nodes, **cluster_values(published, name)) for name in names]
     return NetworkPlatform(tuple(clusters), *heterogeneous_backbone(published, grid),
-                           f"het-{set_name}-{ordering}")
+                           f"het-{set_name}-{ordering}",
+                           grid.get("private_links", "split_duplex"))
 
 
 def describe(net: NetworkPlatform) -> dict:
     """A platform as plain JSON-able data (:func:`from_description` gives it back)."""
     return {"name": net.name, "backbone_bw": net.backbone_bw, "backbone_lat": net.backbone_lat,
-            "nodes": net.nodes, "first_ids": net.first_ids(),
+            "private_links": net.private_links, "nodes": net.nodes, "first_ids": net.first_ids(),
             "clusters": [dataclasses.asdict(c) for c in net.clusters]}
 
 
@@ -123,4 +143,4 @@ def from_description(data: Mapping) -> NetworkPlatform:
     clusters = tuple(Cluster(c["name"], int(c["nodes"]), *(float(c[f]) for f in (
         "speed", "bw", "lat", "switch_bw", "switch_lat"))) for c in data["clusters"])
     return NetworkPlatform(clusters, float(data["backbone_bw"]), float(data["backbone_lat"]),
-                           data["name"])
+                           data["name"], data.get("private_links", "split_duplex"))

@@ -23,9 +23,10 @@ from simlib.markdown import markdown_table
 from simlib.render import render
 
 from .figures import format_latency, format_rate, trends_markdown
+from .platforms import MODELS, homogeneous_values
 from .published import load_published
 
-__all__ = ["bottlenecks", "findings", "readme_step"]
+__all__ = ["bottlenecks", "findings", "readings", "readme_step"]
 
 
 def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_comm: float,
@@ -37,7 +38,11 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     parallel-task model runs a task at the pace of its most loaded resource,
     so the largest of these is the job's duration per second of trace
     runtime (without other jobs). Compared with F_w, it says when jobs hit
-    their walltime.
+    their walltime. A private link carries what its host sends (one
+    direction of a ``split_duplex`` link; the traffic matrix is symmetric,
+    so the other direction carries as much) or, ``shared``, what it sends
+    to and receives from the other hosts and its traffic to itself once (as
+    SimGrid counts it: ``tests/test_backends_simgrid.py``).
 
     Columns: ``platform``, ``placement`` (one cluster / two clusters),
     ``compute``, ``private link``, ``cluster switch``, ``main switch``,
@@ -49,11 +54,13 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
     for d in descriptions:
         c0 = d["clusters"][0]
         per_pair = float(f_comm)
+        shared = d.get("private_links", "split_duplex") == "shared"
         compute = float(f_comp) / min(c["speed"] for c in d["clusters"][:2])
-        # Each host sends to every host of the job (itself too, when counted).
-        sent = (n - 1 + diag) * per_pair
+        # Each host sends to every host of the job (itself too, when counted);
+        # what its private link carries (received too where it is shared).
+        link = ((2 * (n - 1) + diag) if shared else (n - 1 + diag)) * per_pair
         one = {"compute": float(f_comp) / c0["speed"],
-               "private link": sent / c0["bw"],
+               "private link": link / c0["bw"],
                "cluster switch": (n * (n - 1 + diag)) * per_pair / c0["switch_bw"],
                "main switch": 0.0}
         rows.append({"platform": d["name"], "placement": "one cluster", **one})
@@ -64,7 +71,7 @@ def bottlenecks(descriptions: Sequence[Mapping], *, size: int, f_comp: float, f_
             inside = [a * (a - 1 + diag), b * (b - 1 + diag)]
             cross = 2 * a * b
             two = {"compute": compute,
-                   "private link": sent / min(c0["bw"], c1["bw"]),
+                   "private link": link / min(c0["bw"], c1["bw"]),
                    "cluster switch": max((inside[0] + cross) * per_pair / c0["switch_bw"],
                                          (inside[1] + cross) * per_pair / c1["switch_bw"]),
                    "main switch": cross * per_pair / d["backbone_bw"]}
@@ -124,6 +131,27 @@ def _platform_table(descriptions: Sequence[Mapping]) -> str:
     return markdown_table(pd.DataFrame(rows))
 
 
+def readings(published: Mapping, homogeneous: Mapping) -> dict:
+    """Every reading of §5.3's platform (:data:`~.platforms.MODELS`), run at this scale or
+    not, with its values as text (``speed``, ``bw``, ``lat``, ``switch_bw``, ...,
+    ``clusters``, ``nodes``), and ``base_differs``: the values in which ``base`` differs
+    from ``printed``."""
+    hom = published["homogeneous"]
+    values = {m: homogeneous_values(published, homogeneous, m) for m in MODELS}
+    out: dict = {}
+    for model, v in values.items():
+        text = {k: (format_latency(x) if k.endswith("lat") else format_rate(x))
+                for k, x in v.items() if k != "speed"}
+        out[model] = {**text, "speed": f"{v['speed'] / 1e3:.6g}e3 flop/s",
+                      "clusters": int(hom["clusters"]), "nodes": int(hom["nodes_per_cluster"])}
+    names = {"speed": "node speed", "bw": "private link bandwidth", "lat": "private link latency",
+             "switch_bw": "cluster switch bandwidth", "switch_lat": "cluster switch latency",
+             "backbone_bw": "main switch bandwidth", "backbone_lat": "main switch latency"}
+    out["base_differs"] = [f"{names[k]} ({out['base'][k]} instead of {out['printed'][k]})"
+                           for k in names if values["base"][k] != values["printed"][k]]
+    return out
+
+
 def _verdict_table(claims: pd.DataFrame) -> str:
     table = pd.DataFrame({
         "#": range(1, len(claims) + 1),
@@ -169,9 +197,11 @@ def readme_step(ctx) -> None:
     bounds = bottlenecks(descriptions, size=spec["workload"]["max_size"],
                          f_comp=spec["task"]["f_comp"], f_comm=f_max,
                          self_communication=spec["task"]["self_communication"])
+    published = load_published(inp.published)
     text = render(
         __package__, "README.md.j2", **{**p, "artifacts": artifacts},
-        paper=load_published(inp.published)["paper"], arts={Path(a["path"]).name: a for a in artifacts},
+        paper=published["paper"], readings=readings(published, spec["homogeneous"]),
+        arts={Path(a["path"]).name: a for a in artifacts},
         verdicts=counts, verdict_table=_verdict_table(claims), f_max=f_max,
         facts_table=_facts(trends_hom, trends_het),
         bounds_table=markdown_table(bounds, integers=False, digits=3),
