@@ -44,18 +44,19 @@ def test_verdict_table_renders_the_claims_file(tmp_path):
     from simlib.claims import Claim, read_claims, write_claims
     path = tmp_path / "claims.csv"
     write_claims([Claim("U", "Fig. 2: nine numbers", "Sect. 3.1", "9 numbers", "9/9 equal",
-                        "truncated |x| equal", "reproduced"),
+                        "truncated |x| equal", "reproduced", unit="-", n=1),
                   Claim("U", "Table 3: MPL", "Table 3", "6 numbers", "1.2 vs 1.47",
-                        "within 0.1", "partly reproduced")], path, scale="smoke")
+                        "within 0.1", "partly reproduced", unit="OV seed", n=10)], path,
+                 scale="smoke")
     lines = readme._verdict_table(read_claims(path),
                                   {"ov0": {"Table 3: MPL": "reproduced"}}).splitlines()
     assert lines == [
-        "| # | claim (source) | published | ours | verdict | rule | if ov0 |",
-        "|---:|---|---|---|---|---|---|",
+        "| # | claim (source) | published | ours | verdict | rule | unit (n) | if ov0 |",
+        "|---:|---|---|---|---|---|---|---|",
         "| 1 | Fig. 2: nine numbers (Sect. 3.1) | 9 numbers | 9/9 equal | **reproduced** | "
-        "truncated \\|x\\| equal | – |",
+        "truncated \\|x\\| equal | - (1) | – |",
         "| 2 | Table 3: MPL (Table 3) | 6 numbers | 1.2 vs 1.47 | **partly reproduced** | "
-        "within 0.1 | reproduced |"]
+        "within 0.1 | OV seed (10) | reproduced |"]
 
 
 def test_reading_claim_matrix_rows_show_levels_verdicts_and_gains(tmp_path):
@@ -132,3 +133,78 @@ def test_matrix_judges_every_claim_per_reading_but_the_orders(tmp_path):
     assert (m["best"], m["judged"], m["best_readings"]) == (4, 4, ["ov_zero"])
     # The README explains the starred column and the orders' cells.
     assert (m["free"], m["only"]) == (["Table 2*"], ["Sect. 3.1"])
+
+
+# ------------------------------------------- the README's numbers follow its inputs
+def _build_readme(src: Path, tmp: Path, edit=None) -> str:
+    """The README as the pipeline builds it (steps utrera_claims then utrera_readme, their
+    declared inputs and parameters at default scale) from a copy of ``src`` (the committed
+    paper_figures/utrera), its tables first changed by ``edit(directory)``."""
+    import logging
+    import shutil
+
+    from helpers_pipeline import repo_study
+    from simlib.studies import Files, StepContext
+    from simlib.studies.utrera import claims
+
+    out = tmp / "utrera"
+    shutil.copytree(src, out)
+    if edit:
+        edit(out)
+    u = repo_study("utrera", "default")
+    here = Path(u.claims_file()).parent
+
+    def ctx(step):
+        s = u.step(step)
+        inputs = {k: (str(out / Path(v).relative_to(here)) if str(v).startswith(str(here)) else
+                      str(Path(__file__).resolve().parents[1] / v))
+                  for k, v in s.input.items() if k != "others"}
+        outputs = {k: str(out / Path(v).relative_to(here)) for k, v in s.output.items()}
+        return StepContext(input=Files(inputs), output=Files(outputs), params=s.params,
+                           wildcards={}, log=logging.getLogger("test"),
+                           config={"scale": "default"})
+
+    claims.write_claims(ctx("utrera_claims"))
+    readme.readme(ctx("utrera_readme"))
+    return (out / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_numbers_move_with_perturbed_inputs(tmp_path):
+    import pandas as pd
+    src = Path(__file__).resolve().parents[1] / "paper_figures/utrera"
+    base = _build_readme(src, tmp_path / "a")
+    t2 = pd.read_csv(src / "table2.csv", index_col="trace")
+    lu = pd.read_csv(src / "long_util.csv").iloc[0]
+    rd = pd.read_csv(src / "time_model_readings.csv")
+    ov0 = rd[(rd["reading"] == "ov0") & (rd["trace"] == "SDSC-SP2")
+             & (rd["metric"] == "utrera_mean_mpl")]["mean"].iloc[0]
+    demand = " / ".join(f"{t2.loc[t, 'demand_ratio_log']:.1f}" for t in t2.index)
+    portion = f"jobs {int(lu['first_job']):,}-{int(lu['last_job']):,}: {int(lu['long_jobs'])} long"
+    assert demand in base and portion in base and f"MPL is {ov0:.2f}" in base
+    n_orders = pd.read_csv(src / "orders_ablation.csv")["order"].nunique()
+    assert f"the {n_orders - 1} other orders" in base
+
+    def edit(d):
+        t = pd.read_csv(d / "table2.csv")
+        t["demand_ratio_log"] *= 3
+        t["queue_demand_ratio_log"] += 1
+        t.to_csv(d / "table2.csv", index=False)
+        x = pd.read_csv(d / "long_util.csv")
+        x["first_job"] += 1000
+        x["last_job"] += 1000
+        x["long_jobs"] += 7
+        x.to_csv(d / "long_util.csv", index=False)
+        r = pd.read_csv(d / "time_model_readings.csv")
+        r.loc[r["metric"] == "utrera_mean_mpl", "mean"] += 0.5
+        r.to_csv(d / "time_model_readings.csv", index=False)
+        o = pd.read_csv(d / "orders_ablation.csv")
+        o[o["order"] != "shortest"].to_csv(d / "orders_ablation.csv", index=False)
+
+    moved = _build_readme(src, tmp_path / "b", edit)
+    demand3 = " / ".join(f"{3 * t2.loc[t, 'demand_ratio_log']:.1f}" for t in t2.index)
+    queue = " / ".join(f"{t2.loc[t, 'queue_demand_ratio_log'] + 1:.1f}" for t in t2.index)
+    assert demand3 in moved and queue in moved and demand not in moved
+    assert (f"jobs {int(lu['first_job']) + 1000:,}-{int(lu['last_job']) + 1000:,}: "
+            f"{int(lu['long_jobs']) + 7} long") in moved and portion not in moved
+    assert f"MPL is {ov0 + 0.5:.2f}" in moved and f"MPL is {ov0:.2f}" not in moved
+    assert f"the {n_orders - 2} other orders" in moved

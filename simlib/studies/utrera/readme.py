@@ -11,9 +11,10 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from simlib.claims import read_claims, verdict_counts
+from simlib.claims import ALPHA, MIN_UNITS, read_claims, verdict_counts
 from simlib.io import write_text
 from simlib.markdown import markdown_table
 from simlib.render import render
@@ -22,7 +23,7 @@ from simlib.studies.utrera.plots import to_markdown
 from .claims import MAIN_ONLY, reading_verdicts
 from .published import load_published
 
-__all__ = ["md_file", "matrix", "readme"]
+__all__ = ["md_file", "matrix", "readme_numbers", "readme"]
 
 
 def md_file(path) -> str:
@@ -48,6 +49,7 @@ def _verdict_table(claims: pd.DataFrame, alt: dict[str, dict[str, str]]) -> str:
         "claim (source)": [f"{c} ({s})" for c, s in zip(claims["claim"], claims["source"])],
         "published": claims["published"], "ours": claims["ours"],
         "verdict": [f"**{v}**" for v in claims["verdict"]], "rule": claims["criterion"],
+        "unit (n)": [f"{u} ({n})" if u else "" for u, n in zip(claims["unit"], claims["n"])],
         **{f"if {name}": [verdicts.get(c, "–") for c in claims["claim"]]
            for name, verdicts in alt.items()}}))
 
@@ -134,6 +136,61 @@ def _values(orders: pd.DataFrame, readings: pd.DataFrame) -> dict:
                                for k, v in sorted(set(zip(rd["reading"], rd["params"])))]}
 
 
+def _fmt(x, spec: str = ".1f") -> str:
+    return "n/a" if x is None or not np.isfinite(float(x)) else format(float(x), spec)
+
+
+def readme_numbers(published: dict, table2: pd.DataFrame, long_util: pd.DataFrame,
+                   readings: pd.DataFrame, orders: pd.DataFrame, reading_labels: dict) -> dict:
+    """The numbers the README's prose cites, computed from this run's tables and the
+    published file (never typed into a template).
+
+    - ``demand``: per trace (Table 2's order), the demand ratio of the portion
+      under the log's own schedule, waiting jobs (``queue``) and waiting +
+      running (``all``), beside the printed Req.Cpus/Cpus (``paper``);
+    - ``long_util``: Sect. 5.1's portion (``long_util.csv``: first and last
+      job, long jobs, the cleaned log's, the minimum) and the long jobs of
+      Fig. 3's portion of that trace (``table2.csv``);
+    - ``ov0_mpl``: SDSC's average MPL under reading ``ov0`` beside Table 3's
+      (None when that reading did not run);
+    - ``orders_cost``: what the candidate orders under every reading would add;
+    - ``headline``: the paper's headline gains, as printed.
+    """
+    pub2 = published["table2"]["values"]
+    traces = [t for t in pub2 if t in table2.index]
+    demand = {"traces": traces,
+              "queue": [_fmt(table2.loc[t, "queue_demand_ratio_log"]) for t in traces],
+              "all": [_fmt(table2.loc[t, "demand_ratio_log"]) for t in traces],
+              "paper": [f"{float(pub2[t]['req_cpus_ratio']):g}" for t in traces]}
+    r = long_util.iloc[0]
+    trace = str(r["trace"])
+    lu = {"trace": trace, "selection": str(r.get("selection", "")),
+          "first_job": f"{int(r['first_job']):,}", "last_job": f"{int(r['last_job']):,}",
+          "jobs": f"{int(r['jobs']):,}", "long_jobs": int(r["long_jobs"]),
+          "long_jobs_cleaned": int(r["long_jobs_cleaned"]), "min_long_jobs": int(r["min_long_jobs"]),
+          "fig3_portion": "", "fig3_long_jobs": "n/a"}
+    if trace in table2.index:
+        first, last = (int(x) for x in str(table2.loc[trace, "portion"]).split("-"))
+        lu["fig3_portion"] = f"{first:,}-{last:,}"
+        lu["fig3_long_jobs"] = int(table2.loc[trace, "long_jobs"])
+    ov0, mpl_trace = None, "SDSC-SP2"
+    rows = readings[(readings["reading"] == "ov0") & (readings["trace"] == mpl_trace)
+                    & (readings["metric"] == "utrera_mean_mpl")] if "reading" in readings else []
+    if len(rows):
+        ov0 = {"ours": _fmt(rows["mean"].iloc[0], ".2f"),
+               "paper": f"{published['table3']['values'][mpl_trace]['fcfs_malleable']:g}"}
+    n_orders = orders["order"].nunique()
+    n_traces = orders["trace"].nunique()
+    seeds = int(orders["n"].max()) if len(orders) else 0
+    cost = {"others": n_orders - 1, "readings": len(reading_labels), "traces": n_traces,
+            "seeds": seeds}
+    cost["jobs"] = cost["others"] * cost["readings"] * n_traces
+    cost["runs"] = cost["jobs"] * seeds
+    head = published["headline"]["values"]
+    return {"demand": demand, "long_util": lu, "ov0_mpl": ov0, "orders_cost": cost,
+            "headline": {m: f"{100 * float(v):+.0f}" for m, v in head.items()}}
+
+
 def readme(ctx) -> None:
     """Step ``utrera_readme``: write ``paper_figures/utrera/README.md`` from the claims, the
     figure steps' tables (the other readings' rows too: the reading x claim matrix) and
@@ -145,9 +202,13 @@ def readme(ctx) -> None:
     gains = pd.read_csv(inp.gains)
     readings = pd.read_csv(inp.readings)
     claims = read_claims(inp.claims)
+    published = load_published(inp.published)
+    numbers = readme_numbers(published, pd.read_csv(inp.table2, index_col="trace"),
+                             pd.read_csv(inp.long_util), readings, pd.read_csv(inp.orders),
+                             p["readings"])
     # Every claim again under each other reading of the time model.
     rv = reading_verdicts(
-        claims, load_published(inp.published), p["readings"], traces=readings, gains=gains,
+        claims, published, p["readings"], traces=readings, gains=gains,
         **{k: _read_optional(inp[f"{k}_readings"]) for k in ("fig2", "table1", "long_util")})
     alt = {name: dict(zip(g["claim"], g["verdict"])) for name, g in rv.groupby("reading", sort=False)}
     how = {c: h for c, h in zip(rv["claim"], rv["how"]) if h in ("policy-free", MAIN_ONLY)}
@@ -155,7 +216,7 @@ def readme(ctx) -> None:
     made = [os.path.basename(a["path"]) for a in p["artifacts"]]
     text = render(
         __package__, "README.md.j2", **{k: v for k, v in p.items() if k != "artifacts"},
-        counts=counts,
+        counts=counts, numbers=numbers, min_units=MIN_UNITS, alpha=ALPHA,
         verdicts=_verdict_table(claims, {k: v for k, v in alt.items()
                                          if k in p["single_readings"]}),
         matrix=matrix(claims, alt, gains, p, how),

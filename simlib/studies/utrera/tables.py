@@ -60,13 +60,16 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
     """Table 1 long format: one row per (fit, load, policy, metric).
 
     Columns ``[fit,] load, policy, metric, mean, ci95, n`` (ours, over
-    seeds; ``fit`` when the cube has that dimension, in the cube's order) and,
+    seeds; ``fit`` when the cube has that dimension, in the cube's order),
+    ``gain, gain_ci95, gain_n`` (the policy's percent gain over EASY paired by
+    seed, :func:`_with_gains`; NaN on EASY's rows) and,
     with ``published``, ``paper_S``, ``paper_R`` and ``rel_diff_S`` (ours / S -
     1; NaN for the bounded slowdown, which the paper does not give).
     """
     metrics = [m for m in TABLE1_METRICS if m in cube]
     keys = (["fit"] if "fit" in cube.dims else []) + ["load", "policy"]
     df = _long(cube, metrics, keys, level)
+    df = _with_gains(df, cube, keys, level)
     if published is not None:
         vals = {float(k): v for k, v in published["table1"]["values"].items()}
         printed = [vals.get(round(float(r.load), 6), {}).get(r.policy, {}).get(r.metric, (np.nan,) * 2)
@@ -79,6 +82,28 @@ def table1_frame(cube, published: Mapping | None = None, level: float = 0.95) ->
                           key=lambda s: s.map(order) if s.name == "metric" else
                           s.map(fits) if s.name == "fit" else s,
                           kind="mergesort").reset_index(drop=True)
+
+
+def _with_gains(df: pd.DataFrame, cube, keys, level: float) -> pd.DataFrame:
+    """``df`` with each policy's percent gain over EASY on the same workload, seed by seed:
+    ``gain`` (mean of 100 (EASY - policy) / EASY over seeds), ``gain_ci95``, ``gain_n``
+    (NaN on EASY's rows and without EASY). The seeds are the independent units (one
+    workload each), and the policies of one seed share its jobs: a paired comparison.
+    """
+    gains, halves, ns = [], [], []
+    has_easy = "policy" in cube.dims and EASY in cube["policy"].values
+    for r in df.itertuples(index=False):
+        row = r._asdict()
+        if not has_easy or row["policy"] == EASY:
+            gains.append(np.nan), halves.append(np.nan), ns.append(0)
+            continue
+        sel = {k: row[k] for k in keys if k != "policy"}
+        da = cube[row["metric"]].sel(sel)
+        b = da.sel(policy=EASY).values.astype(float)
+        g = percent_improvement(da.sel(policy=row["policy"]).values.astype(float), b)
+        mean, half, n = mean_ci(g, level)
+        gains.append(float(mean)), halves.append(float(half)), ns.append(int(n))
+    return df.assign(gain=gains, gain_ci95=halves, gain_n=ns)
 
 
 def _or_nan(x):
