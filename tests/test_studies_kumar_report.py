@@ -2,7 +2,6 @@
 known values."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -88,7 +87,6 @@ def _failing_inputs(published, plan):
     # outperform claim can hold.
     load["mean_wait"].loc[dict(policy="easy")] = load["mean_wait"].sel(policy="los").values
     flat = fig1_cube(easy=(10.0, 50.0), los=(10.0, 50.0))
-    far = cs_cube(cs=(1, 2, 3, 4), best=1)  # optimum at 1, 7-8 not even swept
     tables = pd.DataFrame([
         dict(table="VI", base="los_e", new="delayed_los_e", metric="mean_wait", published=18.94,
              ours_max=20.0, paper_procedure_p5=15.0, paper_procedure_p95=25.0,

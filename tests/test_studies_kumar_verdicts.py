@@ -120,16 +120,16 @@ def test_cs_optimum_on_a_falling_curve_is_contradicted(published, plan):
     falling = {c: 1000.0 - 10.0 * min(c, 25) for c in (1, 3, 5, 7, 8, 9, 12, 20)}
     falling[CS_INF] = 1000.0 - 10.0 * 25
     cs = noisy_cs_cube(falling)
-    c = R.cs_optimum(published, cs, picknoisy_cs_cube(cs), plan)
+    c = R.cs_optimum(published, cs, pick_cs(cs), plan)
     assert c.verdict is V.CONTRADICTED, c.ours
     # Flat past 8 (no slight increase, no further fall) with many seeds: not reproduced.
     flat = {c: 1000.0 - 10.0 * min(c, 7) for c in (1, 3, 5, 7, 8, 9, 12, 20)}
     flat[CS_INF] = flat[20]
     cs = noisy_cs_cube(flat)
-    assert R.cs_optimum(published, cs, picknoisy_cs_cube(cs), plan).verdict is V.NOT_REPRODUCED
+    assert R.cs_optimum(published, cs, pick_cs(cs), plan).verdict is V.NOT_REPRODUCED
     # ... and with 3 seeds and a noisy curve: inconclusive.
     cs = noisy_cs_cube(flat, seeds=3, jitter=0.05)
-    assert R.cs_optimum(published, cs, picknoisy_cs_cube(cs), plan).verdict is V.INCONCLUSIVE
+    assert R.cs_optimum(published, cs, pick_cs(cs), plan).verdict is V.INCONCLUSIVE
 
 
 def test_cs_optimum_at_7_8_with_a_slight_increase_is_reproduced(published, plan):
@@ -137,7 +137,7 @@ def test_cs_optimum_at_7_8_with_a_slight_increase_is_reproduced(published, plan)
     curve = {1: 1100.0, 3: 1050.0, 5: 1020.0, 7: 1000.0, 8: 1000.0, 9: 1010.0, 12: 1010.0,
              20: 1010.0, CS_INF: 1010.0}
     cs = noisy_cs_cube(curve)
-    c = R.cs_optimum(published, cs, picknoisy_cs_cube(cs), plan)
+    c = R.cs_optimum(published, cs, pick_cs(cs), plan)
     assert c.verdict is V.REPRODUCED and c.n == "12"
 
 
@@ -252,7 +252,7 @@ def test_every_claim_sets_unit_n_and_key(published, plan):
     load = load_cube(seeds=(0, 1, 2))
     cs = cs_cube(cs=(1, 3, 5, 7, 8, 9), best=7)
     found = R.claims(published=published, load_cube=load, cs_cube=cs, fig1_cube=fig1_cube(),
-                     picks=picknoisy_cs_cube(cs), tables=tables_frame(load, published), plan=plan)
+                     picks=pick_cs(cs), tables=tables_frame(load, published), plan=plan)
     assert found
     for c in found:
         assert c.unit and c.n != "" and c.key, c

@@ -162,8 +162,8 @@ def readme_step(ctx) -> None:
     README shows exactly their numbers."""
     from ...cube import read_cube
     from .published import load_published
-    from .runs import fig2_example
     from .report import claims_settings
+    from .runs import fig2_example
     from .tables import algorithms_frame, dedicated_frame, size_scale_fit
     inp, p = ctx.input, ctx.params
     claims_df = read_claims(inp.claims_csv).drop(columns=["scale"])

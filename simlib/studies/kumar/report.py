@@ -18,10 +18,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...claims import (ALPHA, MIN_UNITS, Claim, Evidence, Verdict, combine_cases, paired_evidence,
-                       verdict_from_hits, verdict_from_sign)
+from ...claims import (
+    ALPHA,
+    MIN_UNITS,
+    Claim,
+    Evidence,
+    Verdict,
+    combine_cases,
+    paired_evidence,
+    verdict_from_hits,
+    verdict_from_sign,
+)
 from ...metrics import percent_improvement
-from ...stats import mean_ci
 from .fig1_sensitivity import BETTER, WORSE, band_table, build_sensitivity_cube
 from .long_runs import long_rule
 from .plan import CS_INF, FIGURES, PAPER_NAMES, KumarPlan, cs_label, names, ranges

@@ -451,7 +451,7 @@ def _check_paired_readings(plan: KumarPlan, name: str, spec) -> None:
     both, so that the comparison under the reading pairs the same jobs."""
     from .report import ECC_SAME_P_S
     ran = set(spec["workloads"])
-    for with_w, without_w, *policies in ECC_SAME_P_S:
+    for with_w, without_w, *_ in ECC_SAME_P_S:
         pair = {with_w, without_w}
         if not pair <= set(plan.load_sweeps) or not (ran & pair) or pair <= ran:
             continue
