@@ -118,3 +118,34 @@ def fig1_cube(easy=(10.0, 50.0), los=(9.0, 60.0), loads=(0.5, 0.9)):
 
 def finite(a):
     return np.asarray(a, float)[np.isfinite(np.asarray(a, float))]
+
+
+def with_gains(gains, workload="ps02", new="delayed_los", base="los",
+                metrics=("mean_wait", "utilization", "kumar_slowdown")):
+    """A load cube whose ``new`` improves on ``base`` by ``gains[s]`` % in seed s (every load
+    and metric of ``metrics``)."""
+    seeds = tuple(range(len(gains)))
+    cube = load_cube(seeds=seeds)
+    for m in metrics:
+        da = cube[m]
+        b = da.sel(workload=workload, policy=base).values  # (load, seed)
+        g = np.asarray(gains, float)[None, :] / 100
+        higher = m == "utilization"
+        da.loc[dict(workload=workload, policy=new)] = b * (1 + g) if higher else b * (1 - g)
+    return cube
+
+
+def noisy_cs_cube(waits_by_cs, seeds=12, jitter=0.002):
+    """A C_s cube for ps05: Delayed-LOS's wait per C_s (seed factor and a small per-seed
+    jitter so that the paired tests have a spread)."""
+    recs = []
+    rng = np.random.default_rng(1)
+    for w in ("ps02", "ps05", "ps08"):
+        for c, wait in waits_by_cs.items():
+            for s in range(seeds):
+                for p in ("easy", "los", "delayed_los"):
+                    v = {"easy": 900.0, "los": 1000.0}.get(p, wait)
+                    v *= (1 + s / 10) * (1 + jitter * rng.standard_normal())
+                    recs.append({"workload": w, "policy": p, "cs": c, "seed": s,
+                                 "mean_wait": v, "utilization": 0.8})
+    return build_cube(recs, ["workload", "policy", "cs", "seed"], ["mean_wait", "utilization"])

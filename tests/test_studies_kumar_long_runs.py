@@ -46,7 +46,8 @@ def test_the_same_improvement_is_equivalent_and_a_different_one_is_not():
     t = L.comparison_table(SHORT, worse, {"ps02": ["easy", "los"]})
     assert (t["point"] == "different").all()
     claim = long_runs_equivalent(t, 10000)
-    assert claim.verdict.value == "not reproduced" and "different at 2" in claim.ours
+    # Every point different: the opposite of "no significant difference".
+    assert claim.verdict.value == "contradicted" and "different at 2" in claim.ours
 
 
 def test_the_interval_is_welchs():
@@ -62,7 +63,8 @@ def test_the_interval_is_welchs():
     # Covers 0 but is wider than +-10 points: too few seeds to tell.
     assert row["point"] == "inconclusive"
     claim = long_runs_equivalent(L.comparison_table(short, long, {"ps02": ["easy", "los"]}))
-    assert claim.verdict.value == "not reproduced" and "inconclusive at 1" in claim.ours
+    # Too few seeds at the one point: the verdict cannot be decided.
+    assert claim.verdict.value == "inconclusive" and "inconclusive at 1" in claim.ours
     wide = L.comparison_table(short, long, {"ps02": ["easy", "los"]}, margin=50)
     assert wide["point"].tolist() == ["equivalent"]
 

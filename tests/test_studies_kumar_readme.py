@@ -33,6 +33,49 @@ def plan():
     return KumarPlan.from_config(config())
 
 
+def _fit(published, plan):
+    from simlib.studies.kumar.tables import size_scale_fit
+    return size_scale_fit(published, plan.params("ps05"), plan.n_jobs)
+
+
+def _readme(published, plan):
+    load, cs = load_cube(), cs_cube()
+    picks, tables = pick_cs(cs), tables_frame(load, published)
+    nbar = pd.DataFrame([{"workload": "ps05", "p_s": 0.5, "p_d": 0.0, "n_bar": 133.0, "ci": 1.0,
+                          "expected": 133.4, "expected_linear": 144.0, "expected_log2": 133.4,
+                          "published": 139.35, "published_z": 1.5}])
+    df = claims_frame(R.claims(published=published, load_cube=load, cs_cube=cs, picks=picks,
+                               tables=tables, plan=plan))
+    return M.render_readme(plan=plan, artifacts=artifact_list(plan), n_bar=nbar, picks=picks,
+                           tables=tables, claims_df=df, algorithms=algorithms_frame(published),
+                           fig2=fig2_example(), size_fit=_fit(published, plan),
+                           settings=R.claims_settings(published, plan))
+
+
+def test_readme_numbers_come_from_the_published_numbers_and_the_grid(published, plan):
+    import copy
+    import re
+    text = _readme(published, plan)
+    fit = _fit(published, plan)
+    assert f"p ≈ {fit['linear']['p']:.1g} jointly" in text
+    assert f"(p ≈ {fit['log2']['p']:.1g})" in text
+    assert "7e-6" not in text   # the number once typed into the template
+    # Printed n̄ values moved up by 10 processors: the p-values move with them.
+    moved = copy.deepcopy(published)
+    for e in moved["n_bar"]["values"]:
+        e["n_bar"] += 10.0
+    other = _readme(moved, plan)
+    p_lin = re.search(r"p ≈ (\S+) jointly", text).group(1)
+    p_lin_moved = re.search(r"p ≈ (\S+) jointly", other).group(1)
+    assert p_lin != p_lin_moved
+    assert f"p ≈ {_fit(moved, plan)['linear']['p']:.1g} jointly" in other
+    # The minimum effects follow the grid's fraction.
+    half = KumarPlan.from_config(config(claims={"min_effect_fraction": 0.5}))
+    assert f"mean_wait {R.claims_settings(published, plan)['min_effect']['mean_wait']:.2f}" in text
+    assert f"mean_wait {R.claims_settings(published, half)['min_effect']['mean_wait']:.2f}" in \
+        _readme(published, half)
+
+
 def test_render_readme_lists_every_artifact_and_the_note(published, plan):
     load = load_cube()
     cs = cs_cube()
@@ -47,6 +90,8 @@ def test_render_readme_lists_every_artifact_and_the_note(published, plan):
                                tables=tables, n_bar=nbar, plan=plan))
     arts = artifact_list(plan)
     text = M.render_readme(plan=plan, artifacts=arts, n_bar=nbar, picks=picks, tables=tables,
+                           size_fit=_fit(published, plan),
+                           settings=R.claims_settings(published, plan),
                            claims_df=df, algorithms=algorithms_frame(published),
                            fig2=fig2_example(), cubes=["results/kumar_load.smoke.nc"])
     for a in arts:

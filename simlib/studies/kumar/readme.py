@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ...claims import read_claims, verdict_counts
+from ...claims import ALPHA, MIN_UNITS, read_claims, verdict_counts
 from ...io import write_text
 from ...markdown import markdown_table
 from ...render import render
@@ -21,7 +21,7 @@ from .plan import FIGURES, PAPER_NAMES, KumarPlan, cs_label, names, ranges
 __all__ = ["CLAIM_TABLE", "md", "render_readme", "readme_step"]
 
 #: Columns of the README's claims table.
-CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "criterion"]
+CLAIM_TABLE = ["figure", "claim", "source", "published", "ours", "verdict", "unit", "n", "criterion"]
 
 
 def md(df: pd.DataFrame, digits: int = 4) -> str:
@@ -133,9 +133,11 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
                   picks: pd.DataFrame, tables: pd.DataFrame, claims_df: pd.DataFrame,
                   algorithms: pd.DataFrame, fig2, fig1_scale: str = "",
                   cubes: Sequence[str] = (), dedicated: pd.DataFrame | None = None,
-                  forced: pd.DataFrame | None = None) -> str:
+                  forced: pd.DataFrame | None = None, size_fit: Mapping,
+                  settings: Mapping) -> str:
     """``paper_figures/kumar/README.md``: artifacts, published vs reproduced, verdicts
-    (``templates/README.md.j2``)."""
+    (``templates/README.md.j2``); ``size_fit``: :func:`.tables.size_scale_fit`; ``settings``:
+    the claims' thresholds, :func:`.report.claims_settings`."""
     summaries = _summaries(plan, claims_df, tables, n_bar, picks, algorithms, fig2)
     counts = verdict_counts(claims_df["verdict"])
     rendered = {
@@ -150,7 +152,8 @@ def render_readme(*, plan: KumarPlan, artifacts: Sequence[Mapping], n_bar: pd.Da
     return render(__package__, "README.md.j2", plan=plan, tables=rendered,
                   gen=plan.params(plan.purpose_workloads("load")[0]),
                   cs_values=ranges(plan.cs_values), loads=", ".join(f"{x:g}" for x in plan.loads),
-                  counts=", ".join(f"{k}: {v}" for k, v in counts.items()), fig1_scale=fig1_scale)
+                  counts=", ".join(f"{k}: {v}" for k, v in counts.items()), fig1_scale=fig1_scale,
+                  size_fit=size_fit, settings=settings, alpha=ALPHA, min_units=MIN_UNITS)
 
 
 def readme_step(ctx) -> None:
@@ -159,16 +162,21 @@ def readme_step(ctx) -> None:
     README shows exactly their numbers."""
     from ...cube import read_cube
     from .published import load_published
+    from .report import claims_settings
     from .runs import fig2_example
-    from .tables import algorithms_frame, dedicated_frame
+    from .tables import algorithms_frame, dedicated_frame, size_scale_fit
     inp, p = ctx.input, ctx.params
     claims_df = read_claims(inp.claims_csv).drop(columns=["scale"])
+    plan, published = KumarPlan(p["study"], p["scale"]), load_published(inp.published)
     text = render_readme(
-        plan=KumarPlan(p["study"], p["scale"]), artifacts=p["artifacts"], cubes=p["cubes"],
+        plan=plan, artifacts=p["artifacts"], cubes=p["cubes"],
+        settings=claims_settings(published, plan),
+        size_fit=size_scale_fit(published, plan.params(plan.purpose_workloads("load")[0]),
+                                plan.n_jobs),
         fig1_scale=p["fig1_scale"], claims_df=claims_df, n_bar=pd.read_csv(inp.n_bar_csv),
         picks=pd.DataFrame(json.loads(Path(inp.picks).read_text(encoding="utf-8"))["table"]),
         tables=pd.read_csv(inp.tables_csv), forced=pd.read_csv(inp.forced_csv, dtype={"C_s": str}),
-        algorithms=algorithms_frame(load_published(inp.published)), fig2=fig2_example(),
+        algorithms=algorithms_frame(published), fig2=fig2_example(),
         dedicated=dedicated_frame(read_cube(inp.load_cube)))
     write_text(ctx.output.readme, text, encoding="utf-8")
     ctx.log.info("wrote %s (%d claims)", ctx.output.readme, len(claims_df))

@@ -432,6 +432,7 @@ def _check_readings(plan: KumarPlan) -> None:
                                   "a reading re-runs a load sweep")
             plan.params(f"{name}{READING_SEP}{w}")
             used |= set(plan.load_sweeps[w])
+        _check_paired_readings(plan, name, spec)
         for param, value in spec["policy_params"].items():
             takers = sorted(p for p in used if param in POLICIES[p].defaults)
             if not takers:
@@ -442,3 +443,24 @@ def _check_readings(plan: KumarPlan) -> None:
                     POLICIES[p](**{**plan.policies.get(p, {}), param: value})
                 except ConfigError as err:
                     raise ConfigError(f"{key}.policy_params.{param}: {err}") from None
+
+
+def _check_paired_readings(plan: KumarPlan, name: str, spec) -> None:
+    """A reading that changes the jobs (its ``generator``) or the policies of one workload of
+    a seed-paired comparison (:data:`.report.ECC_SAME_P_S`: elastic_batch with ps05) re-runs
+    both, so that the comparison under the reading pairs the same jobs."""
+    from .report import ECC_SAME_P_S
+    ran = set(spec["workloads"])
+    for with_w, without_w, *_ in ECC_SAME_P_S:
+        pair = {with_w, without_w}
+        if not pair <= set(plan.load_sweeps) or not (ran & pair) or pair <= ran:
+            continue
+        missing = (pair - ran).pop()
+        changes = bool(spec["generator"]) or any(
+            param in POLICIES[p].defaults for p in plan.load_sweeps[missing]
+            for param in spec["policy_params"])
+        if changes:
+            raise ConfigError(
+                f"{WHERE}.readings.{name}.workloads: add {missing!r}: the like-for-like ECC claim "
+                f"compares {with_w} with {without_w} seed by seed, which pairs the same jobs only "
+                "when both are drawn under the same reading")

@@ -21,7 +21,7 @@ from ...stats import mean_ci
 from . import generator as kgen
 from .plan import HIGHER_IS_BETTER, PAPER_NAMES, TABLE_WORKLOADS, cs_label
 
-__all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame",
+__all__ = ["paired_improvement", "tables_frame", "improvements_by_load", "n_bar_frame", "size_scale_fit",
            "algorithms_frame", "dedicated_frame", "forced_starts_frame", "write_table",
            "write_tables"]
 
@@ -150,6 +150,34 @@ def n_bar_frame(indices: Mapping[str, Mapping], published: Mapping | None = None
             "se_500": se, "published": p, "published_figure": fig,
             "published_z": (p - expected) / se if se > 0 else math.nan})
     return pd.DataFrame(rows)
+
+
+def size_scale_fit(published: Mapping, params: kgen.KumarParams, n_jobs: int) -> dict:
+    """How the printed n̄ values fit each size scale: per scale (``linear``, ``log2``), ``z``
+    (each printed value's distance from that scale's E[n̄], in standard errors of an
+    ``n_jobs``-job n̄), ``z_min`` / ``z_max`` and ``p`` (joint: chi-square of the sum of z²
+    with one degree of freedom per printed value). ``params``: the other generator fields.
+
+    Examples
+    --------
+    >>> pub = {"n_bar": {"values": [{"p_s": 0.5, "p_d": 0.0, "n_bar": 133.4}]}}
+    >>> fit = size_scale_fit(pub, kgen.KumarParams(), 500)
+    >>> round(fit["log2"]["p"], 2), fit["linear"]["z_max"] < -2
+    (1.0, True)
+    """
+    from scipy.stats import chi2
+    values = (published or {}).get("n_bar", {}).get("values", [])
+    out = {}
+    for scale in ("linear", "log2"):
+        zs = []
+        for e in values:
+            p = params.replace(p_s=float(e["p_s"]), p_d=float(e["p_d"]), size_scale=scale)
+            zs.append((float(e["n_bar"]) - kgen.expected_mean_job_size(p))
+                      / kgen.mean_job_size_se(p, n_jobs))
+        out[scale] = {"z": zs, "z_min": min(zs, default=math.nan),
+                      "z_max": max(zs, default=math.nan),
+                      "p": float(chi2.sf(sum(z * z for z in zs), len(zs))) if zs else math.nan}
+    return out
 
 
 def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
