@@ -307,3 +307,9 @@ def test_claims_step_reads_the_cubes(tmp_path):
     assert set(df["scale"]) == {"smoke"} and len(df) == 5 * 2 + 1 + 2
     assert set(df["unit"]) == {UNIT} and set(df["n"]) == {"4"}
     assert len(runs_frame(build(hom.to_dict("records"), "homogeneous"))) == len(hom)
+
+
+def test_stability_without_residuals_is_inconclusive():
+    two = hom_runs(PAPER, noise={"contiguous": 1.0}).query("f_comm <= 1e8")
+    found = strict_more_stable(PUB, two, DEFAULTS)
+    assert verdicts(found) == [INC] and "no residual spread" in found[0].ours and found[0].n == "0"

@@ -310,6 +310,9 @@ def _fmt_compare(c: Mapping) -> str:
 
 
 def _fmt_stability(s: Mapping) -> str:
+    if s["evidence"].n == 0:
+        return (f"{s['stable']} vs {s['other']}: no residual spread (a line through fewer than 3 "
+                f"F_comm values leaves none) -> {s['verdict'].value}")
     return (f"{s['stable']} vs {s['other']}: relative residual SD {100 * s['rel']:.3g} % vs "
             f"{100 * s['rel_other']:.3g} % (absolute {s['abs']:.3g} s vs {s['abs_other']:.3g} s), "
             f"difference {_fmt_ev(s['evidence'], unit=' points')} -> {s['verdict'].value}")
