@@ -63,7 +63,7 @@ def test_findings_per_reading():
 def test_readme_step(tmp_path):
     claim = Claim("dutot", "(a) basic has the worst makespan", "§5.3, Fig. 1", '"quote"',
                   "basic worse in 3/3", "a rule", "reproduced", "fig1_homogeneous_printed.png",
-                  "homogeneous, printed model")
+                  "homogeneous, printed model", unit="seed (workload)", n="1", key="basic_worst")
     write_claims([claim], tmp_path / "claims.csv", scale="smoke")
     trend = {"slope": 1e-4, "intercept": 1e5, "resid_sd": 10.0, "resid_sd_rel": 0.01,
              "mean_makespan": 2e5, "runs": 4, "runs_with_kills": 1, "killed_share": 0.05}
@@ -86,7 +86,7 @@ def test_readme_step(tmp_path):
                          "f_w": 1000.0, "base_seed": 2015, "order": "trace", "jobs": {}},
             "task": {"f_comp": 1e6, "self_communication": True},
             "homogeneous": HOM, "heterogeneous": {"backbone": "homogeneous"},
-            "claims": {"alpha": 0.05, "share": 0.75, "spread": 0.05}}
+            "claims": {"alpha": 0.05, "spread": 0.05}}
     nets = {n.name: n for n in (homogeneous_platform(PUB, HOM, "printed"),
                                 heterogeneous_platform(PUB, {"backbone": "homogeneous"}, "low", "o1"))}
     arts = [{"section": "dutot", "path": f"paper_figures/dutot/{f}", "title": f"title of {f}"}
@@ -110,7 +110,11 @@ def test_readme_step(tmp_path):
     readme_step(ctx)
     text = (tmp_path / "out" / "README.md").read_text()
     assert "**Scale: smoke**." in text
-    assert "Summary: 1 reproduced" in text and "| homogeneous, printed model |" in text
+    assert "Summary: 1 reproduced" in text
+    assert "| homogeneous, printed model | seed (workload) | 1 |" in text
+    assert "**The unit of replication is the seed**" in text
+    assert "fewer than 6 seeds" in text and "with 10 seeds or more" in text
+    assert "within 5 % of the mean makespan" in text and "too few for most tests" in text
     assert "![fig1_homogeneous_printed.png](fig1_homogeneous_printed.png)" in text
     assert "the paper's own picks cannot be recovered" in text
     assert "Generator(PCG64(SeedSequence([2015, s])))" in text

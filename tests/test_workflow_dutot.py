@@ -110,8 +110,10 @@ def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     claims = read_claims(smoke / D / "claims.csv")
     assert set(claims["paper"]) == {"dutot"} and set(claims["scale"]) == {"smoke"}
     assert set(claims["verdict"]) <= {v.value for v in Verdict}
-    # a-c and f per model, d and e per model and heterogeneous, g and h once.
-    assert len(claims) == 4 * 3 + 2 * 4 + 2
+    # a-e per homogeneous model and heterogeneous, f per model, g and h once.
+    models = int((claims["key"] == "gap_larger_heterogeneous").sum())
+    assert models >= 1 and len(claims) == 5 * (models + 1) + models + 2
+    assert set(claims["unit"]) == {"seed (workload)"} and (claims["n"] != "").all()
     for name in ("fig1_homogeneous_printed.png", "fig1_homogeneous_griffon.png",
                  "fig1_homogeneous_base.png",
                  "fig3_heterogeneous.png", "fig3_heterogeneous_by_set.png",

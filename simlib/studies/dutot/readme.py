@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simlib.claims import read_claims, verdict_counts
+from simlib.claims import MIN_UNITS, read_claims, verdict_counts
 from simlib.io import write_text
 from simlib.markdown import markdown_table
 from simlib.render import render
@@ -25,6 +25,7 @@ from simlib.render import render
 from .figures import format_latency, format_rate, trends_markdown
 from .platforms import MODELS, homogeneous_values
 from .published import load_published
+from .report import sign_test_min_units
 
 __all__ = ["bottlenecks", "findings", "readings", "readme_step"]
 
@@ -156,8 +157,9 @@ def _verdict_table(claims: pd.DataFrame) -> str:
     table = pd.DataFrame({
         "#": range(1, len(claims) + 1),
         "claim (source)": [f"{c} ({s})" for c, s in zip(claims["claim"], claims["source"])],
-        "reading": claims["reading"], "ours": claims["ours"],
-        "verdict": [f"**{v}**" for v in claims["verdict"]], "rule": claims["criterion"]})
+        "reading": claims["reading"], "unit": claims["unit"], "n": claims["n"],
+        "ours": claims["ours"], "verdict": [f"**{v}**" for v in claims["verdict"]],
+        "rule": claims["criterion"]})
     return markdown_table(table)
 
 
@@ -203,6 +205,7 @@ def readme_step(ctx) -> None:
         paper=published["paper"], readings=readings(published, spec["homogeneous"]),
         arts={Path(a["path"]).name: a for a in artifacts},
         verdicts=counts, verdict_table=_verdict_table(claims), f_max=f_max,
+        min_units=MIN_UNITS, sign_min=sign_test_min_units(spec["claims"]["alpha"]),
         facts_table=_facts(trends_hom, trends_het),
         bounds_table=markdown_table(bounds, integers=False, digits=3),
         findings=findings(bounds, trends_hom, trends_het, spec["workload"]["f_w"]),
