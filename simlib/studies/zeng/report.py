@@ -18,6 +18,7 @@ import xarray as xr
 from simlib.claims import (
     CLAIM,
     CONSISTENCY,
+    MIN_UNITS,
     Claim,
     Verdict,
     combine_cases,
@@ -158,8 +159,15 @@ def readme_step(ctx) -> None:
         return str(Path(path).relative_to(here)) if Path(path).is_relative_to(here) else None
 
     arts = [{**a, "link": link(a["path"])} for a in p["artifacts"] if not a["path"].endswith("README.md")]
+    pub = load_published(ctx.input.published)
+    with xr.open_dataset(ctx.input.cube) as cube:
+        drain = _vals(cube, "drain_fraction", "W2") if "W2" in cube["workload"].values else np.array([])
+    from .examples import EXAMPLE_SHARES
     write_text(ctx.output.readme, render(
-        __package__, "README.md.j2", paper=load_published(ctx.input.published)["paper"],
+        __package__, "README.md.j2", paper=pub["paper"], pub=pub, min_units=MIN_UNITS,
+        saturated=int(np.sum(drain > p["spec"]["claims"]["drain_threshold"])),
+        example_shares=EXAMPLE_SHARES,
         claims=claims, checks=checks, counts=verdict_counts(claims["verdict"]), artifacts=arts,
         flow=fig3_flow(),
-        **{k: p[k] for k in ("scale", "workloads", "jobs", "seeds", "machines", "policy_params")}))
+        **{k: p[k] for k in ("scale", "workloads", "jobs", "seeds", "machines", "policy_params",
+                             "spec")}))
