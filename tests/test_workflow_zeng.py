@@ -128,6 +128,13 @@ def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     # The worked examples are exact at any scale.
     examples = claims[claims["source"].str.contains("Fig. 5|Fig. 1", regex=True)]
     assert list(examples["verdict"]) == ["reproduced", "reproduced"]
+    # ... and are consistency checks (our code against our own examples): listed apart, not counted.
+    assert list(examples["kind"]) == ["consistency check"] * 2
+    assert set(claims["unit"]) == {"seed (workload)", "-"} and "" not in set(claims["key"])
+    counted = claims[claims["kind"] == "claim"]["verdict"].value_counts()
+    line = next(x for x in readme.splitlines() if x.startswith("Counts: "))
+    assert sum(int(n) for n in re.findall(r": (\d+)", line)) == counted.sum() == len(claims) - 2
+    assert "## Consistency checks" in readme
     for name in ("ssp_rr.png", "gantt_day.png", "table4.png", "fig6_rr.png",
                  "fig7_core_utilization.png", "fig8_block_size.png", "fig9_f_slack.png",
                  "fig1_node_usage.png", "fig5_group.png"):
