@@ -18,7 +18,7 @@ def test_every_claim_has_the_texts_a_claim_needs():
 
 def test_a_claim_is_rendered_with_its_numbers():
     c = claim("overhead", Verdict.PARTLY, statement="5 % overhead", source="§5.1", target=5.0,
-              shares=[4.5, 6.5], tol=1.0, unit="seed (workload)", n=2)
+              shares=[4.5, 6.5], tol=1.0, unit="seed (workload)", n=2, overhead=60.0)
     assert (c.key, c.unit, c.n, c.kind) == ("overhead", "seed (workload)", "2", "claim")
     assert "more than half: partly reproduced" in c.criterion and "basis" in c.criterion
     assert (c.claim, c.published) == ("5 % overhead", "5 %")

@@ -23,6 +23,7 @@ from simlib.render import render, render_string, template_data
 from .cubes import build, ci_text, read_summaries, write
 from .figures import bars
 from .published import load_published
+from .verdicts import spread as _spread
 from .verdicts import value_case
 from .words import SEED_UNIT, claim
 
@@ -97,27 +98,31 @@ def _improvement_claim(cube, key, printed, tol, var_of, other_of, higher_is_bett
     schedulers compared against), each the improvement of GLTS paired by seed
     (:func:`improvements`), judged by :func:`.verdicts.value_case` with a
     direction (a gain); the cases by the majority rule."""
-    cases, parts = [], []
+    cases, parts, spread = [], [], 0.0
     for c, p in printed.items():
-        v, m, h, n = value_case(improvements(cube, "W1", other_of(c), var_of(c), higher_is_better),
-                                p, tol, direction=1)
+        imp = improvements(cube, "W1", other_of(c), var_of(c), higher_is_better)
+        v, m, h, n = value_case(imp, p, tol, direction=1)
         cases.append(v)
         parts.append((c, m, None if np.isnan(h) else h, v.value))
+        spread = max(spread, _spread(imp))
     return claim(template, combine_cases(cases), key=key, unit=SEED_UNIT, n=n, printed=printed,
-                 parts=parts, tol=tol, **texts)
+                 parts=parts, tol=tol, spread=spread, **texts)
 
 
 def headline_claims(cube: xr.Dataset, pub: dict, tol: float, u_tol: float | None = None) -> list[Claim]:
     """The verdicts on §5.2's headline comparisons (W1): RR improvements within ``tol``
     points, core-utilization gains within ``u_tol`` points (default ``tol``)."""
     h = pub["headline"]
+    seeds = pub["table5"]["seeds"]
     out = [_improvement_claim(cube, f"improvement_rr_{o.lower()}",
                               {c: h[f"glts_vs_{o.lower()}"][c] for c in _CLASSES},
-                              tol, lambda c: f"rr_{c}", lambda c, o=o: o, other=o) for o in _VS]
+                              tol, lambda c: f"rr_{c}", lambda c, o=o: o, other=o, paper_seeds=seeds)
+           for o in _VS]
     gain = h["core_utilization_gain_high_load"]
     out.append(_improvement_claim(cube, "improvement_u_core", {o: gain[o.lower()] for o in _VS},
                                   tol if u_tol is None else u_tol, lambda c: "u_core_high",
-                                  lambda c: c, higher_is_better=True, template="improvement_u_core"))
+                                  lambda c: c, higher_is_better=True, template="improvement_u_core",
+                                  paper_seeds=seeds))
     return out
 
 
@@ -145,7 +150,7 @@ def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float) ->
                          ("delay", delays)):
         relative = var != "delay"
         shift = MIN_GROUP if var == "jobs_per_group" else 0.0
-        parts, cases, n = [], [], 0
+        parts, cases, n, spread = [], [], 0, 0.0
         for key, value in printed.items():   # cases: workloads, or (delay) variables of W1
             if relative and key not in workloads:
                 continue
@@ -153,11 +158,14 @@ def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float) ->
             allowed = tol * (float(value) - shift) if relative else delay_tol
             v, m, hw, n = value_case(vals, float(value), allowed, shift=shift)
             cases.append(v)
+            spread = max(spread, _spread(vals) / (abs(m) if relative and var != "jobs_per_group"
+                                                  and m else 1.0))
             text = ci_text(vals, ".3g", ".2g")[2]
             parts.append((key, v.value, text, value, m - shift, allowed))
         out.append(claim(f"counter_{var}", combine_cases(cases), unit=SEED_UNIT, n=n, h=h,
                          printed=printed, parts=parts, relative=relative, shift=shift,
-                         tol=tol if relative else delay_tol))
+                         tol=tol if relative else delay_tol, spread=spread,
+                         paper_seeds=pub["table5"]["seeds"], jobs=pub["table5"]["jobs"]))
     return out
 
 

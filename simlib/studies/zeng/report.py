@@ -31,6 +31,7 @@ from simlib.io import write_text
 from simlib.render import render
 
 from .published import load_published
+from .verdicts import spread as _spread
 from .verdicts import value_case
 from .words import SEED_UNIT, claim
 
@@ -64,12 +65,13 @@ def ssp_rr_claim(cube: xr.Dataset, pub: dict, tol: float, bound: float,
     """
     printed = [pub["ssp_w2"][f"rr_{c}"] for c in _CLASSES]
     prefix = "rr" if primary else f"rr_b{int(bound)}"
-    cases = [value_case(_vals(cube, f"{prefix}_{c}", "W2"), p, tol * p)
-             for c, p in zip(_CLASSES, printed)]
+    values = [_vals(cube, f"{prefix}_{c}", "W2") for c in _CLASSES]
+    cases = [value_case(v, p, tol * p) for v, p in zip(values, printed)]
     ours = [(m, h, v.value) for v, m, h, _ in cases]
+    cv = [_spread(v) / abs(v.mean()) for v in values]
     return claim("ssp_rr_w2", combine_cases(v for v, *_ in cases), unit=SEED_UNIT, n=cases[0][3],
                  **pub["claims"]["ssp_rr_w2"], printed=printed, ours=ours, tol=tol, bound=bound,
-                 primary=primary)
+                 primary=primary, cv=cv, paper_seeds=pub["table5"]["seeds"])
 
 
 def validation_claim(cube: xr.Dataset, pub: dict, tol: float) -> Claim:
@@ -97,7 +99,7 @@ def overhead_claim(cube: xr.Dataset, pub: dict, tol: float) -> Claim:
     v = _vals(cube, "overhead_share", "W1")
     return claim("overhead", verdict_from_hits(int(np.sum(np.abs(v - target) <= tol)), v.size),
                  unit=SEED_UNIT, n=v.size, **pub["claims"]["overhead"], target=target,
-                 shares=np.round(v, 2).tolist(), tol=tol)
+                 shares=np.round(v, 2).tolist(), tol=tol, overhead=pub["scojo_pect"]["overhead"])
 
 
 def workload_claim(t5: pd.DataFrame, pub: dict, tol: float, seeds: int | str = "-") -> Claim:
@@ -108,7 +110,8 @@ def workload_claim(t5: pd.DataFrame, pub: dict, tol: float, seeds: int | str = "
     off = [(q, o, p) for q, o, p, k in zip(rows["quantity"], rows[first], rows["printed"], ok) if not k]
     return claim("workload", verdict_from_hits(int(ok.sum()), len(ok)), unit=SEED_UNIT, n=seeds,
                  **pub["claims"]["workload"],
-                 hits=int(ok.sum()), rows=len(ok), off=off, tol=tol, first=first)
+                 hits=int(ok.sum()), rows=len(ok), off=off, tol=tol, first=first,
+                 paper_seeds=pub["table5"]["seeds"])
 
 
 def claims_step(ctx) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+import numpy as np
+
 from simlib.claims import Verdict, value_verdict
 from simlib.stats import mean_ci
 
-__all__ = ["value_case", "all_of"]
+__all__ = ["value_case", "all_of", "spread"]
 
 
 def value_case(values, printed: float, tolerance: float, *, direction: int = 0,
@@ -49,3 +51,17 @@ def all_of(verdicts: Iterable[Verdict]) -> Verdict:
     if any(v in (Verdict.NOT_REPRODUCED, Verdict.CONTRADICTED, Verdict.PARTLY) for v in vs):
         return Verdict.NOT_REPRODUCED
     return Verdict.INCONCLUSIVE
+
+
+def spread(values) -> float:
+    """Standard deviation over seeds (0 for one seed): the seed-to-seed spread a
+    criterion's text shows beside its tolerance.
+
+    Examples
+    --------
+    >>> spread([1.0, 3.0])
+    1.4142135623730951
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    return float(v.std(ddof=1)) if v.size > 1 else 0.0
