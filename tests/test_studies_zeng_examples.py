@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import helpers_pipeline
-from simlib.claims import Verdict
+from simlib.claims import CONSISTENCY, Verdict
 from simlib.studies.zeng import examples as ex
 
 
@@ -40,6 +40,9 @@ def test_fig5_claim_fails_when_the_group_is_not_formed(params, monkeypatch):
             "saved": -0.2}
     claims = ex.example_claims({"fig5": r, "fig1": fig1})
     assert [c.verdict for c in claims] == [Verdict.NOT_REPRODUCED, Verdict.NOT_REPRODUCED]
+    # Our code against our own worked examples: consistency checks, not counted as claims.
+    assert {(c.kind, c.unit, c.n) for c in claims} == {(CONSISTENCY, "-", "1")}
+    assert [c.key for c in claims] == ["fig5", "fig1"]
 
 
 def test_fig1_glts_saves_node_time_and_runs_job_6_at_two_per_node(params):

@@ -29,7 +29,7 @@ def test_headline_utilization_claim_covers_every_scheduler_compared():
             rec = {"workload": "W1", "scheduler": s, "seed": seed, "u_core_high": u + 0.001 * seed}
             rec.update({f"rr_{c}": 10.0 for c in ("medium", "long", "all")})
             recs.append(rec)
-    claims = headline_claims(build(recs, dims=DIMS), PUB, 10.0)
+    claims = headline_claims(build(recs, dims=DIMS), PUB, 10.0, 4.0)
     util = claims[-1]
     # +26 % vs SSP, +5 % vs CST, +10.5 % vs CSTWS: every case a hit.
     assert util.verdict == Verdict.REPRODUCED and "CSTWS" in util.ours
@@ -49,12 +49,83 @@ def glts_cube(jobs_per_group, groups, eligible, below4, p75, p95):
 
 
 def test_counter_claims_both_ways():
-    close = glts_cube({"W1": 2.4, "W2": 2.7}, {"W1": 1400.0, "W2": 2100.0}, 40.0, 80.0, 1.25, 1.45)
-    assert {c.verdict for c in counter_claims(close, PUB, 0.2, 0.1)} == {Verdict.REPRODUCED}
+    close = glts_cube({"W1": 2.45, "W2": 2.65}, {"W1": 1400.0, "W2": 2100.0}, 40.0, 80.0, 1.25, 1.45)
+    claims = counter_claims(close, PUB, 0.2, 0.1)
+    assert {c.verdict for c in claims} == {Verdict.REPRODUCED}
+    assert all(c.unit == "seed (workload)" and c.n == "3" and c.key.startswith("counter_")
+               for c in claims)
     far = glts_cube({"W1": 2.2, "W2": 3.5}, {"W1": 270.0, "W2": 500.0}, 16.0, 50.0, 1.0, 1.0)
-    verdicts = [c.verdict for c in counter_claims(far, PUB, 0.2, 0.1)]
-    # Jobs per group: W1 within 20 % of 2.5, W2 not: partly; the rest: not reproduced.
-    assert verdicts == [Verdict.PARTLY] + [Verdict.NOT_REPRODUCED] * 4
+    assert [c.verdict for c in counter_claims(far, PUB, 0.2, 0.1)] == [Verdict.NOT_REPRODUCED] * 5
+    # One of two delay percentiles: no majority; with the other, both workloads' groups: partly.
+    half = glts_cube({"W1": 2.5, "W2": 3.5}, {"W1": 1500.0, "W2": 2000.0}, 16.0, 50.0, 1.3, 1.0)
+    verdicts = [c.verdict for c in counter_claims(half, PUB, 0.2, 0.1)]
+    assert verdicts[0] == Verdict.NOT_REPRODUCED and verdicts[-1] == Verdict.NOT_REPRODUCED
+
+
+def test_jobs_per_group_is_judged_on_the_jobs_beyond_two():
+    # 2.18 is within 20 % of 2.5, but its 0.18 jobs beyond the pair every group has are far
+    # from the printed 0.5: not reproduced.
+    c = counter_claims(glts_cube({"W1": 2.18, "W2": 2.19}, {"W1": 1500.0, "W2": 2000.0}, 41.7,
+                                 85.0, 1.3, 1.4), PUB, 0.2, 0.1)[0]
+    assert c.key == "counter_jobs_per_group" and c.verdict == Verdict.NOT_REPRODUCED
+    assert "0.18 jobs beyond 2 vs 0.5" in c.ours and "beyond the 2 every group has" in c.criterion
+    assert "basis" in c.criterion
+
+
+def counter_cube(seeds, jobs_per_group):
+    """GLTS's counters over ``seeds`` seeds; jobs per group per seed, the rest as printed."""
+    recs = [{"workload": w, "scheduler": "GLTS", "seed": s, "jobs_per_group": jobs_per_group[s],
+             "groups": 1500.0 if w == "W1" else 2000.0, "eligible_in_groups": 41.7,
+             "candidates_below_4": 85.0, "delay_p75_ml": 1.3, "delay_p95_ml": 1.4}
+            for w in ("W1", "W2") for s in range(seeds)]
+    return build(recs, dims=DIMS)
+
+
+def test_counter_within_the_ci_needs_ten_seeds():
+    # Mean 2.3 per workload (0.3 beyond 2: outside 0.5 +- 0.1 and 0.6 +- 0.12), the printed value
+    # inside a wide CI: inconclusive with 3 seeds, reproduced with 10.
+    three = counter_claims(counter_cube(3, [1.6, 2.3, 3.0]), PUB, 0.2, 0.1)[0]
+    assert three.verdict == Verdict.INCONCLUSIVE
+    ten = counter_claims(counter_cube(10, [1.6, 3.0] * 5), PUB, 0.2, 0.1)[0]
+    assert ten.verdict == Verdict.REPRODUCED and ten.n == "10"
+
+
+def improvement_cube(seeds, imp):
+    """SSP, CST and CSTWS at RR 10 (U_core 0.5); GLTS's RR improved by ``imp(cls, seed)`` percent
+    over each (U_core gain as printed)."""
+    recs = []
+    for s in range(seeds):
+        for sch in ("SSP", "CST", "CSTWS", "GLTS"):
+            rec = {"workload": "W1", "scheduler": sch, "seed": s, "u_core_high": 0.5}
+            rec.update({f"rr_{c}": 10.0 * (1 - imp(c, s) / 100 if sch == "GLTS" else 1)
+                        for c in ("medium", "long", "all")})
+            recs.append(rec)
+    return build(recs, dims=DIMS)
+
+
+def test_improvement_within_the_ci_needs_ten_seeds():
+    # Over SSP: every class 13 points below the printed gain (outside the 10-point tolerance),
+    # the printed gain inside a wide CI: inconclusive with 3 seeds, reproduced with 10.
+    ssp = PUB["headline"]["glts_vs_ssp"]
+    spread3, spread10 = (-25.0, 0.0, 25.0), (-20.0, 20.0) * 5
+    three = headline_claims(improvement_cube(3, lambda c, s: ssp[c] - 13 + spread3[s]), PUB, 10.0)[0]
+    assert three.key == "improvement_rr_ssp" and three.verdict == Verdict.INCONCLUSIVE
+    ten = headline_claims(improvement_cube(10, lambda c, s: ssp[c] - 13 + spread10[s]), PUB, 10.0)[0]
+    assert ten.verdict == Verdict.REPRODUCED
+    # A tight CI as far away: not reproduced at any n.
+    tight = headline_claims(improvement_cube(3, lambda c, s: ssp[c] - 13 + 0.1 * s), PUB, 10.0)[0]
+    assert tight.verdict == Verdict.NOT_REPRODUCED
+
+
+def test_improvement_can_be_contradicted_and_partly():
+    # GLTS worse than SSP in every class and seed, the whole CI below 0: contradicted.
+    worse = headline_claims(improvement_cube(3, lambda c, s: -20.0 - s), PUB, 10.0)[0]
+    assert worse.verdict == Verdict.CONTRADICTED
+    # Two classes as printed, one far: partly (a majority of the cases).
+    ssp = PUB["headline"]["glts_vs_ssp"]
+    most = headline_claims(improvement_cube(3, lambda c, s: ssp[c] + 0.1 * s if c != "long"
+                                            else 0.1 * s), PUB, 10.0)[0]
+    assert most.verdict == Verdict.PARTLY
 
 
 def test_headline_table_puts_ours_beside_every_printed_number():

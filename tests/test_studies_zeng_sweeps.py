@@ -59,15 +59,26 @@ def test_records_take_table_6s_point_and_nh_from_the_main_runs():
 def test_optimum_rule_hit_tie_and_miss():
     vals = [4, 8, 12, 16, 24]
     at12 = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: 5 + abs(v - 12) / 4 + 0.01 * s))
-    assert optimum_claim(at12, 12).verdict == Verdict.REPRODUCED
-    # Lowest at 8, with 12 not distinguishable (paired differences straddle 0): partly.
+    claim = optimum_claim(at12, 12)
+    assert claim.verdict == Verdict.REPRODUCED and (claim.key, claim.n) == ("optimum", "3")
+    # Lowest at 8, with 12 not distinguishable (paired differences straddle 0): a tie on 3 seeds
+    # is no evidence either way: inconclusive.
     noisy = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
                                            5 + abs(v - 8) / 4 - (2.0 if v == 12 and s == 0 else 0)))
     claim = optimum_claim(noisy, 12)
-    assert claim.verdict == Verdict.PARTLY and "tie" in claim.ours
-    # Lowest at 24, 12 clearly worse in every seed: not reproduced.
+    assert claim.verdict == Verdict.INCONCLUSIVE and "(inconclusive)" in claim.ours
+    # The same tie on 10 seeds: not reproduced.
+    noisy10 = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
+                                             5 + abs(v - 8) / 4 - (2.0 if v == 12 and s % 3 == 0 else 0)),
+                         seeds=range(10))
+    assert optimum_claim(noisy10, 12).verdict == Verdict.NOT_REPRODUCED
+    # Lowest at 24, 12 clearly worse in every seed: contradicted.
     far = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: 10 - v / 4 + 0.01 * s))
-    assert optimum_claim(far, 12).verdict == Verdict.NOT_REPRODUCED
+    assert optimum_claim(far, 12).verdict == Verdict.CONTRADICTED
+    # Medium at 12, long clearly elsewhere: one of two, not a majority.
+    split = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (
+        5 + abs(v - 12) / 4 if c == "medium" else 10 - v / 4) + 0.01 * s))
+    assert optimum_claim(split, 12).verdict == Verdict.NOT_REPRODUCED
     # 12 was not run: not testable.
     gap = sweep_cube("block_size", Curve([8, 16], lambda var, v, c, s: 5.0))
     assert optimum_claim(gap, 12).verdict == Verdict.NOT_TESTABLE
@@ -77,15 +88,26 @@ def test_best_at_optimum_is_paired_by_seed():
     vals = [8, 12, 16]
     best = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (4 if var == "GLTS" else 5) + s),
                       variants=("GLTS", "FBO", "NS"))
-    assert best_at_optimum_claim(best, 12).verdict == Verdict.REPRODUCED
-    # GLTS worse than both in seed 0 (better in the others): no case holds.
+    claim = best_at_optimum_claim(best, 12)
+    assert claim.verdict == Verdict.REPRODUCED and claim.unit == "seed (workload)"
+    # GLTS worse than both in seed 0, better in the others: not significant on 3 seeds.
     mixed = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
                                            (4 + 3 * (s == 0) if var == "GLTS" else 5) + s),
                        variants=("GLTS", "FBO", "NS"))
-    assert best_at_optimum_claim(mixed, 12).verdict == Verdict.NOT_REPRODUCED
-    worse = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (6 if var == "GLTS" else 5)),
+    assert best_at_optimum_claim(mixed, 12).verdict == Verdict.INCONCLUSIVE
+    # ... nor on 10: not reproduced.
+    mixed10 = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
+                                             (4 + 3 * (s % 3 == 0) if var == "GLTS" else 5) + s),
+                         variants=("GLTS", "FBO", "NS"), seeds=range(10))
+    assert best_at_optimum_claim(mixed10, 12).verdict == Verdict.NOT_REPRODUCED
+    worse = sweep_cube("block_size", Curve(vals, lambda var, v, c, s: (6 if var == "GLTS" else 5) + 0.1 * s),
                        variants=("GLTS", "NS"))
-    assert best_at_optimum_claim(worse, 12).verdict == Verdict.NOT_REPRODUCED
+    assert best_at_optimum_claim(worse, 12).verdict == Verdict.CONTRADICTED
+    # Better than FBO, worse than NS, in both classes: half the cases, not a majority.
+    half = sweep_cube("block_size", Curve(vals, lambda var, v, c, s:
+                                          {"GLTS": 5, "FBO": 6, "NS": 4}[var] + 0.1 * s),
+                      variants=("GLTS", "FBO", "NS"))
+    assert best_at_optimum_claim(half, 12).verdict == Verdict.NOT_REPRODUCED
 
 
 def test_plateau_rule():
@@ -93,13 +115,25 @@ def test_plateau_rule():
     plateau = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 4 + 2 * max(0, 1.5 - v) + 0.01 * s),
                          published=1.5, workload="W1")
     assert plateau_claim(plateau, 1.5, 0.05).verdict == Verdict.REPRODUCED
-    # Still falling past 1.5: the rise holds, the plateau does not.
+    # Still falling past 1.5: the rise holds, the plateau does not: 3 of 6, not a majority.
     falling = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 8 - v), published=1.5, workload="W1")
-    assert plateau_claim(falling, 1.5, 0.05).verdict == Verdict.PARTLY
+    assert plateau_claim(falling, 1.5, 0.05).verdict == Verdict.NOT_REPRODUCED
+    # Falling past 1.5 for all jobs only: 4 of 6, partly.
+    most = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: (8 - v if c == "all" else
+                                                                   4 + 2 * max(0, 1.5 - v)) + 0.01 * s),
+                      published=1.5, workload="W1")
+    assert plateau_claim(most, 1.5, 0.05).verdict == Verdict.PARTLY
     # Flat everywhere except lower at F_slack = 1: neither holds.
     odd = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s: 3 if v == 1.0 else 4 + v),
                      published=1.5, workload="W1")
     assert plateau_claim(odd, 1.5, 0.05).verdict == Verdict.NOT_REPRODUCED
+    # A noisy rise and a noisy plateau on 3 seeds: inconclusive.
+    noise = (-1.0, 0.0, 1.0)
+    noisy = sweep_cube("f_slack", Curve(vals, lambda var, v, c, s:
+                                        4 + 0.5 * (v == 1.0) + noise[s] * (v != 1.5)),
+                       published=1.5, workload="W1")
+    claim = plateau_claim(noisy, 1.5, 0.05)
+    assert claim.verdict == Verdict.INCONCLUSIVE and "(inconclusive)" in claim.ours
     short = sweep_cube("f_slack", Curve([1.0, 1.5], lambda var, v, c, s: 4.0), published=1.5)
     assert plateau_claim(short, 1.5, 0.05).verdict == Verdict.NOT_TESTABLE
 

@@ -54,13 +54,14 @@ def test_bad_zeng_config_is_rejected_before_any_job(tmp_path, only_z, override, 
 def test_full_scale_plans_the_papers_runs(tmp_path, only_z):
     _, out = snakemake(tmp_path, "-n", "--configfile", only_z, "--config", "scale=full")
     stats = job_counts(out)
-    # 2 workloads x 3 seeds, each on the multi-core and the single-core machine.
-    assert stats["zeng_workload"] == 6 and stats["zeng_simulate"] == 12
+    # 2 workloads x 10 seeds (the least n for a CI-based verdict), each on the multi-core and
+    # the single-core machine.
+    assert stats["zeng_workload"] == 20 and stats["zeng_simulate"] == 40
     # Every G-LOMARC-TS variant of a (workload, seed) in one job.
-    assert stats["zeng_simulate_glts"] == 6 and stats["zeng_aggregate"] == 1
+    assert stats["zeng_simulate_glts"] == 20 and stats["zeng_aggregate"] == 1
     # Figs. 8-9: one job per (value, seed), 10 block sizes and 9 slack factors besides
     # Table 6's; the DAG stays far below 2,000 jobs.
-    assert stats["zeng_sweep"] == (10 + 9) * 3 and stats["zeng_aggregate_sweep"] == 2
+    assert stats["zeng_sweep"] == (10 + 9) * 10 and stats["zeng_aggregate_sweep"] == 2
     assert stats["total"] < 2000
 
 
@@ -128,6 +129,13 @@ def test_smoke_run_writes_every_artifact_claims_and_index(smoke):
     # The worked examples are exact at any scale.
     examples = claims[claims["source"].str.contains("Fig. 5|Fig. 1", regex=True)]
     assert list(examples["verdict"]) == ["reproduced", "reproduced"]
+    # ... and are consistency checks (our code against our own examples): listed apart, not counted.
+    assert list(examples["kind"]) == ["consistency check"] * 2
+    assert set(claims["unit"]) == {"seed (workload)", "-"} and "" not in set(claims["key"])
+    counted = claims[claims["kind"] == "claim"]["verdict"].value_counts()
+    line = next(x for x in readme.splitlines() if x.startswith("Counts: "))
+    assert sum(int(n) for n in re.findall(r": (\d+)", line)) == counted.sum() == len(claims) - 2
+    assert "## Consistency checks" in readme
     for name in ("ssp_rr.png", "gantt_day.png", "table4.png", "fig6_rr.png",
                  "fig7_core_utilization.png", "fig8_block_size.png", "fig9_f_slack.png",
                  "fig1_node_usage.png", "fig5_group.png"):

@@ -24,7 +24,7 @@ import json
 import numpy as np
 import pandas as pd
 
-from simlib.claims import Claim, Verdict
+from simlib.claims import CONSISTENCY, Claim, Verdict
 from simlib.engine.job import DONE, Job
 from simlib.engine.simulator import Simulator
 from simlib.figures.common import footer, new_figure, save_figure
@@ -178,14 +178,19 @@ def node_time(segs: pd.DataFrame, cores_per_node: int) -> float:
 
 # -------------------------------------------------------------------- verdicts
 def example_claims(ex: dict) -> list[Claim]:
-    """Formula 5 = formula 6 on Fig. 5's group; GLTS holds less node time than SSP on Fig. 1's jobs."""
+    """Formula 5 = formula 6 on Fig. 5's group; GLTS holds less node time than SSP on Fig. 1's jobs.
+
+    Both are consistency checks (:data:`simlib.claims.CONSISTENCY`): our
+    code against our own worked examples (the jobs are ours), which only a
+    bug could fail; listed apart and not counted among the verdicts."""
     f5, f6 = ex["fig5"]["formula5"], ex["fig5"]["formula6"]
     ok5 = bool(np.isfinite(f5) and abs(f5 - f6) <= 1e-6 * max(1.0, abs(f6)))
     f1 = ex["fig1"]
     ok1 = f1["saved"] > 0 and f1["GLTS"]["groups"] > 0
+    check = dict(kind=CONSISTENCY, unit="-", n=1)
     return [claim("fig5", Verdict.REPRODUCED if ok5 else Verdict.NOT_REPRODUCED, fig5=ex["fig5"],
-                  formed=bool(np.isfinite(f5))),
-            claim("fig1", Verdict.REPRODUCED if ok1 else Verdict.NOT_REPRODUCED, fig1=f1)]
+                  formed=bool(np.isfinite(f5)), **check),
+            claim("fig1", Verdict.REPRODUCED if ok1 else Verdict.NOT_REPRODUCED, fig1=f1, **check)]
 
 
 # ---------------------------------------------------------------- the figures

@@ -15,16 +15,17 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from simlib.claims import Claim, Verdict, verdict_from_hits
+from simlib.claims import Claim, combine_cases
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_csv, write_text
 from simlib.render import render, render_string, template_data
-from simlib.stats import mean_ci
 
 from .cubes import build, ci_text, read_summaries, write
 from .figures import bars
 from .published import load_published
-from .words import claim
+from .verdicts import spread as _spread
+from .verdicts import value_case
+from .words import SEED_UNIT, claim
 
 __all__ = ["SCHEDULERS", "records", "improvements", "headline_table", "headline_claims",
            "counter_claims", "aggregate_step", "figures_step"]
@@ -92,47 +93,50 @@ def headline_table(cube: xr.Dataset, pub: dict, workload: str = "W1") -> pd.Data
 
 
 def _improvement_claim(cube, key, printed, tol, var_of, other_of, higher_is_better=False,
-                       **texts) -> Claim:
+                       template="improvement_rr", **texts) -> Claim:
     """One verdict over several cases (the keys of ``printed``: job classes, or the
-    schedulers compared against), each paired by seed."""
-    hits = better = worse = 0
-    parts = []
+    schedulers compared against), each the improvement of GLTS paired by seed
+    (:func:`improvements`), judged by :func:`.verdicts.value_case` with a
+    direction (a gain); the cases by the majority rule."""
+    cases, parts, spread = [], [], 0.0
     for c, p in printed.items():
         imp = improvements(cube, "W1", other_of(c), var_of(c), higher_is_better)
-        m, h, _ = mean_ci(imp)
-        close = abs(m - p) <= tol or (np.isfinite(h) and abs(m - p) <= h)
-        better += bool((imp > 0).all())
-        worse += bool((imp < 0).all())
-        hits += bool(close and (imp > 0).all())
-        parts.append((c, m, None if np.isnan(h) else h))
-    n = len(printed)
-    verdict = (Verdict.REPRODUCED if hits == n else Verdict.PARTLY if better else
-               Verdict.CONTRADICTED if worse == n else Verdict.NOT_REPRODUCED)
-    return claim(key, verdict, printed=printed, parts=parts, tol=tol, **texts)
+        v, m, h, n = value_case(imp, p, tol, direction=1)
+        cases.append(v)
+        parts.append((c, m, None if np.isnan(h) else h, v.value))
+        spread = max(spread, _spread(imp))
+    return claim(template, combine_cases(cases), key=key, unit=SEED_UNIT, n=n, printed=printed,
+                 parts=parts, tol=tol, spread=spread, **texts)
 
 
-def headline_claims(cube: xr.Dataset, pub: dict, tol: float) -> list[Claim]:
-    """The verdicts on §5.2's headline comparisons (W1)."""
+def headline_claims(cube: xr.Dataset, pub: dict, tol: float, u_tol: float | None = None) -> list[Claim]:
+    """The verdicts on §5.2's headline comparisons (W1): RR improvements within ``tol``
+    points, core-utilization gains within ``u_tol`` points (default ``tol``)."""
     h = pub["headline"]
-    out = [_improvement_claim(cube, "improvement_rr", {c: h[f"glts_vs_{o.lower()}"][c] for c in _CLASSES},
-                              tol, lambda c: f"rr_{c}", lambda c, o=o: o, other=o) for o in _VS]
+    seeds = pub["table5"]["seeds"]
+    out = [_improvement_claim(cube, f"improvement_rr_{o.lower()}",
+                              {c: h[f"glts_vs_{o.lower()}"][c] for c in _CLASSES},
+                              tol, lambda c: f"rr_{c}", lambda c, o=o: o, other=o, paper_seeds=seeds)
+           for o in _VS]
     gain = h["core_utilization_gain_high_load"]
-    out.append(_improvement_claim(cube, "improvement_u_core", {o: gain[o.lower()] for o in _VS}, tol,
-                                  lambda c: "u_core_high", lambda c: c, higher_is_better=True))
+    out.append(_improvement_claim(cube, "improvement_u_core", {o: gain[o.lower()] for o in _VS},
+                                  tol if u_tol is None else u_tol, lambda c: "u_core_high",
+                                  lambda c: c, higher_is_better=True, template="improvement_u_core",
+                                  paper_seeds=seeds))
     return out
 
 
-def _near(values, printed: float, tol: float, relative: bool) -> tuple[bool, str]:
-    """Mean over seeds within ``tol`` of ``printed`` (relative or absolute), or the 95 % CI holding it."""
-    m, h, text = ci_text(values, ".3g", ".2g")
-    close = abs(m - printed) <= (tol * abs(printed) if relative else tol)
-    inside = bool(np.isfinite(h) and abs(m - printed) <= h)
-    return bool(close or inside), text
+#: The least size of a group (a primary job and at least one matched job):
+#: "jobs per group" is judged on the jobs beyond it.
+MIN_GROUP = 2
 
 
 def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float) -> list[Claim]:
     """The verdicts on §5.2-§5.3's counters of GLTS (criterion: ``claims.yaml``'s
-    ``counter_*``): ``tol`` relative for counts and shares, ``delay_tol`` absolute for delay factors."""
+    ``counter_*``), per case :func:`.verdicts.value_case`: ``tol`` x the printed
+    value for counts and shares (for jobs per group: x the printed jobs beyond
+    :data:`MIN_GROUP`, the quantity the claim is about), ``delay_tol`` absolute
+    for delay factors; the cases (workloads, percentiles) by the majority rule."""
     h = pub["headline"]
     g = cube.sel(scheduler="GLTS")
     workloads = cube["workload"].values.tolist()
@@ -145,16 +149,23 @@ def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float) ->
                          ("candidates_below_4", {"W1": h["candidates_below_4"]}),
                          ("delay", delays)):
         relative = var != "delay"
-        parts = []
+        shift = MIN_GROUP if var == "jobs_per_group" else 0.0
+        parts, cases, n, spread = [], [], 0, 0.0
         for key, value in printed.items():   # cases: workloads, or (delay) variables of W1
             if relative and key not in workloads:
                 continue
-            vals = g[var].sel(workload=key) if relative else g[key].sel(workload="W1")
-            parts.append((key, *_near(vals.values, float(value), tol if relative else delay_tol,
-                                      relative), value))
-        out.append(claim(f"counter_{var}", verdict_from_hits(sum(p[1] for p in parts), len(parts)),
-                         h=h, printed=printed, parts=parts, relative=relative,
-                         tol=tol if relative else delay_tol))
+            vals = (g[var].sel(workload=key) if relative else g[key].sel(workload="W1")).values
+            allowed = tol * (float(value) - shift) if relative else delay_tol
+            v, m, hw, n = value_case(vals, float(value), allowed, shift=shift)
+            cases.append(v)
+            spread = max(spread, _spread(vals) / (abs(m) if relative and var != "jobs_per_group"
+                                                  and m else 1.0))
+            text = ci_text(vals, ".3g", ".2g")[2]
+            parts.append((key, v.value, text, value, m - shift, allowed))
+        out.append(claim(f"counter_{var}", combine_cases(cases), unit=SEED_UNIT, n=n, h=h,
+                         printed=printed, parts=parts, relative=relative, shift=shift,
+                         tol=tol if relative else delay_tol, spread=spread,
+                         paper_seeds=pub["table5"]["seeds"], jobs=pub["table5"]["jobs"]))
     return out
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from simlib.claims import Claim, Verdict, verdict_from_hits
+from simlib.claims import Claim, Verdict, combine_cases, paired_evidence, value_verdict
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_csv, write_text
 from simlib.render import render
@@ -27,7 +27,8 @@ from simlib.stats import mean_ci
 
 from . import SWEEP_PARAMETERS, depends, value_tag  # re-exported: the sweep's vocabulary
 from .cubes import build, ci_text, read_summaries, write
-from .words import claim
+from .verdicts import all_of
+from .words import SEED_UNIT, claim
 
 __all__ = ["SWEEP_PARAMETERS", "depends", "value_tag", "records", "aggregate_step",
            "sweep_table", "optimum_claim", "best_at_optimum_claim", "plateau_claim",
@@ -84,68 +85,97 @@ def _rr(cube: xr.Dataset, variant: str, value, cls: str) -> np.ndarray:
 
 
 def optimum_claim(cube: xr.Dataset, printed) -> Claim:
-    """The block size of lowest mean RR (GLTS) is the printed one, for medium and long jobs
-    (criterion: ``claims.yaml``'s ``optimum``); not testable when the printed value was not run."""
+    """The block size of lowest mean RR (GLTS) is the printed one, per class (medium,
+    long; criterion: ``claims.yaml``'s ``optimum``); not testable when the printed value
+    was not run.
+
+    A class is a hit when the printed value has the lowest mean RR; otherwise
+    the paired difference RR(best) - RR(printed) per seed decides
+    (:func:`simlib.claims.paired_evidence`): significantly negative -- the
+    printed value is worse -- is against the claim, not significant is
+    inconclusive below ``MIN_UNITS`` seeds (a tie on few seeds is no
+    evidence) and not reproduced from there. The classes by the majority rule.
+    """
     param, workload = cube.attrs["parameter"], cube.attrs["workload"]
     values = cube[param].values.tolist()
+    n = cube["seed"].size
     texts = dict(printed=printed, param=param, values=values, workload=workload)
     if printed not in values:
-        return claim("optimum_not_run", Verdict.NOT_TESTABLE, **texts)
-    hits = ties = 0
-    parts = []   # class, best value, its RR, then (not a hit) RR at printed, paired difference, tie
+        return claim("optimum_not_run", Verdict.NOT_TESTABLE, key="optimum", unit=SEED_UNIT, n=n,
+                     **texts)
+    cases = []
+    parts = []   # class, best value, its RR, verdict, then (not a hit) RR at printed, the evidence
     for cls in ("medium", "long"):
         means = {v: mean_ci(_rr(cube, "GLTS", v, cls))[0] for v in values}
-        best = min(values, key=lambda v: means[v])
+        # The printed value is the optimum when no value has a lower mean (ties included).
+        best = printed if means[printed] <= min(means.values()) else min(values, key=means.get)
         if best == printed:
-            hits += 1
-            parts.append((cls, best, means[best]))
+            cases.append(Verdict.REPRODUCED)
+            parts.append((cls, best, means[best], Verdict.REPRODUCED.value))
             continue
-        m, h, _ = mean_ci(_rr(cube, "GLTS", printed, cls) - _rr(cube, "GLTS", best, cls))
-        tie = bool(np.isfinite(h) and abs(m) <= h)
-        ties += tie
-        parts.append((cls, best, means[best], means[printed], m, None if np.isnan(h) else h, tie))
-    verdict = (Verdict.REPRODUCED if hits == 2 else
-               Verdict.PARTLY if hits + ties else Verdict.NOT_REPRODUCED)
-    return claim("optimum", verdict, parts=parts, **texts)
+        ev = paired_evidence(_rr(cube, "GLTS", best, cls) - _rr(cube, "GLTS", printed, cls))
+        cases.append(ev.verdict)
+        parts.append((cls, best, means[best], ev.verdict.value, means[printed], ev.text("+.2f")))
+    return claim("optimum", combine_cases(cases), unit=SEED_UNIT, n=n, parts=parts, **texts)
 
 
 def best_at_optimum_claim(cube: xr.Dataset, printed) -> Claim:
     """At the printed optimum GLTS has the lowest RR of the variants drawn (medium and long;
-    criterion: ``claims.yaml``'s ``best_at_optimum``)."""
+    criterion: ``claims.yaml``'s ``best_at_optimum``): per (class, other variant) the paired
+    difference RR(other) - RR(GLTS) per seed (:func:`simlib.claims.paired_evidence`); the
+    cases by the majority rule."""
     param = cube.attrs["parameter"]
     others = [v for v in cube["variant"].values.tolist() if v != "GLTS"]
+    n = cube["seed"].size
     texts = dict(printed=printed, param=param, workload=cube.attrs["workload"])
     if printed not in cube[param].values.tolist() or not others:
-        return claim("best_at_optimum", Verdict.NOT_TESTABLE, parts=None, **texts)
-    hits, parts = 0, []
+        return claim("best_at_optimum", Verdict.NOT_TESTABLE, unit=SEED_UNIT, n=n, parts=None,
+                     **texts)
+    cases, parts = [], []
     for cls in ("medium", "long"):
         g = _rr(cube, "GLTS", printed, cls)
         for o in others:
-            d = _rr(cube, o, printed, cls) - g
-            hits += bool((d > 0).all())
-            parts.append((cls, o, mean_ci(d)[0]))
-    return claim("best_at_optimum", verdict_from_hits(hits, 2 * len(others)), parts=parts, **texts)
+            ev = paired_evidence(_rr(cube, o, printed, cls) - g)
+            cases.append(ev.verdict)
+            parts.append((cls, o, ev.effect, ev.verdict.value))
+    return claim("best_at_optimum", combine_cases(cases), unit=SEED_UNIT, n=n, parts=parts, **texts)
 
 
 def plateau_claim(cube: xr.Dataset, threshold, tol: float) -> Claim:
     """RR improves with F_slack up to ``threshold`` and stays flat beyond it (GLTS; criterion:
-    ``claims.yaml``'s ``plateau``)."""
+    ``claims.yaml``'s ``plateau``).
+
+    Per class (medium, long, all) two cases: (a) the rise RR(smallest value) -
+    RR(threshold) per seed is positive (:func:`simlib.claims.paired_evidence`);
+    (b) for every value past the threshold, the mean paired difference to
+    RR(threshold) is within ``tol`` x RR(threshold)
+    (:func:`simlib.claims.value_verdict` against 0, all values must hold:
+    :func:`.verdicts.all_of`). The six cases by the majority rule.
+    """
     param = cube.attrs["parameter"]
     values = sorted(cube[param].values.tolist())
+    n = cube["seed"].size
     texts = dict(threshold=threshold, tol=tol, param=param, values=values,
                  workload=cube.attrs["workload"])
     below = [v for v in values if v < threshold]
     above = [v for v in values if v > threshold]
     if threshold not in values or not below or not above:
-        return claim("plateau", Verdict.NOT_TESTABLE, parts=None, **texts)
-    hits, parts = 0, []
+        return claim("plateau", Verdict.NOT_TESTABLE, unit=SEED_UNIT, n=n, parts=None, **texts)
+    cases, parts = [], []
     for cls in _CLASSES:
         ref = _rr(cube, "GLTS", threshold, cls)
-        rise = _rr(cube, "GLTS", below[0], cls) - ref
-        devs = [mean_ci(_rr(cube, "GLTS", v, cls) - ref)[0] / ref.mean() for v in above]
-        hits += bool((rise > 0).all()) + bool(max(abs(x) for x in devs) <= tol)
-        parts.append((cls, rise.mean(), 100 * max(abs(x) for x in devs)))
-    return claim("plateau", verdict_from_hits(hits, 6), parts=parts, low=below[0], **texts)
+        rise = paired_evidence(_rr(cube, "GLTS", below[0], cls) - ref)
+        flat = []
+        for v in above:
+            m, h, k = mean_ci(_rr(cube, "GLTS", v, cls) - ref)
+            flat.append((value_verdict(m, h, k, 0.0, tolerance=tol * ref.mean()),
+                         m / ref.mean()))
+        flat_verdict = all_of(f for f, _ in flat)
+        cases += [rise.verdict, flat_verdict]
+        parts.append((cls, rise.effect, 100 * max(abs(x) for _, x in flat), rise.verdict.value,
+                      flat_verdict.value))
+    return claim("plateau", combine_cases(cases), unit=SEED_UNIT, n=n, parts=parts,
+                 low=below[0], **texts)
 
 
 def sweep_claims(cubes: dict[str, xr.Dataset], pub: dict, thresholds: dict) -> list[Claim]:
