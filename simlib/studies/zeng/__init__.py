@@ -387,8 +387,7 @@ class Zeng(Study):
         groups = [("part1", {}), *[("glts", {})] * glts,
                   *[("sweep", self._sweep_context(p)) for p in self.sweeps()],
                   *[("examples", {})] * glts]
-        machine = {"nodes": self.nodes(), "cores_per_node": self.published["table5"]["cores_per_node"]}
-        return [Artifact(self.section, self.path(g, k, **c), render_string(e["title"], **machine, **c))
+        return [Artifact(self.section, self.path(g, k, **c), render_string(e["title"], **c))
                 for g, c in groups for k, e in _data("artifacts.yaml")[g].items()]
 
 
