@@ -208,3 +208,26 @@ def test_readme_numbers_move_with_perturbed_inputs(tmp_path):
             f"{int(lu['long_jobs']) + 7} long") in moved and portion not in moved
     assert f"MPL is {ov0 + 0.5:.2f}" in moved and f"MPL is {ov0:.2f}" not in moved
     assert f"the {n_orders - 2} other orders" in moved
+
+
+def test_table1_execution_times_come_from_the_published_file():
+    import copy
+
+    import pandas as pd
+
+    from simlib.studies.utrera.published import load_published
+    from simlib.studies.utrera.readme import readme_numbers
+    repo = Path(__file__).resolve().parents[1]
+    src = repo / "paper_figures/utrera"
+    pub = load_published(repo / "config/published/utrera.yaml")
+    args = (pd.read_csv(src / "table2.csv", index_col="trace"), pd.read_csv(src / "long_util.csv"),
+            pd.read_csv(src / "time_model_readings.csv"), pd.read_csv(src / "orders_ablation.csv"),
+            {})
+    got = readme_numbers(pub, *args)["table1_exec"]
+    easy = pub["table1"]["values"][0.3]["easy"]
+    assert got["loads"][0] == "30"
+    assert got["seconds"][0] == f"{easy['mean_response'][0] - easy['mean_wait'][0]:.1f}"
+    moved = copy.deepcopy(pub)
+    moved["table1"]["values"][0.3]["easy"]["mean_wait"][0] -= 10
+    assert readme_numbers(moved, *args)["table1_exec"]["seconds"][0] == (
+        f"{easy['mean_response'][0] - easy['mean_wait'][0] + 10:.1f}")
