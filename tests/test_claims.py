@@ -178,12 +178,13 @@ def test_claims_index_one_table_and_counts(tmp_path):
     assert lines[i + 2] == "| [U](U/README.md) | Paper U | 1 | 1 | 0 | 0 | 0 | 0 | 2 | 1 |"
     assert lines[i + 3] == "| K | Paper K | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 |"
     assert lines[i + 4] == "| all |  | 1 | 1 | 0 | 0 | 0 | 1 | 3 | 1 |"
-    j = lines.index("| paper | claim | source | published | ours | verdict | unit | n "
+    j = lines.index("| paper | claim | reading | source | published | ours | verdict | unit | n "
                     "| criterion |")
-    assert lines[j + 2] == ("| [U](U/README.md) | u1 | Fig. 2 | 9 numbers | 9/9 | reproduced "
+    assert lines[j + 2] == ("| [U](U/README.md) | u1 |  | Fig. 2 | 9 numbers | 9/9 | reproduced "
                             "| seed | 20 | equal |")
     assert lines[j + 3].endswith("| a\\|b | partly reproduced | trace | 3 | signs |")
-    assert lines[j + 4] == "| K | k1 | Sect. V | n | not run | not testable here |  |  | none |"
+    assert lines[j + 4] == ("| K | k1 |  | Sect. V | n | not run | not testable here |  |  "
+                            "| none |")
     assert lines[j + 5] == ""
     k = lines.index("## Consistency checks")
     assert "| [U](U/README.md) | u3 | Fig. 1 | same | reproduced | equal |" in lines[k:]

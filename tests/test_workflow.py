@@ -377,19 +377,19 @@ def test_smoke_run_writes_every_papers_claims_in_one_table(smoke):
         assert set(df["paper"]) == {p} and set(df["scale"]) == {"smoke"} and len(df) >= 10, p
     lines = (smoke / "paper_figures/CLAIMS.md").read_text().splitlines()
     assert "Scale: **smoke**" in "\n".join(lines)
-    head = lines.index("| paper | claim | source | published | ours | verdict | unit | n "
-                       "| criterion |")
+    head = lines.index("| paper | claim | reading | source | published | ours | verdict | unit "
+                       "| n | criterion |")
     end = lines.index("## Consistency checks")
     rows = [line.split(" | ") for line in lines[head + 2:end] if line.startswith("| ")]
     counted = {p: df[df["kind"] == "claim"] for p, df in files.items()}
     assert len(rows) == sum(len(df) for df in counted.values())
-    assert {r[5] for r in rows} <= words
+    assert {r[6] for r in rows} <= words
     # Every claim of each file, in its order, linked to its paper's README
     # (papers in config order), with its unit of replication and n.
     for p, df in counted.items():
         mine = [r for r in rows if r[0] == f"| [{p}]({p}/README.md)"]
-        assert [r[5] for r in mine] == df["verdict"].tolist(), p
-        assert all(r[6] and r[7] for r in mine), p
+        assert [r[6] for r in mine] == df["verdict"].tolist(), p
+        assert all(r[7] and r[8] for r in mine), p
     # Counts per paper and verdict, then over both (consistency checks apart).
     counts = {line.split(" | ")[0][2:]: line for line in lines[:head]
               if line.startswith("| [") or line.startswith("| all ")}
