@@ -119,6 +119,10 @@ def test_readme_step(tmp_path):
     assert "the paper's own picks cannot be recovered" in text
     assert "Generator(PCG64(SeedSequence([2015, s])))" in text
     assert "look like unit slips" in text and "50 eligible jobs" in text
+    # The paper's run counts and bounds come from the published file, not typed.
+    assert "(the paper: 20 seeds x 40 F_comm x 5 = 4,000 on one platform)" in text
+    assert "(the paper: 10 x 20 x 5 x 8 = 8,000, 4,000 per set)" in text
+    assert "(l_t = 1 h, u_t = 4 h as in §5.3" in text
     # The pool rule and the other one's effect, from the eligible step's counts.
     assert "**Pool rule** (`workload.pool_rule: filter_then_clip`): §5.1's order" in text
     assert "runtimes of the 4 eligible jobs that ran past their requested time" in text

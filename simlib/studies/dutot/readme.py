@@ -203,6 +203,9 @@ def readme_step(ctx) -> None:
     text = render(
         __package__, "README.md.j2", **{**p, "artifacts": artifacts},
         paper=published["paper"], readings=readings(published, spec["homogeneous"]),
+        experiments=published["experiments"],
+        paper_platforms=(len(published["heterogeneous"]["sets"]["values"])
+                         * len(published["heterogeneous"]["orderings"]["values"])),
         arts={Path(a["path"]).name: a for a in artifacts},
         verdicts=counts, verdict_table=_verdict_table(claims), f_max=f_max,
         min_units=MIN_UNITS, sign_min=sign_test_min_units(spec["claims"]["alpha"]),
