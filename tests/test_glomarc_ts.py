@@ -242,13 +242,26 @@ def workloads(draw):
     return rows, cos
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(case=workloads(), variant=st.sampled_from(["GLTS", "CST", "CSTWS", "FBO", "NS", "NH"]))
-def test_every_variant_keeps_the_spines_properties(case, variant):
+#: Every reading's values, drawn independently (the switches of READINGS).
+SWITCH_VALUES = {"preselect_sl": [None, 1.1, float("inf")], "window_fill": ["consecutive", "first_fit"],
+                 **{k: [True, False] for k in ("window_filter", "other_block_windows", "fairness_members",
+                                               "case4_last", "rematch", "group_non_type_backfilling",
+                                               "group_self_slowdown", "matchmaking_first")}}
+SWITCHES = st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SWITCH_VALUES.items()})
+
+
+def test_the_property_tests_draw_every_switch():
+    assert set(SWITCH_VALUES) == set(READINGS)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(case=workloads(), variant=st.sampled_from(["GLTS", "CST", "CSTWS", "FBO", "NS", "NH"]),
+       switches=SWITCHES)
+def test_every_variant_keeps_the_spines_properties(case, variant, switches):
     rows, table = case
     cos = PairSlowdowns(table)
     jobs = [zjob(i, t, p, w, a, b, cos) for i, (t, p, w, a, b) in enumerate(rows)]
-    pol = GLomarcTS(variant=variant, short_max=60.0, medium_max=3000.0, block_size=4)
+    pol = GLomarcTS(variant=variant, short_max=60.0, medium_max=3000.0, block_size=4, **switches)
     sim = Simulator(machine(8), jobs, pol, debug=True)   # ledger, physical cores, counters
     watch = sim.observe(NodeWatch(sim))
     sim.run()
@@ -258,18 +271,23 @@ def test_every_variant_keeps_the_spines_properties(case, variant):
     assert not pol.groups and not pol.group_of   # every group disbanded
 
 
-@pytest.mark.parametrize("f_slack, ppn, finish", [
+@pytest.mark.parametrize("f_slack, case4_last, ppn, finish", [
     # R_est = 0.75 x (60 + 500 x 1.05) = 438.75: at PPN 4 the job would end at
     # 60 + 500 x 1.365 = 742.5 > 1.5 x R_est = 658.1, so Case 5 is refused
-    # and the job runs as planned (Case 4, PPN 2); with F_slack 2 (877.5) Case
-    # 5 wins: its gain 4 / 1.365 - 1 = 1.93 beats Case 4's 2 / 1.05 - 1 = 0.90.
-    (1.5, 2, 60 + 500 * 1.05),
-    (2.0, 4, 60 + 500 * 1.365),
+    # and the job runs as planned (Case 4, PPN 2); with F_slack 2 (877.5) and
+    # Case 4 competing on gain, Case 5 wins: its gain 4 / 1.365 - 1 = 1.93
+    # beats Case 4's 2 / 1.05 - 1 = 0.90.
+    (1.5, False, 2, 60 + 500 * 1.05),
+    (2.0, False, 4, 60 + 500 * 1.365),
+    # Case 4 last (§4.4): Case 5 fails at a self slowdown above MAX_SL (1.365
+    # > 1.25), whatever its gain; Case 4 runs the job as planned.
+    (2.0, True, 2, 60 + 500 * 1.05),
 ])
-def test_case_5_against_case_4_and_the_fairness_check(f_slack, ppn, finish):
+def test_case_5_against_case_4_and_the_fairness_check(f_slack, case4_last, ppn, finish):
     # Alone on 2 nodes, but not a low load: 4 processes > 2 nodes.
     j = zjob(0, 0.0, 4, 500.0, sl_scr=1.3, sl_sno=1.05)
-    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, f_slack=f_slack)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, f_slack=f_slack,
+                    case4_last=case4_last)
     sim = Simulator(machine(2), [j], pol, debug=True)
     sim.run()
     assert pol.plan[0][1] == ppn and j.start == 60.0
@@ -360,3 +378,205 @@ def test_a_plans_steps_do_not_depend_on_the_order_of_its_reservations():
         for end, alloc in rng.sample(res, len(res)):
             b.reserve(0.0, end, alloc)
         assert (a.times, a.masks, a.free) == (b.times, b.masks, b.free)
+
+
+# ----------------------------------------- the readings of group matchmaking
+# Every switch of READINGS on a hand-made state: the main reading (the
+# policy's default) and the alternative differ exactly where the switch says.
+from simlib.policies.glomarc_ts import READINGS, group_offers  # noqa: E402
+
+
+def test_every_reading_is_a_parameter_with_the_documented_default():
+    pol = GLomarcTS()
+    for key, (default, _) in READINGS.items():
+        assert pol.params[key] == default
+    assert pol.preselect_sl == pol.params["max_sl"]
+    assert GLomarcTS(preselect_sl=2.0).preselect_sl == 2.0
+    from simlib.errors import ConfigError
+    for bad in ({"window_fill": "best"}, {"preselect_sl": 0.0}, {"case4_last": 1}):
+        with pytest.raises(ConfigError):
+            GLomarcTS(**bad)
+
+
+def test_first_fit_windows_skip_a_job_that_does_not_fit():
+    b = [cand(i, n, i, 100.0) for i, n in enumerate([2, 3, 2, 1])]
+    rules = FormationRules(matched_larger=0.0)
+    assert [[c.order for c in w] for w in windows(4, b, rules)] == [[0], [1], [2, 3], [3]]
+    fill = FormationRules(matched_larger=0.0, window_fill="first_fit")
+    assert [[c.order for c in w] for w in windows(4, b, fill)] == [[0, 2], [1, 3], [2, 3], [3]]
+
+
+def _long_and_short():
+    """Two one-node candidates of a one-node primary (100 s): job 0 (2 processes)
+    adds more gain but runs 400 s past the primary; job 1 (1 process) ends with it."""
+    a = Member(9, size=2, work=100.0, sl_cos={0: 1.0, 1: 1.0})
+    c0 = Candidate(Member(0, 2, 500.0, sl_cos={9: 1.0}), 1, order=0, remaining=500.0)
+    c1 = Candidate(Member(1, 1, 100.0, sl_cos={9: 1.0}), 1, order=1, remaining=100.0)
+    assert (utilization_gain(a, [c0.member]).gain > utilization_gain(a, [c1.member]).gain)
+    return a, [c0, c1]
+
+
+def test_window_filter_drops_failing_windows_before_the_best_or_tests_the_best():
+    a, cands = _long_and_short()
+    keys = lambda offers: [[c.member.key for c in g] for g in offers]  # noqa: E731
+    rules = FormationRules(matched_longer=0.0, block_size=4)
+    assert keys(group_offers(a, 1, cands, rules)) == [[1]]
+    # The best window (job 0) is chosen first, then fails MATCHED_LONGER: no group.
+    late = FormationRules(matched_longer=0.0, block_size=4, window_filter=False)
+    assert keys(group_offers(a, 1, cands, late)) == []
+
+
+def test_other_blocks_windows_only_when_switched_on():
+    a, cands = _long_and_short()
+    keys = lambda offers: [[c.member.key for c in g] for g in offers]  # noqa: E731
+    # Blocks of one job: the first block (job 0) has no window that passes.
+    rules = FormationRules(matched_longer=0.0, block_size=1, sort_blocks=False)
+    assert keys(group_offers(a, 1, cands, rules)) == [[1]]
+    only_step4 = FormationRules(matched_longer=0.0, block_size=1, sort_blocks=False,
+                                other_block_windows=False)
+    assert keys(group_offers(a, 1, cands, only_step4)) == []
+
+
+def _pair_run(cos_jm=1.25, cos_mj=1.25, j_sno=0.95, m_work=200.0, **params):
+    """J (4 processes, formula-8 PPN 2 by SL_sno <= SELF_SL2; SL_scr SL_sno far above
+    MAX_SL) and a serial M, both medium, on 2 nodes."""
+    cos = PairSlowdowns({(1, 2): cos_jm, (2, 1): cos_mj})
+    j = zjob(0, 0.0, 4, 800.0, sl_scr=2.5, sl_sno=j_sno, cos=cos)
+    m = zjob(1, 0.0, 1, m_work, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, **params)
+    sim = Simulator(machine(2), [j, m], pol, debug=True)
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert watch.max_jobs_per_node <= 2
+    return j, m, pol
+
+
+def test_case_4_is_not_taken_when_case_1_forms_a_group():
+    # J's Case 4: 2 / 0.95 - 1 = 1.105. The group (J primary, M matched):
+    # 2 / (0.95 x 1.25) + 0.5 / 1.25 - 1 = 1.084 by formula 6, above MIN_UTILGAIN.
+    a = Member(0, 4, 800.0, 0.95, {1: 1.25}, 2)
+    assert utilization_gain(a, [Member(1, 1, 200.0, 1.0, {0: 1.25}, 1)]).gain == \
+        pytest.approx(2 / (0.95 * 1.25) + 0.5 / 1.25 - 1)
+    j, m, pol = _pair_run()
+    assert pol.group_stats()["groups"] == 1 and m.start == j.start == 60.0
+    # Case 4 competing on gain wins: J runs alone on both nodes, M waits for it.
+    j, m, pol = _pair_run(case4_last=False)
+    assert pol.group_stats()["groups"] == 0 and m.start >= j.finish
+
+
+def test_fairness_check_of_the_groups_own_members():
+    # F_slack between J's response alone and in the group: only J itself is
+    # delayed past R_max by the group (M gains), so only the members' check refuses it.
+    j, m, pol = _pair_run()
+    in_group = j.finish - j.submit
+    j, m, pol = _pair_run(case4_last=False)
+    alone = j.finish - j.submit
+    r_est = pol.r_est[0]
+    f_slack = (alone + in_group) / 2 / r_est
+    assert alone < f_slack * r_est < in_group
+    j, m, pol = _pair_run(f_slack=f_slack)
+    assert pol.group_stats()["groups"] == 0 and pol.counters["unfair"] > 0
+    j, m, pol = _pair_run(f_slack=f_slack, fairness_members=False)
+    assert pol.group_stats()["groups"] == 1 and j.finish - j.submit > f_slack * pol.r_est[0]
+
+
+def test_preselection_threshold():
+    # SL_cos 1.3 both ways is above MAX_SL (1.25): no candidate, no group.
+    j, m, pol = _pair_run(cos_jm=1.3, cos_mj=1.3, j_sno=1.05)
+    assert pol.group_stats()["groups"] == 0
+    j, m, pol = _pair_run(cos_jm=1.3, cos_mj=1.3, j_sno=1.05, preselect_sl=float("inf"))
+    assert pol.group_stats()["groups"] == 1
+
+
+@pytest.mark.parametrize("own", [True, False])
+def test_formula_6_with_and_without_the_members_own_self_slowdown(own):
+    # test_case_1's group: M at 1 / (1.05 x 1.2) with its own SL_sno, 1 / 1.2 without;
+    # J at 1 / (1.05 x 1.1), or 1 / 1.1; after the group J goes on alone at 1 / 1.05.
+    cos = PairSlowdowns({(1, 2): 1.1, (2, 1): 1.2})
+    j = zjob(0, 0.0, 4, 800.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    m = zjob(1, 0.0, 2, 200.0, sl_scr=1.6, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False,
+                    group_self_slowdown=own)
+    Simulator(machine(2), [j, m], pol, debug=True).run()
+    self_m, self_j = (1.05, 1.05) if own else (1.0, 1.0)
+    t_m = 200.0 * self_m * 1.2
+    assert m.finish == pytest.approx(60.0 + t_m)
+    assert j.finish == pytest.approx(60.0 + t_m + (800.0 - t_m / (self_j * 1.1)) * 1.05)
+    a = Member(0, 4, 800.0, self_j, {1: 1.1}, 2)
+    r = utilization_gain(a, [Member(1, 2, 200.0, self_m, {0: 1.2}, 2)])
+    assert r.t_total == pytest.approx(t_m)   # formula 6's period, as the run had it
+
+
+@pytest.mark.parametrize("rematch", [True, False])
+def test_a_job_is_matched_again_after_its_group_disbands(rematch):
+    # J (4 processes, 2 nodes at PPN 2) and M (2 processes) form a group at 60 s;
+    # M ends at 60 + 105 s and the group is disbanded: J holds one core of each
+    # CPU of both nodes. H (2 processes) arrives at 400 s with no whole node
+    # free: Cases 2 and 3 match it with J again, if J may be matched again.
+    j = zjob(0, 0.0, 4, 3000.0, sl_scr=2.5, sl_sno=1.05)
+    m = zjob(1, 0.0, 2, 100.0, sl_scr=2.5, sl_sno=1.05)
+    h = zjob(2, 400.0, 2, 300.0, sl_scr=2.5, sl_sno=1.05)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, rematch=rematch)
+    sim = Simulator(machine(2), [j, m, h], pol, debug=True)
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert watch.max_jobs_per_node <= 2 and m.start == j.start == 60.0
+    if rematch:
+        assert pol.group_stats()["groups"] == 2 and h.start == 400.0
+        assert pol.case2 + pol.case3 == 1 and pol.group_stats()["grouped_jobs"] == 3
+    else:
+        assert pol.group_stats()["groups"] == 1 and h.start >= j.finish
+
+
+class Resumes:
+    def __init__(self, pol):
+        self.pol, self.rows = pol, []
+
+    def job_resumed(self, job, now):
+        self.rows.append((now, job.idx, self.pol.active.name))
+
+
+@pytest.mark.parametrize("backfilled", [True, False])
+def test_a_group_is_non_type_backfilled_into_another_types_slice(backfilled):
+    # A medium group outlives its slice; no long job exists, so the long slice
+    # leaves the group's nodes idle: the whole group resumes there, or none of it.
+    cos = PairSlowdowns()
+    j = zjob(0, 0.0, 4, 5000.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    m = zjob(1, 0.0, 2, 4000.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, group_non_type_backfilling=backfilled)
+    sim = Simulator(machine(2), [j, m], pol, debug=True)
+    seen = sim.observe(Resumes(pol))
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert watch.max_jobs_per_node <= 2 and pol.group_stats()["groups"] == 1
+    # While the group lasts (until M ends; J then runs alone and may be a guest).
+    guest = [(t, idx) for t, idx, vm in seen.rows if vm != "medium" and t < m.finish]
+    if backfilled:
+        assert guest, "the group never ran in the long slice"
+        times = {}
+        for t, idx in guest:
+            times.setdefault(t, set()).add(idx)
+        assert all(s == {0, 1} for s in times.values())   # both members together
+    else:
+        assert not guest
+
+
+@pytest.mark.parametrize("first", [False, True])
+def test_matchmaking_gets_the_first_look_when_switched_on(first):
+    # A medium job submitted in the long slice of an idle machine: non-type
+    # backfilling starts it there before any medium matchmaking round has seen it,
+    # unless matchmaking gets the first look.
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, matchmaking_first=first)
+    probe = Simulator(machine(2), [zjob(0, 0.0, 2, 30.0, sl_scr=2.5, sl_sno=1.05)],
+                      GLomarcTS(short_max=60.0, medium_max=8000.0))
+    probe.run()
+    long_slice = next(s for s in probe.policy.slice_log if s[3] == "long")
+    t = long_slice[1] + 10.0
+    jobs = [zjob(0, t, 4, 1000.0, sl_scr=2.5, sl_sno=1.05)]
+    sim = Simulator(machine(2), jobs, pol, debug=True)
+    sim.run()
+    stats = pol.group_stats()
+    if first:
+        assert stats["nontype_before_matchmaking"] == 0 and jobs[0].start > long_slice[2]
+    else:
+        assert stats["nontype_before_matchmaking"] == 1 and jobs[0].start == t

@@ -37,29 +37,52 @@ def test_headline_utilization_claim_covers_every_scheduler_compared():
     assert {c.verdict for c in claims[:3]} == {Verdict.NOT_REPRODUCED}
 
 
-def glts_cube(jobs_per_group, groups, eligible, below4, p75, p95):
+def glts_cube(jobs_per_group, groups, eligible, below4, p75, p95, grouped=None):
+    """GLTS's counters; ``grouped`` (grouped jobs per workload) defaults to ``groups``."""
+    grouped = grouped or groups
     recs = []
     for w in ("W1", "W2"):
         for seed in (0, 1, 2):
             rec = {"workload": w, "scheduler": "GLTS", "seed": seed, "jobs_per_group": jobs_per_group[w],
-                   "groups": groups[w] + 10 * seed, "eligible_in_groups": eligible,
+                   "groups": groups[w] + 10 * seed, "grouped_jobs": grouped[w] + 10 * seed,
+                   "eligible_in_groups": eligible,
                    "candidates_below_4": below4, "delay_p75_ml": p75, "delay_p95_ml": p95}
             recs.append(rec)
     return build(recs, dims=DIMS)
 
 
 def test_counter_claims_both_ways():
-    close = glts_cube({"W1": 2.45, "W2": 2.65}, {"W1": 1400.0, "W2": 2100.0}, 40.0, 80.0, 1.25, 1.45)
+    # W2 25 % above W1, as §5.3 says.
+    close = glts_cube({"W1": 2.45, "W2": 2.65}, {"W1": 1400.0, "W2": 1750.0}, 40.0, 80.0, 1.25, 1.45)
     claims = counter_claims(close, PUB, 0.2, 0.1)
     assert {c.verdict for c in claims} == {Verdict.REPRODUCED}
     assert all(c.unit == "seed (workload)" and c.n == "3" and c.key.startswith("counter_")
                for c in claims)
     far = glts_cube({"W1": 2.2, "W2": 3.5}, {"W1": 270.0, "W2": 500.0}, 16.0, 50.0, 1.0, 1.0)
-    assert [c.verdict for c in counter_claims(far, PUB, 0.2, 0.1)] == [Verdict.NOT_REPRODUCED] * 5
+    assert [c.verdict for c in counter_claims(far, PUB, 0.2, 0.1)] == [Verdict.NOT_REPRODUCED] * 6
     # One of two delay percentiles: no majority; with the other, both workloads' groups: partly.
     half = glts_cube({"W1": 2.5, "W2": 3.5}, {"W1": 1500.0, "W2": 2000.0}, 16.0, 50.0, 1.3, 1.0)
-    verdicts = [c.verdict for c in counter_claims(half, PUB, 0.2, 0.1)]
-    assert verdicts[0] == Verdict.NOT_REPRODUCED and verdicts[-1] == Verdict.NOT_REPRODUCED
+    verdicts = {c.key: c.verdict for c in counter_claims(half, PUB, 0.2, 0.1)}
+    assert verdicts["counter_jobs_per_group"] == Verdict.NOT_REPRODUCED
+    assert verdicts["counter_delay"] == Verdict.NOT_REPRODUCED
+
+
+def test_groups_are_read_as_grouped_jobs_by_the_papers_arithmetic():
+    # 600 groups of 2.5 jobs are 1,500 grouped jobs: the printed "1,500 groups" with
+    # 41.7 % of 3,600 eligible jobs grouped. Read as grouped jobs: reproduced; literally: not.
+    cube = glts_cube({"W1": 2.5, "W2": 2.6}, {"W1": 600.0, "W2": 770.0}, 41.7, 85.0, 1.3, 1.4,
+                     grouped={"W1": 1500.0, "W2": 1875.0})
+    jobs = {c.key: c for c in counter_claims(cube, PUB, 0.2, 0.1)}
+    assert jobs["counter_groups"].verdict == Verdict.REPRODUCED
+    assert "3,600 eligible jobs is 1,501" in jobs["counter_groups"].criterion
+    # W2 25 % above W1 in grouped jobs: §5.3's "about 25 % more".
+    assert jobs["counter_w2_more"].verdict == Verdict.REPRODUCED
+    literal = {c.key: c for c in counter_claims(cube, PUB, 0.2, 0.1, groups_reading="groups")}
+    assert literal["counter_groups"].verdict == Verdict.NOT_REPRODUCED
+    # The printed counts themselves (2,000 against 1,500) make 33 %, not about 25 %.
+    off = glts_cube({"W1": 2.5, "W2": 2.6}, {"W1": 1500.0, "W2": 2000.0}, 41.7, 85.0, 1.3, 1.4)
+    more = {c.key: c for c in counter_claims(off, PUB, 0.2, 0.1)}["counter_w2_more"]
+    assert more.verdict == Verdict.NOT_REPRODUCED and "make 33 %" in more.published
 
 
 def test_jobs_per_group_is_judged_on_the_jobs_beyond_two():
@@ -75,7 +98,8 @@ def test_jobs_per_group_is_judged_on_the_jobs_beyond_two():
 def counter_cube(seeds, jobs_per_group):
     """GLTS's counters over ``seeds`` seeds; jobs per group per seed, the rest as printed."""
     recs = [{"workload": w, "scheduler": "GLTS", "seed": s, "jobs_per_group": jobs_per_group[s],
-             "groups": 1500.0 if w == "W1" else 2000.0, "eligible_in_groups": 41.7,
+             "groups": 1500.0 if w == "W1" else 2000.0,
+             "grouped_jobs": 1500.0 if w == "W1" else 2000.0, "eligible_in_groups": 41.7,
              "candidates_below_4": 85.0, "delay_p75_ml": 1.3, "delay_p95_ml": 1.4}
             for w in ("W1", "W2") for s in range(seeds)]
     return build(recs, dims=DIMS)

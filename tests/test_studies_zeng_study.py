@@ -81,7 +81,8 @@ def test_scales_and_artifacts():
     assert names == ["zeng_workload", "zeng_simulate", "zeng_aggregate", "zeng_tables",
                      "zeng_figures", "zeng_simulate_glts", "zeng_aggregate_glts",
                      "zeng_figures_glts", "zeng_sweep", "zeng_aggregate_sweep",
-                     "zeng_figures_sweeps", "zeng_examples", "zeng_claims", "zeng_readme"]
+                     "zeng_figures_sweeps", "zeng_simulate_reading", "zeng_aggregate_readings",
+                     "zeng_figures_readings", "zeng_examples", "zeng_claims", "zeng_readme"]
     paths = [a.path for a in s.artifacts()]
     assert "paper_figures/zeng/README.md" in paths and "paper_figures/zeng/gantt_day.png" in paths
     assert len(s.summaries("smoke")) == 2 * 2 * 2
@@ -119,3 +120,46 @@ def test_part_1_alone_when_no_variant_is_run():
                                              "zeng_tables", "zeng_figures", "zeng_claims",
                                              "zeng_readme"]
     assert not any("fig6" in a.path or "examples" in a.path for a in s.artifacts())
+
+
+def test_readings_of_group_matchmaking_are_checked_before_any_job():
+    s = study("default")
+    # The main reading is the grid's glts.matchmaking, passed to every G-LOMARC-TS run.
+    assert s.main_reading()["case4_last"] is True and s.glts_params()["rematch"] is True
+    readings = s.readings()
+    assert "stacked" in readings and readings["case4_competes"] == {"case4_last": False}
+    assert readings["stacked"]["window_fill"] == "first_fit"
+    assert s.reading_params("case4_competes")["case4_last"] is False
+    step = s.step("zeng_simulate_reading")
+    w = type("W", (), {"reading": "stacked", "scale": "default", "workload": "W1", "seed": "0"})()
+    assert step.params(w)["policy_params"]["matchmaking_first"] is True
+    assert step.params(w)["variants"] == ["GLTS", "CST", "CSTWS"]
+
+    def same(spec):
+        spec["glts"]["readings"]["alternatives"]["noop"] = {"case4_last": True}
+    with pytest.raises(ConfigError, match=r"alternatives\.noop: changes nothing"):
+        study(edit=same).check()
+
+    def clash(spec):
+        r = spec["glts"]["readings"]
+        r["alternatives"]["other"] = {"window_fill": "consecutive", "rematch": False}
+        r["stacked"] = ["first_fit_windows", "other"]
+    with pytest.raises(ConfigError, match=r"stacked\[1\]: 'other' sets window_fill"):
+        study(edit=clash).check()
+
+    def unknown(spec):
+        spec["glts"]["readings"]["stacked"] = ["nope"]
+    with pytest.raises(ConfigError, match=r"stacked\[0\]: 'nope' is not an alternative"):
+        study(edit=unknown).check()
+
+    def no_cst(spec):
+        spec["glts"]["readings"]["variants"] = ["GLTS"]
+    with pytest.raises(ConfigError, match="must include CST"):
+        study(edit=no_cst).check()
+
+
+def test_a_bad_switch_value_names_the_grid_key():
+    def bad(spec):
+        spec["glts"]["matchmaking"]["window_fill"] = "best"
+    with pytest.raises(ConfigError, match="window_fill"):
+        study(edit=bad)

@@ -159,6 +159,15 @@ class FormationRules:
     first suitable group); ``first_block_only`` FBO; ``max_matched`` 1 for
     CST and CSTWS (pairs only); ``first_match`` CSTWS and NH (take the first
     group that passes instead of the best).
+
+    Where §4.5 is silent (readings, see :data:`READINGS`): ``window_fill``
+    "consecutive" (a window holds consecutive jobs, Fig. 4) or "first_fit"
+    (it skips a job that does not fit and goes on); ``window_filter`` True
+    (windows failing MATCHED_LONGER or MIN_UTILGAIN are dropped before the
+    best is chosen) or False (the best window is chosen, then must pass);
+    ``other_block_windows`` True (when no window of the first block passes,
+    the other blocks' windows are tried) or False (step 4 only extends the
+    first block's best group).
     """
 
     block_size: int = 16
@@ -170,6 +179,9 @@ class FormationRules:
     first_block_only: bool = False
     max_matched: int | None = None
     first_match: bool = False
+    window_fill: str = "consecutive"
+    window_filter: bool = True
+    other_block_windows: bool = True
 
 
 def make_blocks(cands: list[Candidate], rules: FormationRules) -> list[list[Candidate]]:
@@ -232,8 +244,10 @@ def windows(primary_nodes: int, block: list[Candidate], rules: FormationRules) -
     """Step 3: the window of the primary's node count sliding over a block (Fig. 4).
 
     From each position, consecutive jobs are taken while their nodes stay
-    within the window (the last may overshoot by MATCHED_LARGER); jobs that
-    cannot fit at all are skipped. Pairs-only variants take one job.
+    within the window (the last may overshoot by MATCHED_LARGER); a position
+    whose job cannot fit at all starts no window. With ``window_fill``
+    "first_fit" a job that does not fit is skipped and the next ones are
+    tried. Pairs-only variants take one job.
 
     Examples
     --------
@@ -241,15 +255,23 @@ def windows(primary_nodes: int, block: list[Candidate], rules: FormationRules) -
     >>> b = [Candidate(m, n, order=i, remaining=0.0) for i, n in enumerate([2, 3, 4, 1])]
     >>> [[c.order for c in w] for w in windows(5, b, FormationRules(matched_larger=0.2))]
     [[0, 1], [1], [2, 3], [3]]
+    >>> rules = FormationRules(matched_larger=0.2, window_fill="first_fit")
+    >>> [[c.order for c in w] for w in windows(5, b, rules)]
+    [[0, 1, 3], [1, 3], [2, 3], [3]]
     """
     out = []
     limit = rules.max_matched or len(block)
     cap = primary_nodes * (1.0 + rules.matched_larger)   # fits(), with a running sum
+    skip = rules.window_fill == "first_fit"
     for i in range(len(block)):
         group: list[Candidate] = []
         nodes = 0
         for c in itertools.islice(block, i, None):
-            if len(group) == limit or nodes + c.nodes > cap:
+            if len(group) == limit:
+                break
+            if nodes + c.nodes > cap:
+                if skip and group:
+                    continue
                 break
             group.append(c)
             nodes += c.nodes
@@ -324,7 +346,13 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
     if not blocks:
         return []
     found: list[list[Candidate]] = []
-    first = [w for w in windows(primary_nodes, blocks[0], rules) if ok(w)]
+    first = windows(primary_nodes, blocks[0], rules)
+    if rules.window_filter or rules.first_match:
+        first = [w for w in first if ok(w)]
+    elif first:
+        # The best window by gain alone; it must then pass the tests itself.
+        best = max(first, key=lambda w: (gain_of(w), -min(c.order for c in w)))
+        first = [best] if ok(best) else []
     if rules.first_match:
         found = first
     elif first:
@@ -340,7 +368,7 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
                     if ok(trial) and gain_of(trial) > gain_of(group):
                         group = trial
                         found.append(list(group))
-    if not found and not rules.first_block_only:
+    if not found and not rules.first_block_only and rules.other_block_windows:
         # No window of the first block qualifies: the other blocks' windows.
         for block in blocks[1:]:
             found += [w for w in windows(primary_nodes, block, rules) if ok(w)]
@@ -383,6 +411,42 @@ VARIANTS: dict[str, dict] = {
 }
 
 
+#: Readings of §4.4-§4.9 where our code could depart from the text: parameter
+#: -> (default, what the other value does). The defaults follow the text
+#: where it is explicit, unless another sentence of the paper supports the
+#: other reading; where it is silent we chose (paper_figures/zeng/README.md
+#: quotes the sentences; config/grids/zeng.yaml runs every alternative).
+READINGS: dict[str, tuple] = {
+    # §4.5 step 1 names no threshold: MAX_SL ("Maximum slowdown that a job
+    # should experience", Table 6), both ways ("do not slow down each
+    # other"); a number sets another threshold (inf: no pre-selection).
+    "preselect_sl": (None, "another step-1 threshold"),
+    # §4.5 step 3 (silent): windows of consecutive jobs, or first fit.
+    "window_fill": ("consecutive", "first_fit: a window skips a job that does not fit"),
+    # §4.5 step 3 (silent): MATCHED_LONGER and MIN_UTILGAIN drop windows
+    # before the best is chosen, or the best is chosen and then tested.
+    "window_filter": (True, "the best window by gain, then tested"),
+    # §4.5 (silent): the other blocks' windows when the first block has none.
+    "other_block_windows": (True, "only step 4 reaches the other blocks"),
+    # §4.5 step 6 says "any other job"; §4.1 asks R_i <= R_max,i of every job.
+    "fairness_members": (True, "step 6 checks only the jobs outside the group"),
+    # §4.4: Case 4 only when Cases 1-3 and 5 all fail (Case 5: PPN 4 within MAX_SL).
+    "case4_last": (True, "Case 4 competes with the other cases on gain"),
+    # §4.4: "a job may be matched more than once over its runtime".
+    "rematch": (True, "a job that was in a group is never matched again"),
+    # §4.7: "Groups are preempted and resumed as well as non-type slice
+    # backfilled like individual jobs".
+    "group_non_type_backfilling": (True, "group members are never non-type backfilled"),
+    # Formula 6 has no self slowdown; §4.9 says the processes of one job on a
+    # node (different CPUs) slow it down by SL_sno: kept in a group.
+    "group_self_slowdown": (True, "formula 6 as printed: members slowed by SL_cos only"),
+    # Fig. 3 is not in our copy: off, non-type backfilling may start a waiting
+    # job before its own virtual machine's matchmaking has seen it.
+    "matchmaking_first": (False, "a waiting job is non-type backfilled only after "
+                                 "its virtual machine's matchmaking has seen it"),
+}
+
+
 class GLomarcTS(ScojoPECT):
     """G-LOMARC-TS inside each Scojo-PECT virtual machine (paper Z §4.2-§4.7): Cases 1-5.
 
@@ -398,9 +462,11 @@ class GLomarcTS(ScojoPECT):
            others: backfilling, where the paper also applies only Cases 1,
            4 and 5), while whole nodes are free:
             Case 5: J at 4 processes per node on whole nodes free now for its
-                    whole planned run; gain 4 / (SL_scr SL_sno) - 1
+                    whole planned run, if SL_scr SL_sno <= MAX_SL (§4.3's
+                    threshold); gain 4 / (SL_scr SL_sno) - 1
             Case 2 (head only): J primary on the idle core of each CPU of
-                    running jobs' nodes (running jobs alone at PPN <= 2)
+                    running jobs' nodes (running jobs not in a group, at
+                    PPN <= 2; also those a disbanded group left: §4.4)
             Case 3 (head only): a running primary, J among its matched jobs
             Case 1: J primary at PPN 2 (1 if SL_sno > SELF_SL2) with other
                     waiting jobs of its type matched on the other halves of
@@ -408,9 +474,10 @@ class GLomarcTS(ScojoPECT):
                     both ways, groups by steps 2-6 (form_groups), needing
                     max(J's nodes, matched nodes) whole nodes free now for
                     the group's planned run; gain by formula 6
-            take the option of highest gain (a group needs MIN_UTILGAIN and
-               every member's predicted response within F_slack x R_est);
-               none: Case 4, J keeps its reservation (space sharing, formula 8)
+            take the option of highest gain among Cases 1-3 and 5 (a group
+               needs MIN_UTILGAIN and every member's predicted response
+               within F_slack x R_est); none: Case 4, J keeps its
+               reservation (space sharing at its formula-8 PPN)
         last: start every job whose reservation is due (conservative
            backfilling, as SSP)
 
@@ -419,11 +486,14 @@ class GLomarcTS(ScojoPECT):
     with the matched jobs running); when a matched job ends the primary's
     pace is recomputed; when the primary ends, or the last matched job, the
     group is disbanded and the others go on at their self slowdown (§4.4).
-    Group members are not non-type slice backfilled (their pace assumes
-    their partners run). Groups take holes of the conservative plan, so no
-    queued job's reservation moves later.
+    A suspended group is non-type slice backfilled like a job (§4.7): all
+    its members resume together, or none. Groups take holes of the
+    conservative plan, so no queued job's reservation moves later.
 
-    Case 3 (``case3``, for the head job): a running job alone on its nodes at
+    Each place where this reading of the text could be another is a
+    parameter (:data:`READINGS`); the flow above is the main reading's.
+
+    Case 3 (``case3``, for the head job): a running job not in a group, at
     PPN <= 2 (the ``RUNNING_PRIM_NUM`` least delayed by their predicted
     response over R_est) becomes the primary of a group whose matched jobs,
     the head among them, take the other core of each CPU of its nodes; its
@@ -450,7 +520,7 @@ class GLomarcTS(ScojoPECT):
     defaults = {**ScojoPECT.defaults, "variant": "GLTS", "block_size": 16,
                 "matched_larger": 0.125, "matched_longer": 3000.0, "min_utilgain": 0.45,
                 "f_slack": 1.5, "replan": True, "case2": True, "case3": True,
-                "running_prim_num": 8}
+                "running_prim_num": 8, **{k: v for k, (v, _) in READINGS.items()}}
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -463,10 +533,21 @@ class GLomarcTS(ScojoPECT):
         for key in ("matched_larger", "matched_longer", "f_slack"):
             if not p[key] >= 0:
                 raise ConfigError(f"{self.name}: parameter {key} must be >= 0")
+        if p["window_fill"] not in ("consecutive", "first_fit"):
+            raise ConfigError(f"{self.name}: parameter window_fill must be consecutive or first_fit; "
+                              f"not {p['window_fill']!r}")
+        if p["preselect_sl"] is not None and (isinstance(p["preselect_sl"], bool)
+                                              or not isinstance(p["preselect_sl"], (int, float))
+                                              or not p["preselect_sl"] > 0):
+            raise ConfigError(f"{self.name}: parameter preselect_sl must be > 0 or null (MAX_SL)")
         self.rules = FormationRules(block_size=int(p["block_size"]),
                                     matched_larger=float(p["matched_larger"]),
                                     matched_longer=float(p["matched_longer"]),
-                                    min_gain=float(p["min_utilgain"]), **VARIANTS[p["variant"]])
+                                    min_gain=float(p["min_utilgain"]),
+                                    window_fill=p["window_fill"], window_filter=bool(p["window_filter"]),
+                                    other_block_windows=bool(p["other_block_windows"]),
+                                    **VARIANTS[p["variant"]])
+        self.preselect_sl = float(p["max_sl"] if p["preselect_sl"] is None else p["preselect_sl"])
 
     def attach(self, sim):
         super().attach(sim)
@@ -479,7 +560,11 @@ class GLomarcTS(ScojoPECT):
         self.groups: dict[int, list] = {}
         self.group_sizes: list[int] = []
         self.grouped: set[int] = set()
-        self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0}
+        self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0,
+                         "nontype_before_matchmaking": 0}
+        #: virtual machine -> wall time of its last matchmaking round (one that
+        #: looked at its queue: not at low load)
+        self._last_round: dict[str, float] = {}
         self.case5 = 0
         self.case3 = 0
         self.case2 = 0
@@ -523,6 +608,11 @@ class GLomarcTS(ScojoPECT):
     def _self_at(self, job: Job, ppn: int) -> float:
         return self_slowdown(ppn, job.features["sl_scr"], job.features["sl_sno"])
 
+    def _group_self(self, job: Job, ppn: int) -> float:
+        """A member's self slowdown while in a group: at its PPN there (§4.9), or
+        none (``group_self_slowdown`` off: formula 6 as printed)."""
+        return self._self_at(job, ppn) if self.params["group_self_slowdown"] else 1.0
+
     def _cores(self, job, nodes, layer):
         if job.idx not in self.group_of:
             return super()._cores(job, nodes, layer)
@@ -539,8 +629,35 @@ class GLomarcTS(ScojoPECT):
         off = layer * self.cpus
         return [c + off for c in out]
 
-    def _may_guest(self, job):
-        return job.idx not in self.group_of
+    def _guest_unit(self, job):
+        gid = self.group_of.get(job.idx)
+        if gid is None:
+            return [job]
+        if not self.params["group_non_type_backfilling"]:
+            return []   # their pace assumes their partners run
+        # §4.7: a group is non-type backfilled like a job: all its members or none.
+        primary, matched = self.groups[gid]
+        jobs = self.sim.jobs
+        members = [jobs[i] for i in (primary, *sorted(matched))]
+        if any(j.state != SUSPENDED for j in members):
+            return []
+        return members
+
+    def _seen(self, job) -> bool:
+        """Whether a matchmaking round of ``job``'s own virtual machine has seen it:
+        one has run since its submission (while it waits, it is in that queue)."""
+        return self._last_round.get(self.plan[job.idx][0], -1.0) >= job.submit
+
+    def _may_backfill(self, job):
+        # A job of a matched type that its own virtual machine's matchmaking
+        # has not yet seen waits for it when matchmaking has the first look.
+        if self.plan[job.idx][0] == "short" or not self.params["matchmaking_first"]:
+            return True
+        return self._seen(job)
+
+    def _backfilled(self, job):
+        if self.plan[job.idx][0] != "short" and not self._seen(job):
+            self.counters["nontype_before_matchmaking"] += 1
 
     def _free_whole_nodes(self, vm, v: float, dur: float) -> int:
         """Mask of units of the nodes wholly free in ``vm``'s plan for ``[v, v+dur)`` and idle now."""
@@ -590,6 +707,7 @@ class GLomarcTS(ScojoPECT):
             # No whole node free: Cases 1, 4 and 5 cannot start anything, but
             # the head may still run on the idle cores of running jobs' nodes.
             self._head = queue[0]
+            self._last_round[vm.name] = now
             best = self._best_option(vm, queue[0], queue[1:], v, now, whole_nodes=False)
             if best is not None:
                 best()
@@ -599,6 +717,7 @@ class GLomarcTS(ScojoPECT):
         # Low load: every waiting job fits at one process per node.
         if sum(j.procs for j in queue) <= free:
             return
+        self._last_round[vm.name] = now
         started = False
         self._head = queue[0]
         waiting = None  # the jobs still waiting, made again after an option runs
@@ -648,13 +767,16 @@ class GLomarcTS(ScojoPECT):
         # Case 5's hole over its run lies within this one (a longer window
         # keeps fewer cores free), so too few now rule Case 5 out as well.
         whole_now = self._hole_without(vm, given, v, 1e-9).bit_count()
-        if self.reservation[job.idx][0] <= v + 1e-6:
+        case4_last = self.params["case4_last"]
+        if self.reservation[job.idx][0] <= v + 1e-6 and not case4_last:
             # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
             ppn = self.plan[job.idx][1]
             options.append((ppn / self._self_at(job, ppn) - 1.0, None))
-        # Case 5: space sharing on all cores of each node.
-        if job.procs > 1:
-            slow4 = self._self_at(job, 4)
+        # Case 5: space sharing on all cores of each node. Read with §4.3 ("a
+        # threshold on acceptable self slowdown"), it fails beyond MAX_SL when
+        # Case 4 comes last (no option: the job keeps its plan, Case 4).
+        slow4 = self._self_at(job, 4)
+        if job.procs > 1 and not (case4_last and slow4 > self.params["max_sl"]):
             dur = job.requested_time * slow4
             nodes = -(-job.procs // 4)
             late = (self._wall_of(vm, v + dur, now) - job.submit
@@ -679,7 +801,7 @@ class GLomarcTS(ScojoPECT):
         last = self._candidates.get(primary.idx)
         if last is not None and last[0] == key:
             return last[1], last[2]
-        max_sl = self.params["max_sl"]
+        max_sl = self.preselect_sl
         pairs = self._pairs.get(primary.idx)
         if pairs is None:
             pairs = self._pairs[primary.idx] = {}
@@ -711,7 +833,7 @@ class GLomarcTS(ScojoPECT):
         if ba > max_sl:
             return None
         ppn = self._cos_ppn(j)
-        return ab, Member(j.idx, j.procs, j.requested_time, self._self_at(j, ppn),
+        return ab, Member(j.idx, j.procs, j.requested_time, self._group_self(j, ppn),
                           {primary.idx: ba}, ppn), -(-j.procs // ppn)
 
     def _case1(self, vm, primary, others, v, now, given, whole_now):
@@ -727,7 +849,7 @@ class GLomarcTS(ScojoPECT):
             self.counters["candidates"].append(0)
             return None
         jobs = self.sim.jobs
-        a = Member(primary.idx, primary.procs, primary.requested_time, self._self_at(primary, ppn_a),
+        a = Member(primary.idx, primary.procs, primary.requested_time, self._group_self(primary, ppn_a),
                    sl_a, ppn_a)
         chosen = {}
         # form_groups' GroupRun of each group it scored: a function of the
@@ -821,6 +943,8 @@ class GLomarcTS(ScojoPECT):
         """Step 6: whether a job of ``plan`` (its duration in ``vm``'s time from ``v``,
         by job) would end more than F_slack x R_est after its submission;
         counted as unfair."""
+        if not self.params["fairness_members"]:
+            return False   # step 6 as printed: only jobs outside the group ("any other job")
         jobs, r_est = self.sim.jobs, self.r_est
         f_slack = self.params["f_slack"]
         for idx, (dur, _) in plan.items():
@@ -838,7 +962,7 @@ class GLomarcTS(ScojoPECT):
         running = []
         for r in vm.held.values():
             # Alone on whole nodes: never grouped (a disbanded member holds half nodes).
-            if r.state != RUNNING or r.idx in self.grouped or self.plan[r.idx][1] > 2:
+            if r.state != RUNNING or self._halves(r) is None:
                 continue
             end = self._wall_of(vm, self.reservation[r.idx][0], now)
             running.append(((end - r.submit) / max(self.r_est[r.idx], 1e-9), r.idx, r))
@@ -846,31 +970,33 @@ class GLomarcTS(ScojoPECT):
         best = None
         for _, _, r in running[:int(self.params["running_prim_num"])]:
             ppn_r = self.plan[r.idx][1]
-            nodes_r = len(self.units[r.idx]) // 2
+            own, spare_r = self._halves(r)
+            nodes_r = len(own)
             rem = max(0.0, r.requested_time - self.sim.work_done(r))
             if rem <= 0:
                 continue
             cands, sl_r = self._waiting_candidates(r, waiting)
             if head.idx not in sl_r:
                 continue
-            a = Member(r.idx, r.procs, rem, self._self_at(r, ppn_r), sl_r, ppn_r)
+            a = Member(r.idx, r.procs, rem, self._group_self(r, ppn_r), sl_r, ppn_r)
             if not may_join(a, nodes_r, cands[0], self.rules):  # cands[0]: the head's (FCFS rank 0)
                 # No group offered holds the head, and fair turns down every
                 # group without it: form_groups would only count the candidates.
                 self.counters["candidates"].append(len(cands))
                 continue
             jobs = {j.idx: j for j in waiting}
-            unit0 = Allocation.of(self.unit_platform, [u for u in self.units[r.idx].cores if u % 2 == 0])
+            unit0 = Allocation.of(self.unit_platform, own)
             chosen = {}
 
-            def fair(group, r=r, a=a, jobs=jobs, unit0=unit0, nodes_r=nodes_r, chosen=chosen):
+            def fair(group, r=r, a=a, jobs=jobs, unit0=unit0, nodes_r=nodes_r, chosen=chosen,
+                     spare_r=spare_r):
                 if head.idx not in {c.member.key for c in group}:
                     return False
                 if sum(c.nodes for c in group) > nodes_r:
                     self.counters["no_room"] += 1
                     return False
                 plan = self._group_plan(a, group)
-                spare = [u + 1 for u in unit0.cores]
+                spare = list(spare_r)
                 units = {r.idx: unit0}
                 for c in group:
                     units[c.member.key], spare = (Allocation.of(self.unit_platform, spare[:c.nodes]),
@@ -908,15 +1034,42 @@ class GLomarcTS(ScojoPECT):
         return gain, lambda: self._run_case3(vm, r, chosen, v)
 
     def _alone_running(self, vm):
-        """Running jobs alone on whole nodes at PPN <= 2 (their CPUs' other cores idle)."""
+        """Running jobs not in a group, at PPN <= 2, with the other core of each of
+        their CPUs free (:meth:`_halves`)."""
         return [r for r in vm.held.values()
-                if r.state == RUNNING and r.idx not in self.grouped and self.plan[r.idx][1] <= 2]
+                if r.state == RUNNING and self._halves(r) is not None]
+
+    def _halves(self, r: Job) -> tuple[list[int], list[int]] | None:
+        """A running job's units in a group with it and the units its partners
+        would take (the other core of each of its CPUs), or None if it cannot
+        be matched now.
+
+        A job alone on whole nodes keeps unit 0 of each and gives up unit 1.
+        A job left from a disbanded group holds one unit per node; with
+        ``rematch`` (§4.4: "a job may be matched more than once over its
+        runtime") it may be matched again when the other units are idle.
+        """
+        if r.idx in self.group_of or self.plan[r.idx][1] > 2:
+            return None
+        if r.idx not in self.grouped:   # never grouped: alone on whole nodes
+            held = self.units[r.idx].cores
+            return held[0::2], held[1::2]
+        if not self.params["rematch"]:
+            return None
+        held = self.units[r.idx].cores
+        mine = set(held)
+        own = [u for u in held if u % 2 == 0 or (u ^ 1) not in mine]
+        spare = [u ^ 1 for u in own]
+        idle = ~self.busy_units
+        if any(u not in mine and not (idle >> u) & 1 for u in spare):
+            return None
+        return own, spare
 
     def _case2(self, vm, head, v, now):
         """Case 2: the head job the primary, on the idle core of each CPU of the
         nodes of running jobs (its matched jobs), which slow down by their
         SL_cos with it; the plan is rebuilt and checked (step 6)."""
-        max_sl = self.params["max_sl"]
+        max_sl = self.preselect_sl
         ppn_a = self._cos_ppn(head)
         nodes_a = -(-head.procs // ppn_a)
         cands = []
@@ -929,14 +1082,14 @@ class GLomarcTS(ScojoPECT):
             ppn = self.plan[r.idx][1]
             end = self._wall_of(vm, self.reservation[r.idx][0], now)
             delay = (end - r.submit) / max(self.r_est[r.idx], 1e-9)
-            cands.append(Candidate(Member(r.idx, r.procs, rem, self._self_at(r, ppn),
+            cands.append(Candidate(Member(r.idx, r.procs, rem, self._group_self(r, ppn),
                                           {head.idx: self._sl_cos(r, head)}, ppn),
-                                   len(self.units[r.idx]) // 2, order=r.idx,
+                                   len(self._halves(r)[0]), order=r.idx,
                                    remaining=rem * self._self_at(r, ppn), delay=delay, running=True))
         if not cands:
             return None
         running = {c.member.key: self.sim.jobs[c.member.key] for c in cands}
-        a = Member(head.idx, head.procs, head.requested_time, self._self_at(head, ppn_a),
+        a = Member(head.idx, head.procs, head.requested_time, self._group_self(head, ppn_a),
                    {k: self._sl_cos(head, r) for k, r in running.items()}, ppn_a)
         chosen = {}
 
@@ -947,9 +1100,9 @@ class GLomarcTS(ScojoPECT):
             plan = self._group_plan(a, group)
             units, halves = {}, []
             for c in group:
-                whole = self.units[c.member.key].cores
-                units[c.member.key] = Allocation.of(self.unit_platform, [u for u in whole if u % 2 == 0])
-                halves += [u for u in whole if u % 2 == 1]
+                own, spare = self._halves(running[c.member.key])
+                units[c.member.key] = Allocation.of(self.unit_platform, own)
+                halves += spare
             units[head.idx] = Allocation.of(self.unit_platform, halves[:nodes_a])
             if self._past_slack(vm, plan, v, now):
                 return False
@@ -987,11 +1140,11 @@ class GLomarcTS(ScojoPECT):
             self.units[r.idx] = units[r.idx]
             dur, ppn = plan[r.idx]
             self.reservation[r.idx] = (v + dur, units[r.idx])
-            self.sim.set_rate(r, 1.0 / (self._self_at(r, ppn) * self._sl_cos(r, head)))
+            self.sim.set_rate(r, 1.0 / (self._group_self(r, ppn) * self._sl_cos(r, head)))
         sl_q = max(self._sl_cos(head, r) for r in matched)
         dur, ppn = plan[head.idx]
         self._take(vm, head, units[head.idx], dur, v, ppn,
-                   1.0 / (self._self_at(head, ppn) * sl_q), reserve=False)
+                   1.0 / (self._group_self(head, ppn) * sl_q), reserve=False)
         vm.profile = replan["profile"]
         for idx, (start, alloc) in replan["reservations"].items():
             self.reservation[idx] = (start, alloc)
@@ -1013,11 +1166,11 @@ class GLomarcTS(ScojoPECT):
         dur_r, ppn_r = plan[r.idx]
         self.reservation[r.idx] = (v + dur_r, units[r.idx])
         sl_q = max(self._sl_cos(r, j) for j in matched)
-        self.sim.set_rate(r, 1.0 / (self._self_at(r, ppn_r) * sl_q))
+        self.sim.set_rate(r, 1.0 / (self._group_self(r, ppn_r) * sl_q))
         for j in matched:
             dur, ppn = plan[j.idx]
             self._take(vm, j, units[j.idx], dur, v, ppn,
-                       1.0 / (self._self_at(j, ppn) * self._sl_cos(j, r)), reserve=False)
+                       1.0 / (self._group_self(j, ppn) * self._sl_cos(j, r)), reserve=False)
         vm.profile = replan["profile"]
         for idx, (start, alloc) in replan["reservations"].items():
             self.reservation[idx] = (start, alloc)
@@ -1121,9 +1274,10 @@ class GLomarcTS(ScojoPECT):
             for k in list(members):
                 if k not in end and done[k] >= members[k].work - 1e-9:
                     end[k] = t
+        jobs = self.sim.jobs
         for k, m in members.items():
-            if k not in end:  # goes on alone after the group
-                end[k] = t + max(0.0, m.work - done[k]) * m.self_slowdown
+            if k not in end:  # goes on alone after the group, at its self slowdown
+                end[k] = t + max(0.0, m.work - done[k]) * self._self_at(jobs[k], m.ppn)
         return {k: (end[k], members[k].ppn) for k in members}
 
     # --------------------------------------------------------------- actions
@@ -1163,9 +1317,9 @@ class GLomarcTS(ScojoPECT):
             for j in (primary, *matched):  # all first: a member's new units may be another's old
                 self._give_up(vm, j, v)
         sl_q = max(self._sl_cos(primary, j) for j in matched)
-        rates = {primary.idx: 1.0 / (self._self_at(primary, plan[primary.idx][1]) * sl_q)}
+        rates = {primary.idx: 1.0 / (self._group_self(primary, plan[primary.idx][1]) * sl_q)}
         for j in matched:
-            rates[j.idx] = 1.0 / (self._self_at(j, plan[j.idx][1]) * self._sl_cos(j, primary))
+            rates[j.idx] = 1.0 / (self._group_self(j, plan[j.idx][1]) * self._sl_cos(j, primary))
         for j in (primary, *matched):
             dur, ppn = plan[j.idx]
             self._take(vm, j, units[j.idx], dur, v, ppn, rates[j.idx], reserve=replan is None)
@@ -1197,7 +1351,7 @@ class GLomarcTS(ScojoPECT):
             return
         primary = jobs[primary_idx]
         sl_q = max(self._sl_cos(primary, jobs[k]) for k in matched)
-        self.sim.set_rate(primary, 1.0 / (self._self_at(primary, self.plan[primary_idx][1]) * sl_q))
+        self.sim.set_rate(primary, 1.0 / (self._group_self(primary, self.plan[primary_idx][1]) * sl_q))
 
     def _disband(self, gid):
         """§4.4: the group ends; whoever is left runs alone at its self slowdown."""
@@ -1212,7 +1366,8 @@ class GLomarcTS(ScojoPECT):
         """Counters of §5.2-§5.3."""
         eligible = [j for j in self.sim.jobs if self.plan[j.idx][0] != "short"]
         cands = np.asarray(self.counters["candidates"], dtype=float)
-        return {"groups": len(self.group_sizes),
+        return {"groups": len(self.group_sizes), "grouped_jobs": len(self.grouped),
+                "eligible_jobs": len(eligible),
                 "jobs_per_group": float(np.mean(self.group_sizes)) if self.group_sizes else 0.0,
                 "eligible_in_groups": 100.0 * len(self.grouped) / max(1, len(eligible)),
                 "decisions": int(cands.size),
@@ -1220,5 +1375,6 @@ class GLomarcTS(ScojoPECT):
                                        if cands.size else float("nan")),
                 "case5_starts": self.case5, "case2_groups": self.case2, "case3_groups": self.case3,
                 "rejected_no_room": self.counters["no_room"],
-                "rejected_unfair": self.counters["unfair"], "replans": self.counters["replans"]}
+                "rejected_unfair": self.counters["unfair"], "replans": self.counters["replans"],
+                "nontype_before_matchmaking": self.counters["nontype_before_matchmaking"]}
 

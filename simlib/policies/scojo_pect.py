@@ -688,14 +688,18 @@ class ScojoPECT(Policy):
             if guest is host:
                 continue
             for job in list(guest.held.values()):
-                if job.state != SUSPENDED or job.idx in self.guests or not self._may_guest(job):
+                if job.state != SUSPENDED or job.idx in self.guests:
                     continue
-                nodes = self.reservation[job.idx][1]
-                if nodes.mask & idle != nodes.mask:
+                together = self._guest_unit(job)   # the job, or its whole group
+                mask = 0
+                for j in together:
+                    mask |= self.reservation[j.idx][1].mask
+                if not together or mask & idle != mask:
                     continue
-                sim.resume(job)
-                self._host(job, nodes, v, v_end)
-                idle &= ~nodes.mask
+                for j in together:
+                    sim.resume(j)
+                    self._host(j, self.reservation[j.idx][1], v, v_end)
+                idle &= ~mask
                 if not idle:
                     return
             gv = guest.vnow(now)
@@ -704,7 +708,7 @@ class ScojoPECT(Policy):
             masks = guest.profile.masks  # masks[0]: the step at gv (advanced above)
             for job in guest.queue:
                 _, _, k, dur, _ = self.plan[job.idx]
-                if k > idle.bit_count():
+                if k > idle.bit_count() or not self._may_backfill(job):
                     continue
                 old, alloc = self.reservation[job.idx]
                 # Its room lies within the idle units free at gv once its own
@@ -725,6 +729,7 @@ class ScojoPECT(Policy):
                     if self._launch(guest, job, nodes):
                         self.reservation[job.idx] = (gv + dur, nodes)
                         self._host(job, nodes, v, v_end)
+                        self._backfilled(job)
                         idle &= ~nodes.mask
                         started = True
                         if not idle:
@@ -755,9 +760,17 @@ class ScojoPECT(Policy):
             given = []
         return (profile.hole_given_back(gv, dur, given) & idle).bit_count() < k
 
-    def _may_guest(self, job: Job) -> bool:
-        """Whether a suspended job may resume in another type's slice (all may, here)."""
+    def _guest_unit(self, job: Job) -> list[Job]:
+        """The suspended jobs that resume with ``job`` in another type's slice
+        (here: ``job`` alone; none: it may not)."""
+        return [job]
+
+    def _may_backfill(self, job: Job) -> bool:
+        """Whether a waiting job may start in another type's slice (all may, here)."""
         return True
+
+    def _backfilled(self, job: Job) -> None:
+        """Called when a waiting job has started in another type's slice."""
 
     def _host(self, job: Job, nodes: Allocation, v: float, v_end: float) -> None:
         """Block ``nodes`` in the active plan for a non-type job until the slice's end."""

@@ -109,7 +109,32 @@ class Zeng(Study):
         t6, g = self.published["table6"], self.spec["glts"]
         return {**self.policy_params(), **{p: self.published_value(p) for p in SWEEP_PARAMETERS},
                 "matched_longer": float(t6["MATCHED_LONGER"]),
-                **{k: bool(g[k]) for k in ("case2", "case3", "replan")}}
+                **{k: bool(g[k]) for k in ("case2", "case3", "replan")},
+                **dict(g.get("matchmaking") or {})}
+
+    def readings(self) -> dict[str, dict]:
+        """The alternative readings of group matchmaking (``glts.readings``): name ->
+        the switches it changes; ``stacked`` (when listed) all of its alternatives at once."""
+        spec = self.spec["glts"].get("readings")
+        if not spec or not self.glts_variants():
+            return {}
+        out = {k: dict(v) for k, v in spec["alternatives"].items()}
+        if spec.get("stacked"):
+            out["stacked"] = {k: v for name in spec["stacked"] for k, v in out[name].items()}
+        return out
+
+    def main_reading(self) -> dict:
+        """The main reading's switches (``glts.matchmaking``, else the policy's defaults)."""
+        from simlib.policies.glomarc_ts import READINGS, GLomarcTS
+        p = {**GLomarcTS.defaults, **self.glts_params()}
+        return {k: p[k] for k in READINGS}
+
+    def reading_variants(self) -> list[str]:
+        return list(self.spec["glts"]["readings"]["variants"]) if self.readings() else []
+
+    def reading_params(self, reading: str) -> dict:
+        """G-LOMARC-TS's parameters under an alternative reading."""
+        return {**self.glts_params(), **self.readings()[reading]}
 
     def published_value(self, parameter: str):
         name, cast, _ = SWEEP_PARAMETERS[parameter]
@@ -181,6 +206,33 @@ class Zeng(Study):
                              f"{here}: {v} is Table 6's value, taken from the main runs; drop it")
                     _policy(here, "glomarc_ts", {**self.glts_params(), param: v})
 
+        self._check_readings(where)
+
+    def _check_readings(self, where: str) -> None:
+        spec = self.spec["glts"].get("readings")
+        if not spec or not self.glts_variants():
+            return
+        at = f"{where}.glts.readings"
+        for i, v in enumerate(spec["variants"]):
+            _require(v in self.glts_variants(), f"{at}.variants[{i}]: {v!r} is not run by glts.variants "
+                                                "(the main reading comes from those runs)")
+        for v in ("GLTS", "CST", "CSTWS"):
+            _require(v in spec["variants"], f"{at}.variants: must include {v} (the claims judged under "
+                                            "each reading compare GLTS with CST and CSTWS)")
+        seen: dict = {}
+        for i, name in enumerate(spec.get("stacked") or []):
+            _require(name in spec["alternatives"], f"{at}.stacked[{i}]: {name!r} is not an alternative "
+                                                   f"({', '.join(spec['alternatives'])})")
+            for k, v in spec["alternatives"][name].items():
+                _require(seen.get(k, v) == v, f"{at}.stacked[{i}]: {name!r} sets {k} to {v!r}, "
+                                              f"another stacked alternative to {seen.get(k)!r}")
+                seen[k] = v
+        main = self.main_reading()
+        for name, switches in self.readings().items():
+            _require(any(main[k] != v for k, v in switches.items()),
+                     f"{at}.alternatives.{name}: changes nothing from the main reading (glts.matchmaking)")
+            _policy(f"{at}.alternatives.{name}", "glomarc_ts", self.reading_params(name))
+
     def _run(self, workload: str, where: str) -> None:
         _require(workload in self.workloads(), f"{where}: {workload!r} is not run "
                                                f"(workloads: {', '.join(self.workloads())})")
@@ -217,10 +269,14 @@ class Zeng(Study):
     def glts_summary(self, scale, workload, seed) -> str:
         return f"{RUNS.format(scale=scale)}/{workload}/glts/seed{seed}.json"
 
+    def reading_summary(self, scale, reading, workload, seed) -> str:
+        return f"{RUNS.format(scale=scale)}/readings/{reading}/{workload}/seed{seed}.json"
+
     # -------------------------------------------------------------- steps
     def steps(self) -> list[Step]:
         """The steps of ``steps.yaml`` whose part of the grid is run."""
-        built = {"part1": True, "glts": bool(self.glts_variants()), "sweep": bool(self.sweeps())}
+        built = {"part1": True, "glts": bool(self.glts_variants()), "sweep": bool(self.sweeps()),
+                 "readings": bool(self.readings())}
         return [self._step(name, **spec) for name, spec in _data("steps.yaml").items()
                 if built[spec["part"]]]
 
@@ -358,6 +414,40 @@ class Zeng(Study):
                                                             "figure": s.get("figure")}
                                                         for p, s in self.sweeps().items()}}}
 
+    # ------------------------------- part 2: the reading x claim matrix
+    def _simulate_reading(self) -> dict:
+        """One job per (reading, workload, seed): ``glts.readings.variants`` under it."""
+        return {"output": {"summary": self.reading_summary("{scale}", "{reading}", "{workload}", "{seed}")},
+                "input": self._workload_input(),
+                "params": lambda w: {**self._glts_params(), "reading": w.reading,
+                                     "policy_params": self.reading_params(w.reading),
+                                     "variants": self.reading_variants()},
+                "wildcard_constraints": {"reading": "|".join(self.readings()) or "-",
+                                         "workload": "|".join(self.workloads()), "seed": "[0-9]+"},
+                "batch": self.fold_groups({r: [{"reading": r, "workload": w, "seed": s}
+                                               for w in self.workloads() for s in self.seeds()]
+                                           for r in self.readings()})}
+
+    def _aggregate_readings(self) -> dict:
+        def inputs(w):
+            pairs = [(wl, s) for wl in self.workloads() for s in self.seeds(w.scale)]
+            return {"ssp": self.summaries(w.scale, ["multicore"]),
+                    "glts": [self.glts_summary(w.scale, wl, s) for wl, s in pairs],
+                    "readings": [self.reading_summary(w.scale, r, wl, s) for r in self.readings()
+                                 for wl, s in pairs]}
+        return {"input": inputs,
+                "params": lambda w: {"variants": self.reading_variants(),
+                                     "readings": {"main": {}, **self.readings()},
+                                     "subtree": {**self.subtree(w.scale), "glts": self.glts_params(),
+                                                 "readings": self.readings(),
+                                                 "variants": self.reading_variants()}}}
+
+    def _figures_readings(self) -> dict:
+        return {"input": {"cube": self.path("readings", "cube")},
+                "params": {**self._common(), "thresholds": dict(self.spec["claims"]),
+                           "readings": {"main": {}, **self.readings()},
+                           "matchmaking": self.main_reading()}}
+
     # ------------------------------------- part 2: Figs. 1 and 5's examples
     def _examples(self) -> dict:
         return {"params": {"policy_params": self.glts_params()}}
@@ -373,9 +463,12 @@ class Zeng(Study):
 
     def _readme(self) -> dict:
         mine = self.artifacts()
-        return {"input": {"claims": self.claims_file(), "cube": self.path("part1", "cube"),
+        extra = {**({"glts": self.path("glts", "cube")} if self.glts_variants() else {}),
+                 **({"readings": self.path("readings", "md")} if self.readings() else {})}
+        return {"input": {"claims": self.claims_file(), "cube": self.path("part1", "cube"), **extra,
                           "others": [a.path for a in mine if not a.path.endswith("README.md")]},
                 "params": {**self._common(), "policy_params": self.policy_params(),
+                           "matchmaking": self.main_reading() if self.glts_variants() else {},
                            "spec": {k: v for k, v in self.spec.items() if k != "description"},
                            "artifacts": [a.as_dict() for a in mine]}}
 
@@ -386,6 +479,7 @@ class Zeng(Study):
         glts = bool(self.glts_variants())
         groups = [("part1", {}), *[("glts", {})] * glts,
                   *[("sweep", self._sweep_context(p)) for p in self.sweeps()],
+                  *[("readings", {})] * bool(self.readings()),
                   *[("examples", {})] * glts]
         return [Artifact(self.section, self.path(g, k, **c), render_string(e["title"], **c))
                 for g, c in groups for k, e in _data("artifacts.yaml")[g].items()]

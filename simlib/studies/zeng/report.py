@@ -130,7 +130,8 @@ def claims_step(ctx) -> None:
         from .glts import counter_claims, headline_claims
         glts = xr.load_dataset(inp.glts)
         found += headline_claims(glts, pub, thr["improvement_tolerance"], thr["utilization_tolerance"])
-        found += counter_claims(glts, pub, thr["counter_tolerance"], thr["delay_tolerance"])
+        found += counter_claims(glts, pub, thr["counter_tolerance"], thr["delay_tolerance"],
+                                thr.get("groups_reading", "grouped_jobs"))
     sweeps = {k[len("sweep_"):]: xr.load_dataset(v) for k, v in inp.items() if k.startswith("sweep_")}
     if sweeps:
         from .sweeps import sweep_claims
@@ -151,6 +152,14 @@ def fig3_flow() -> str:
     return inspect.cleandoc(block[0] if block[0].strip() else block[1])
 
 
+def _switch_text(v) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
 def readme_step(ctx) -> None:
     """Step ``zeng_readme``: ``paper_figures/zeng/README.md``."""
     p = ctx.params
@@ -166,11 +175,24 @@ def readme_step(ctx) -> None:
     with xr.open_dataset(ctx.input.cube) as cube:
         drain = _vals(cube, "drain_fraction", "W2") if "W2" in cube["workload"].values else np.array([])
     from .examples import EXAMPLE_SHARES
+    switches, readings_md, nontype_before = {}, "", {}
+    if "readings" in ctx.input.keys():
+        from simlib.render import template_data
+        words = template_data(__package__, "readings.yaml")
+        switches = {k: {**words[k], "value": _switch_text(v)} for k, v in p["matchmaking"].items()}
+        # The matrix's own file, without its title (the README gives the section's).
+        readings_md = Path(ctx.input.readings).read_text().split("\n", 1)[1].strip()
+        readings_md = readings_md.replace("\n## ", "\n### ")
+    if "glts" in ctx.input.keys():
+        with xr.open_dataset(ctx.input.glts) as g:
+            if "nontype_before_matchmaking" in g:
+                nontype_before = {w: float(g["nontype_before_matchmaking"].sel(
+                    workload=w, scheduler="GLTS").mean()) for w in g["workload"].values.tolist()}
     write_text(ctx.output.readme, render(
         __package__, "README.md.j2", paper=pub["paper"], pub=pub, min_units=MIN_UNITS,
         saturated=int(np.sum(drain > p["spec"]["claims"]["drain_threshold"])),
         example_shares=EXAMPLE_SHARES,
         claims=claims, checks=checks, counts=verdict_counts(claims["verdict"]), artifacts=arts,
-        flow=fig3_flow(),
+        flow=fig3_flow(), switches=switches, readings_md=readings_md, nontype_before=nontype_before,
         **{k: p[k] for k in ("scale", "workloads", "jobs", "seeds", "machines", "policy_params",
                              "spec")}))

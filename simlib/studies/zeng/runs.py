@@ -181,9 +181,10 @@ def simulate_step(ctx) -> None:  # pragma: no cover - exercised through the pipe
 
 
 def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline tests
-    """Steps ``zeng_simulate_glts`` and ``zeng_sweep``: the G-LOMARC-TS variants on one
-    (workload, seed) -> summary JSON, each variant's metrics and group counters; a sweep's
-    run has one parameter at one value (``parameter``, ``value``; aggregated by :mod:`.sweeps`)."""
+    """Steps ``zeng_simulate_glts``, ``zeng_sweep`` and ``zeng_simulate_reading``: the
+    G-LOMARC-TS variants on one (workload, seed) -> summary JSON, each variant's metrics and
+    group counters; a sweep's run has one parameter at one value (``parameter``, ``value``;
+    aggregated by :mod:`.sweeps`), a reading's run the reading's switches (``reading``)."""
     from ...io import write_json
     from .slowdowns import CoschedulingSlowdowns
     from .workloads import read_workload
@@ -193,6 +194,8 @@ def glts_step(ctx) -> None:  # pragma: no cover - exercised through the pipeline
     sweep = {p["parameter"]: p["value"]} if "parameter" in p else {}
     out = {**({k: p[k] for k in ("parameter", "value", "workload")} if sweep else
               {"workload": ctx.wildcards["workload"]}), "seed": seed, "variants": {}}
+    if "reading" in p:   # step zeng_simulate_reading
+        out["reading"] = p["reading"]
     with gc_paused():  # over all the runs: see above simulate_step
         for variant in p["variants"]:
             res = run(frame, policy="glomarc_ts", nodes=p["nodes"],
