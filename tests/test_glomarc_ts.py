@@ -245,7 +245,8 @@ def workloads(draw):
 #: Every reading's values, drawn independently (the switches of READINGS).
 SWITCH_VALUES = {"preselect_sl": [None, 1.1, float("inf")], "window_fill": ["consecutive", "first_fit"],
                  **{k: [True, False] for k in ("window_filter", "other_block_windows", "fairness_members",
-                                               "case4_last", "rematch", "group_non_type_backfilling",
+                                               "case4_last", "case5_max_sl", "rematch",
+                                               "group_non_type_backfilling",
                                                "group_self_slowdown", "matchmaking_first")}}
 SWITCHES = st.fixed_dictionaries({k: st.sampled_from(v) for k, v in SWITCH_VALUES.items()})
 
@@ -271,23 +272,27 @@ def test_every_variant_keeps_the_spines_properties(case, variant, switches):
     assert not pol.groups and not pol.group_of   # every group disbanded
 
 
-@pytest.mark.parametrize("f_slack, case4_last, ppn, finish", [
+@pytest.mark.parametrize("f_slack, case4_last, case5_max_sl, ppn, finish", [
     # R_est = 0.75 x (60 + 500 x 1.05) = 438.75: at PPN 4 the job would end at
     # 60 + 500 x 1.365 = 742.5 > 1.5 x R_est = 658.1, so Case 5 is refused
     # and the job runs as planned (Case 4, PPN 2); with F_slack 2 (877.5) and
     # Case 4 competing on gain, Case 5 wins: its gain 4 / 1.365 - 1 = 1.93
     # beats Case 4's 2 / 1.05 - 1 = 0.90.
-    (1.5, False, 2, 60 + 500 * 1.05),
-    (2.0, False, 4, 60 + 500 * 1.365),
-    # Case 4 last (§4.4): Case 5 fails at a self slowdown above MAX_SL (1.365
-    # > 1.25), whatever its gain; Case 4 runs the job as planned.
-    (2.0, True, 2, 60 + 500 * 1.05),
+    (1.5, False, False, 2, 60 + 500 * 1.05),
+    (2.0, False, False, 4, 60 + 500 * 1.365),
+    # Case 5 within MAX_SL (§4.3's threshold): it fails at 1.365 > 1.25,
+    # whatever its gain, and Case 4 runs the job as planned.
+    (2.0, False, True, 2, 60 + 500 * 1.05),
+    (2.0, True, True, 2, 60 + 500 * 1.05),
+    # Case 4 last (§4.4) and Case 5 at any self slowdown: Case 5 is the only option.
+    (1.5, True, False, 2, 60 + 500 * 1.05),
+    (2.0, True, False, 4, 60 + 500 * 1.365),
 ])
-def test_case_5_against_case_4_and_the_fairness_check(f_slack, case4_last, ppn, finish):
+def test_case_5_against_case_4_and_the_fairness_check(f_slack, case4_last, case5_max_sl, ppn, finish):
     # Alone on 2 nodes, but not a low load: 4 processes > 2 nodes.
     j = zjob(0, 0.0, 4, 500.0, sl_scr=1.3, sl_sno=1.05)
     pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, f_slack=f_slack,
-                    case4_last=case4_last)
+                    case4_last=case4_last, case5_max_sl=case5_max_sl)
     sim = Simulator(machine(2), [j], pol, debug=True)
     sim.run()
     assert pol.plan[0][1] == ppn and j.start == 60.0
@@ -462,6 +467,9 @@ def test_case_4_is_not_taken_when_case_1_forms_a_group():
     # Case 4 competing on gain wins: J runs alone on both nodes, M waits for it.
     j, m, pol = _pair_run(case4_last=False)
     assert pol.group_stats()["groups"] == 0 and m.start >= j.finish
+    # Case 5 at any self slowdown (4 / 2.375 - 1 = 0.68) does not matter here.
+    j, m, pol = _pair_run(case4_last=False, case5_max_sl=False)
+    assert pol.group_stats()["groups"] == 0 and m.start >= j.finish
 
 
 def test_fairness_check_of_the_groups_own_members():
@@ -580,3 +588,55 @@ def test_matchmaking_gets_the_first_look_when_switched_on(first):
         assert stats["nontype_before_matchmaking"] == 0 and jobs[0].start > long_slice[2]
     else:
         assert stats["nontype_before_matchmaking"] == 1 and jobs[0].start == t
+
+
+def test_a_group_resumes_as_a_whole_or_not_at_all():
+    # _guest_unit on hand-made states: a group's members all suspended -> all of
+    # them (the non-type backfilling loop then needs every member's units idle);
+    # one member not suspended -> none; a job in no group -> itself.
+    from simlib.engine.job import SUSPENDED
+    jobs = [zjob(i, 0.0, 2, 100.0) for i in range(4)]
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0)
+    Simulator(machine(2), jobs, pol)   # attaches the policy
+    pol.groups[0] = [0, {1, 2}]
+    pol.group_of.update({0: 0, 1: 0, 2: 0})
+    for j in jobs:
+        j.state = SUSPENDED
+    assert [j.idx for j in pol._guest_unit(jobs[1])] == [0, 1, 2]
+    assert pol._guest_unit(jobs[3]) == [jobs[3]]
+    jobs[2].state = RUNNING
+    assert pol._guest_unit(jobs[0]) == []
+    jobs[2].state = SUSPENDED
+    pol.params["group_non_type_backfilling"] = False
+    assert pol._guest_unit(jobs[0]) == [] and pol._guest_unit(jobs[3]) == [jobs[3]]
+
+
+@pytest.mark.parametrize("rematch", [True, False])
+def test_a_matched_job_left_by_its_primary_is_matched_again(rematch):
+    # X runs alone on node 0 (its SL_cos with everyone is above MAX_SL). J (primary)
+    # and M (matched) share node 1 from 60 s; J ends first and the group is
+    # disbanded: M holds the second core of each CPU of node 1 only. H arrives at
+    # 400 s with no whole node free and is matched with M again (Case 2 or 3).
+    cos = PairSlowdowns({**{(1, k): 1.5 for k in (2, 3, 4)}, **{(k, 1): 1.5 for k in (2, 3, 4)}})
+    x = zjob(0, 0.0, 2, 5000.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    j = zjob(1, 0.0, 2, 100.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    m = zjob(2, 0.0, 2, 2800.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    h = zjob(3, 400.0, 2, 300.0, sl_scr=2.5, sl_sno=1.05, cos=cos)
+    pol = GLomarcTS(short_max=60.0, medium_max=8000.0, non_type_backfilling=False, rematch=rematch)
+    sim = Simulator(machine(2), [x, j, m, h], pol, debug=True)
+    watch = sim.observe(NodeWatch(sim))
+    sim.run()
+    assert watch.max_jobs_per_node <= 2 and x.start == j.start == m.start == 60.0
+    assert pol.groups == {} and pol.group_stats()["groups"] == (2 if rematch else 1)
+    if rematch:
+        assert h.start == 400.0 and pol.case2 + pol.case3 == 1
+    else:
+        assert h.start >= min(m.finish, x.finish)
+
+
+def test_preselection_needs_both_directions():
+    # SL_cos of M with J above MAX_SL, J's with M below: still no candidate.
+    j, m, pol = _pair_run(cos_jm=1.0, cos_mj=1.3, j_sno=1.05)
+    assert pol.group_stats()["groups"] == 0
+    j, m, pol = _pair_run(cos_jm=1.0, cos_mj=1.3, j_sno=1.05, preselect_sl=1.3)
+    assert pol.group_stats()["groups"] == 1

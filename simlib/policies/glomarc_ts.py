@@ -164,7 +164,8 @@ class FormationRules:
     "consecutive" (a window holds consecutive jobs, Fig. 4) or "first_fit"
     (it skips a job that does not fit and goes on); ``window_filter`` True
     (windows failing MATCHED_LONGER or MIN_UTILGAIN are dropped before the
-    best is chosen) or False (the best window is chosen, then must pass);
+    best is chosen) or False (the best window is chosen, then must pass;
+    first-match variants always take the first window that passes);
     ``other_block_windows`` True (when no window of the first block passes,
     the other blocks' windows are tried) or False (step 4 only extends the
     first block's best group).
@@ -371,7 +372,12 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
     if not found and not rules.first_block_only and rules.other_block_windows:
         # No window of the first block qualifies: the other blocks' windows.
         for block in blocks[1:]:
-            found += [w for w in windows(primary_nodes, block, rules) if ok(w)]
+            ws = windows(primary_nodes, block, rules)
+            if rules.window_filter or rules.first_match:
+                found += [w for w in ws if ok(w)]
+            elif ws:   # as in the first block: its best window, then tested
+                best = max(ws, key=lambda w: (gain_of(w), -min(c.order for c in w)))
+                found += [best] if ok(best) else []
             if found and rules.first_match:
                 break
     groups = [purify(primary, g, gain_of) for g in found]
@@ -430,8 +436,11 @@ READINGS: dict[str, tuple] = {
     "other_block_windows": (True, "only step 4 reaches the other blocks"),
     # §4.5 step 6 says "any other job"; §4.1 asks R_i <= R_max,i of every job.
     "fairness_members": (True, "step 6 checks only the jobs outside the group"),
-    # §4.4: Case 4 only when Cases 1-3 and 5 all fail (Case 5: PPN 4 within MAX_SL).
+    # §4.4: Case 4 only when Cases 1-3 and 5 all fail.
     "case4_last": (True, "Case 4 competes with the other cases on gain"),
+    # §4.3: space sharing chooses its PPN by "a threshold on acceptable self
+    # slowdown": Case 5 (PPN 4) fails above MAX_SL, as formula 8 has it.
+    "case5_max_sl": (True, "Case 5 at any self slowdown, on gain"),
     # §4.4: "a job may be matched more than once over its runtime".
     "rematch": (True, "a job that was in a group is never matched again"),
     # §4.7: "Groups are preempted and resumed as well as non-type slice
@@ -562,8 +571,7 @@ class GLomarcTS(ScojoPECT):
         self.grouped: set[int] = set()
         self.counters = {"candidates": [], "no_room": 0, "unfair": 0, "replans": 0,
                          "nontype_before_matchmaking": 0}
-        #: virtual machine -> wall time of its last matchmaking round (one that
-        #: looked at its queue: not at low load)
+        #: virtual machine -> wall time of its last matchmaking round
         self._last_round: dict[str, float] = {}
         self.case5 = 0
         self.case3 = 0
@@ -695,6 +703,9 @@ class GLomarcTS(ScojoPECT):
         queue = [j for j in vm.queue if j.state == WAITING]
         if not queue:
             return
+        # Matchmaking has looked at every job waiting now (at low load it
+        # decides for space sharing; with no whole node free, the head only).
+        self._last_round[vm.name] = now
         self._plan_base = {}   # the rebuilt plans' common part, until an option runs
         def free_now():
             # Whole nodes free now, counting those of jobs due now (they may
@@ -707,7 +718,6 @@ class GLomarcTS(ScojoPECT):
             # No whole node free: Cases 1, 4 and 5 cannot start anything, but
             # the head may still run on the idle cores of running jobs' nodes.
             self._head = queue[0]
-            self._last_round[vm.name] = now
             best = self._best_option(vm, queue[0], queue[1:], v, now, whole_nodes=False)
             if best is not None:
                 best()
@@ -717,7 +727,6 @@ class GLomarcTS(ScojoPECT):
         # Low load: every waiting job fits at one process per node.
         if sum(j.procs for j in queue) <= free:
             return
-        self._last_round[vm.name] = now
         started = False
         self._head = queue[0]
         waiting = None  # the jobs still waiting, made again after an option runs
@@ -756,7 +765,8 @@ class GLomarcTS(ScojoPECT):
                 options.append(group)
         if not options:
             return None
-        # Ties: the first option (Case 4 before 5 before 1: space sharing first).
+        # Ties: the first option (Case 4, when it competes, before 5 before 1:
+        # space sharing first).
         return max(options, key=lambda o: o[0])[1]
 
     def _whole_node_options(self, vm, job, others, v, now, options):
@@ -767,16 +777,14 @@ class GLomarcTS(ScojoPECT):
         # Case 5's hole over its run lies within this one (a longer window
         # keeps fewer cores free), so too few now rule Case 5 out as well.
         whole_now = self._hole_without(vm, given, v, 1e-9).bit_count()
-        case4_last = self.params["case4_last"]
-        if self.reservation[job.idx][0] <= v + 1e-6 and not case4_last:
+        if self.reservation[job.idx][0] <= v + 1e-6 and not self.params["case4_last"]:
             # Case 4, due now: space sharing at its formula-8 PPN, gain PPN / SL - 1.
             ppn = self.plan[job.idx][1]
             options.append((ppn / self._self_at(job, ppn) - 1.0, None))
-        # Case 5: space sharing on all cores of each node. Read with §4.3 ("a
-        # threshold on acceptable self slowdown"), it fails beyond MAX_SL when
-        # Case 4 comes last (no option: the job keeps its plan, Case 4).
+        # Case 5: space sharing on all cores of each node; read with §4.3 ("a
+        # threshold on acceptable self slowdown"), it fails beyond MAX_SL.
         slow4 = self._self_at(job, 4)
-        if job.procs > 1 and not (case4_last and slow4 > self.params["max_sl"]):
+        if job.procs > 1 and not (self.params["case5_max_sl"] and slow4 > self.params["max_sl"]):
             dur = job.requested_time * slow4
             nodes = -(-job.procs // 4)
             late = (self._wall_of(vm, v + dur, now) - job.submit
@@ -1085,7 +1093,7 @@ class GLomarcTS(ScojoPECT):
             cands.append(Candidate(Member(r.idx, r.procs, rem, self._group_self(r, ppn),
                                           {head.idx: self._sl_cos(r, head)}, ppn),
                                    len(self._halves(r)[0]), order=r.idx,
-                                   remaining=rem * self._self_at(r, ppn), delay=delay, running=True))
+                                   remaining=rem * self._group_self(r, ppn), delay=delay, running=True))
         if not cands:
             return None
         running = {c.member.key: self.sim.jobs[c.member.key] for c in cands}

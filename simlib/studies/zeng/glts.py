@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from simlib.claims import Claim, combine_cases
+from simlib.claims import Claim, Verdict, combine_cases
 from simlib.figures.common import footer, new_figure, save_figure
 from simlib.io import write_csv, write_text
 from simlib.render import render, render_string, template_data
@@ -202,11 +202,14 @@ def counter_claims(cube: xr.Dataset, pub: dict, tol: float, delay_tol: float,
                          groups_reading=groups_reading, arithmetic=groups_arithmetic(pub)))
     if {"W1", "W2"} <= set(workloads) and "w2_more_groups" in h:
         # Paired by seed: W2's and W1's workloads of one seed share their random streams.
-        more = 100.0 * (g[groups_var].sel(workload="W2").values / g[groups_var].sel(workload="W1").values
-                        - 1.0)
+        w1, w2 = (g[groups_var].sel(workload=w).values.astype(float) for w in ("W1", "W2"))
+        # A seed whose W1 run formed no group has no ratio (a tiny workload may).
+        more = 100.0 * (w2[w1 > 0] / w1[w1 > 0] - 1.0)
         printed = float(h["w2_more_groups"])
         allowed = tol * printed
         v, m, hw, n = value_case(more, printed, allowed)
+        if not more.size:   # no seed to judge on
+            v = Verdict.INCONCLUSIVE
         out.append(claim("counter_w2_more", v, unit=SEED_UNIT, n=n, printed=printed, allowed=allowed,
                          ours=ci_text(more, ".1f", ".1f")[2], groups_reading=groups_reading, tol=tol,
                          spread=_spread(more), h=h,
