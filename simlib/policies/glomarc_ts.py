@@ -308,6 +308,64 @@ def purify(primary: Member, matched: list[Candidate], gain) -> list[Candidate]:
     return group
 
 
+class _Scoring:
+    """The gains and tests of one primary's candidate groups (:func:`group_offers`).
+
+    ``runs`` memoizes :func:`utilization_gain` by the members' keys: the same
+    group is scored by the tests, the choice, purify and the order of step 6.
+    """
+
+    def __init__(self, primary: Member, primary_nodes: int, rules: FormationRules, runs: dict):
+        self.primary, self.primary_nodes, self.rules, self.runs = primary, primary_nodes, rules, runs
+
+    def gain(self, ms) -> float:
+        key = tuple(c.member.key for c in ms)
+        run = self.runs.get(key)
+        if run is None:
+            run = self.runs[key] = utilization_gain(self.primary, [c.member for c in ms])
+        return run.gain
+
+    def ok(self, ms) -> bool:
+        """May ``ms`` be a group: it fits, every member within MATCHED_LONGER, MIN_UTILGAIN."""
+        if not ms or not fits(self.primary_nodes, ms, self.rules):
+            return False
+        if not all(runs_short(self.primary, c, self.rules) for c in ms):
+            return False
+        return self.gain(ms) >= self.rules.min_gain
+
+    def best(self, ws):
+        """The window of highest gain (ties: the one starting earlier in FCFS order)."""
+        return max(ws, key=lambda w: (self.gain(w), -min(c.order for c in w)))
+
+    def passing(self, ws):
+        """Step 3's windows that may be groups: every one that passes (``window_filter``,
+        and always for first-match variants), or the best by gain if it passes."""
+        if self.rules.window_filter or self.rules.first_match:
+            return [w for w in ws if self.ok(w)]
+        if not ws:
+            return []
+        best = self.best(ws)
+        return [best] if self.ok(best) else []
+
+    def extend(self, best, blocks) -> list:
+        """Step 4: ``best`` and every group made from it by adding a job of ``blocks``
+        that raises the gain, in the order found."""
+        rules = self.rules
+        found = [best]
+        if rules.first_block_only or (rules.max_matched or 2) <= 1:
+            return found
+        group = list(best)
+        for block in blocks:
+            for c in block:
+                if rules.max_matched and len(group) >= rules.max_matched:
+                    break
+                trial = group + [c]
+                if self.ok(trial) and self.gain(trial) > self.gain(group):
+                    group = trial
+                    found.append(list(group))
+        return found
+
+
 def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
                  runs: dict | None = None) -> list[list[Candidate]]:
     """Steps 2-5 of §4.5: the groups offered to the fairness check, in the order offered.
@@ -324,64 +382,23 @@ def group_offers(primary: Member, primary_nodes: int, cands: list[Candidate], ru
     receives the :class:`GroupRun` of every group scored, by its members'
     keys in order.
     """
-    if runs is None:
-        runs = {}
-
-    def gain_of(ms):
-        # The same group is scored by ok(), the choice, purify and the order
-        # of step 6: simulate its periods once.
-        key = tuple(c.member.key for c in ms)
-        run = runs.get(key)
-        if run is None:
-            run = runs[key] = utilization_gain(primary, [c.member for c in ms])
-        return run.gain
-
-    def ok(ms):
-        if not ms or not fits(primary_nodes, ms, rules):
-            return False
-        if not all(runs_short(primary, c, rules) for c in ms):
-            return False
-        return gain_of(ms) >= rules.min_gain
-
+    sc = _Scoring(primary, primary_nodes, rules, {} if runs is None else runs)
     blocks = make_blocks(cands, rules)
     if not blocks:
         return []
-    found: list[list[Candidate]] = []
-    first = windows(primary_nodes, blocks[0], rules)
-    if rules.window_filter or rules.first_match:
-        first = [w for w in first if ok(w)]
-    elif first:
-        # The best window by gain alone; it must then pass the tests itself.
-        best = max(first, key=lambda w: (gain_of(w), -min(c.order for c in w)))
-        first = [best] if ok(best) else []
+    first = sc.passing(windows(primary_nodes, blocks[0], rules))
     if rules.first_match:
         found = first
-    elif first:
-        best = max(first, key=lambda w: (gain_of(w), -min(c.order for c in w)))
-        found = [best]
-        if not rules.first_block_only and (rules.max_matched or 2) > 1:
-            group = list(best)
-            for block in blocks[1:]:
-                for c in block:
-                    if rules.max_matched and len(group) >= rules.max_matched:
-                        break
-                    trial = group + [c]
-                    if ok(trial) and gain_of(trial) > gain_of(group):
-                        group = trial
-                        found.append(list(group))
+    else:
+        found = sc.extend(sc.best(first), blocks[1:]) if first else []
     if not found and not rules.first_block_only and rules.other_block_windows:
         # No window of the first block qualifies: the other blocks' windows.
         for block in blocks[1:]:
-            ws = windows(primary_nodes, block, rules)
-            if rules.window_filter or rules.first_match:
-                found += [w for w in ws if ok(w)]
-            elif ws:   # as in the first block: its best window, then tested
-                best = max(ws, key=lambda w: (gain_of(w), -min(c.order for c in w)))
-                found += [best] if ok(best) else []
+            found += sc.passing(windows(primary_nodes, block, rules))
             if found and rules.first_match:
                 break
-    groups = [purify(primary, g, gain_of) for g in found]
-    return groups if rules.first_match else sorted(groups, key=lambda g: -gain_of(g))
+    groups = [purify(primary, g, sc.gain) for g in found]
+    return groups if rules.first_match else sorted(groups, key=lambda g: -sc.gain(g))
 
 
 def form_groups(primary: Member, primary_nodes: int, cands: list[Candidate], rules: FormationRules,
