@@ -26,7 +26,8 @@ from .cubes import build, read_summaries, write
 from .glts import SCHEDULERS, counter_claims, headline_claims, improvements, records
 from .published import load_published
 
-__all__ = ["DIMS", "MAIN", "reading_records", "matrix", "recovers", "aggregate_step", "figures_step"]
+__all__ = ["DIMS", "MAIN", "reading_records", "matrix", "recovers", "switch_text", "aggregate_step",
+           "figures_step"]
 
 DIMS = ["reading", "workload", "scheduler", "seed"]
 #: The main reading's name in the cube and the matrix.
@@ -87,7 +88,7 @@ def matrix(cube: xr.Dataset, pub: dict, thresholds: dict, readings: dict) -> pd.
                  + counter_claims(sub, pub, t["counter_tolerance"], t["delay_tolerance"],
                                   t.get("groups_reading", "grouped_jobs")))
         g = sub.sel(scheduler="GLTS")
-        stats = {"changes": ", ".join(f"{k} = {_text(v)}" for k, v in readings.get(name, {}).items()),
+        stats = {"changes": ", ".join(f"{k} = {switch_text(v)}" for k, v in readings.get(name, {}).items()),
                  **{f"{var}_{w}": _mean(g[var].sel(workload=w).values)
                     for var in ("groups", "grouped_jobs", "jobs_per_group", "eligible_in_groups")
                     for w in sub["workload"].values.tolist()},
@@ -99,7 +100,8 @@ def matrix(cube: xr.Dataset, pub: dict, thresholds: dict, readings: dict) -> pd.
     return pd.DataFrame(rows)
 
 
-def _text(v) -> str:
+def switch_text(v) -> str:
+    """A switch's value as typed in the grid (YAML): ``null``, ``true``, ``1.1``."""
     if v is None:
         return "null"
     if isinstance(v, bool):

@@ -152,14 +152,6 @@ def fig3_flow() -> str:
     return inspect.cleandoc(block[0] if block[0].strip() else block[1])
 
 
-def _switch_text(v) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
-
-
 def readme_step(ctx) -> None:
     """Step ``zeng_readme``: ``paper_figures/zeng/README.md``."""
     p = ctx.params
@@ -178,8 +170,10 @@ def readme_step(ctx) -> None:
     switches, readings_md, nontype_before = {}, "", {}
     if "readings" in ctx.input.keys():
         from simlib.render import template_data
+
+        from .readings import switch_text
         words = template_data(__package__, "readings.yaml")
-        switches = {k: {**words[k], "value": _switch_text(v)} for k, v in p["matchmaking"].items()}
+        switches = {k: {**words[k], "value": switch_text(v)} for k, v in p["matchmaking"].items()}
         # The matrix's own file, without its title (the README gives the section's).
         readings_md = Path(ctx.input.readings).read_text().split("\n", 1)[1].strip()
         readings_md = readings_md.replace("\n## ", "\n### ")
