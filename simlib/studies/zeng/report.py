@@ -182,8 +182,13 @@ def readme_step(ctx) -> None:
             if "nontype_before_matchmaking" in g:
                 nontype_before = {w: float(g["nontype_before_matchmaking"].sel(
                     workload=w, scheduler="GLTS").mean()) for w in g["workload"].values.tolist()}
+    # The G-LOMARC-TS comparisons (Figs. 6-9 and the counters): how many the seeds decide.
+    glts = claims[claims["key"].str.startswith(("improvement_", "counter_", "optimum", "best_at",
+                                                 "plateau"))]
+    open_ = glts[glts["verdict"] == Verdict.INCONCLUSIVE.value]
     write_text(ctx.output.readme, render(
-        __package__, "README.md.j2", paper=pub["paper"], pub=pub, min_units=MIN_UNITS,
+        __package__, "README.md.j2", decided=len(glts) - len(open_),
+        undecided=open_["key"].tolist() if len(glts) else None, paper=pub["paper"], pub=pub, min_units=MIN_UNITS,
         saturated=int(np.sum(drain > p["spec"]["claims"]["drain_threshold"])),
         example_shares=EXAMPLE_SHARES,
         claims=claims, checks=checks, counts=verdict_counts(claims["verdict"]), artifacts=arts,
