@@ -367,6 +367,50 @@ class _Request:
     gantt_jobs: int | None
 
 
+#: Policies whose jobs need features an SWF trace does not carry (paper Z's
+#: per-job slowdowns): module -> class, what they read, how to get jobs with
+#: them. Subclasses (a --policy-module's too) need the same.
+_FEATURE_POLICIES = (
+    ("simlib.policies.glomarc_ts", "GLomarcTS",
+     "self slowdowns sl_scr, sl_sno and coscheduling slowdowns sl_cos",
+     "cos=simlib.studies.zeng.slowdowns.CoschedulingSlowdowns(TABLE4, seed)"),
+    ("simlib.policies.scojo_pect", "ScojoPECT", "self slowdowns sl_scr, sl_sno (ppn optional)",
+     ""),
+)
+
+
+def check_swf_features(policy: "Policy") -> None:
+    """Refuse, before any work, a policy that needs per-job features an SWF trace lacks.
+
+    Raises
+    ------
+    ConfigError
+        One line: the features missing and how to give jobs that have them
+        (from Python: a paper Z workload table through
+        :func:`simlib.studies.zeng.runs.run`, or ``Job.features``).
+
+    Examples
+    --------
+    >>> from simlib.policies import make_policy
+    >>> check_swf_features(make_policy("easy"))
+    >>> check_swf_features(make_policy("scojo_pect"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: --policy scojo_pect needs per-job features an SWF trace does not have: ...
+    """
+    for module, cls, features, extra in _FEATURE_POLICIES:
+        # A policy of that family was made: its module is imported already.
+        mod = sys.modules.get(module)
+        if mod is None or not isinstance(policy, getattr(mod, cls)):
+            continue
+        call = ", ".join(x for x in ("frame", f"policy={policy.name!r}", extra) if x)
+        raise ConfigError(
+            f"--policy {policy.name} needs per-job features an SWF trace does not have: "
+            f"{features} (paper Z); simulate from Python on jobs that have them, e.g. a paper Z "
+            f"workload table (simlib.studies.zeng.workloads.generate or read_workload) through "
+            f"simlib.studies.zeng.runs.run({call}), or set Job.features yourself")
+
+
 def _checked_request(args: argparse.Namespace) -> _Request:
     """The policy made and every option and output checked, so that bad input fails at once."""
     for module in args.policy_module:
@@ -375,6 +419,7 @@ def _checked_request(args: argparse.Namespace) -> _Request:
     from simlib.policies import make_policy
 
     policy = make_policy(args.policy, **params)  # values are checked here, before any work
+    check_swf_features(policy)
     cpus = positive_int(args.cpus, "--cpus") if args.cpus is not None else None
     load = _positive_float(args.load, "--load") if args.load is not None else None
     gantt_jobs = positive_int(args.gantt_jobs, "--gantt-jobs") if args.gantt_jobs else None

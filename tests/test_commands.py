@@ -277,6 +277,31 @@ def test_debug_checks_the_engine_loop(tmp_path):
     assert code == 2 and "process count out of sync" in err
 
 
+@pytest.mark.parametrize("policy, features, call", [
+    ("scojo_pect", "self slowdowns sl_scr, sl_sno (ppn optional)", "runs.run(frame, policy='scojo_pect')"),
+    ("glomarc_ts", "self slowdowns sl_scr, sl_sno and coscheduling slowdowns sl_cos",
+     "runs.run(frame, policy='glomarc_ts', cos="),
+    # A user's subclass reads the same features.
+    ("my_scojo", "self slowdowns sl_scr, sl_sno (ppn optional)", "runs.run(frame, policy='my_scojo')"),
+])
+def test_a_policy_needing_job_features_says_which_and_how_to_give_them(tmp_path, policy, features,
+                                                                       call):
+    # Paper Z's policies read per-job slowdowns an SWF trace has no field
+    # for: refused before the trace is read (it does not even exist here).
+    (tmp_path / "mine.py").write_text(
+        "from simlib.policies import register\n"
+        "from simlib.policies.scojo_pect import ScojoPECT\n\n"
+        "@register\n"
+        "class MyScojo(ScojoPECT):\n"
+        "    name = 'my_scojo'\n")
+    code, out, err = simlib("simulate", "missing.swf", "--policy-module", "mine.py", "--policy",
+                            policy, "--debug", cwd=tmp_path)
+    assert (code, out, err.count("\n")) == (2, "", 1), err
+    assert err.startswith(f"simlib simulate: --policy {policy} needs per-job features an SWF "
+                          f"trace does not have: {features} (paper Z); "), err
+    assert f"simlib.studies.zeng.{call}" in err and "Job.features" in err
+
+
 _STARVING = ("from simlib.policies import register\n"
              "from simlib.policies.base import Policy\n\n"
              "@register\n"
