@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .engine.cores import CoreRuns
 from .engine.job import Job
 from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
@@ -93,7 +94,7 @@ class SimResult:
 
     @property
     def timeline(self) -> pd.DataFrame:
-        if isinstance(self._timeline, list):
+        if isinstance(self._timeline, (list, np.ndarray)):
             self._timeline = timeline_frame(self._timeline)
         return self._timeline
 
@@ -268,6 +269,10 @@ def _intervals_of(allocs: list[list[int]]) -> list[str]:
     >>> _intervals_of([[3], [], [5, 2, 0, 1], [9, 7, 8], [1, 4, 6, 3]])
     ['3', '', '0-2 5', '7-9', '1 3-4 6']
     """
+    if any(type(a) is CoreRuns for a in allocs):
+        # Runs of consecutive cores (count-based allocation): their blocks
+        # directly, without listing every core.
+        return [a.intervals() if type(a) is CoreRuns else intervals(a) for a in allocs]
     from .policies import kernels  # here: importing the runner loads no policy module
     kernel = kernels.load(COMPILED_KERNELS[0])
     if kernel is not None:
@@ -403,10 +408,15 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
     import pandas as pd
 
     width = len(TIMELINE_COLUMNS)
-    if rows and set(map(len, rows)) != {width}:  # a flat stream would not notice
-        raise ValueError(f"timeline rows must have {width} cells each")
-    table = np.fromiter(chain.from_iterable(rows), np.float64,
-                        len(rows) * width).reshape(len(rows), width)
+    if isinstance(rows, np.ndarray):  # the compiled loops' rows, already a float64 table
+        if rows.ndim != 2 or rows.shape[1] != width:
+            raise ValueError(f"timeline rows must have {width} cells each")
+        table = rows
+    else:
+        if rows and set(map(len, rows)) != {width}:  # a flat stream would not notice
+            raise ValueError(f"timeline rows must have {width} cells each")
+        table = np.fromiter(chain.from_iterable(rows), np.float64,
+                            len(rows) * width).reshape(len(rows), width)
     return pd.DataFrame({name: table[:, k] if k == 0 else table[:, k].astype(np.int64)
                          for k, name in enumerate(TIMELINE_COLUMNS)})
 

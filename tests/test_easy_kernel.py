@@ -51,7 +51,8 @@ def state(sim):
     records = (sim.waiting_count, sim.processes, dict(sim.running), list(sim.by_estimated_end),
                model._seq, list(model._heap), list(model._rate), list(model._work),
                getattr(policy, "reservation", None), list(policy.queue))
-    return jobs, list(sim.ledger._free), sim.now, list(sim.timeline), records
+    timeline = np.asarray(sim.timeline, dtype=float).reshape(-1, 4).tolist()
+    return jobs, sim.ledger._stack_ids(), sim.now, timeline, records
 
 
 def both(jobs_of, cpus, record_timeline=True, policy=lambda: make_policy("easy")):
@@ -128,7 +129,7 @@ def test_zero_length_jobs_end_in_their_start_round():
     assert_same_run(jobs_for(rows), 4)
     _, compiled = both(jobs_for(rows), 4)
     # One row at 0: after the second round there (jobs 0 and 1 ended, job 2 started).
-    assert [row for row in compiled[3] if row[0] == 0.0] == [(0.0, 4, 0, 4)]
+    assert [row for row in compiled[3] if row[0] == 0.0] == [[0.0, 4.0, 0.0, 4.0]]
 
 
 def test_jobs_ending_at_the_shadow_time_all_count_as_extra():
@@ -217,7 +218,7 @@ def test_a_progress_callback_hears_the_end_once():
 def test_no_jobs():
     sim = Simulator(Platform.homogeneous(3), [], make_policy("easy"))
     assert sim.policy.compiled_run(sim)
-    assert (sim.now, sim.ledger._free, sim.timeline) == (0.0, [2, 1, 0], [])
+    assert (sim.now, list(sim.ledger._free), len(sim.timeline)) == (0.0, [0, 1, 2], 0)
 
 
 def test_compiled_run_looks_at_every_simulator_option():

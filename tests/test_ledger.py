@@ -37,28 +37,50 @@ def test_take_ids_keeps_the_free_order_and_refuses_bad_ids_whole():
     led.give_back(led.take(5))
     before = list(led._free)
     assert led.take_ids([6, 1, 3]) == [6, 1, 3]
-    assert led._free == [c for c in before if c not in (6, 1, 3)]
+    assert list(led._free) == [c for c in before if c not in (6, 1, 3)]
     for bad, what in (([2, 2], "twice"), ([0, 9], "out of range"), ([0, 6], "already held")):
         with pytest.raises(SimulationError, match=what):
             led.take_ids(bad)
         assert led.free == 5  # nothing taken by a refused call
 
 
-def test_time_shared_ledger_hands_out_what_the_list_ledger_does():
-    # The dict-backed stack of many layers against the list one, step by step.
+class ListStackLedger:
+    """The one-layer ledger before free cores were runs: a list stack, the
+    core freed last taken first (what TimeSharedLedger keeps, per layer set)."""
+
+    def __init__(self, total):
+        self.stack = list(range(total - 1, -1, -1))
+
+    def take(self, count):
+        ids = self.stack[len(self.stack) - count:]
+        del self.stack[len(self.stack) - count:]
+        return ids[::-1]
+
+    def take_ids(self, ids):
+        self.stack = [c for c in self.stack if c not in set(ids)]
+        return list(ids)
+
+    def give_back(self, ids):
+        self.stack.extend(reversed(list(ids)))
+
+
+def test_time_shared_ledger_hands_out_what_a_list_stack_does():
+    # The dict-backed stack of many layers against a plain list stack, step
+    # by step (paper Z's schedules were made with that order).
     from simlib.engine.ledger import TimeSharedLedger, make_ledger
     plat = Platform.homogeneous(6)
-    a, b = ResourceLedger(plat, layers=3), make_ledger(plat, layers=3)
+    a, b = ListStackLedger(18), make_ledger(plat, layers=3)
     assert isinstance(b, TimeSharedLedger)
     for op, arg in (("take", 4), ("take_ids", [17, 8, 9]), ("give_back", [0, 1]),
                     ("take", 3), ("take_ids", [5, 11]), ("give_back", [17, 9, 8]), ("take", 6)):
         assert getattr(a, op)(arg) == getattr(b, op)(arg)
-        assert list(a._free) == list(b._free) and a.free == b.free
-        assert a.free_ids() == b.free_ids() and a.free_mask() == b.free_mask()
+        assert a.stack == list(b._free) and len(a.stack) == b.free
+        assert sorted(a.stack) == b.free_ids()
+        assert b.free_mask() == sum(1 << c for c in a.stack)
     c = b.free_ids()[0]
     for bad, what in (([c, c], "twice"), ([c, 99], "out of range"), ([c, 5], "already held")):
         with pytest.raises(SimulationError, match=what):
             b.take_ids(bad)
-        assert list(a._free) == list(b._free)  # nothing taken by a refused call
+        assert a.stack == list(b._free)  # nothing taken by a refused call
     with pytest.raises(SimulationError, match="over-allocation"):
         b.take(b.free + 1)

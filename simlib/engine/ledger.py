@@ -1,15 +1,20 @@
 """The resource ledger: which core is held by which job.
 
 Cores have identities (see :class:`simlib.platform.Platform`). The free
-cores are kept in a stack whose top holds the lowest ids after start-up,
-so count-based allocation is a C-speed slice and releases are an extend;
-placement-aware policies pass explicit core ids instead, or an allocation
-strategy (:mod:`simlib.engine.allocation`) that picks among the free cores.
+cores are kept as sorted runs of consecutive ids
+(:class:`~simlib.engine.cores.FreeRuns`): count-based allocation takes the
+lowest free ids and hands out a :class:`~simlib.engine.cores.CoreRuns`, so
+memory grows with the blocks in use, not with the machine's cores (one
+layer; time sharing keeps a stack of ids, :class:`TimeSharedLedger`);
+placement-aware policies pass
+explicit core ids instead, or an allocation strategy
+(:mod:`simlib.engine.allocation`) that picks among the free cores.
 """
 from __future__ import annotations
 
 from ..errors import SimulationError
 from ..platform import Platform
+from .cores import FreeRuns
 
 
 class ResourceLedger:
@@ -38,7 +43,14 @@ class ResourceLedger:
         self.cpus = platform.cpus
         self.layers = layers
         self.total = platform.cpus * layers
-        self._free: list[int] = list(range(self.total - 1, -1, -1))
+        self._free = self._new_stack()
+
+    def _new_stack(self):
+        return FreeRuns(self.total)
+
+    def _stack_ids(self) -> list[int]:
+        """The free cores' ids in the order the ledger keeps them."""
+        return self._free.ids()
 
     @property
     def free(self) -> int:
@@ -46,13 +58,13 @@ class ResourceLedger:
 
     def free_ids(self) -> list[int]:
         """Sorted ids of free cores (O(cpus); for placement policies and checks)."""
-        return sorted(self._free)
+        return sorted(self._stack_ids())
 
     def free_mask(self) -> int:
-        """Bit mask of the free cores (bit ``i`` set = core ``i`` free); O(free)."""
+        """Bit mask of the free cores (bit ``i`` set = core ``i`` free); O(runs)."""
         m = 0
-        for c in self._free:
-            m |= 1 << c
+        for lo, hi in zip(self._free.lo, self._free.hi):
+            m |= (1 << (hi + 1)) - (1 << lo)
         return m
 
     def choose(self, strategy, count: int) -> list[int]:
@@ -88,13 +100,9 @@ class ResourceLedger:
         what is in the jobs' ``alloc``, which :meth:`check` compares.
         """
         free = self._free
-        keep = len(free) - count
-        if keep < 0:
-            raise SimulationError(f"over-allocation: {count} cores asked, {len(free)} free")
-        ids = free[keep:]
-        del free[keep:]
-        ids.reverse()
-        return ids
+        if count > free.count:
+            raise SimulationError(f"over-allocation: {count} cores asked, {free.count} free")
+        return free.take(count)
 
     def take_ids(self, ids: list[int], owner: int = -2) -> list[int]:
         """Allocate exactly the cores ``ids`` (placement-aware policies).
@@ -113,26 +121,21 @@ class ResourceLedger:
         simlib.errors.SimulationError: core 2 is already held (not free)
         """
         ids = list(ids)
-        wanted = set(ids)
-        kept = [c for c in self._free if c not in wanted]
-        if len(wanted) != len(ids) or len(self._free) - len(kept) != len(ids):
+        if not self._free.remove(ids):
             self._refuse(ids)
-        self._free = kept
         return ids
 
     def _refuse(self, ids: list[int]) -> None:
         """Raise why :meth:`take_ids` cannot take ``ids`` (one not free, or named twice)."""
-        free = set(self._free)
+        free = set(self._stack_ids())
         for c in ids:
             if c not in free:
                 what = "out of range" if not 0 <= c < self.total else "already held"
                 raise SimulationError(f"core {c} is {what} (not free)")
         raise SimulationError(f"cores {ids} name a core twice")
 
-    def give_back(self, ids: list[int]) -> None:
-        # Reversed so a job's lowest id is on top again: keeps blocks contiguous
-        # in the common LIFO pattern without paying for a sort.
-        self._free.extend(reversed(ids))
+    def give_back(self, ids) -> None:
+        self._free.give_back(ids)
 
     def physical(self, core: int) -> int:
         """The physical core of ledger id ``core`` (itself with one layer)."""
@@ -162,8 +165,9 @@ class ResourceLedger:
                 held[c] = job.job_id
             if len(job.alloc) != job.cpus:
                 raise SimulationError(f"job {job.job_id}: {len(job.alloc)} cores recorded, cpus={job.cpus}")
-        free = set(self._free)
-        if len(free) != len(self._free):
+        stack = self._stack_ids()
+        free = set(stack)
+        if len(free) != len(stack):
             raise SimulationError("a core is listed twice in the free list")
         if free & held.keys():
             raise SimulationError(f"cores both free and held: {sorted(free & held.keys())[:5]}")
@@ -190,9 +194,17 @@ class TimeSharedLedger(ResourceLedger):
 
     __slots__ = ()
 
-    def __init__(self, platform: Platform, layers: int = 1) -> None:
-        super().__init__(platform, layers)
-        self._free = dict.fromkeys(self._free)
+    def _new_stack(self):
+        return dict.fromkeys(range(self.total - 1, -1, -1))
+
+    def _stack_ids(self) -> list[int]:
+        return list(self._free)
+
+    def free_mask(self) -> int:
+        m = 0
+        for c in self._free:
+            m |= 1 << c
+        return m
 
     def take(self, count: int, owner: int = -2) -> list[int]:
         free = self._free

@@ -8,7 +8,9 @@ observer, timer, command, estimate watch, debug check or progress report;
 :meth:`simlib.policies.easy.EASY.compiled_run` says when): the same rounds
 (completions, then submissions, then one scheduling pass), the same order of
 completions (finish time, then start order), the same cores taken and given
-back (the ledger's free list as a stack), the same shadow time and extra
+back (the ledger's free cores as sorted runs of consecutive ids, the lowest
+taken first, as :class:`simlib.engine.cores.FreeRuns` holds them: memory by
+runs, not by cores), the same shadow time and extra
 processors, the same shortcut for submission-only passes, and the same
 timeline rows. That engine path is this kernel's pure-Python twin:
 ``tests/test_easy_kernel.py`` compares both, job by job and row by row.
@@ -23,7 +25,11 @@ This kernel is kept with the policies' (built the same way, see
 :mod:`simlib.policies.kernels`). ``SOURCE_SHA256`` is this file's digest at
 build time.
 """
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
+
+import numpy as np
+
+from simlib.engine.cores import CoreRuns
 from libc.string cimport memmove
 
 cdef extern from *:
@@ -65,10 +71,18 @@ cdef struct State:
     double* start
     double* finish
     char* state
-    long long* cores      # each job's cores, in the order taken (offset[j] on)
-    long long* offset
-    long long* free_ids   # the ledger's free list: a stack, the next core taken on top
-    Py_ssize_t n_free
+    long long* f_lo       # the free cores: sorted, disjoint runs f_lo[k]..f_hi[k]
+    long long* f_hi       # (none touching: runs given back merge)
+    Py_ssize_t n_runs
+    Py_ssize_t f_cap
+    long long n_free      # free cores
+    long long* a_lo       # each job's cores as runs (lo, hi), in the order taken:
+    long long* a_hi       # job j's are a_first[j] .. a_first[j] + a_count[j] - 1
+    Py_ssize_t n_a
+    Py_ssize_t a_cap
+    Py_ssize_t* a_first
+    Py_ssize_t* a_count
+    bint out_of_memory    # a growth failed: the loop stops, run raises MemoryError
     Event* heap           # completions, earliest first
     Py_ssize_t n_heap
     long long seq
@@ -136,14 +150,80 @@ cdef inline Py_ssize_t _end_position(State* s, double end, Py_ssize_t job) noexc
     return lo
 
 
+cdef bint _grow(long long** lo, long long** hi, Py_ssize_t* cap) noexcept nogil:
+    """Double the capacity of a pair of run arrays; False when memory runs out."""
+    cdef Py_ssize_t new_cap = 2 * cap[0] + 16
+    cdef long long* a = <long long*> realloc(lo[0], new_cap * sizeof(long long))
+    if not a:
+        return False
+    lo[0] = a
+    a = <long long*> realloc(hi[0], new_cap * sizeof(long long))
+    if not a:
+        return False
+    hi[0] = a
+    cap[0] = new_cap
+    return True
+
+
+cdef bint _give_back(State* s, long long a, long long b) noexcept nogil:
+    """FreeRuns.give_back of one run ``a..b``: merged with the runs it touches."""
+    cdef Py_ssize_t lo = 0, hi = s.n_runs, mid
+    cdef bint left, right
+    while lo < hi:  # the first run starting at or after a
+        mid = (lo + hi) >> 1
+        if s.f_lo[mid] < a:
+            lo = mid + 1
+        else:
+            hi = mid
+    left = lo > 0 and s.f_hi[lo - 1] == a - 1
+    right = lo < s.n_runs and s.f_lo[lo] == b + 1
+    if left and right:
+        s.f_hi[lo - 1] = s.f_hi[lo]
+        s.n_runs -= 1
+        memmove(s.f_lo + lo, s.f_lo + lo + 1, (s.n_runs - lo) * sizeof(long long))
+        memmove(s.f_hi + lo, s.f_hi + lo + 1, (s.n_runs - lo) * sizeof(long long))
+    elif left:
+        s.f_hi[lo - 1] = b
+    elif right:
+        s.f_lo[lo] = a
+    else:
+        if s.n_runs == s.f_cap and not _grow(&s.f_lo, &s.f_hi, &s.f_cap):
+            return False
+        memmove(s.f_lo + lo + 1, s.f_lo + lo, (s.n_runs - lo) * sizeof(long long))
+        memmove(s.f_hi + lo + 1, s.f_hi + lo, (s.n_runs - lo) * sizeof(long long))
+        s.f_lo[lo] = a
+        s.f_hi[lo] = b
+        s.n_runs += 1
+    return True
+
+
 cdef void _start(State* s, Py_ssize_t j) noexcept nogil:
-    """Simulator.start: take the top cores of the free list, index the estimated end."""
-    cdef long long p = s.procs[j], k
-    cdef long long* cores = s.cores + s.offset[j]
+    """Simulator.start: take the lowest free cores, index the estimated end."""
+    cdef long long p = s.procs[j], need = p, a, size
     cdef double end = s.now + s.requested[j]
-    cdef Py_ssize_t at
-    for k in range(p):
-        cores[k] = s.free_ids[s.n_free - 1 - k]
+    cdef Py_ssize_t at, k = 0
+    s.a_first[j] = s.n_a
+    while need:
+        if s.n_a == s.a_cap and not _grow(&s.a_lo, &s.a_hi, &s.a_cap):
+            s.out_of_memory = True
+            return
+        a = s.f_lo[k]
+        size = s.f_hi[k] - a + 1
+        s.a_lo[s.n_a] = a
+        if size <= need:  # the whole run
+            s.a_hi[s.n_a] = s.f_hi[k]
+            k += 1
+            need -= size
+        else:
+            s.a_hi[s.n_a] = a + need - 1
+            s.f_lo[k] = a + need
+            need = 0
+        s.n_a += 1
+    if k:
+        s.n_runs -= k
+        memmove(s.f_lo, s.f_lo + k, s.n_runs * sizeof(long long))
+        memmove(s.f_hi, s.f_hi + k, s.n_runs * sizeof(long long))
+    s.a_count[j] = s.n_a - s.a_first[j]
     s.n_free -= p
     s.state[j] = RUNNING
     s.start[j] = s.now
@@ -159,15 +239,16 @@ cdef void _start(State* s, Py_ssize_t j) noexcept nogil:
 
 
 cdef void _complete(State* s, Py_ssize_t j) noexcept nogil:
-    """Simulator._complete: give the cores back (reversed), drop the estimated end."""
-    cdef long long p = s.procs[j], k
-    cdef long long* cores = s.cores + s.offset[j]
-    cdef Py_ssize_t at
+    """Simulator._complete: give the cores back, drop the estimated end."""
+    cdef long long p = s.procs[j]
+    cdef Py_ssize_t at, k
     s.state[j] = DONE
     s.finish[j] = s.now
-    for k in range(p - 1, -1, -1):
-        s.free_ids[s.n_free] = cores[k]
-        s.n_free += 1
+    for k in range(s.a_first[j], s.a_first[j] + s.a_count[j]):
+        if not _give_back(s, s.a_lo[k], s.a_hi[k]):
+            s.out_of_memory = True
+            return
+    s.n_free += p
     at = _end_position(s, s.start[j] + s.requested[j], j)
     memmove(s.end_time + at, s.end_time + at + 1, (s.n_running - at - 1) * sizeof(double))
     memmove(s.end_job + at, s.end_job + at + 1, (s.n_running - at - 1) * sizeof(Py_ssize_t))
@@ -286,7 +367,17 @@ cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_la
     res_extra[0] = extra
 
 
-def run(list jobs, list free_ids, bint record_timeline, list rank=None, list candidate=None):
+cdef tuple _flat(State* s, Py_ssize_t j):
+    """Job ``j``'s runs as :class:`CoreRuns` keeps them: ``(lo0, hi0, lo1, hi1, ...)``."""
+    cdef Py_ssize_t k
+    cdef list out = []
+    for k in range(s.a_first[j], s.a_first[j] + s.a_count[j]):
+        out.append(s.a_lo[k])
+        out.append(s.a_hi[k])
+    return tuple(out)
+
+
+def run(list jobs, object free_runs, bint record_timeline, list rank=None, list candidate=None):
     """Simulate ``jobs`` (validated, in submission order) under EASY to the end.
 
     Parameters
@@ -296,8 +387,9 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
         float times, an integer size from 1 to the number of cores and
         ``work`` within [0, requested time] (overrun "kill"); otherwise
         None is returned and nothing is changed.
-    free_ids : list of int
-        The ledger's free list at the start (the last id is taken first).
+    free_runs : simlib.engine.cores.FreeRuns
+        The ledger's free cores at the start (the top taken first); left as
+        they are (the caller puts the returned runs in place).
     record_timeline : bool
         Whether to record the timeline rows.
     rank : list of int, optional
@@ -310,9 +402,11 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
     Returns
     -------
     tuple or None
-        ``(free_ids, now, timeline)``: the free list at the end, the last
-        round's time and the timeline's rows ``(time, busy cores, queued
-        jobs, processes)`` (empty unless recorded). Each job's ``state``, ``start``, ``finish``,
+        ``(lo, hi, now, timeline)``: the free stack's runs at the end (as
+        ``FreeRuns.lo`` and ``.hi``), the last round's time and the
+        timeline's rows ``(time, busy cores, queued jobs, processes)`` as
+        a float64 array of 4 columns (no rows unless recorded). Each job's
+        ``state``, ``start``, ``finish``,
         ``cpus``, ``alloc``, ``estimated_end``, ``rate`` and the rate model's
         ``work_left``, ``last_update``, ``version`` are set as the engine
         leaves them.
@@ -321,30 +415,33 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
     --------
     Two cores; the second job waits for the first (its shadow time, 10):
 
+    >>> from simlib.engine.cores import FreeRuns
     >>> from simlib.engine.job import Job
     >>> jobs = [Job(0, 1, 0.0, 2, 10.0, 10.0), Job(1, 2, 1.0, 1, 5.0, 5.0)]
-    >>> free_ids, now, timeline = run(jobs, [1, 0], True)
+    >>> lo, hi, now, timeline = run(jobs, FreeRuns(2), True)
     >>> [(j.start, j.finish, j.alloc) for j in jobs]
     [(0.0, 10.0, [0, 1]), (10.0, 15.0, [0])]
-    >>> free_ids, now
-    ([1, 0], 15.0)
-    >>> timeline
-    [(0.0, 2, 0, 2), (1.0, 2, 1, 2), (10.0, 1, 0, 1), (15.0, 0, 0, 0)]
+    >>> lo, hi, now
+    ([0], [1], 15.0)
+    >>> timeline.tolist()
+    [[0.0, 2.0, 0.0, 2.0], [1.0, 2.0, 1.0, 2.0], [10.0, 1.0, 0.0, 1.0], [15.0, 0.0, 0.0, 0.0]]
     """
     cdef State st
     cdef State* s = &st
     cdef Py_ssize_t n = len(jobs), j, k, nxt = 0, new_first, rows = 0, cap_rows
     cdef Py_ssize_t res_head = -1
     cdef double res_shadow = 0.0, t_sub, t_end, t_now, previous = -INF
-    cdef long long res_extra = 0, total_cores = 0, total = len(free_ids)
+    cdef long long res_extra = 0, total = free_runs.count
+    cdef list free_lo = free_runs.lo, free_hi = free_runs.hi
     cdef bint finished
     cdef double* tl_time = NULL
     cdef long long* tl_busy = NULL
     cdef long long* tl_queued = NULL
     cdef long long* tl_processes = NULL
     cdef object job
+    cdef double[:, :] tv
     if n == 0:
-        return list(free_ids), 0.0, []
+        return list(free_lo), list(free_hi), 0.0, np.zeros((0, 4))
     s.submit = <double*> malloc(n * sizeof(double))
     s.procs = <long long*> malloc(n * sizeof(long long))
     s.requested = <double*> malloc(n * sizeof(double))
@@ -352,8 +449,15 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
     s.start = <double*> malloc(n * sizeof(double))
     s.finish = <double*> malloc(n * sizeof(double))
     s.state = <char*> malloc(n)
-    s.offset = <long long*> malloc((n + 1) * sizeof(long long))
-    s.free_ids = <long long*> malloc((total + 1) * sizeof(long long))
+    s.a_first = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
+    s.a_count = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
+    s.f_cap = len(free_lo) + 16
+    s.f_lo = <long long*> malloc(s.f_cap * sizeof(long long))
+    s.f_hi = <long long*> malloc(s.f_cap * sizeof(long long))
+    s.a_cap = n + 16  # a run per job to start with; grown as needed
+    s.a_lo = <long long*> malloc(s.a_cap * sizeof(long long))
+    s.a_hi = <long long*> malloc(s.a_cap * sizeof(long long))
+    s.out_of_memory = False
     s.heap = <Event*> malloc((n + 1) * sizeof(Event))
     s.end_time = <double*> malloc((n + 1) * sizeof(double))
     s.end_job = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
@@ -361,7 +465,6 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
     s.rank = <long long*> malloc((n + 1) * sizeof(long long))
     s.candidate = <char*> malloc(n + 1)
     s.new_jobs = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
-    s.cores = NULL
     cap_rows = 2 * n + 1  # at most one row per submission time and one per finish time
     if record_timeline:
         tl_time = <double*> malloc(cap_rows * sizeof(double))
@@ -370,7 +473,8 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
         tl_processes = <long long*> malloc(cap_rows * sizeof(long long))
     try:
         if not (s.submit and s.procs and s.requested and s.work and s.start and s.finish
-                and s.state and s.offset and s.free_ids and s.heap and s.end_time
+                and s.state and s.a_first and s.a_count and s.f_lo and s.f_hi and s.a_lo
+                and s.a_hi and s.heap and s.end_time
                 and s.end_job and s.queue and s.rank and s.candidate and s.new_jobs):
             raise MemoryError()
         if record_timeline and not (tl_time and tl_busy and tl_queued and tl_processes):
@@ -392,22 +496,19 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
                 return None  # NaN fails every comparison
             previous = s.submit[j]
             s.state[j] = PENDING
-            s.offset[j] = total_cores
-            total_cores += s.procs[j]
-        s.offset[n] = total_cores
+            s.a_first[j] = s.a_count[j] = 0
         if (rank is not None and len(rank) != n) or (candidate is not None
                                                      and len(candidate) != n):
             raise ValueError("rank and candidate need one value per job")
         for j in range(n):
             s.rank[j] = j if rank is None else rank[j]
             s.candidate[j] = True if candidate is None else bool(candidate[j])
-        s.cores = <long long*> malloc((total_cores + 1) * sizeof(long long))
-        if not s.cores:
-            raise MemoryError()
-        s.n_free = 0
-        for c in free_ids:
-            s.free_ids[s.n_free] = c
-            s.n_free += 1
+        s.n_runs = len(free_lo)
+        for k in range(s.n_runs):
+            s.f_lo[k] = free_lo[k]
+            s.f_hi[k] = free_hi[k]
+        s.n_free = total
+        s.n_a = 0
         s.n_heap = 0
         s.seq = 0
         s.n_running = 0
@@ -419,7 +520,7 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
                 t_sub = s.submit[nxt] if nxt < n else INF
                 t_end = s.heap[0].time if s.n_heap else INF
                 t_now = t_end if t_end < t_sub else t_sub
-                if t_now == INF:
+                if t_now == INF or s.out_of_memory:
                     break
                 s.now = t_now
                 finished = False
@@ -446,6 +547,8 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
                     tl_queued[rows] = s.waiting
                     tl_processes[rows] = s.processes
                     rows += 1
+        if s.out_of_memory:
+            raise MemoryError("the compiled EASY loop ran out of memory for core runs")
         for j in range(n):
             if s.state[j] != DONE:
                 raise RuntimeError(f"the compiled EASY loop left job {j} unfinished")
@@ -455,16 +558,24 @@ def run(list jobs, list free_ids, bint record_timeline, list rank=None, list can
             job.finish = s.finish[j]
             job.rate = 1.0
             job.cpus = s.procs[j]
-            job.alloc = [s.cores[k] for k in range(s.offset[j], s.offset[j + 1])]
+            job.alloc = CoreRuns(_flat(s, j))
             job.estimated_end = s.start[j] + s.requested[j]
             job.work_left = 0.0
             job.last_update = s.start[j]
             job.version += 1
-        timeline = [(tl_time[k], tl_busy[k], tl_queued[k], tl_processes[k]) for k in range(rows)]
-        return [s.free_ids[k] for k in range(s.n_free)], s.now, timeline
+        timeline = np.empty((rows, 4))
+        tv = timeline
+        for k in range(rows):
+            tv[k, 0] = tl_time[k]
+            tv[k, 1] = tl_busy[k]
+            tv[k, 2] = tl_queued[k]
+            tv[k, 3] = tl_processes[k]
+        return ([s.f_lo[k] for k in range(s.n_runs)], [s.f_hi[k] for k in range(s.n_runs)],
+                s.now, timeline)
     finally:
         free(s.submit); free(s.procs); free(s.requested); free(s.work); free(s.start)
-        free(s.finish); free(s.state); free(s.offset); free(s.free_ids); free(s.heap)
-        free(s.end_time); free(s.end_job); free(s.queue); free(s.cores)
+        free(s.finish); free(s.state); free(s.a_first); free(s.a_count); free(s.heap)
+        free(s.f_lo); free(s.f_hi); free(s.a_lo); free(s.a_hi)
+        free(s.end_time); free(s.end_job); free(s.queue)
         free(s.rank); free(s.candidate); free(s.new_jobs)
         free(tl_time); free(tl_busy); free(tl_queued); free(tl_processes)

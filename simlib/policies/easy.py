@@ -255,7 +255,9 @@ class EASY(QueuePolicy):
                           self._candidate)
         if done is None:  # a job outside what the kernel does (it changed nothing)
             return False
-        ledger._free, sim.now, sim.timeline = done
+        free = ledger._free
+        free.lo, free.hi, sim.now, sim.timeline = done
+        free.count = sum(free.hi) - sum(free.lo) + len(free.lo)
         sim.execution.ran_rigid(sim.jobs)
         self.new_jobs = []
         self.ran_compiled = True
