@@ -172,17 +172,26 @@ def unknown_policy(name: str, known) -> str:
 
 
 def _check_output(path: str, option: str, suffixes: tuple[str, ...] = ()) -> None:
-    """Fail before any work when ``path`` cannot be written."""
+    """Fail before any work when ``path`` cannot be written.
+
+    A symbolic link is written through (:func:`simlib.io.atomic_path`
+    replaces the file it points to), so the directory that must exist and
+    be writable is its target's.
+    """
     p = Path(path)
     if suffixes and not any(p.name.lower().endswith(s) for s in suffixes):
         raise ConfigError(f"{option} {path}: the name must end in {' or '.join(suffixes)}")
     if p.is_dir():
         raise ConfigError(f"{path}: is a directory ({option} needs a file name)")
+    link = ""
+    if p.is_symlink():
+        target = Path(os.path.realpath(p))
+        link, p = f", a symbolic link to {target}", target
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise ConfigError(f"{path}: directory {parent} does not exist ({option})")
+        raise ConfigError(f"{path}: directory {parent} does not exist ({option}{link})")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"{path}: directory {parent} is not writable ({option})")
+        raise ConfigError(f"{path}: directory {parent} is not writable ({option}{link})")
 
 
 # --------------------------------------------------------------------------

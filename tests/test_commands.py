@@ -176,6 +176,29 @@ def test_simulate_draws_the_gantt_chart(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.png", "t.swf"]
 
 
+def test_simulate_writes_through_symbolic_links_and_keeps_them(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "jobs.csv").write_text("previous results\n")
+    (tmp_path / "jobs.csv").symlink_to("runs/jobs.csv")
+    (tmp_path / "g.png").symlink_to("runs/g.png")          # a dangling link: its target is made
+    code, _, err = simlib("simulate", trace, "-o", "jobs.csv", "--gantt", "g.png", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert (tmp_path / "jobs.csv").is_symlink() and (tmp_path / "g.png").is_symlink()
+    assert (tmp_path / "runs" / "jobs.csv").read_text().startswith("job_id,")
+    assert (tmp_path / "runs" / "g.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["g.png", "jobs.csv"]
+
+
+def test_simulate_link_into_a_missing_directory_is_one_line(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    (tmp_path / "jobs.csv").symlink_to("gone/jobs.csv")
+    code, out, err = simlib("simulate", trace, "-o", "jobs.csv", cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err.startswith("simlib simulate: jobs.csv: directory ") and err.count("\n") == 1
+    assert "gone does not exist (-o, a symbolic link to " in err
+
+
 def test_simulate_with_a_user_policy_module(tmp_path):
     (tmp_path / "mine.py").write_text(
         "from simlib.policies import register\n"
