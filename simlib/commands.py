@@ -434,6 +434,47 @@ def _prepared_workload(args: argparse.Namespace, cpus: int | None, load: float |
     return workload, cpus, name, notes
 
 
+#: What the cleaning rules (simlib.workload.prepare) do about a job the
+#: simulator cannot run, by the field at fault: the advice of an error.
+_CLEANING_FIXES = {
+    "run_time": "cleaning drops jobs without a runtime",
+    # Without a requested time the runtime stands in (simlib.runner), so this
+    # error is a job with neither: a runtime of 0, which cleaning drops.
+    "requested_time": "cleaning drops jobs with a runtime of 0",
+    "requested_procs": "cleaning drops jobs without a size",
+    "allocated_procs": "cleaning drops jobs without a size",
+}
+
+
+def _unusable_job_advice(exc, cleaned: bool) -> str:
+    """Advice that fits a :class:`~simlib.runner.UnusableJobError`, for a user of ``simulate``.
+
+    Only a job wider than the machine is about ``--cpus``; a missing
+    runtime, size or requested time is what the cleaning rules handle
+    (the error then comes from ``--no-clean``); the rest (a missing submit
+    time, times beyond 2**53 s) only an edit of the trace fixes.
+
+    Examples
+    --------
+    >>> from simlib.runner import UnusableJobError
+    >>> def err(field, reason):
+    ...     return UnusableJobError(f"t: job 1 (row 0): field '{field}': {reason}; clean the "
+    ...                             "trace first", row=0, job_id=1, field=field)
+    >>> _unusable_job_advice(err("requested_procs", "size 6 is larger than the machine"), False)
+    'clean the trace or change --cpus'
+    >>> _unusable_job_advice(err("requested_time", "no usable estimate"), False)
+    'run without --no-clean (cleaning drops jobs with a runtime of 0) or fix the trace'
+    >>> _unusable_job_advice(err("submit_time", "no submit time (-1)"), False)
+    'fix the trace (cleaning does not change this)'
+    """
+    if "larger than the machine" in str(exc):
+        return "clean the trace or change --cpus"
+    fix = _CLEANING_FIXES.get(exc.field)
+    if fix is not None and not cleaned:
+        return f"run without --no-clean ({fix}) or fix the trace"
+    return "fix the trace (cleaning does not change this)"
+
+
 def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, name: str):
     """``(result, wall time in seconds)`` of the run, with a progress bar on a terminal."""
     from simlib.runner import UnusableJobError, simulate
@@ -445,10 +486,11 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
         res = simulate(workload, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
                        record_timeline=not policy.rigid, progress=bar, debug=args.debug)
     except UnusableJobError as exc:
-        # The library names the row; a user reads lines of the file.
-        line = job_line(args.trace, exc.row)
+        # The library names the row; a user reads lines of the file. Rows
+        # may have been sorted or dropped (cleaning): the job's id finds its line.
+        line = job_line(args.trace, job_id=exc.job_id)
         reason = (str(exc).split(": ", 1)[1].replace(f" (row {exc.row})", "")
-                  .replace("clean the trace first", "clean the trace or change --cpus"))
+                  .replace("clean the trace first", _unusable_job_advice(exc, args.clean)))
         raise ConfigError(f"{args.trace}{f':{line}' if line else ''}: {reason}") from None
     finally:
         if bar is not None:

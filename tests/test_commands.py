@@ -353,6 +353,12 @@ def test_simulate_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
      "short.swf", "short.swf:6: field 'allocated_procs': expected 18 fields, found 4"),
     (lambda d: _trace(d / "nohead.swf", max_procs=None),
      "nohead.swf", "nohead.swf: no --cpus given and the header has no MaxProcs or MaxNodes"),
+    # A header item that is there but invalid is not "missing" (header lines 1-3).
+    (lambda d: _trace(d / "abc.swf", max_procs="abc"),
+     "abc.swf", "abc.swf:3: field 'MaxProcs': invalid header value 'abc': the machine's size "
+                "must be an integer >= 1 (or -1 for unknown)"),
+    (lambda d: _trace(d / "zero.swf", max_procs="0"),
+     "zero.swf", "zero.swf:3: field 'MaxProcs': invalid header value '0'"),
     (lambda d: (d / "idle.py").write_text(_STARVING) and _trace(d / "t.swf"),
      "t.swf --policy-module idle.py --policy idle", "40 jobs never finished (policy 'idle'"),
 ])
@@ -366,6 +372,27 @@ def test_simulate_bad_trace_names_file_and_line(tmp_path, setup, trace, message)
     assert message in err and "Traceback" not in err
     # No output, no temp file (Python's own bytecode cache of a policy module aside).
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == before
+
+
+@pytest.mark.parametrize("bad_line, field, advice", [
+    # No requested time and a runtime of 0 (which would stand in for it) under
+    # --no-clean: cleaning drops such a job; the machine's size is not at fault.
+    ("3 14 -1 0 2 -1 -1 2 -1 -1 1 1 1 1 1 -1 -1 -1", "requested_time",
+     "no usable estimate: requested_time -1, run_time 0; run without --no-clean (cleaning "
+     "drops jobs with a runtime of 0) or fix the trace"),
+    ("3 14 -1 -1 2 -1 -1 2 60 -1 1 1 1 1 1 -1 -1 -1", "run_time",
+     "no runtime (-1); run without --no-clean (cleaning drops jobs without a runtime) or fix "
+     "the trace"),
+    ("3 -1 -1 94 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1", "submit_time",
+     "no submit time (-1); fix the trace (cleaning does not change this)"),
+])
+def test_simulate_advice_fits_the_error(tmp_path, bad_line, field, advice):
+    _trace(tmp_path / "t.swf", bad_line=bad_line)
+    code, out, err = simlib("simulate", "t.swf", "--no-clean", "--cpus", "16", cwd=tmp_path)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"simlib simulate: t.swf:6: job ") and f"field '{field}': " in err
+    assert err.rstrip("\n").endswith(advice), err
+    assert "--cpus" not in err   # the machine's size is not what is wrong
 
 
 def test_simulate_failure_keeps_an_existing_output_untouched(tmp_path):
