@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from simlib.cli import EXIT_ERROR, EXIT_OK
+from simlib.cli import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 from simlib.errors import ConfigError, SimlibError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,8 +54,6 @@ def load_policy_module(spec: str) -> list[str]:
     return load(spec)
 
 
-#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
 #: A progress bar appears only once a run has lasted this long (seconds).
 PROGRESS_DELAY = 2.0
 

@@ -395,6 +395,44 @@ def test_simulate_advice_fits_the_error(tmp_path, bad_line, field, advice):
     assert "--cpus" not in err   # the machine's size is not what is wrong
 
 
+_SLOW = ("import pathlib, time\n"
+         "from simlib.policies import register\n"
+         "from simlib.policies.base import Policy\n\n"
+         "@register\n"
+         "class Slow(Policy):\n"
+         "    name = 'slow'\n"
+         "    def on_round(self, *args):\n"
+         "        pathlib.Path('started').touch()\n"
+         "        time.sleep(60)\n")
+
+
+def test_ctrl_c_of_a_run_is_one_line_exit_130_and_no_output(tmp_path):
+    """A real SIGINT, as a terminal's Ctrl-C sends it, while the simulation runs."""
+    import signal
+    import time
+
+    _trace(tmp_path / "t.swf")
+    (tmp_path / "slow.py").write_text(_SLOW)
+    (tmp_path / "jobs.csv").write_text("previous results\n")
+    proc = subprocess.Popen([SIMLIB, "simulate", "t.swf", "--policy-module", "slow.py",
+                             "--policy", "slow", "-o", "jobs.csv", "--gantt", "g.png"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():   # the policy is running
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, out, err) == (130, "", "simlib simulate: interrupted\n")
+    assert (tmp_path / "jobs.csv").read_text() == "previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == [
+        "jobs.csv", "slow.py", "started", "t.swf"]
+
+
 def test_simulate_failure_keeps_an_existing_output_untouched(tmp_path):
     (tmp_path / "idle.py").write_text(_STARVING)
     _trace(tmp_path / "t.swf")
