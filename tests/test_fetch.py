@@ -7,8 +7,12 @@ import gzip
 import hashlib
 import http.server
 import io
+import json
 import logging
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -485,6 +489,78 @@ def test_fetch_catalog_trace_errors_leave_nothing(served_dir, tmp_path):
     with pytest.raises(ConfigError, match=r"traces\.catalog\.T\.pwa_url"):
         P.fetch_catalog_trace("T", traces, tmp_path / "x", repo=tmp_path / "repo2",
                               stream=io.StringIO())
+
+
+# --------------------------------------------------------------------------
+# The pipeline's fetch step (workflow/scripts/fetch_trace.py), as Snakemake runs it
+# --------------------------------------------------------------------------
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "workflow" / "scripts"
+
+#: Runs an entry-point script the way Snakemake's ``script:`` directive does:
+#: its directory on sys.path, a ``snakemake`` object in its globals.
+_DRIVER = """
+import json, runpy, sys, types
+spec = json.loads(sys.argv[1])
+sys.path.insert(0, spec["scripts"])
+wildcards = types.SimpleNamespace(**spec["wildcards"])
+wildcards.items = lambda: spec["wildcards"].items()
+snakemake = types.SimpleNamespace(rule=spec["rule"], wildcards=wildcards, config=spec["config"],
+                                  output=spec["output"], log=spec["log"], scriptdir=spec["scripts"])
+runpy.run_path(spec["script"], init_globals={"snakemake": snakemake}, run_name="__main__")
+"""
+
+
+def start_fetch_step(tmp_path, traces) -> tuple[subprocess.Popen, Path, Path]:
+    """The fetch step of trace T in a subprocess: (process, its output, its log file)."""
+    dest, log = tmp_path / "data" / "T.swf.gz", tmp_path / "logs" / "fetch.T.log"
+    spec = {"scripts": str(SCRIPTS), "script": str(SCRIPTS / "fetch_trace.py"),
+            "rule": "fetch_trace", "wildcards": {"trace": "T"}, "config": {"traces": traces},
+            "output": [str(dest)], "log": [str(log)]}
+    proc = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, dest, log
+
+
+def test_a_failed_download_in_the_pipeline_step_is_one_line(tmp_path, proxyless):
+    with serving(Trickle) as url:
+        traces = catalog_setup(tmp_path / "repo", url + "/")
+        traces["manifest"] = str(tmp_path / "repo" / "config" / "M.tsv")  # absolute
+        traces["download"] = {"deadline": 0.5, "stall_timeout": 5}
+        proc, dest, log = start_fetch_step(tmp_path, traces)
+        out, err = proc.communicate(timeout=60)
+    lines = err.splitlines()
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and lines[0].startswith("trace T: downloading")
+    assert lines[-1] == (f"fetch_trace: {url}/{NAME}: not complete within the deadline of 0.5 s "
+                         f"(traces.download.deadline) after {lines[-1].split(' after ')[1]}")
+    assert lines[-1].endswith(" bytes; nothing was kept")
+    # The log file (which the profile shows on failure) says the same, no traceback either.
+    text = log.read_text()
+    assert "Traceback" not in text and f"ERROR failed: TraceDownloadError: {url}/{NAME}" in text
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_ctrl_c_of_the_pipeline_step_is_one_line_and_exit_130(tmp_path, proxyless):
+    with socket.socket() as listener:   # a server that never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+        traces = catalog_setup(tmp_path / "repo", url)
+        traces["manifest"] = str(tmp_path / "repo" / "config" / "M.tsv")
+        proc, dest, log = start_fetch_step(tmp_path, traces)
+        try:
+            deadline = time.monotonic() + 60
+            while not (log.exists() and "downloading" in log.read_text()):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1] == "fetch_trace: interrupted" and "Traceback" not in err
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
 
 
 # --------------------------------------------------------------------------
