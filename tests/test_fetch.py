@@ -511,10 +511,11 @@ runpy.run_path(spec["script"], init_globals={"snakemake": snakemake}, run_name="
 """
 
 
-def start_fetch_step(tmp_path, traces) -> tuple[subprocess.Popen, Path, Path]:
+def start_fetch_step(tmp_path, traces, script=SCRIPTS / "fetch_trace.py"
+                     ) -> tuple[subprocess.Popen, Path, Path]:
     """The fetch step of trace T in a subprocess: (process, its output, its log file)."""
     dest, log = tmp_path / "data" / "T.swf.gz", tmp_path / "logs" / "fetch.T.log"
-    spec = {"scripts": str(SCRIPTS), "script": str(SCRIPTS / "fetch_trace.py"),
+    spec = {"scripts": str(SCRIPTS), "script": str(script),
             "rule": "fetch_trace", "wildcards": {"trace": "T"}, "config": {"traces": traces},
             "output": [str(dest)], "log": [str(log)]}
     proc = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
@@ -561,6 +562,16 @@ def test_ctrl_c_of_the_pipeline_step_is_one_line_and_exit_130(tmp_path, proxyles
     assert proc.returncode == 130, err
     assert err.splitlines()[-1] == "fetch_trace: interrupted" and "Traceback" not in err
     assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_ctrl_c_during_a_steps_imports_is_one_line(tmp_path):
+    # As if Ctrl-C landed while a script imports simlib, before job_log.
+    script = tmp_path / "step.py"
+    script.write_text("from _common import job_log\nraise KeyboardInterrupt\n")
+    proc, _, _ = start_fetch_step(tmp_path, {}, script)
+    _, err = proc.communicate(timeout=60)
+    # The interpreter ends itself by SIGINT, as shells expect (they report 130).
+    assert (proc.returncode, err) == (-signal.SIGINT, "fetch_trace: interrupted\n")
 
 
 # --------------------------------------------------------------------------

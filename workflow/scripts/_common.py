@@ -38,7 +38,9 @@ def _quiet_interrupt_hook(kind, value, tb, _previous=sys.excepthook):
     # traceback. The interpreter then ends itself by SIGINT, which shells
     # report as 130.
     if issubclass(kind, KeyboardInterrupt):
-        print("interrupted", file=sys.stderr, flush=True)
+        # Snakemake defines `snakemake` before the script's own code runs.
+        rule = getattr(getattr(sys.modules.get("__main__"), "snakemake", None), "rule", None)
+        print(f"{rule}: interrupted" if rule else "interrupted", file=sys.stderr, flush=True)
         return
     _previous(kind, value, tb)
 
