@@ -390,7 +390,7 @@ def test_simulate_advice_fits_the_error(tmp_path, bad_line, field, advice):
     _trace(tmp_path / "t.swf", bad_line=bad_line)
     code, out, err = simlib("simulate", "t.swf", "--no-clean", "--cpus", "16", cwd=tmp_path)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith(f"simlib simulate: t.swf:6: job ") and f"field '{field}': " in err
+    assert err.startswith("simlib simulate: t.swf:6: job ") and f"field '{field}': " in err
     assert err.rstrip("\n").endswith(advice), err
     assert "--cpus" not in err   # the machine's size is not what is wrong
 
