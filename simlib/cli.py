@@ -8,7 +8,10 @@ write such a function in your module and append its dotted path to
 broken optional module cannot take ``simlib diff`` down with it.
 
 Exit status: 0 success, 1 "differences found" style negative results,
-2 usage errors and unreadable input (argparse's convention).
+2 usage errors and unreadable input (argparse's convention), 130 after
+Ctrl-C (128 + SIGINT, as shells report it), which ends any subcommand with
+the one line ``simlib <command>: interrupted`` and no traceback (outputs are
+written atomically, :mod:`simlib.io`, so none is left half written).
 
 Run as ``simlib ...`` (console script) or ``python -m simlib.cli ...``.
 """
@@ -22,9 +25,11 @@ from typing import Callable, Sequence
 
 from simlib import __version__
 
-__all__ = ["main", "build_parser", "register_diff", "SUBCOMMAND_PROVIDERS"]
+__all__ = ["main", "build_parser", "register_diff", "SUBCOMMAND_PROVIDERS", "EXIT_INTERRUPTED"]
 
 EXIT_OK, EXIT_DIFFERENT, EXIT_ERROR = 0, 1, 2
+#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
 
 
 def _load_provider(spec) -> Callable[[argparse._SubParsersAction], None]:
@@ -217,12 +222,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> main(["diff", "/nonexistent-a.nc", "/nonexistent-b.nc"])
     2
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "func", None) is None:
-        parser.print_help(sys.stderr)
-        return EXIT_ERROR
-    status = int(args.func(args))
+    args = None
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        status = int(args.func(args))
+    except KeyboardInterrupt:
+        # Ctrl-C wherever it lands (imports, parsing, a subcommand without a
+        # boundary of its own): the user asked to stop; a traceback would
+        # read as a crash.
+        command = getattr(args, "command", None)
+        print(f"simlib{f' {command}' if command else ''}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if argv is None:
         # This process's own command line, which ends next: what is still
         # alive (a simulation's jobs and engine form reference cycles) is

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from simlib.cli import EXIT_ERROR, EXIT_OK
+from simlib.cli import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
 from simlib.errors import ConfigError, SimlibError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,8 +54,6 @@ def load_policy_module(spec: str) -> list[str]:
     return load(spec)
 
 
-#: Exit status after Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
 #: A progress bar appears only once a run has lasted this long (seconds).
 PROGRESS_DELAY = 2.0
 
@@ -172,17 +170,26 @@ def unknown_policy(name: str, known) -> str:
 
 
 def _check_output(path: str, option: str, suffixes: tuple[str, ...] = ()) -> None:
-    """Fail before any work when ``path`` cannot be written."""
+    """Fail before any work when ``path`` cannot be written.
+
+    A symbolic link is written through (:func:`simlib.io.atomic_path`
+    replaces the file it points to), so the directory that must exist and
+    be writable is its target's.
+    """
     p = Path(path)
     if suffixes and not any(p.name.lower().endswith(s) for s in suffixes):
         raise ConfigError(f"{option} {path}: the name must end in {' or '.join(suffixes)}")
     if p.is_dir():
         raise ConfigError(f"{path}: is a directory ({option} needs a file name)")
+    link = ""
+    if p.is_symlink():
+        target = Path(os.path.realpath(p))
+        link, p = f", a symbolic link to {target}", target
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
-        raise ConfigError(f"{path}: directory {parent} does not exist ({option})")
+        raise ConfigError(f"{path}: directory {parent} does not exist ({option}{link})")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"{path}: directory {parent} is not writable ({option})")
+        raise ConfigError(f"{path}: directory {parent} is not writable ({option}{link})")
 
 
 # --------------------------------------------------------------------------
@@ -470,6 +477,47 @@ def _prepared_workload(args: argparse.Namespace, cpus: int | None, load: float |
     return workload, cpus, name, notes
 
 
+#: What the cleaning rules (simlib.workload.prepare) do about a job the
+#: simulator cannot run, by the field at fault: the advice of an error.
+_CLEANING_FIXES = {
+    "run_time": "cleaning drops jobs without a runtime",
+    # Without a requested time the runtime stands in (simlib.runner), so this
+    # error is a job with neither: a runtime of 0, which cleaning drops.
+    "requested_time": "cleaning drops jobs with a runtime of 0",
+    "requested_procs": "cleaning drops jobs without a size",
+    "allocated_procs": "cleaning drops jobs without a size",
+}
+
+
+def _unusable_job_advice(exc, cleaned: bool) -> str:
+    """Advice that fits a :class:`~simlib.runner.UnusableJobError`, for a user of ``simulate``.
+
+    Only a job wider than the machine is about ``--cpus``; a missing
+    runtime, size or requested time is what the cleaning rules handle
+    (the error then comes from ``--no-clean``); the rest (a missing submit
+    time, times beyond 2**53 s) only an edit of the trace fixes.
+
+    Examples
+    --------
+    >>> from simlib.runner import UnusableJobError
+    >>> def err(field, reason):
+    ...     return UnusableJobError(f"t: job 1 (row 0): field '{field}': {reason}; clean the "
+    ...                             "trace first", row=0, job_id=1, field=field)
+    >>> _unusable_job_advice(err("requested_procs", "size 6 is larger than the machine"), False)
+    'clean the trace or change --cpus'
+    >>> _unusable_job_advice(err("requested_time", "no usable estimate"), False)
+    'run without --no-clean (cleaning drops jobs with a runtime of 0) or fix the trace'
+    >>> _unusable_job_advice(err("submit_time", "no submit time (-1)"), False)
+    'fix the trace (cleaning does not change this)'
+    """
+    if "larger than the machine" in str(exc):
+        return "clean the trace or change --cpus"
+    fix = _CLEANING_FIXES.get(exc.field)
+    if fix is not None and not cleaned:
+        return f"run without --no-clean ({fix}) or fix the trace"
+    return "fix the trace (cleaning does not change this)"
+
+
 def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, name: str):
     """``(result, wall time in seconds)`` of the run, with a progress bar on a terminal."""
     from simlib.runner import UnusableJobError, simulate
@@ -481,10 +529,11 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
         res = simulate(workload, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
                        record_timeline=not policy.rigid, progress=bar, debug=args.debug)
     except UnusableJobError as exc:
-        # The library names the row; a user reads lines of the file.
-        line = job_line(args.trace, exc.row)
+        # The library names the row; a user reads lines of the file. Rows
+        # may have been sorted or dropped (cleaning): the job's id finds its line.
+        line = job_line(args.trace, job_id=exc.job_id)
         reason = (str(exc).split(": ", 1)[1].replace(f" (row {exc.row})", "")
-                  .replace("clean the trace first", "clean the trace or change --cpus"))
+                  .replace("clean the trace first", _unusable_job_advice(exc, args.clean)))
         raise ConfigError(f"{args.trace}{f':{line}' if line else ''}: {reason}") from None
     finally:
         if bar is not None:

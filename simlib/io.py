@@ -16,6 +16,12 @@ file (gzip headers) behave exactly as if they wrote the destination
 directly, so the bytes do not depend on a random temporary name. The file
 gets the permissions a plain ``open()`` would give it (umask applies).
 
+A destination that is a symbolic link is written *through* the link: the
+file it points to is replaced atomically (the temporary directory is made
+beside that file, so the rename stays on one file system) and the link
+itself is kept, as ``open(link, "w")`` would keep it. A dangling link
+creates its target, as ``open`` does.
+
 This protects against the writing process dying, not against power loss
 (no ``fsync``). A process killed with ``kill -9`` cannot clean up: it may
 leave a hidden ``.<name>.*.tmp`` directory behind, never a partial
@@ -61,7 +67,8 @@ def atomic_path(path: str | os.PathLike, *, mkdir: bool = True) -> Iterator[Path
     Parameters
     ----------
     path : str or path-like
-        The destination.
+        The destination. A symbolic link is kept and the file it points
+        to is replaced (see the module's docstring).
     mkdir : bool, default True
         Create the destination's parent directories first.
 
@@ -69,12 +76,14 @@ def atomic_path(path: str | os.PathLike, *, mkdir: bool = True) -> Iterator[Path
     ------
     pathlib.Path
         A path with the same file name as ``path``, in a fresh hidden
-        directory beside it; nothing exists there yet.
+        directory beside it (beside the link's target for a link);
+        nothing exists there yet.
 
     Raises
     ------
     FileNotFoundError
-        If the block ended without creating the yielded file.
+        If the block ended without creating the yielded file, or the
+        directory a link points into does not exist.
 
     Examples
     --------
@@ -90,15 +99,40 @@ def atomic_path(path: str | os.PathLike, *, mkdir: bool = True) -> Iterator[Path
     dest = Path(path)
     if mkdir:
         dest.parent.mkdir(parents=True, exist_ok=True)
-    tmpdir = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    target = _link_target(dest)
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=target.parent))
+    # The name the caller gave (the link's, for a link): suffix inference and
+    # gzip headers see what writing ``path`` directly would show them.
     tmp = tmpdir / dest.name
     try:
         yield tmp
         if not tmp.exists():
             raise FileNotFoundError(f"{dest}: nothing was written (no {tmp})")
-        os.replace(tmp, dest)
+        os.replace(tmp, target)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _link_target(dest: Path) -> Path:
+    """``dest``, or the file a symbolic link ``dest`` points to (links followed to the end).
+
+    Replacing the link by a regular file would silently cut a user's link
+    (``-o results/latest.csv``), so the file behind it is what gets replaced.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp(); os.symlink("real.csv", os.path.join(d, "link.csv"))
+    >>> _link_target(Path(d, "link.csv")) == Path(os.path.realpath(d), "real.csv")
+    True
+    """
+    if not dest.is_symlink():
+        return dest
+    target = Path(os.path.realpath(dest))
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"{dest}: a symbolic link to {target}, whose directory "
+                                f"{target.parent} does not exist")
+    return target
 
 
 @contextlib.contextmanager

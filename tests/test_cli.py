@@ -1,4 +1,5 @@
-"""Tests of the simlib command line (simlib.cli): diff exit codes and output, --version."""
+"""Tests of the simlib command line (simlib.cli): diff exit codes and output, --version, Ctrl-C."""
+import importlib
 import json
 import shutil
 import subprocess
@@ -196,3 +197,42 @@ def test_process_exit_keeps_outputs_and_in_process_calls_freeze_nothing(tmp_path
     assert gc.isenabled()  # simulate paused the collector, and restored it
     assert cli.main(["simulate", str(tmp_path / "missing.swf"), "--cpus", "4"]) == 2
     assert gc.isenabled()
+
+
+# --------------------------------------------------------------------------
+# Ctrl-C: one line, exit status 130, no traceback, no partial output
+# --------------------------------------------------------------------------
+def _interrupt(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+def _swf(tmp_path):
+    swf = tmp_path / "t.swf"
+    swf.write_text("".join(f"{i} {i} -1 {5 + i % 7} 2 -1 -1 2 20 -1 1 1 1 1 1 1 -1 -1\n"
+                           for i in range(1, 301)))
+    return swf
+
+
+@pytest.mark.parametrize("command, target", [
+    # Where Ctrl-C lands: in each subcommand's work, and before any (parsing).
+    ("diff", "simlib.cube.read_cube"),
+    ("simulate", "simlib.runner.simulate"),
+    # In the middle of writing the jobs table: nothing is left of it.
+    ("simulate", "simlib.io.csv_text"),
+    ("generate", "simlib.workload.lublin.generate_lublin"),
+    ("policies", "simlib.commands.policy_table"),
+    (None, "simlib.cli.build_parser"),
+])
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path, monkeypatch, capsys, command, target):
+    swf = _swf(tmp_path)
+    argv = {"diff": ["diff", "a.nc", "b.nc"],
+            "simulate": ["simulate", str(swf), "--cpus", "4", "-o", str(tmp_path / "jobs.csv")],
+            "generate": ["generate", "lublin", "--jobs", "10", "--cpus", "8", "--seed", "1",
+                         "-o", str(tmp_path / "w.swf")],
+            "policies": ["policies"], None: ["policies"]}[command]
+    module, _, name = target.rpartition(".")
+    monkeypatch.setattr(importlib.import_module(module), name, _interrupt)
+    assert cli.main(argv) == cli.EXIT_INTERRUPTED == 130
+    out, err = capsys.readouterr()
+    assert err == f"simlib{f' {command}' if command else ''}: interrupted\n" and out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.swf"]   # no output, no temporary

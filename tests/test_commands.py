@@ -176,6 +176,29 @@ def test_simulate_draws_the_gantt_chart(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.png", "t.swf"]
 
 
+def test_simulate_writes_through_symbolic_links_and_keeps_them(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "jobs.csv").write_text("previous results\n")
+    (tmp_path / "jobs.csv").symlink_to("runs/jobs.csv")
+    (tmp_path / "g.png").symlink_to("runs/g.png")          # a dangling link: its target is made
+    code, _, err = simlib("simulate", trace, "-o", "jobs.csv", "--gantt", "g.png", cwd=tmp_path)
+    assert (code, err) == (0, "")
+    assert (tmp_path / "jobs.csv").is_symlink() and (tmp_path / "g.png").is_symlink()
+    assert (tmp_path / "runs" / "jobs.csv").read_text().startswith("job_id,")
+    assert (tmp_path / "runs" / "g.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["g.png", "jobs.csv"]
+
+
+def test_simulate_link_into_a_missing_directory_is_one_line(tmp_path):
+    trace = _trace(tmp_path / "t.swf")
+    (tmp_path / "jobs.csv").symlink_to("gone/jobs.csv")
+    code, out, err = simlib("simulate", trace, "-o", "jobs.csv", cwd=tmp_path)
+    assert code == 2 and out == ""
+    assert err.startswith("simlib simulate: jobs.csv: directory ") and err.count("\n") == 1
+    assert "gone does not exist (-o, a symbolic link to " in err
+
+
 def test_simulate_with_a_user_policy_module(tmp_path):
     (tmp_path / "mine.py").write_text(
         "from simlib.policies import register\n"
@@ -355,6 +378,12 @@ def test_simulate_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
      "short.swf", "short.swf:6: field 'allocated_procs': expected 18 fields, found 4"),
     (lambda d: _trace(d / "nohead.swf", max_procs=None),
      "nohead.swf", "nohead.swf: no --cpus given and the header has no MaxProcs or MaxNodes"),
+    # A header item that is there but invalid is not "missing" (header lines 1-3).
+    (lambda d: _trace(d / "abc.swf", max_procs="abc"),
+     "abc.swf", "abc.swf:3: field 'MaxProcs': invalid header value 'abc': the machine's size "
+                "must be an integer >= 1 (or -1 for unknown)"),
+    (lambda d: _trace(d / "zero.swf", max_procs="0"),
+     "zero.swf", "zero.swf:3: field 'MaxProcs': invalid header value '0'"),
     (lambda d: (d / "idle.py").write_text(_STARVING) and _trace(d / "t.swf"),
      "t.swf --policy-module idle.py --policy idle", "40 jobs never finished (policy 'idle'"),
 ])
@@ -368,6 +397,65 @@ def test_simulate_bad_trace_names_file_and_line(tmp_path, setup, trace, message)
     assert message in err and "Traceback" not in err
     # No output, no temp file (Python's own bytecode cache of a policy module aside).
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == before
+
+
+@pytest.mark.parametrize("bad_line, field, advice", [
+    # No requested time and a runtime of 0 (which would stand in for it) under
+    # --no-clean: cleaning drops such a job; the machine's size is not at fault.
+    ("3 14 -1 0 2 -1 -1 2 -1 -1 1 1 1 1 1 -1 -1 -1", "requested_time",
+     "no usable estimate: requested_time -1, run_time 0; run without --no-clean (cleaning "
+     "drops jobs with a runtime of 0) or fix the trace"),
+    ("3 14 -1 -1 2 -1 -1 2 60 -1 1 1 1 1 1 -1 -1 -1", "run_time",
+     "no runtime (-1); run without --no-clean (cleaning drops jobs without a runtime) or fix "
+     "the trace"),
+    ("3 -1 -1 94 2 -1 -1 2 200 -1 1 1 1 1 1 -1 -1 -1", "submit_time",
+     "no submit time (-1); fix the trace (cleaning does not change this)"),
+])
+def test_simulate_advice_fits_the_error(tmp_path, bad_line, field, advice):
+    _trace(tmp_path / "t.swf", bad_line=bad_line)
+    code, out, err = simlib("simulate", "t.swf", "--no-clean", "--cpus", "16", cwd=tmp_path)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("simlib simulate: t.swf:6: job ") and f"field '{field}': " in err
+    assert err.rstrip("\n").endswith(advice), err
+    assert "--cpus" not in err   # the machine's size is not what is wrong
+
+
+_SLOW = ("import pathlib, time\n"
+         "from simlib.policies import register\n"
+         "from simlib.policies.base import Policy\n\n"
+         "@register\n"
+         "class Slow(Policy):\n"
+         "    name = 'slow'\n"
+         "    def on_round(self, *args):\n"
+         "        pathlib.Path('started').touch()\n"
+         "        time.sleep(60)\n")
+
+
+def test_ctrl_c_of_a_run_is_one_line_exit_130_and_no_output(tmp_path):
+    """A real SIGINT, as a terminal's Ctrl-C sends it, while the simulation runs."""
+    import signal
+    import time
+
+    _trace(tmp_path / "t.swf")
+    (tmp_path / "slow.py").write_text(_SLOW)
+    (tmp_path / "jobs.csv").write_text("previous results\n")
+    proc = subprocess.Popen([SIMLIB, "simulate", "t.swf", "--policy-module", "slow.py",
+                             "--policy", "slow", "-o", "jobs.csv", "--gantt", "g.png"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "started").exists():   # the policy is running
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, out, err) == (130, "", "simlib simulate: interrupted\n")
+    assert (tmp_path / "jobs.csv").read_text() == "previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == [
+        "jobs.csv", "slow.py", "started", "t.swf"]
 
 
 def test_simulate_failure_keeps_an_existing_output_untouched(tmp_path):

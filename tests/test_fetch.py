@@ -1,14 +1,20 @@
 """Tests of simlib.workload.fetch: manifest, checksum, sources, copy and download."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import hashlib
 import http.server
 import io
+import json
 import logging
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -147,6 +153,13 @@ def http_base(served_dir, monkeypatch):
         thread.join()
 
 
+@pytest.fixture
+def proxyless(monkeypatch):
+    """No proxy from the environment: the local servers are reached directly."""
+    for var in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -208,21 +221,21 @@ def test_fetch_unknown_name_and_scheme(served_dir, tmp_path):
 
 def test_fetch_http_success(http_base, tmp_path):
     dest = tmp_path / "out" / "t.swf.gz"
-    P.fetch_trace(NAME, http_base + "/", dest, manifest_for(NAME, SWF_TEXT), timeout=5)
+    P.fetch_trace(NAME, http_base + "/", dest, manifest_for(NAME, SWF_TEXT), stall_timeout=5)
     assert gzip.decompress(dest.read_bytes()) == SWF_TEXT
     assert [p.name for p in dest.parent.iterdir()] == ["t.swf.gz"]
 
 
 def test_fetch_http_url_template(http_base, tmp_path):
     dest = tmp_path / "out" / "t.swf.gz"
-    P.fetch_trace(NAME, http_base + "/{file}", dest, manifest_for(NAME, SWF_TEXT), timeout=5)
+    P.fetch_trace(NAME, http_base + "/{file}", dest, manifest_for(NAME, SWF_TEXT), stall_timeout=5)
     assert dest.exists()
 
 
 def test_fetch_http_wrong_checksum(http_base, tmp_path):
     dest = tmp_path / "out" / "t.swf.gz"
     with pytest.raises(ChecksumError) as info:
-        P.fetch_trace(NAME, http_base, dest, manifest_for(NAME, b"x"), timeout=5)
+        P.fetch_trace(NAME, http_base, dest, manifest_for(NAME, b"x"), stall_timeout=5)
     assert f"{http_base}/{NAME}" in str(info.value)
     assert hashlib.sha256(SWF_TEXT).hexdigest() in str(info.value)
     assert_nothing_left(dest)
@@ -232,7 +245,7 @@ def test_fetch_http_missing_file(http_base, tmp_path):
     dest = tmp_path / "out" / "t.swf.gz"
     name = "absent.swf.gz"
     with pytest.raises(P.TraceNotFoundError, match="404") as info:
-        P.fetch_trace(name, http_base, dest, manifest_for(name, SWF_TEXT), timeout=5)
+        P.fetch_trace(name, http_base, dest, manifest_for(name, SWF_TEXT), stall_timeout=5)
     assert f"{http_base}/{name}" in str(info.value)
     assert_nothing_left(dest)
 
@@ -241,24 +254,130 @@ def test_fetch_http_connection_refused(tmp_path):
     dest = tmp_path / "out" / "t.swf.gz"
     url = f"http://127.0.0.1:{closed_port()}"
     with pytest.raises(P.TraceDownloadError) as info:
-        P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), timeout=5)
+        P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), stall_timeout=5)
     assert isinstance(info.value, ConnectionError) and isinstance(info.value, SimlibError)
     assert url in str(info.value) and "refused" in str(info.value).lower()
     assert_nothing_left(dest)
 
 
-def test_fetch_http_timeout(tmp_path):
-    # A listening socket that never answers: connect succeeds, the read times out.
+@contextlib.contextmanager
+def serving(handler):
+    """Base URL of a local HTTP server (127.0.0.1, ephemeral port) running ``handler``."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True  # a handler still trickling does not hold the test up
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                              daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class Trickle(http.server.BaseHTTPRequestHandler):
+    """Announces 1,000 bytes and sends one every 0.2 s (headers first, or not)."""
+
+    headers_first = True
+
+    def do_GET(self):
+        if self.headers_first:
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.flush()
+            data = b"x" * 1000
+        else:  # the status line and headers themselves, byte by byte
+            data = b"HTTP/1.0 200 OK\r\nContent-Length: 1000\r\n\r\n" + b"x" * 1000
+        try:
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:  # the client gave up
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+class TrickleHeaders(Trickle):
+    headers_first = False
+
+
+@pytest.mark.parametrize("handler", [Trickle, TrickleHeaders])
+def test_a_trickling_server_hits_the_deadline(tmp_path, handler, proxyless):
+    # Each byte comes well within the stall timeout: only the deadline ends it.
+    with serving(handler) as url:
+        dest = tmp_path / "out" / "t.swf.gz"
+        t0 = time.monotonic()
+        with pytest.raises(P.TraceDownloadError) as info:
+            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), deadline=1,
+                          stall_timeout=5)
+        took = time.monotonic() - t0
+    message = str(info.value)
+    assert message.startswith(f"{url}/{NAME}: not complete within the deadline of 1 s "
+                              "(traces.download.deadline) after ")
+    assert message.endswith(" bytes; nothing was kept") and "\n" not in message
+    assert 0.9 < took < 3
+    assert_nothing_left(dest)
+
+
+def test_a_hanging_server_hits_the_stall_timeout(tmp_path, proxyless):
+    # A listening socket that never answers: connect succeeds, no byte ever comes.
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         url = f"http://127.0.0.1:{listener.getsockname()[1]}"
         dest = tmp_path / "out" / "t.swf.gz"
-        with pytest.raises(P.TraceDownloadError, match="127.0.0.1"):
-            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), timeout=0.3)
+        t0 = time.monotonic()
+        with pytest.raises(P.TraceDownloadError) as info:
+            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), deadline=30,
+                          stall_timeout=0.5)
+        took = time.monotonic() - t0
+    assert str(info.value) == (f"{url}/{NAME}: no data for 0.5 s "
+                               "(traces.download.stall_timeout) after 0 bytes; nothing was kept")
+    assert 0.4 < took < 3
     assert_nothing_left(dest)
 
 
+class Stall(Trickle):
+    """Sends half the body, then nothing (keeping the connection open)."""
+
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        self.wfile.write(b"x" * 500)
+        self.wfile.flush()
+        time.sleep(3)
+
+
+def test_a_body_that_stops_coming_hits_the_stall_timeout(tmp_path, proxyless):
+    with serving(Stall) as url:
+        dest = tmp_path / "out" / "t.swf.gz"
+        with pytest.raises(P.TraceDownloadError) as info:
+            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), deadline=30,
+                          stall_timeout=0.5)
+    assert str(info.value) == (f"{url}/{NAME}: no data for 0.5 s "
+                               "(traces.download.stall_timeout) after 500 bytes; nothing was kept")
+    assert_nothing_left(dest)
+
+
+def test_fetch_catalog_trace_takes_its_limits_from_the_config(tmp_path, proxyless):
+    with serving(Trickle) as url:
+        traces = catalog_setup(tmp_path / "repo", url)
+        traces["download"] = {"deadline": 0.5}
+        with pytest.raises(P.TraceDownloadError, match="deadline of 0.5 s"):
+            P.fetch_catalog_trace("T", traces, tmp_path / "out" / "T.swf.gz",
+                                  repo=tmp_path / "repo", stream=io.StringIO())
+    assert_nothing_left(tmp_path / "out" / "T.swf.gz")
+    traces["download"] = {"deadline": 60, "stall_timeout": -1}
+    with pytest.raises(ConfigError, match=r"traces\.download\.stall_timeout: must be a number "
+                                          r"of seconds > 0, got -1"):
+        P.fetch_catalog_trace("T", traces, tmp_path / "x", repo=tmp_path / "repo",
+                              stream=io.StringIO())
 
 
 def test_fetch_http_interrupted_transfer(tmp_path):
@@ -285,7 +404,7 @@ def test_fetch_http_interrupted_transfer(tmp_path):
         url = f"http://127.0.0.1:{server.server_address[1]}"
         dest = tmp_path / "out" / "t.swf.gz"
         with pytest.raises(P.TraceDownloadError, match="interrupted") as info:
-            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), timeout=5)
+            P.fetch_trace(NAME, url, dest, manifest_for(NAME, SWF_TEXT), stall_timeout=5)
         assert f"{url}/{NAME}" in str(info.value)
         assert_nothing_left(dest)
     finally:
@@ -297,7 +416,7 @@ def test_fetch_http_interrupted_transfer(tmp_path):
 def test_fetch_reports_download_progress(http_base, tmp_path):
     calls = []
     P.fetch_trace(NAME, http_base, tmp_path / "t.swf.gz", manifest_for(NAME, SWF_TEXT),
-                  timeout=5, progress=lambda done, total: calls.append((done, total)))
+                  stall_timeout=5, progress=lambda done, total: calls.append((done, total)))
     size = len(gzip.compress(SWF_TEXT))
     assert calls[0] == (0, (served_size := calls[-1][1])) and calls[-1] == (served_size, served_size)
     assert served_size == (tmp_path / "t.swf.gz").stat().st_size
@@ -370,6 +489,89 @@ def test_fetch_catalog_trace_errors_leave_nothing(served_dir, tmp_path):
     with pytest.raises(ConfigError, match=r"traces\.catalog\.T\.pwa_url"):
         P.fetch_catalog_trace("T", traces, tmp_path / "x", repo=tmp_path / "repo2",
                               stream=io.StringIO())
+
+
+# --------------------------------------------------------------------------
+# The pipeline's fetch step (workflow/scripts/fetch_trace.py), as Snakemake runs it
+# --------------------------------------------------------------------------
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "workflow" / "scripts"
+
+#: Runs an entry-point script the way Snakemake's ``script:`` directive does:
+#: its directory on sys.path, a ``snakemake`` object in its globals.
+_DRIVER = """
+import json, runpy, sys, types
+spec = json.loads(sys.argv[1])
+sys.path.insert(0, spec["scripts"])
+wildcards = types.SimpleNamespace(**spec["wildcards"])
+wildcards.items = lambda: spec["wildcards"].items()
+snakemake = types.SimpleNamespace(rule=spec["rule"], wildcards=wildcards, config=spec["config"],
+                                  output=spec["output"], log=spec["log"], scriptdir=spec["scripts"])
+runpy.run_path(spec["script"], init_globals={"snakemake": snakemake}, run_name="__main__")
+"""
+
+
+def start_fetch_step(tmp_path, traces, script=SCRIPTS / "fetch_trace.py"
+                     ) -> tuple[subprocess.Popen, Path, Path]:
+    """The fetch step of trace T in a subprocess: (process, its output, its log file)."""
+    dest, log = tmp_path / "data" / "T.swf.gz", tmp_path / "logs" / "fetch.T.log"
+    spec = {"scripts": str(SCRIPTS), "script": str(script),
+            "rule": "fetch_trace", "wildcards": {"trace": "T"}, "config": {"traces": traces},
+            "output": [str(dest)], "log": [str(log)]}
+    proc = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, dest, log
+
+
+def test_a_failed_download_in_the_pipeline_step_is_one_line(tmp_path, proxyless):
+    with serving(Trickle) as url:
+        traces = catalog_setup(tmp_path / "repo", url + "/")
+        traces["manifest"] = str(tmp_path / "repo" / "config" / "M.tsv")  # absolute
+        traces["download"] = {"deadline": 0.5, "stall_timeout": 5}
+        proc, dest, log = start_fetch_step(tmp_path, traces)
+        out, err = proc.communicate(timeout=60)
+    lines = err.splitlines()
+    assert proc.returncode == 2, err
+    assert "Traceback" not in err and lines[0].startswith("trace T: downloading")
+    assert lines[-1] == (f"fetch_trace: {url}/{NAME}: not complete within the deadline of 0.5 s "
+                         f"(traces.download.deadline) after {lines[-1].split(' after ')[1]}")
+    assert lines[-1].endswith(" bytes; nothing was kept")
+    # The log file (which the profile shows on failure) says the same, no traceback either.
+    text = log.read_text()
+    assert "Traceback" not in text and f"ERROR failed: TraceDownloadError: {url}/{NAME}" in text
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_ctrl_c_of_the_pipeline_step_is_one_line_and_exit_130(tmp_path, proxyless):
+    with socket.socket() as listener:   # a server that never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/"
+        traces = catalog_setup(tmp_path / "repo", url)
+        traces["manifest"] = str(tmp_path / "repo" / "config" / "M.tsv")
+        proc, dest, log = start_fetch_step(tmp_path, traces)
+        try:
+            deadline = time.monotonic() + 60
+            while not (log.exists() and "downloading" in log.read_text()):
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1] == "fetch_trace: interrupted" and "Traceback" not in err
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_ctrl_c_during_a_steps_imports_is_one_line(tmp_path):
+    # As if Ctrl-C landed while a script imports simlib, before job_log.
+    script = tmp_path / "step.py"
+    script.write_text("from _common import job_log\nraise KeyboardInterrupt\n")
+    proc, _, _ = start_fetch_step(tmp_path, {}, script)
+    _, err = proc.communicate(timeout=60)
+    # The interpreter ends itself by SIGINT, as shells expect (they report 130).
+    assert (proc.returncode, err) == (-signal.SIGINT, "fetch_trace: interrupted\n")
 
 
 # --------------------------------------------------------------------------

@@ -81,6 +81,53 @@ def test_nothing_written_is_an_error(tmp_path):
     assert _entries(tmp_path) == []
 
 
+def test_a_symbolic_link_is_written_through_and_kept(tmp_path):
+    (tmp_path / "runs").mkdir()
+    target = tmp_path / "runs" / "jobs.csv"
+    target.write_text("old\n")
+    link = tmp_path / "latest.csv"
+    link.symlink_to("runs/jobs.csv")
+    write_text(link, "new\n")
+    assert link.is_symlink() and os.readlink(link) == "runs/jobs.csv"
+    assert target.read_text() == "new\n"
+    # No temporary left beside the link or beside its target.
+    assert _entries(tmp_path) == ["latest.csv", "runs"]
+    assert _entries(tmp_path / "runs") == ["jobs.csv"]
+
+
+def test_a_failed_write_through_a_link_keeps_both(tmp_path):
+    target = tmp_path / "jobs.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    with pytest.raises(Boom):
+        with atomic_write(link) as f:
+            f.write("half")
+            raise Boom()
+    assert link.is_symlink() and target.read_text() == "old\n"
+    assert _entries(tmp_path) == ["jobs.csv", "link.csv"]
+
+
+def test_a_dangling_link_creates_its_target_and_a_chain_is_followed(tmp_path):
+    (tmp_path / "a.json").symlink_to("b.json")
+    (tmp_path / "b.json").symlink_to("c.json")  # c.json does not exist yet
+    write_text(tmp_path / "a.json", "{}\n")
+    assert (tmp_path / "c.json").read_text() == "{}\n" and not (tmp_path / "c.json").is_symlink()
+    assert (tmp_path / "a.json").is_symlink() and (tmp_path / "b.json").is_symlink()
+    (tmp_path / "lost.json").symlink_to(tmp_path / "nodir" / "x.json")
+    with pytest.raises(FileNotFoundError, match="nodir"):
+        write_text(tmp_path / "lost.json", "{}\n")
+    assert not (tmp_path / "nodir").exists()
+
+
+def test_gzip_through_a_link_stores_the_name_given(tmp_path):
+    # As open(link) would: gzip's header holds the name written to.
+    (tmp_path / "t.csv.gz").symlink_to("real.csv.gz")
+    write_csv(pd.DataFrame({"a": [1], "b": [2]}), tmp_path / "t.csv.gz", index=False)
+    data = (tmp_path / "real.csv.gz").read_bytes()
+    assert gzip.decompress(data) == b"a,b\n1,2\n" and b"t.csv" in data[:32]
+
+
 def test_mode_must_be_a_fresh_write(tmp_path):
     with pytest.raises(ValueError, match="mode"):
         with atomic_write(tmp_path / "x", "a"):

@@ -396,13 +396,49 @@ def test_header_value_and_max_procs(tmp_path):
     [
         (["; MaxNodes: 64"], 64),
         (["; MaxProcs: -1", "; MaxNodes: 32"], 32),
-        (["; MaxProcs: lots", "; MaxNodes: 16"], 16),
+        # The archive's CTC log notes its partition after the number.
+        (["; MaxNodes: 338 (batch partition; 512 total)"], 338),
+        (["; MaxProcs: 430", "; MaxNodes: 338 (batch partition; 512 total)"], 430),
         (["; Version: 2"], None),
         ([], None),
     ],
 )
 def test_max_procs_fallback(header, expected):
     assert max_procs(Workload(pd.DataFrame(columns=list(SWF_FIELDS)), header)) == expected
+
+
+_JOB = " ".join(["1", "0", "0", "10", "1", "-1", "-1", "1", "20"] + ["-1"] * 9)
+
+
+@pytest.mark.parametrize("header, key, value, line", [
+    ("; Version: 2.2\n; MaxProcs: abc\n", "MaxProcs", "abc", 2),
+    ("; Version: 2.2\n\n; Computer: x\n; MaxProcs: 0\n", "MaxProcs", "0", 4),
+    ("; MaxProcs: 12.5\n", "MaxProcs", "12.5", 1),
+    ("; MaxProcs: -4\n", "MaxProcs", "-4", 1),
+    # MaxProcs is tried first: an invalid one is not hidden by a valid MaxNodes.
+    ("; MaxNodes: 16\n; MaxProcs: lots\n", "MaxProcs", "lots", 2),
+    # MaxNodes, read when MaxProcs is absent or unknown, the same way.
+    ("; MaxProcs: -1\n; MaxNodes: zero\n", "MaxNodes", "zero", 2),
+])
+@pytest.mark.parametrize("compress", [False, True])
+def test_invalid_machine_size_names_value_file_and_line(tmp_path, header, key, value, line,
+                                                        compress):
+    path = _write_text(tmp_path / "t.swf", header + _JOB + "\n", compress=compress)
+    w = read_swf(path)
+    with pytest.raises(TraceFormatError) as info:
+        max_procs(w)
+    err = info.value
+    assert (err.path, err.line, err.field) == (str(path), line, key)
+    assert str(err) == (f"{path}:{line}: field {key!r}: invalid header value {value!r}: the "
+                        "machine's size must be an integer >= 1 (or -1 for unknown)")
+    assert "no MaxProcs" not in str(err)
+
+
+def test_invalid_machine_size_without_a_file_names_the_header():
+    w = Workload(pd.DataFrame(columns=list(SWF_FIELDS)), ["; MaxProcs: abc"])
+    with pytest.raises(TraceFormatError, match=r"^workload header: field 'MaxProcs': invalid "
+                                               r"header value 'abc'"):
+        max_procs(w)
 
 
 def test_header_value_first_occurrence():
@@ -422,6 +458,10 @@ def test_job_line_maps_rows_to_file_lines(tmp_path):
     gz = tmp_path / "small.swf.gz"
     gz.write_bytes(gzip.compress(SMALL.encode()))
     assert job_line(gz, 1) == job_lines[1]
+    # By job id: the line whatever the rows became (sorted, cleaned).
+    ids = [int(lines[n - 1].split()[0]) for n in job_lines]
+    assert [job_line(path, job_id=i) for i in reversed(ids)] == list(reversed(job_lines))
+    assert job_line(path, job_id=max(ids) + 1) is None
 
 
 def test_workload_from_columns_builds_its_frame_once_and_follows_it(tmp_path):

@@ -51,6 +51,10 @@ def smoke(tmp_path_factory):
     ("scale: huge", "config scale: 'huge' is not one of ['smoke', 'default', 'full']"),
     ("simulations: {}", "Additional properties are not allowed ('simulations' was unexpected)"),
     ("traces: {cleaning: {runtime_zero: burn}}", "config traces.cleaning:"),
+    ("traces: {download: {stall_timeout: 0}}",
+     "config traces.download.stall_timeout: 0 is less than or equal to the minimum of 0"),
+    ("traces: {download: {deadline: soon}}",
+     "config traces.download.deadline: 'soon' is not of type 'number'"),
     ("studies: {utrera: {trace_portions: {NOPE: {machine_procs: 1, first_job: {smoke: 0, default: 0, "
      "full: 0}, jobs: {smoke: 1, default: 1, full: 1}}}}}",
      "config studies.utrera.trace_portions.NOPE: unknown trace 'NOPE'"),

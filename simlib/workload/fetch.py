@@ -28,8 +28,9 @@ Integrity
 ---------
 The bytes are written to a temporary file next to the destination,
 verified, and only then renamed into place (atomic on one file system).
-Any failure -- wrong checksum, missing file, refused connection, timeout, a
-transfer cut short -- removes the temporary file, so no partial trace is
+Any failure -- wrong checksum, missing file, refused connection, a
+download past its deadline or stalled (``traces.download``), a transfer cut
+short -- removes the temporary file, so no partial trace is
 ever left behind, and an existing destination is left untouched.  The
 pinned sha256 is of the *uncompressed* SWF text, so a log recompressed by
 the archive still verifies.
@@ -50,6 +51,7 @@ import os
 import shutil
 import socket
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -75,6 +77,9 @@ __all__ = [
     "TraceNotFoundError",
     "TraceDownloadError",
     "check_reachable",
+    "DEFAULT_DEADLINE",
+    "DEFAULT_STALL_TIMEOUT",
+    "download_limits",
     "TextProgress",
     "fetch_trace",
     "fetch_catalog_trace",
@@ -513,42 +518,173 @@ def _trace_url(base: str, name: str) -> str:
     return base.rstrip("/") + "/" + quoted
 
 
-def _download(url: str, out, timeout: float,
+#: Seconds a whole download may take (connection, headers and body), by default.
+DEFAULT_DEADLINE = 1800.0
+#: Seconds without a byte received after which a download is given up, by default.
+DEFAULT_STALL_TIMEOUT = 60.0
+
+
+def download_limits(traces: Mapping) -> tuple[float, float]:
+    """``(deadline, stall_timeout)`` in seconds from the config's ``traces`` section.
+
+    Read from ``traces.download`` (keys ``deadline`` and ``stall_timeout``,
+    defaults :data:`DEFAULT_DEADLINE` and :data:`DEFAULT_STALL_TIMEOUT`).
+    The pipeline's config schema checks them before any job runs; this
+    checks them again for callers without the schema.
+
+    Raises
+    ------
+    ConfigError
+        A value that is not a number > 0, naming its key.
+
+    Examples
+    --------
+    >>> download_limits({})
+    (1800.0, 60.0)
+    >>> download_limits({"download": {"deadline": 5}})
+    (5.0, 60.0)
+    >>> download_limits({"download": {"stall_timeout": 0}})
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: config traces.download.stall_timeout: must be a number of seconds > 0, got 0
+    """
+    given = traces.get("download") or {}
+    limits = []
+    for key, default in (("deadline", DEFAULT_DEADLINE), ("stall_timeout", DEFAULT_STALL_TIMEOUT)):
+        value = given.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigError(f"config traces.download.{key}: must be a number of seconds > 0, "
+                              f"got {value!r}")
+        limits.append(float(value))
+    return limits[0], limits[1]
+
+
+class _Deadline:
+    """Ends a download at its deadline, whatever it is blocked on.
+
+    A socket timeout bounds each wait for data (the stall timeout), not
+    the total: a server sending one byte a second never trips it. At the
+    deadline this shuts the download's sockets down from a timer thread,
+    which wakes the blocked read at once (it sees the end of the stream or
+    an error); :attr:`expired` then tells the cause apart.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.expired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Deadline":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Shut ``sock`` down at the deadline (at once if it has passed)."""
+        with self._lock:
+            self._sockets.append(sock)
+            if not self.expired:
+                return
+        self._shut(sock)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # already closed
+            pass
+
+
+def _watched(base: type, deadline: _Deadline) -> type:
+    """``base`` (an http.client connection class) whose sockets ``deadline`` watches."""
+    class Watched(base):
+        def connect(self):
+            super().connect()
+            deadline.watch(self.sock)
+    return Watched
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib's default opener (proxies, redirects), its connections watched by ``deadline``."""
+    class HTTP(urllib.request.HTTPHandler):
+        def do_open(self, http_class, req, **kwargs):
+            return super().do_open(_watched(http_class, deadline), req, **kwargs)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def do_open(self, http_class, req, **kwargs):
+            return super().do_open(_watched(http_class, deadline), req, **kwargs)
+
+    return urllib.request.build_opener(HTTP, HTTPS)
+
+
+def _download(url: str, out, deadline: float, stall_timeout: float,
               progress: Callable[[int, int | None], None] | None) -> None:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:
-            length = resp.headers.get("Content-Length")
-            total = int(length) if length and length.isdigit() else None
-            done = 0
-            if progress:
-                progress(0, total)
-            while chunk := resp.read(_CHUNK // 4):
-                out.write(chunk)
-                done += len(chunk)
+    done = 0
+    with _Deadline(deadline) as watch:
+        def late() -> TraceDownloadError:
+            return TraceDownloadError(
+                f"{url}: not complete within the deadline of {deadline:g} s "
+                f"(traces.download.deadline) after {done} bytes; nothing was kept")
+
+        def stalled() -> TraceDownloadError:
+            return TraceDownloadError(
+                f"{url}: no data for {stall_timeout:g} s (traces.download.stall_timeout) "
+                f"after {done} bytes; nothing was kept")
+
+        try:
+            # The socket timeout bounds each wait for data: the stall timeout.
+            with _opener(watch).open(url, timeout=stall_timeout) as resp:
+                length = resp.headers.get("Content-Length")
+                total = int(length) if length and length.isdigit() else None
                 if progress:
-                    progress(done, total)
-            if total is not None and done < total:
-                raise TraceDownloadError(f"{url}: transfer interrupted after {done} of "
-                                         f"{total} bytes; nothing was kept, run again")
-    except TraceDownloadError:
-        raise
-    except urllib.error.HTTPError as exc:
-        exc.close()  # it holds the response's socket; the error is chained below
-        if exc.code in (404, 410):
-            raise TraceNotFoundError(f"{url}: HTTP {exc.code} {exc.reason}: no such trace") from exc
-        raise TraceDownloadError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
-    except urllib.error.URLError as exc:
-        raise TraceDownloadError(f"{url}: cannot connect ({exc.reason})") from exc
-    except http.client.IncompleteRead as exc:
-        raise TraceDownloadError(f"{url}: transfer interrupted after {len(exc.partial)} "
-                                 "bytes of the last read; nothing was kept, run again") from exc
-    except (TimeoutError, http.client.HTTPException, OSError) as exc:
-        # TimeoutError: no data for `timeout` seconds in the middle of the body.
-        raise TraceDownloadError(f"{url}: download failed ({exc!r})") from exc
+                    progress(0, total)
+                # read1: what has arrived, at most one wait; read(n) would wait
+                # for n bytes, and see the deadline only once they are in.
+                while chunk := resp.read1(_CHUNK // 4):
+                    out.write(chunk)
+                    done += len(chunk)
+                    if progress:
+                        progress(done, total)
+                if watch.expired:  # the deadline's shutdown looks like the end of the body
+                    raise late()
+                if total is not None and done < total:
+                    raise TraceDownloadError(f"{url}: transfer interrupted after {done} of "
+                                             f"{total} bytes; nothing was kept, run again")
+        except TraceDownloadError:
+            raise
+        except urllib.error.HTTPError as exc:
+            exc.close()  # it holds the response's socket; the error is chained below
+            if exc.code in (404, 410):
+                raise TraceNotFoundError(f"{url}: HTTP {exc.code} {exc.reason}: no such trace") from exc
+            raise TraceDownloadError(f"{url}: HTTP {exc.code} {exc.reason}") from exc
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as exc:
+            if watch.expired:
+                raise late() from exc
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(reason, TimeoutError):
+                raise stalled() from exc
+            if isinstance(exc, http.client.IncompleteRead):
+                raise TraceDownloadError(f"{url}: transfer interrupted after {done} bytes; "
+                                         "nothing was kept, run again") from exc
+            if isinstance(exc, urllib.error.URLError):
+                raise TraceDownloadError(f"{url}: cannot connect ({exc.reason})") from exc
+            raise TraceDownloadError(f"{url}: download failed ({exc!r})") from exc
 
 
 def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
-                timeout: float = 60.0,
+                deadline: float = DEFAULT_DEADLINE, stall_timeout: float = DEFAULT_STALL_TIMEOUT,
                 progress: Callable[[int, int | None], None] | None = None) -> Path:
     """Copy or download a trace, verify its sha256, and move it into place.
 
@@ -571,8 +707,12 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
         Destination file; parent directories are created.
     manifest : dict of str to ManifestEntry
         From :func:`read_manifest`.
-    timeout : float, default 60
-        Seconds for connecting and for each read of a download.
+    deadline : float, default :data:`DEFAULT_DEADLINE` (1800)
+        Seconds a download may take in all: connection, headers and body
+        (config ``traces.download.deadline``).
+    stall_timeout : float, default :data:`DEFAULT_STALL_TIMEOUT` (60)
+        Seconds to wait for a connection, and for the next byte, before
+        giving up (config ``traces.download.stall_timeout``).
     progress : callable(done_bytes, total_bytes or None), optional
         Called as a download proceeds (e.g. a :class:`TextProgress`).
 
@@ -588,8 +728,9 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
     TraceNotFoundError
         Missing local file or HTTP 404 (a ``FileNotFoundError``).
     TraceDownloadError
-        Refused connection, timeout, other HTTP error or a transfer cut
-        short (a ``ConnectionError``), naming the URL.
+        Refused connection, deadline passed, no data for ``stall_timeout``
+        seconds, other HTTP error or a transfer cut short (a
+        ``ConnectionError``): one line naming the URL and the reason.
     ChecksumError
         Content does not match the pinned sha256.
 
@@ -622,7 +763,7 @@ def fetch_trace(name: str, source, dest, manifest: dict[str, ManifestEntry], *,
         with atomic_path(dest) as tmp:
             with open(tmp, "wb") as out:
                 if is_url:
-                    _download(where, out, timeout, progress)
+                    _download(where, out, deadline, stall_timeout, progress)
                 else:
                     try:
                         src = open(where, "rb")
@@ -665,7 +806,8 @@ def fetch_catalog_trace(trace: str, traces: Mapping, dest, *, repo,
         manifest name) and, for the archive, ``pwa_url``.
     traces : mapping
         The config's ``traces`` section: ``catalog``, ``source``,
-        ``manifest`` (relative to ``repo``) and optional ``local_dirs``.
+        ``manifest`` (relative to ``repo``), optional ``local_dirs`` and
+        ``download`` (``deadline``, ``stall_timeout``: :func:`download_limits`).
     dest : path
         Where the verified trace goes.
     repo : path-like
@@ -698,6 +840,7 @@ def fetch_catalog_trace(trace: str, traces: Mapping, dest, *, repo,
     PosixPath('data/traces/raw/KTH.swf.gz')
     """
     stream = sys.stderr if stream is None else stream
+    deadline, stall_timeout = download_limits(traces)
     manifest = read_manifest(_absolute(traces["manifest"], repo))
     source = resolve_source(traces["source"], repo=repo,
                             local_dirs=traces.get("local_dirs", DEFAULT_LOCAL_DIRS),
@@ -715,7 +858,8 @@ def fetch_catalog_trace(trace: str, traces: Mapping, dest, *, repo,
         log.info("%s", message)
     print(message, file=stream, flush=True)
     progress = TextProgress(name, stream) if source.is_remote else None
-    fetch_trace(name, base, dest, manifest, progress=progress)
+    fetch_trace(name, base, dest, manifest, deadline=deadline, stall_timeout=stall_timeout,
+                progress=progress)
     if log is not None:
         log.info("verified and written to %s", dest)
     return Path(dest)

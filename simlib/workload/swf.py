@@ -590,32 +590,43 @@ def _parse_lines(data: bytes, path: str, unsorted: str):
     return header, columns
 
 
-def job_line(path: str | os.PathLike, row: int) -> int | None:
-    r"""1-based line number of the ``row``-th job line (0-based) of an SWF file.
+def job_line(path: str | os.PathLike, row: int | None = None, *,
+             job_id: int | None = None) -> int | None:
+    r"""1-based line number of a job of an SWF file: its ``row`` or its ``job_id``.
 
-    For error messages about a job of a trace read with :func:`read_swf`
-    (default ``unsorted="reject"``, so rows are in file order). Re-reads the
-    file; header and blank lines are skipped as the reader skips them.
+    For error messages about a job of a trace read with :func:`read_swf`.
+    ``row`` (0-based) counts job lines in file order, so it fits only rows
+    read with ``unsorted="reject"`` and not dropped since; ``job_id`` (ids
+    are unique in a file the reader accepts) fits after sorting and
+    cleaning too. Re-reads the file; header and blank lines are skipped as
+    the reader skips them.
 
     Returns
     -------
     int or None
-        ``None`` when the file has fewer job lines.
+        ``None`` when no job line matches.
 
     Examples
     --------
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "t.swf")
     >>> line = " ".join(["1"] * 18) + "\n"
-    >>> _ = open(path, "w").write("; MaxProcs: 4\n\n" + line + line)
-    >>> job_line(path, 1)
-    4
+    >>> _ = open(path, "w").write("; MaxProcs: 4\n\n" + line + "2" + line[1:])
+    >>> job_line(path, 1), job_line(path, job_id=1)
+    (4, 3)
     """
     path_str = str(path)
     header: list[str] = []
-    for k, (lineno, _) in enumerate(_body_lines(_read_bytes(path_str), path_str, header)):
-        if k == row:
-            return lineno
+    for k, (lineno, tokens) in enumerate(_body_lines(_read_bytes(path_str), path_str, header)):
+        if job_id is None:
+            if k == row:
+                return lineno
+            continue
+        try:
+            if float(tokens[0]) == job_id:
+                return lineno
+        except ValueError:
+            continue
     return None
 
 
@@ -865,18 +876,59 @@ def header_value(workload: Workload, key: str) -> str | None:
     >>> header_value(w, "MaxNodes") is None
     True
     """
+    item = _header_item(workload, key)
+    return None if item is None else item[1]
+
+
+def _header_item(workload: Workload, key: str) -> tuple[int, str] | None:
+    """``(index in workload.header, stripped value)`` of the first ``key`` line, or None."""
     wanted = key.casefold()
-    for line in workload.header:
+    for k, line in enumerate(workload.header):
         match = _HEADER_ITEM.match(line)
         if match and match.group(1).casefold() == wanted:
-            return match.group(2).strip()
+            return k, match.group(2).strip()
     return None
+
+
+def _header_line_number(path: str | None, index: int) -> int | None:
+    """1-based line of the file holding header line ``index`` (None when unknown).
+
+    Header lines are the non-blank lines before the first job line (the
+    reader rejects any later one), so the ``index``-th of them is found by
+    counting from the top; read again only to name a line in an error.
+    """
+    if not path:
+        return None
+    try:
+        data = _read_bytes(path)
+    except (OSError, TraceFormatError):
+        return None
+    seen = -1
+    for lineno, line in enumerate(data.split(b"\n"), start=1):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if not stripped.startswith(b";"):
+            return None
+        seen += 1
+        if seen == index:
+            return lineno
+    return None
+
+
+#: A machine size in the header: an integer, optionally followed by a note
+#: in parentheses, as in the archive's ``; MaxNodes: 338 (batch partition; 512 total)``.
+_HEADER_SIZE = re.compile(r"([+-]?\d+)(?:\s+\(.*\))?\Z", re.S)
 
 
 def max_procs(workload: Workload) -> int | None:
     """Machine size from the header: ``MaxProcs``, else ``MaxNodes``.
 
-    A missing, non-integer or non-positive value (``-1``) counts as absent.
+    A missing item, or the value ``-1`` (SWF's "unknown"), counts as
+    absent and the next key is tried. Any other value must be an integer
+    >= 1, optionally followed by a note in parentheses; a value that is
+    not (``abc``, ``0``, ``-5``, ``12.5``) is an error, never silently
+    skipped: a user reading "no MaxProcs" would look for a missing line.
 
     Parameters
     ----------
@@ -886,21 +938,38 @@ def max_procs(workload: Workload) -> int | None:
     -------
     int or None
 
+    Raises
+    ------
+    TraceFormatError
+        An invalid ``MaxProcs`` (or, when it is absent, ``MaxNodes``),
+        naming the file, the line (when ``workload.path`` can be read)
+        and the value.
+
     Examples
     --------
     >>> w = Workload(jobs=Table({name: [] for name in SWF_FIELDS}),
     ...              header=["; MaxNodes: 128", "; MaxProcs: -1"])
     >>> max_procs(w)
     128
+    >>> max_procs(Workload(jobs=w.table, header=["; MaxProcs: 0"], path="t.swf"))
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.TraceFormatError: t.swf: field 'MaxProcs': invalid header value '0': ...
     """
     for key in ("MaxProcs", "MaxNodes"):
-        text = header_value(workload, key)
-        if text is None:
+        item = _header_item(workload, key)
+        if item is None:
             continue
-        try:
-            value = int(text)
-        except ValueError:
+        index, text = item
+        match = _HEADER_SIZE.match(text)
+        value = int(match.group(1)) if match else None
+        if value == -1:
             continue
-        if value > 0:
-            return value
+        if value is None or value < 1:
+            raise TraceFormatError(
+                workload.path or "workload header", _header_line_number(workload.path, index),
+                key, f"invalid header value {text!r}: the machine's size must be an integer "
+                     ">= 1 (or -1 for unknown)")
+        return value
     return None
