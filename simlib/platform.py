@@ -66,38 +66,33 @@ class Platform:
     name: str = "platform"
     # Last, with a default, so that existing positional constructions still work.
     sockets_per_node: int = 1
-    core_node: np.ndarray = field(init=False, repr=False)
-    core_socket: np.ndarray = field(init=False, repr=False)
-    # Derived once (plans and allocations ask for them per job).
-    _cpus: int = field(init=False, repr=False, compare=False)
-    _core_node_ids: tuple = field(init=False, repr=False, compare=False)
+    # Derived per core on first use (plans and allocations ask for them per
+    # job; a count-based run never does, so a machine of 2**31 cores costs
+    # no per-core memory).
+    _core_node: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
+    _core_socket: np.ndarray | None = field(init=False, repr=False, compare=False, default=None)
+    _cpus: int = field(init=False, repr=False, compare=False, default=0)
+    _core_node_ids: tuple | None = field(init=False, repr=False, compare=False, default=None)
 
     def __post_init__(self):
         cpn = np.asarray(self.cores_per_node, dtype=np.int64)
-        if cpn.ndim != 1 or cpn.size == 0 or (cpn <= 0).any():
+        if cpn.ndim != 1 or cpn.size == 0 or (cpn[:1] if cpn.strides == (0,) else cpn).min() <= 0:
             raise ConfigError("platform: cores_per_node must be a non-empty list of positive integers")
         if len(self.node_cluster) != cpn.size or len(self.node_speed) != cpn.size:
             raise ConfigError("platform: node_cluster and node_speed need one entry per node")
         if self.allocation_unit < 1:
             raise ConfigError("platform: allocation_unit must be >= 1")
         sockets = _positive_int(self.sockets_per_node, "sockets_per_node")
-        if (cpn % sockets).any():
+        if sockets > 1 and (cpn % sockets).any():
             raise ConfigError(f"platform: every node's cores must split evenly into "
                               f"{sockets} sockets per node")
         object.__setattr__(self, "sockets_per_node", sockets)
         object.__setattr__(self, "cores_per_node", cpn)
         object.__setattr__(self, "node_cluster", np.asarray(self.node_cluster, dtype=np.int64))
         object.__setattr__(self, "node_speed", np.asarray(self.node_speed, dtype=np.float64))
-        core_node = np.repeat(np.arange(cpn.size), cpn)
-        object.__setattr__(self, "core_node", core_node)
-        object.__setattr__(self, "_cpus", int(cpn.sum()))
-        object.__setattr__(self, "_core_node_ids", tuple(core_node.tolist()))
-        # Rank of each core inside its node, then its socket: sockets own
-        # contiguous blocks of the node's cores (cores 0-1 CPU 0, 2-3 CPU 1).
-        first = np.concatenate(([0], np.cumsum(cpn)[:-1]))
-        rank = np.arange(core_node.size) - first[core_node]
-        local = rank // (cpn // sockets)[core_node]
-        object.__setattr__(self, "core_socket", core_node * sockets + local)
+        # A constant view (homogeneous) sums without reading every node.
+        object.__setattr__(self, "_cpus", int(cpn[0]) * cpn.size if cpn.strides == (0,)
+                           else int(cpn.sum()))
 
     @property
     def cpus(self) -> int:
@@ -105,8 +100,31 @@ class Platform:
         return self._cpus
 
     @property
+    def core_node(self) -> np.ndarray:
+        """Node of each core (made on first use: per-core memory)."""
+        if self._core_node is None:
+            cpn = self.cores_per_node
+            object.__setattr__(self, "_core_node", np.repeat(np.arange(cpn.size), cpn))
+        return self._core_node
+
+    @property
+    def core_socket(self) -> np.ndarray:
+        """Machine-wide socket of each core (made on first use)."""
+        if self._core_socket is None:
+            # Rank of each core inside its node, then its socket: sockets own
+            # contiguous blocks of the node's cores (cores 0-1 CPU 0, 2-3 CPU 1).
+            cpn, sockets, core_node = self.cores_per_node, self.sockets_per_node, self.core_node
+            first = np.concatenate(([0], np.cumsum(cpn)[:-1]))
+            rank = np.arange(core_node.size) - first[core_node]
+            local = rank // (cpn // sockets)[core_node]
+            object.__setattr__(self, "_core_socket", core_node * sockets + local)
+        return self._core_socket
+
+    @property
     def core_node_ids(self) -> tuple[int, ...]:
         """``core_node`` as Python ints (a lookup per core without numpy scalars)."""
+        if self._core_node_ids is None:
+            object.__setattr__(self, "_core_node_ids", tuple(self.core_node.tolist()))
         return self._core_node_ids
 
     @property
@@ -143,8 +161,12 @@ class Platform:
             raise ConfigError(f"platform: {cpus} cpus is not a positive multiple of "
                               f"{cores_per_node} cores per node")
         nodes = cpus // cores_per_node
-        cluster = (np.arange(nodes) * clusters) // nodes
-        return cls(np.full(nodes, cores_per_node), cluster, np.ones(nodes), allocation_unit,
+        # Per node, but constant: views of one value (no memory per node; a
+        # count-based run on 2**31 cores allocates nothing per core or node).
+        cluster = (np.arange(nodes) * clusters) // nodes if clusters > 1 else \
+            np.broadcast_to(np.int64(0), (nodes,))
+        return cls(np.broadcast_to(np.int64(cores_per_node), (nodes,)), cluster,
+                   np.broadcast_to(np.float64(1.0), (nodes,)), allocation_unit,
                    name or f"{cpus}cpus", sockets_per_node)
 
 

@@ -421,6 +421,40 @@ def timeline_frame(rows: list[tuple[float, int, int, int]]) -> pd.DataFrame:
                          for k, name in enumerate(TIMELINE_COLUMNS)})
 
 
+def check_machine_size(policy: Policy, cpus) -> None:
+    """Refuse a machine too large for ``policy`` before anything is allocated.
+
+    Count-based policies run in memory independent of the number of cores
+    (up to :data:`~simlib.policies.base.MAX_CPUS`); a policy that keeps
+    state per core (:meth:`~simlib.policies.base.Policy.keeps_core_state`)
+    up to :data:`~simlib.policies.base.MAX_CORE_STATE_CPUS`.
+
+    Raises
+    ------
+    ConfigError
+        Naming the size and the limit.
+
+    Examples
+    --------
+    >>> check_machine_size(make_policy("easy"), 2**40)
+    >>> check_machine_size(make_policy("conservative", allocation="contiguous"), 2**31)
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: a machine of 2,147,483,648 CPUs is too large for policy conservative, which keeps state per core: its limit is 16,777,216 CPUs (2**24)
+    """
+    from .platform import _positive_int
+    from .policies.base import MAX_CORE_STATE_CPUS, MAX_CPUS
+
+    n = _positive_int(cpus, "cpus")
+    if n > MAX_CPUS:
+        raise ConfigError(f"a machine of {n:,} CPUs is too large: core ids are 64-bit, "
+                          f"the limit is {MAX_CPUS:,} CPUs (2**62)")
+    if n > MAX_CORE_STATE_CPUS and policy.keeps_core_state():
+        raise ConfigError(f"a machine of {n:,} CPUs is too large for policy {policy.name}, "
+                          f"which keeps state per core: its limit is {MAX_CORE_STATE_CPUS:,} "
+                          "CPUs (2**24)")
+
+
 def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
@@ -468,12 +502,15 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         :func:`jobs_from_workload`: the message names the workload's file,
         the job, the field and the reason).
     """
+    if isinstance(policy, str):
+        policy = make_policy(policy, **(policy_params or {}))
     if platform is None:
         if cpus is None:
             raise ConfigError("simulate: give cpus or platform")
+        check_machine_size(policy, cpus)
         platform = Platform.homogeneous(cpus)
-    if isinstance(policy, str):
-        policy = make_policy(policy, **(policy_params or {}))
+    else:
+        check_machine_size(policy, platform.cpus)
     if commands and not policy.elastic:
         # Only the -E/-DE variants process elastic commands; the others run the
         # same jobs without them (and without rounds at command times, which

@@ -639,3 +639,34 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path):
     _trace(tmp_path / "t.swf", n=400)
     code, _, err = simlib("simulate", "t.swf", cwd=tmp_path)
     assert (code, err) == (0, "")
+
+
+@pytest.mark.parametrize("policy, cpus, message", [
+    (["easy"], 10**30, "CPUs is too large: core ids are 64-bit, the limit is "
+                       "4,611,686,018,427,387,904 CPUs (2**62)"),
+    (["conservative", "--param", "allocation=contiguous"], 2**31,
+     "a machine of 2,147,483,648 CPUs is too large for policy conservative, which keeps state "
+     "per core: its limit is 16,777,216 CPUs (2**24)"),
+    (["los"], 2**31, "too large for policy los, which keeps state per core"),
+])
+def test_a_machine_too_large_is_one_line_and_exit_2(tmp_path, policy, cpus, message):
+    _trace(tmp_path / "t.swf")
+    code, out, err = simlib("simulate", "t.swf", "--policy", *policy, "--cpus", cpus,
+                            "-o", "jobs.csv", cwd=tmp_path)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err
+    assert message in err, err
+    assert not (tmp_path / "jobs.csv").exists()
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative"])
+def test_count_based_policies_run_on_any_machine_size(tmp_path, policy):
+    # 2**31 cores: the free cores are one run of ids, the platform's per-node
+    # values one broadcast value, so nothing is allocated per core.
+    _trace(tmp_path / "t.swf")
+    code, out, err = simlib("simulate", "t.swf", "--policy", policy, "--cpus", 2**31,
+                            "-o", "jobs.csv", cwd=tmp_path)
+    assert code == 0, err
+    table = pd.read_csv(tmp_path / "jobs.csv")
+    assert (table["waiting_time"] == 0).all()   # nothing ever waits on such a machine
+    # The lowest free ids first: the first job (one CPU) on core 0, the second (6) on 1-6.
+    assert table["allocated_resources"].iloc[:2].tolist() == ["0", "1-6"]

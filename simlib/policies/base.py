@@ -69,6 +69,15 @@ def shadow_time(sim, need: int) -> tuple[float, int]:
     return max(shadow, sim.now), avail - need
 
 
+#: The largest machine (cores) for a policy that keeps state per core
+#: (:meth:`Policy.keeps_core_state`): 2**24 cores, about 16.8 million, keeps a
+#: bit mask at 2 MB and a per-core table at a few hundred MB.
+MAX_CORE_STATE_CPUS = 2**24
+#: The largest machine for any policy: core ids and counts are 64-bit in the
+#: compiled loops.
+MAX_CPUS = 2**62
+
+
 class Policy:
     """Base of all policies (low-level API)."""
 
@@ -93,6 +102,18 @@ class Policy:
     #: Time-sharing layers of the ledger the policy needs (paper Z's
     #: Scojo-PECT: one per virtual machine); the simulator's default.
     layers: ClassVar[int] = 1
+
+    def keeps_core_state(self) -> bool:
+        """Whether the policy keeps something per core (a plan of core ids, a
+        mask, a table sized by the free processors) rather than counts only.
+
+        A count-based policy runs on a machine of any size in memory
+        independent of its cores (the ledger holds runs of ids); one that
+        keeps per-core state is refused beyond :data:`MAX_CORE_STATE_CPUS`
+        before anything is allocated. Default: True (the safe answer for a
+        user's policy); the count-based ones say False.
+        """
+        return True
 
     @classmethod
     def draws(cls, params: Mapping[str, Any]) -> bool:

@@ -134,6 +134,10 @@ class Conservative(QueuePolicy):
     description = "conservative backfilling: every queued job holds a reservation"
     defaults = {"allocation": "count", "recompute": "compress"}
 
+    def keeps_core_state(self) -> bool:
+        # A count profile; the allocation rules plan core ids (bit masks).
+        return self.params["allocation"] != "count"
+
     def __init__(self, **params):
         super().__init__(**params)
         rule = self.params["allocation"]

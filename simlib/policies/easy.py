@@ -84,6 +84,9 @@ class EASY(QueuePolicy):
     compiled loop (:meth:`compiled_problem`).
     """
 
+    def keeps_core_state(self) -> bool:
+        return False  # counts of free processors only
+
     name = "easy"
     paper = "baseline: Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
     description = "EASY backfilling: one reservation, for the queue head"

@@ -7,6 +7,9 @@ from .base import QueuePolicy
 class FCFS(QueuePolicy):
     """Strict FCFS; a job that does not fit blocks every job behind it."""
 
+    def keeps_core_state(self) -> bool:
+        return False  # counts of free processors only
+
     name = "fcfs"
     paper = "baseline: first-come first-served"
     description = "strict FCFS: a job that does not fit blocks every job behind it"
