@@ -422,3 +422,24 @@ def test_a_bad_order_key_is_a_config_error(key, message):
 
     with pytest.raises(ConfigError, match=message):
         Simulator(Platform.homogeneous(4), make_jobs([(0, 1, 5), (1, 2, 5)]), Bad())
+
+
+def test_the_compiled_loop_reports_progress_and_hears_ctrl_c():
+    # 140,000 one-core jobs, one submission time each: more than 2 x 65,536
+    # rounds, so the loop reports (and checks for signals) on the way.
+    n = 140_000
+    jobs = [Job(i, i + 1, float(i), 1, 2.0, 1.0) for i in range(n)]
+    calls = []
+    sim = Simulator(Platform.homogeneous(4), jobs, make_policy("easy"), record_timeline=False,
+                    progress=lambda done, total, now: calls.append((done, total, now)))
+    assert sim.policy.compiled_run(sim)
+    assert len(calls) >= 3 and calls[-1] == (n, n, sim.now)
+    assert all(a[0] < b[0] and a[2] < b[2] for a, b in zip(calls, calls[1:]))
+
+    def interrupt(done, total, now):
+        raise KeyboardInterrupt
+    sim = Simulator(Platform.homogeneous(4), [Job(i, i + 1, float(i), 1, 2.0, 1.0)
+                                              for i in range(n)],
+                    make_policy("easy"), record_timeline=False, progress=interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        sim.policy.compiled_run(sim)

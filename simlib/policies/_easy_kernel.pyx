@@ -25,6 +25,7 @@ This kernel is kept with the policies' (built the same way, see
 :mod:`simlib.policies.kernels`). ``SOURCE_SHA256`` is this file's digest at
 build time.
 """
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdlib cimport free, malloc, realloc
 
 import numpy as np
@@ -97,6 +98,7 @@ cdef struct State:
     Py_ssize_t q_last
     long long waiting
     long long processes
+    long long done        # jobs completed (for progress reports)
     double now
 
 
@@ -244,6 +246,7 @@ cdef void _complete(State* s, Py_ssize_t j) noexcept nogil:
     cdef Py_ssize_t at, k
     s.state[j] = DONE
     s.finish[j] = s.now
+    s.done += 1
     for k in range(s.a_first[j], s.a_first[j] + s.a_count[j]):
         if not _give_back(s, s.a_lo[k], s.a_hi[k]):
             s.out_of_memory = True
@@ -377,7 +380,8 @@ cdef tuple _flat(State* s, Py_ssize_t j):
     return tuple(out)
 
 
-def run(list jobs, object free_runs, bint record_timeline, list rank=None, list candidate=None):
+def run(list jobs, object free_runs, bint record_timeline, list rank=None, list candidate=None,
+        object progress=None):
     """Simulate ``jobs`` (validated, in submission order) under EASY to the end.
 
     Parameters
@@ -398,6 +402,10 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
         None: submission order (FCFS).
     candidate : list of bool, optional
         Whether each job may be backfilled; None: every job.
+    progress : callable, optional
+        ``progress(done, total, now)``, called every 65,536 rounds (the
+        engine's ``Simulator(progress=...)``; what it does is the caller's:
+        the command line draws a bar on a terminal after 2 s).
 
     Returns
     -------
@@ -433,7 +441,8 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
     cdef double res_shadow = 0.0, t_sub, t_end, t_now, previous = -INF
     cdef long long res_extra = 0, total = free_runs.count
     cdef list free_lo = free_runs.lo, free_hi = free_runs.hi
-    cdef bint finished
+    cdef bint finished, report = progress is not None
+    cdef long long rounds = 0
     cdef double* tl_time = NULL
     cdef long long* tl_busy = NULL
     cdef long long* tl_queued = NULL
@@ -513,7 +522,7 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
         s.seq = 0
         s.n_running = 0
         s.q_first = s.q_last = 0
-        s.waiting = s.processes = 0
+        s.waiting = s.processes = s.done = 0
         s.now = 0.0
         with nogil:
             while True:
@@ -522,6 +531,12 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
                 t_now = t_end if t_end < t_sub else t_sub
                 if t_now == INF or s.out_of_memory:
                     break
+                rounds += 1
+                if not (rounds & 0xFFFF):
+                    with gil:  # Ctrl-C is heard here, not only at the end of a long run
+                        PyErr_CheckSignals()
+                        if report:
+                            progress(s.done, n, t_now)
                 s.now = t_now
                 finished = False
                 if t_end == s.now:

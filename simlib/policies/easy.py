@@ -255,7 +255,7 @@ class EASY(QueuePolicy):
         if kernel is None:
             return False
         done = kernel.run(sim.jobs, ledger._free, sim.record_timeline, self._rank,
-                          self._candidate)
+                          self._candidate, sim.progress)
         if done is None:  # a job outside what the kernel does (it changed nothing)
             return False
         free = ledger._free
