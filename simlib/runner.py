@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine.cores import CoreRuns
-from .engine.job import Job
+from .engine.job import DONE, Job
 from .engine.simulator import Simulator, gc_paused
 from .errors import ConfigError
 from .io import write_csv
@@ -77,10 +77,17 @@ class SimResult:
     (``simlib simulate``; see :mod:`simlib.table`).
     """
 
-    def __init__(self, jobs, timeline, platform_cpus: int, policy: str, engine_jobs: list
+    def __init__(self, jobs, timeline, platform_cpus: int, policy: str, engine_jobs
                  ) -> None:
         self._jobs, self._timeline = jobs, timeline
-        self.platform_cpus, self.policy, self.engine_jobs = platform_cpus, policy, engine_jobs
+        self.platform_cpus, self.policy, self._engine_jobs = platform_cpus, policy, engine_jobs
+
+    @property
+    def engine_jobs(self) -> list:
+        # A columnar run (a plain EASY workload) makes its Job objects only if asked.
+        if callable(self._engine_jobs):
+            self._engine_jobs = self._engine_jobs()
+        return self._engine_jobs
 
     @property
     def jobs(self) -> pd.DataFrame:
@@ -143,6 +150,33 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     ...
     simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); ...
     """
+    c = job_columns(workload, source=source, cpus=cpus)
+    # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
+    jobs = list(map(Job, range(len(c["job_id"])), c["job_id"].tolist(), c["submit"].tolist(),
+                    c["procs"].tolist(), c["requested_time"].tolist(), c["work"].tolist(),
+                    repeat(False), c["cpu_util"].tolist()))
+    if c["requested_start"] is not None:  # CWF field 19 (paper K's dedicated jobs)
+        for job, rs in zip(jobs, c["requested_start"].tolist()):
+            job.requested_start = rs
+    return jobs
+
+
+def job_columns(workload, *, source: str = "", cpus: int | None = None) -> dict:
+    """The engine's job fields as numpy columns in submission order (stable),
+    checked as :func:`jobs_from_workload` checks them (which makes its jobs
+    from these): ``job_id``, ``submit``, ``procs``, ``requested_time``,
+    ``work``, ``cpu_util`` and ``requested_start`` (None without a CWF
+    field 19). Columns, not objects: what a run of many jobs keeps.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from simlib.workload.swf import SWF_FIELDS, Workload
+    >>> rows = [[2, 5, -1, 30, 4, -1, -1, 4, 60] + [-1] * 9, [1, 0, -1, 10, 2, -1, -1, -1, -1] + [-1] * 9]
+    >>> c = job_columns(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)))
+    >>> c["job_id"].tolist(), c["procs"].tolist(), c["requested_time"].tolist()
+    ([1, 2], [2, 4], [10.0, 60.0])
+    """
     df = workload.table
     where = source or workload.path or "workload"
     if len(df) == 0:
@@ -158,15 +192,11 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     cpu = np.asarray(df["avg_cpu_time"], dtype=np.float64)
     util = np.where((cpu >= 0) & (run > 0), np.clip(cpu / np.where(run > 0, run, 1), 0, 1), np.nan)
     order = np.argsort(submit, kind="stable")
-    ids = np.asarray(df["job_id"], dtype=np.int64)[order].tolist()
-    # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
-    jobs = list(map(Job, range(len(ids)), ids, submit[order].tolist(), procs[order].tolist(),
-                    req[order].tolist(), run[order].tolist(), repeat(False),
-                    util[order].tolist()))
-    if "requested_start" in df.columns:  # CWF field 19 (paper K's dedicated jobs)
-        for job, rs in zip(jobs, np.asarray(df["requested_start"], dtype=np.float64)[order].tolist()):
-            job.requested_start = rs
-    return jobs
+    return {"job_id": np.asarray(df["job_id"], dtype=np.int64)[order],
+            "submit": submit[order], "procs": procs[order], "requested_time": req[order],
+            "work": run[order], "cpu_util": util[order],
+            "requested_start": (np.asarray(df["requested_start"], dtype=np.float64)[order]
+                                if "requested_start" in df.columns else None)}
 
 
 class UnusableJobError(ConfigError):
@@ -353,10 +383,79 @@ def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
     def column(name, dtype):
         return np.fromiter(map(attrgetter(name), jobs), dtype, n)
 
-    submit = column("submit", float)
-    start = column("start", float)
-    finish = column("finish", float)
-    killed = column("killed", bool)
+    return _batsim_table(list(map(str, map(attrgetter("job_id"), jobs))), column("submit", float),
+                         column("start", float), column("finish", float),
+                         column("killed", bool), column("procs", np.int64),
+                         column("requested_time", float),
+                         _intervals_of([j.alloc for j in jobs]), workload_name)
+
+
+def table_from_columns(cols: dict, out: dict, workload_name: str) -> Table:
+    """:func:`batsim_columns` of a columnar run: the jobs' columns
+    (:func:`job_columns`) and the schedule's (the compiled EASY loop's
+    ``run_columns``: start, finish and each job's runs of cores).
+
+    Examples
+    --------
+    >>> cols = {"job_id": np.array([7]), "submit": np.array([0.0]), "procs": np.array([3]),
+    ...         "requested_time": np.array([9.0])}
+    >>> out = {"start": np.array([1.0]), "finish": np.array([4.0]), "run_first": np.array([0]),
+    ...        "run_count": np.array([2]), "run_lo": np.array([5, 0]), "run_hi": np.array([5, 1])}
+    >>> table_from_columns(cols, out, "w")["allocated_resources"].tolist()
+    ['0-1 5']
+    """
+    n = len(cols["job_id"])
+    return _batsim_table(cols["job_id"].astype(str).tolist(), cols["submit"], out["start"],
+                         out["finish"], np.zeros(n, dtype=bool), cols["procs"],
+                         cols["requested_time"],
+                         intervals_of_runs(out["run_first"], out["run_count"], out["run_lo"],
+                                           out["run_hi"]), workload_name)
+
+
+def jobs_from_columns(cols: dict, out: dict) -> list[Job]:
+    """The engine's finished jobs of a columnar run (as the engine leaves them)."""
+    jobs = list(map(Job, range(len(cols["job_id"])), cols["job_id"].tolist(),
+                    cols["submit"].tolist(), cols["procs"].tolist(),
+                    cols["requested_time"].tolist(), cols["work"].tolist(), repeat(False),
+                    cols["cpu_util"].tolist()))
+    first, count = out["run_first"].tolist(), out["run_count"].tolist()
+    lo, hi = out["run_lo"].tolist(), out["run_hi"].tolist()
+    for job, start, finish, k, c in zip(jobs, out["start"].tolist(), out["finish"].tolist(),
+                                        first, count):
+        job.state, job.start, job.finish, job.rate, job.cpus = DONE, start, finish, 1.0, job.procs
+        job.alloc = CoreRuns(tuple(x for r in range(k, k + c) for x in (lo[r], hi[r])))
+        job.estimated_end = start + job.requested_time
+        job.work_left, job.last_update, job.version = 0.0, start, 1
+    return jobs
+
+
+def intervals_of_runs(first, count, lo, hi) -> list[str]:
+    """Batsim's ``allocated_resources`` of each job from its runs of cores
+    (job ``j``: ``lo[first[j]:first[j]+count[j]]`` to the same of ``hi``).
+
+    Examples
+    --------
+    >>> intervals_of_runs(np.array([0, 1]), np.array([1, 2]), np.array([0, 7, 3]),
+    ...                   np.array([2, 7, 4]))
+    ['0-2', '3-4 7']
+    """
+    first, count = first.tolist(), count.tolist()
+    lo, hi = lo.tolist(), hi.tolist()
+    out = []
+    for k, c in zip(first, count):
+        if c == 1:  # most jobs: one block
+            a, b = lo[k], hi[k]
+            out.append(f"{a}-{b}" if a != b else str(a))
+        else:
+            out.append(CoreRuns(tuple(x for r in range(k, k + c) for x in (lo[r], hi[r])))
+                       .intervals())
+    return out
+
+
+def _batsim_table(job_id: list, submit, start, finish, killed, procs, requested,
+                  allocated: list, workload_name: str) -> Table:
+    """The Batsim jobs.csv columns from per-job arrays (see :func:`batsim_columns`)."""
+    n = len(job_id)
     execution = finish - start
     turnaround = finish - submit
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -367,12 +466,12 @@ def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
 
     states = np.array(["COMPLETED_SUCCESSFULLY", "COMPLETED_WALLTIME_REACHED"], dtype=object)
     return Table({
-        "job_id": list(map(str, map(attrgetter("job_id"), jobs))),
+        "job_id": job_id,
         "workload_name": constant(workload_name),
         "profile": constant("rigid"),
         "submission_time": submit,
-        "requested_number_of_resources": column("procs", np.int64),
-        "requested_time": column("requested_time", float),
+        "requested_number_of_resources": np.asarray(procs, dtype=np.int64),
+        "requested_time": np.asarray(requested, dtype=float),
         "success": np.where(killed, 0, 1),
         "final_state": states[killed.view(np.uint8)],
         "starting_time": start,
@@ -381,7 +480,7 @@ def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
         "waiting_time": start - submit,
         "turnaround_time": turnaround,
         "stretch": stretch,
-        "allocated_resources": _intervals_of([j.alloc for j in jobs]),
+        "allocated_resources": allocated,
         "consumed_energy": constant(-1.0),
         "metadata": constant(""),
     })
@@ -516,6 +615,13 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         # same jobs without them (and without rounds at command times, which
         # would e.g. inflate Delayed-LOS skip counts).
         commands = ()
+    if (not commands and not debug and overrun == "kill" and execution is None
+            and policy.columnar_run is not None):
+        res = policy.columnar_run(job_columns(workload, cpus=platform.cpus), platform.cpus,
+                                  record_timeline=record_timeline, progress=progress,
+                                  workload_name=workload_name)
+        if res is not None:
+            return res
     with gc_paused():  # many long-lived objects, no cycles: see gc_paused
         jobs = jobs_from_workload(workload, cpus=platform.cpus)
         sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,

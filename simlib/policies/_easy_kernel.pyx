@@ -370,16 +370,6 @@ cdef void _schedule(State* s, bint full, Py_ssize_t new_first, Py_ssize_t new_la
     res_extra[0] = extra
 
 
-cdef tuple _flat(State* s, Py_ssize_t j):
-    """Job ``j``'s runs as :class:`CoreRuns` keeps them: ``(lo0, hi0, lo1, hi1, ...)``."""
-    cdef Py_ssize_t k
-    cdef list out = []
-    for k in range(s.a_first[j], s.a_first[j] + s.a_count[j]):
-        out.append(s.a_lo[k])
-        out.append(s.a_hi[k])
-    return tuple(out)
-
-
 def run(list jobs, object free_runs, bint record_timeline, list rank=None, list candidate=None,
         object progress=None):
     """Simulate ``jobs`` (validated, in submission order) under EASY to the end.
@@ -434,9 +424,92 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
     >>> timeline.tolist()
     [[0.0, 2.0, 0.0, 2.0], [1.0, 2.0, 1.0, 2.0], [10.0, 1.0, 0.0, 1.0], [15.0, 0.0, 0.0, 0.0]]
     """
+    cdef Py_ssize_t n = len(jobs), j
+    cdef object job
+    if n == 0:
+        return list(free_runs.lo), list(free_runs.hi), 0.0, np.zeros((0, 4))
+    # Jobs outside what the loop does are the engine's (it has the errors for
+    # them): decline before changing anything.
+    for j in range(n):
+        job = jobs[j]
+        if (type(job.submit) is not float or type(job.requested_time) is not float
+                or type(job.work) is not float or type(job.procs) is not int
+                or job.state != PENDING or job.idx != j):
+            return None
+    if (rank is not None and len(rank) != n) or (candidate is not None and len(candidate) != n):
+        raise ValueError("rank and candidate need one value per job")
+    out = run_columns(
+        np.fromiter([job.submit for job in jobs], np.float64, n),
+        np.fromiter([job.procs for job in jobs], np.int64, n),
+        np.fromiter([job.requested_time for job in jobs], np.float64, n),
+        np.fromiter([job.work for job in jobs], np.float64, n),
+        free_runs, record_timeline,
+        None if rank is None else np.asarray(rank, dtype=np.int64),
+        None if candidate is None else np.asarray(candidate, dtype=np.int8), progress)
+    if out is None:
+        return None
+    start, finish = out["start"].tolist(), out["finish"].tolist()
+    first, count = out["run_first"].tolist(), out["run_count"].tolist()
+    lo, hi = out["run_lo"].tolist(), out["run_hi"].tolist()
+    for j in range(n):
+        job = jobs[j]
+        job.state = DONE
+        job.start = start[j]
+        job.finish = finish[j]
+        job.rate = 1.0
+        job.cpus = job.procs
+        k = first[j]
+        job.alloc = CoreRuns(tuple([c for r in range(k, k + count[j]) for c in (lo[r], hi[r])]))
+        job.estimated_end = start[j] + job.requested_time
+        job.work_left = 0.0
+        job.last_update = start[j]
+        job.version += 1
+    return out["free_lo"], out["free_hi"], out["now"], out["timeline"]
+
+
+def run_columns(const double[::1] submit, const long long[::1] procs,
+                const double[::1] requested, const double[::1] work, object free_runs,
+                bint record_timeline, const long long[::1] rank=None,
+                const signed char[::1] candidate=None, object progress=None):
+    """:func:`run` on columns: the jobs as arrays, the schedule as arrays.
+
+    No object per job: a million jobs cost their columns (a few tens of
+    bytes each) and their core runs, which is how
+    :func:`simlib.runner.simulate` runs a plain EASY workload.
+
+    Parameters
+    ----------
+    submit, procs, requested, work : numpy.ndarray
+        One value per job in submission order (float64, int64, float64,
+        float64), the fields :func:`run` reads from the jobs.
+    free_runs, record_timeline, progress
+        As for :func:`run`.
+    rank : numpy.ndarray of int64, optional
+    candidate : numpy.ndarray of int8, optional
+        As for :func:`run`.
+
+    Returns
+    -------
+    dict or None
+        ``start``, ``finish`` (float64 per job), ``run_first``,
+        ``run_count`` (int64 per job: the job's runs of cores are
+        ``run_lo[run_first[j]:run_first[j] + run_count[j]]`` and the same of
+        ``run_hi``, in the order taken), ``run_lo``, ``run_hi``, ``free_lo``,
+        ``free_hi`` (lists), ``now`` and ``timeline`` (as :func:`run`); None
+        when a job is outside what the loop does (nothing changed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from simlib.engine.cores import FreeRuns
+    >>> out = run_columns(np.array([0.0, 1.0]), np.array([2, 1]), np.array([10.0, 5.0]),
+    ...                   np.array([10.0, 5.0]), FreeRuns(2), False)
+    >>> out["start"].tolist(), out["finish"].tolist(), out["run_lo"].tolist(), out["run_hi"].tolist()
+    ([0.0, 10.0], [10.0, 15.0], [0, 0], [1, 0])
+    """
     cdef State st
     cdef State* s = &st
-    cdef Py_ssize_t n = len(jobs), j, k, nxt = 0, new_first, rows = 0, cap_rows
+    cdef Py_ssize_t n = submit.shape[0], j, k, nxt = 0, new_first, rows = 0, cap_rows
     cdef Py_ssize_t res_head = -1
     cdef double res_shadow = 0.0, t_sub, t_end, t_now, previous = -INF
     cdef long long res_extra = 0, total = free_runs.count
@@ -447,16 +520,28 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
     cdef long long* tl_busy = NULL
     cdef long long* tl_queued = NULL
     cdef long long* tl_processes = NULL
-    cdef object job
     cdef double[:, :] tv
+    cdef double[::1] start_v, finish_v
+    cdef long long[::1] first_v, count_v, lo_v, hi_v
+    if procs.shape[0] != n or requested.shape[0] != n or work.shape[0] != n:
+        raise ValueError("submit, procs, requested and work need one value per job")
+    if (rank is not None and rank.shape[0] != n) or (candidate is not None
+                                                     and candidate.shape[0] != n):
+        raise ValueError("rank and candidate need one value per job")
+    start_a, finish_a = np.empty(n), np.empty(n)
     if n == 0:
-        return list(free_lo), list(free_hi), 0.0, np.zeros((0, 4))
-    s.submit = <double*> malloc(n * sizeof(double))
-    s.procs = <long long*> malloc(n * sizeof(long long))
-    s.requested = <double*> malloc(n * sizeof(double))
-    s.work = <double*> malloc(n * sizeof(double))
-    s.start = <double*> malloc(n * sizeof(double))
-    s.finish = <double*> malloc(n * sizeof(double))
+        empty = np.zeros(0, dtype=np.int64)
+        return {"start": start_a, "finish": finish_a, "run_first": empty, "run_count": empty,
+                "run_lo": empty, "run_hi": empty, "free_lo": list(free_lo),
+                "free_hi": list(free_hi), "now": 0.0, "timeline": np.zeros((0, 4))}
+    start_v, finish_v = start_a, finish_a
+    # The columns are read where they are; only the loop's own state is allocated.
+    s.submit = <double*> &submit[0]
+    s.procs = <long long*> &procs[0]
+    s.requested = <double*> &requested[0]
+    s.work = <double*> &work[0]
+    s.start = &start_v[0]
+    s.finish = &finish_v[0]
     s.state = <char*> malloc(n)
     s.a_first = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
     s.a_count = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
@@ -481,37 +566,21 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
         tl_queued = <long long*> malloc(cap_rows * sizeof(long long))
         tl_processes = <long long*> malloc(cap_rows * sizeof(long long))
     try:
-        if not (s.submit and s.procs and s.requested and s.work and s.start and s.finish
-                and s.state and s.a_first and s.a_count and s.f_lo and s.f_hi and s.a_lo
+        if not (s.state and s.a_first and s.a_count and s.f_lo and s.f_hi and s.a_lo
                 and s.a_hi and s.heap and s.end_time
                 and s.end_job and s.queue and s.rank and s.candidate and s.new_jobs):
             raise MemoryError()
         if record_timeline and not (tl_time and tl_busy and tl_queued and tl_processes):
             raise MemoryError()
-        # Jobs outside what this loop does are the engine's (it has the
-        # errors for them): decline before changing anything.
         for j in range(n):
-            job = jobs[j]
-            if (type(job.submit) is not float or type(job.requested_time) is not float
-                    or type(job.work) is not float or type(job.procs) is not int
-                    or job.state != PENDING or job.idx != j):
-                return None
-            s.submit[j] = job.submit
-            s.procs[j] = job.procs
-            s.requested[j] = job.requested_time
-            s.work[j] = job.work
             if not (1 <= s.procs[j] <= total and s.submit[j] >= previous and s.submit[j] < INF
                     and 0.0 < s.requested[j] < INF and 0.0 <= s.work[j] <= s.requested[j]):
                 return None  # NaN fails every comparison
             previous = s.submit[j]
             s.state[j] = PENDING
             s.a_first[j] = s.a_count[j] = 0
-        if (rank is not None and len(rank) != n) or (candidate is not None
-                                                     and len(candidate) != n):
-            raise ValueError("rank and candidate need one value per job")
-        for j in range(n):
             s.rank[j] = j if rank is None else rank[j]
-            s.candidate[j] = True if candidate is None else bool(candidate[j])
+            s.candidate[j] = True if candidate is None else candidate[j] != 0
         s.n_runs = len(free_lo)
         for k in range(s.n_runs):
             s.f_lo[k] = free_lo[k]
@@ -567,17 +636,15 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
         for j in range(n):
             if s.state[j] != DONE:
                 raise RuntimeError(f"the compiled EASY loop left job {j} unfinished")
-            job = jobs[j]
-            job.state = DONE
-            job.start = s.start[j]
-            job.finish = s.finish[j]
-            job.rate = 1.0
-            job.cpus = s.procs[j]
-            job.alloc = CoreRuns(_flat(s, j))
-            job.estimated_end = s.start[j] + s.requested[j]
-            job.work_left = 0.0
-            job.last_update = s.start[j]
-            job.version += 1
+        first_a, count_a = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        lo_a, hi_a = np.empty(s.n_a, dtype=np.int64), np.empty(s.n_a, dtype=np.int64)
+        first_v, count_v, lo_v, hi_v = first_a, count_a, lo_a, hi_a
+        for j in range(n):
+            first_v[j] = s.a_first[j]
+            count_v[j] = s.a_count[j]
+        for k in range(s.n_a):
+            lo_v[k] = s.a_lo[k]
+            hi_v[k] = s.a_hi[k]
         timeline = np.empty((rows, 4))
         tv = timeline
         for k in range(rows):
@@ -585,11 +652,13 @@ def run(list jobs, object free_runs, bint record_timeline, list rank=None, list 
             tv[k, 1] = tl_busy[k]
             tv[k, 2] = tl_queued[k]
             tv[k, 3] = tl_processes[k]
-        return ([s.f_lo[k] for k in range(s.n_runs)], [s.f_hi[k] for k in range(s.n_runs)],
-                s.now, timeline)
+        return {"start": start_a, "finish": finish_a, "run_first": first_a,
+                "run_count": count_a, "run_lo": lo_a, "run_hi": hi_a,
+                "free_lo": [s.f_lo[k] for k in range(s.n_runs)],
+                "free_hi": [s.f_hi[k] for k in range(s.n_runs)], "now": s.now,
+                "timeline": timeline}
     finally:
-        free(s.submit); free(s.procs); free(s.requested); free(s.work); free(s.start)
-        free(s.finish); free(s.state); free(s.a_first); free(s.a_count); free(s.heap)
+        free(s.state); free(s.a_first); free(s.a_count); free(s.heap)
         free(s.f_lo); free(s.f_hi); free(s.a_lo); free(s.a_hi)
         free(s.end_time); free(s.end_job); free(s.queue)
         free(s.rank); free(s.candidate); free(s.new_jobs)

@@ -103,6 +103,11 @@ class Policy:
     #: Scojo-PECT: one per virtual machine); the simulator's default.
     layers: ClassVar[int] = 1
 
+    #: A run of whole workloads as columns, without engine objects per job
+    #: (:meth:`simlib.policies.easy.EASY.columnar_run`); None: the policy has
+    #: none, and :func:`simlib.runner.simulate` runs the engine.
+    columnar_run = None
+
     def keeps_core_state(self) -> bool:
         """Whether the policy keeps something per core (a plan of core ids, a
         mask, a table sized by the free processors) rather than counts only.

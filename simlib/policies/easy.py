@@ -268,6 +268,40 @@ class EASY(QueuePolicy):
             sim.progress(len(sim.jobs), len(sim.jobs), sim.now)
         return True
 
+    def columnar_run(self, cols: dict, cpus: int, *, record_timeline: bool, progress,
+                     workload_name: str):
+        """A whole run as columns: :func:`simlib.runner.simulate`'s path for a
+        plain EASY workload (no subclass, nothing else taking part, which the
+        caller checks): the compiled loop reads the jobs' columns
+        (:func:`simlib.runner.job_columns`) and gives the schedule as
+        columns, so a million jobs make no object each (the engine's Job
+        objects are made only if the result's ``engine_jobs`` is read).
+
+        Returns the :class:`~simlib.runner.SimResult`, or None to decline
+        (a subclass or a changed hook, no compiled kernel, a job outside what
+        the loop does): the caller then runs the engine, with the same result.
+        """
+        from ..engine.cores import FreeRuns
+        from . import kernels
+        if (type(self) is not EASY or any(hasattr(EASY, k) for k in vars(self)) or self.queue
+                or self.reservation is not None or self.compiled_problem() is not None):
+            return None
+        kernel = kernels.load(COMPILED_KERNELS[0])
+        if kernel is None:
+            return None
+        out = kernel.run_columns(cols["submit"], cols["procs"], cols["requested_time"],
+                                 cols["work"], FreeRuns(cpus), record_timeline, None, None,
+                                 progress)
+        if out is None:
+            return None
+        self.ran_compiled = True
+        n = len(cols["submit"])
+        if progress is not None:
+            progress(n, n, out["now"])
+        from ..runner import SimResult, jobs_from_columns, table_from_columns
+        return SimResult(table_from_columns(cols, out, workload_name), out["timeline"], cpus,
+                         self.name, lambda: jobs_from_columns(cols, out))
+
     # ----------------------------------------------------- the engine's loop
     def shadow(self, head):
         """Return ``(shadow_time, extra_processors)`` for ``head`` (which does not fit now)."""
