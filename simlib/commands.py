@@ -520,13 +520,17 @@ def _unusable_job_advice(exc, cleaned: bool) -> str:
 
 def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, name: str):
     """``(result, wall time in seconds)`` of the run, with a progress bar on a terminal."""
-    from simlib.runner import UnusableJobError, simulate
+    from simlib.runner import UnusableJobError, job_columns, simulate
     from simlib.workload.swf import job_line
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     t0 = time.perf_counter()
     try:
-        res = simulate(workload, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
+        # The jobs' columns, then the trace's table let go (``workload`` is a
+        # one-item list the caller holds nothing else of): a million-job
+        # table is ~300 MB the run does not need.
+        jobs = job_columns(workload.pop(), cpus=cpus)
+        res = simulate(jobs, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
                        record_timeline=not policy.rigid, progress=bar, debug=args.debug)
     except UnusableJobError as exc:
         # The library names the row; a user reads lines of the file. Rows
@@ -594,7 +598,10 @@ def _simulate(args: argparse.Namespace) -> int:
     """Check the options, read the trace, simulate, write the outputs, print the summary."""
     request = _checked_request(args)
     workload, cpus, name, notes = _prepared_workload(args, request.cpus, request.load)
-    res, wall = _timed_simulation(args, workload, request.policy, cpus, name)
+    held = [workload]
+    del workload   # _timed_simulation lets it go once it has the jobs' columns
+    res, wall = _timed_simulation(args, held, request.policy, cpus, name)
+    res.engine_jobs = None   # nothing below reads the Job objects: their memory goes first
     # The jobs table as numpy columns: this command reads a trace, simulates and
     # writes without pandas (see simlib.table), unless a Gantt chart or a
     # timeline metric asks for DataFrames.

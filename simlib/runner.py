@@ -89,6 +89,10 @@ class SimResult:
             self._engine_jobs = self._engine_jobs()
         return self._engine_jobs
 
+    @engine_jobs.setter
+    def engine_jobs(self, jobs) -> None:
+        self._engine_jobs = jobs
+
     @property
     def jobs(self) -> pd.DataFrame:
         if isinstance(self._jobs, Table):
@@ -177,6 +181,11 @@ def job_columns(workload, *, source: str = "", cpus: int | None = None) -> dict:
     >>> c["job_id"].tolist(), c["procs"].tolist(), c["requested_time"].tolist()
     ([1, 2], [2, 4], [10.0, 60.0])
     """
+    if isinstance(workload, dict):   # columns already (checked when they were made)
+        if cpus is not None and len(workload["procs"]) and int(workload["procs"].max()) > cpus:
+            raise ConfigError(f"{source or 'workload'}: a job asks for more than the "
+                              f"machine's {cpus} CPUs")
+        return workload
     df = workload.table
     where = source or workload.path or "workload"
     if len(df) == 0:
@@ -563,7 +572,9 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
 
     Parameters
     ----------
-    workload : Workload
+    workload : Workload or dict
+        The jobs, or their columns as :func:`job_columns` gives them (a
+        caller that drops its workload then keeps no table of it during the run).
     policy : str or Policy
         Registered name (see :data:`simlib.policies.POLICIES`) or an instance.
     cpus, platform
@@ -615,9 +626,10 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         # same jobs without them (and without rounds at command times, which
         # would e.g. inflate Delayed-LOS skip counts).
         commands = ()
+    workload = job_columns(workload, cpus=platform.cpus)   # checked here, once
     if (not commands and not debug and overrun == "kill" and execution is None
             and policy.columnar_run is not None):
-        res = policy.columnar_run(job_columns(workload, cpus=platform.cpus), platform.cpus,
+        res = policy.columnar_run(workload, platform.cpus,
                                   record_timeline=record_timeline, progress=progress,
                                   workload_name=workload_name)
         if res is not None:
