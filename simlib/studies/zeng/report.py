@@ -188,7 +188,8 @@ def readme_step(ctx) -> None:
     open_ = glts[glts["verdict"] == Verdict.INCONCLUSIVE.value]
     write_text(ctx.output.readme, render(
         __package__, "README.md.j2", decided=len(glts) - len(open_),
-        undecided=open_["key"].tolist() if len(glts) else None, paper=pub["paper"], pub=pub, min_units=MIN_UNITS,
+        undecided=open_["key"].tolist() if len(glts) else None, paper=pub["paper"], pub=pub,
+        min_units=MIN_UNITS,
         saturated=int(np.sum(drain > p["spec"]["claims"]["drain_threshold"])),
         example_shares=EXAMPLE_SHARES,
         claims=claims, checks=checks, counts=verdict_counts(claims["verdict"]), artifacts=arts,
