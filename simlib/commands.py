@@ -531,7 +531,8 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
         # table is ~300 MB the run does not need.
         jobs = job_columns(workload.pop(), cpus=cpus)
         res = simulate(jobs, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
-                       record_timeline=not policy.rigid, progress=bar, debug=args.debug)
+                       record_timeline=not policy.rigid, progress=bar, debug=args.debug,
+                       keep_jobs=False)
     except UnusableJobError as exc:
         # The library names the row; a user reads lines of the file. Rows
         # may have been sorted or dropped (cleaning): the job's id finds its line.
@@ -601,7 +602,6 @@ def _simulate(args: argparse.Namespace) -> int:
     held = [workload]
     del workload   # _timed_simulation lets it go once it has the jobs' columns
     res, wall = _timed_simulation(args, held, request.policy, cpus, name)
-    res.engine_jobs = None   # nothing below reads the Job objects: their memory goes first
     # The jobs table as numpy columns: this command reads a trace, simulates and
     # writes without pandas (see simlib.table), unless a Gantt chart or a
     # timeline metric asks for DataFrames.

@@ -375,8 +375,13 @@ def batsim_table(jobs: list[Job], workload_name: str) -> pd.DataFrame:
     return batsim_columns(jobs, workload_name).to_frame()
 
 
-def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
+def batsim_columns(jobs: list[Job], workload_name: str, *, consume: bool = False) -> Table:
     """Per-job results in the Batsim jobs.csv schema, as numpy columns.
+
+    With ``consume`` the jobs are read :data:`TABLE_CHUNK` at a time and
+    each chunk's places in ``jobs`` set to None once read: the table grows
+    as the Job objects go (a run that does not keep them peaks at one of
+    the two, not both).
 
     Examples
     --------
@@ -387,16 +392,28 @@ def batsim_columns(jobs: list[Job], workload_name: str) -> Table:
     >>> t["waiting_time"].tolist(), t["allocated_resources"].tolist(), t["final_state"].tolist()
     ([1.0], ['0-1'], ['COMPLETED_SUCCESSFULLY'])
     """
-    n = len(jobs)
+    names = ("submit", "start", "finish", "killed", "procs", "requested_time")
+    dtypes = (float, float, float, bool, np.int64, float)
+    parts: dict[str, list] = {name: [] for name in names}
+    ids: list[str] = []
+    allocated: list[str] = []
+    step = TABLE_CHUNK if consume else max(len(jobs), 1)
+    for first in range(0, len(jobs), step):
+        chunk = jobs[first:first + step]
+        for name, dtype in zip(names, dtypes):
+            parts[name].append(np.fromiter(map(attrgetter(name), chunk), dtype, len(chunk)))
+        ids += map(str, map(attrgetter("job_id"), chunk))
+        allocated += _intervals_of([j.alloc for j in chunk])
+        if consume:
+            jobs[first:first + step] = [None] * len(chunk)
+        del chunk
+    cols = [np.concatenate(parts[name]) if parts[name] else np.zeros(0, dtype)
+            for name, dtype in zip(names, dtypes)]
+    return _batsim_table(ids, *cols, allocated, workload_name)
 
-    def column(name, dtype):
-        return np.fromiter(map(attrgetter(name), jobs), dtype, n)
 
-    return _batsim_table(list(map(str, map(attrgetter("job_id"), jobs))), column("submit", float),
-                         column("start", float), column("finish", float),
-                         column("killed", bool), column("procs", np.int64),
-                         column("requested_time", float),
-                         _intervals_of([j.alloc for j in jobs]), workload_name)
+#: Jobs read at a time when a run's table is made from Job objects it does not keep.
+TABLE_CHUNK = 100_000
 
 
 def table_from_columns(cols: dict, out: dict, workload_name: str) -> Table:
@@ -568,7 +585,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
              record_timeline: bool = True, commands=(), progress=None,
-             execution=None) -> SimResult:
+             execution=None, keep_jobs: bool = True) -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -597,6 +614,11 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     execution : ExecutionModel, optional
         When jobs end (default: the rate model, see
         :mod:`simlib.engine.execution`).
+    keep_jobs : bool, default True
+        Whether the result keeps the engine's Job objects
+        (``SimResult.engine_jobs``). Without them the jobs table is made as
+        the objects are let go: a run of many jobs peaks lower (what
+        ``simlib simulate`` does).
 
     Notes
     -----
@@ -643,9 +665,11 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         if not policy.compiled_run(sim):  # EASY alone has a compiled loop
             sim.run()
         timeline = sim.timeline  # its DataFrame is made on first use
-        table = batsim_columns(jobs, workload_name)
         sim.close()  # no reference cycle left: the run is freed with its result
-    return SimResult(table, timeline, platform.cpus, policy.name, jobs)
+        if not keep_jobs:
+            sim.jobs = []   # its own list of them (the policy still points at the simulator)
+        table = batsim_columns(jobs, workload_name, consume=not keep_jobs)
+    return SimResult(table, timeline, platform.cpus, policy.name, jobs if keep_jobs else None)
 
 
 def write_jobs_csv(jobs: pd.DataFrame | Table, path) -> None:

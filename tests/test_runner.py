@@ -220,3 +220,22 @@ def test_timeline_frame_reads_the_rows_as_they_are():
         timeline_frame([(0.0, 1, 2)])
     with pytest.raises(ValueError, match="4 cells each"):  # as many cells, other rows
         timeline_frame([(0.0, 1, 2), (1.0, 1, 2, 3, 4)])
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "easy", "conservative", "los"])
+def test_a_run_that_keeps_no_job_objects_gives_the_same_table(monkeypatch, policy):
+    # keep_jobs=False makes the table as the Job objects go (TABLE_CHUNK at a
+    # time, here 7 of 60 jobs); job_columns in place of the workload, as
+    # simlib simulate passes it. EASY takes its columnar path either way.
+    import simlib.runner as runner
+    rng = np.random.default_rng(3)
+    rows = [[i + 1, int(t), -1, int(r), int(p), -1, -1, int(p), int(2 * r)] + [-1] * 9
+            for i, (t, r, p) in enumerate(zip(np.cumsum(rng.integers(0, 30, 60)),
+                                              rng.integers(1, 300, 60), rng.integers(1, 9, 60)))]
+    wl = Workload(pd.DataFrame(rows, columns=SWF_FIELDS))
+    kept = simulate(wl, policy, cpus=8)
+    monkeypatch.setattr(runner, "TABLE_CHUNK", 7)
+    lean = simulate(runner.job_columns(wl, cpus=8), policy, cpus=8, keep_jobs=False)
+    pd.testing.assert_frame_equal(kept.jobs, lean.jobs)
+    assert len(kept.engine_jobs) == 60
+    assert lean.engine_jobs is None or policy == "easy"   # EASY's are made only if read
