@@ -439,10 +439,13 @@ def test_ctrl_c_of_a_run_is_one_line_exit_130_and_no_output(tmp_path):
     _trace(tmp_path / "t.swf")
     (tmp_path / "slow.py").write_text(_SLOW)
     (tmp_path / "jobs.csv").write_text("previous results\n")
+    # SIGINT as a terminal leaves it (a run started in the background, e.g. CI
+    # under `nohup ... &`, inherits it ignored, and Python keeps it so).
     proc = subprocess.Popen([SIMLIB, "simulate", "t.swf", "--policy-module", "slow.py",
                              "--policy", "slow", "-o", "jobs.csv", "--gantt", "g.png"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while not (tmp_path / "started").exists():   # the policy is running

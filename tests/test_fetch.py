@@ -518,8 +518,11 @@ def start_fetch_step(tmp_path, traces, script=SCRIPTS / "fetch_trace.py"
     spec = {"scripts": str(SCRIPTS), "script": str(script),
             "rule": "fetch_trace", "wildcards": {"trace": "T"}, "config": {"traces": traces},
             "output": [str(dest)], "log": [str(log)]}
+    # SIGINT as a terminal leaves it (a run started in the background, e.g. CI
+    # under `nohup ... &`, inherits it ignored, and Python keeps it so).
     proc = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, dest, log
 
 
