@@ -53,6 +53,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from bench_policies import FILES, trace_path  # noqa: E402
+from results_file import write_section  # noqa: E402
 
 VENV = HERE / ".accasim-venv"
 ACCASIM = "accasim==1.1.3"
@@ -148,14 +149,8 @@ def main(argv=None) -> int:
         f"Jobs/s, whole process: AccaSim {n_jobs / acc:,.0f}, simlib {n_jobs / ours:,.0f}.",
         END,
     ]
-    out = Path(args.out)
-    text = out.read_text(encoding="utf-8") if out.exists() else ""
     block = "\n".join(lines)
-    if BEGIN in text and END in text:
-        text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    out.write_text(text, encoding="utf-8")
+    write_section(Path(args.out), block, BEGIN, END)
     print(block)
     return 0
 

@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from results_file import write_section
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -120,13 +121,7 @@ def main() -> None:
         *rows,
         END,
     ])
-    text = args.out.read_text() if args.out.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text)
+    write_section(args.out, section, BEGIN, END)
 
 
 if __name__ == "__main__":

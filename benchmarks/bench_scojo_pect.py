@@ -19,6 +19,8 @@ import platform as pyplatform
 import statistics
 from pathlib import Path
 
+from results_file import write_section
+
 HERE = Path(__file__).resolve().parent
 BEGIN, END = "<!-- bench_scojo_pect: begin -->", "<!-- bench_scojo_pect: end -->"
 
@@ -73,13 +75,7 @@ def main() -> None:
         "Cases 2 and 3 for the head), and rebuilds the plan to check a group's fairness.",
         END,
     ])
-    text = args.out.read_text() if args.out.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    args.out.write_text(text)
+    write_section(args.out, section, BEGIN, END)
 
 
 if __name__ == "__main__":

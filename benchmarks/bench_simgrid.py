@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from results_file import write_section
 
 HERE = Path(__file__).resolve().parent
 BEGIN, END = "<!-- bench_simgrid: begin -->", "<!-- bench_simgrid: end -->"
@@ -127,14 +128,7 @@ def main() -> None:
         END,
     ]
     out = Path(args.out)
-    text = out.read_text() if out.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        text = head + "\n".join(section) + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + "\n".join(section) + "\n"
-    out.write_text(text)
+    write_section(out, "\n".join(section), BEGIN, END)
     print(f"wrote {out}")
 
 
