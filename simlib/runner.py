@@ -155,14 +155,19 @@ def jobs_from_workload(workload, *, source: str = "", cpus: int | None = None) -
     simlib.runner.UnusableJobError: w.swf: job 1 (row 0): field 'run_time': no runtime (-1); ...
     """
     c = job_columns(workload, source=source, cpus=cpus)
-    # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
-    jobs = list(map(Job, range(len(c["job_id"])), c["job_id"].tolist(), c["submit"].tolist(),
-                    c["procs"].tolist(), c["requested_time"].tolist(), c["work"].tolist(),
-                    repeat(False), c["cpu_util"].tolist()))
+    jobs = _jobs_of(c)
     if c["requested_start"] is not None:  # CWF field 19 (paper K's dedicated jobs)
         for job, rs in zip(jobs, c["requested_start"].tolist()):
             job.requested_start = rs
     return jobs
+
+
+def _jobs_of(c: dict) -> list[Job]:
+    """Pending engine jobs from :func:`job_columns`' columns."""
+    # Job(idx, job_id, submit, procs, requested_time, work, killed, cpu_util)
+    return list(map(Job, range(len(c["job_id"])), c["job_id"].tolist(), c["submit"].tolist(),
+                    c["procs"].tolist(), c["requested_time"].tolist(), c["work"].tolist(),
+                    repeat(False), c["cpu_util"].tolist()))
 
 
 def job_columns(workload, *, source: str = "", cpus: int | None = None) -> dict:
@@ -440,10 +445,7 @@ def table_from_columns(cols: dict, out: dict, workload_name: str) -> Table:
 
 def jobs_from_columns(cols: dict, out: dict) -> list[Job]:
     """The engine's finished jobs of a columnar run (as the engine leaves them)."""
-    jobs = list(map(Job, range(len(cols["job_id"])), cols["job_id"].tolist(),
-                    cols["submit"].tolist(), cols["procs"].tolist(),
-                    cols["requested_time"].tolist(), cols["work"].tolist(), repeat(False),
-                    cols["cpu_util"].tolist()))
+    jobs = _jobs_of(cols)
     first, count = out["run_first"].tolist(), out["run_count"].tolist()
     lo, hi = out["run_lo"].tolist(), out["run_hi"].tolist()
     for job, start, finish, k, c in zip(jobs, out["start"].tolist(), out["finish"].tolist(),
