@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_signals import ctrl_c_when, popen_with_ctrl_c
 
 from simlib import commands
 from simlib.errors import ConfigError
@@ -433,28 +434,16 @@ _SLOW = ("import pathlib, time\n"
 
 def test_ctrl_c_of_a_run_is_one_line_exit_130_and_no_output(tmp_path):
     """A real SIGINT, as a terminal's Ctrl-C sends it, while the simulation runs."""
-    import signal
-    import time
 
     _trace(tmp_path / "t.swf")
     (tmp_path / "slow.py").write_text(_SLOW)
     (tmp_path / "jobs.csv").write_text("previous results\n")
-    # SIGINT as a terminal leaves it (a run started in the background, e.g. CI
-    # under `nohup ... &`, inherits it ignored, and Python keeps it so).
-    proc = subprocess.Popen([SIMLIB, "simulate", "t.swf", "--policy-module", "slow.py",
-                             "--policy", "slow", "-o", "jobs.csv", "--gantt", "g.png"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        deadline = time.monotonic() + 60
-        while not (tmp_path / "started").exists():   # the policy is running
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.02)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
+    proc = popen_with_ctrl_c([SIMLIB, "simulate", "t.swf", "--policy-module", "slow.py",
+                              "--policy", "slow", "-o", "jobs.csv", "--gantt", "g.png"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    # Once the policy is running.
+    out, err = ctrl_c_when(proc, lambda: (tmp_path / "started").exists())
     assert (proc.returncode, out, err) == (130, "", "simlib simulate: interrupted\n")
     assert (tmp_path / "jobs.csv").read_text() == "previous results\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "__pycache__") == [

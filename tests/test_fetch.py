@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers_signals import ctrl_c_when, popen_with_ctrl_c
 
 from simlib.errors import ChecksumError, ConfigError, SimlibError
 from simlib.errors import TraceFormatError
@@ -141,16 +142,8 @@ def http_base(served_dir, monkeypatch):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(served_dir)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with serving(functools.partial(Quiet, directory=str(served_dir))) as url:
+        yield url
 
 
 @pytest.fixture
@@ -518,11 +511,8 @@ def start_fetch_step(tmp_path, traces, script=SCRIPTS / "fetch_trace.py"
     spec = {"scripts": str(SCRIPTS), "script": str(script),
             "rule": "fetch_trace", "wildcards": {"trace": "T"}, "config": {"traces": traces},
             "output": [str(dest)], "log": [str(log)]}
-    # SIGINT as a terminal leaves it (a run started in the background, e.g. CI
-    # under `nohup ... &`, inherits it ignored, and Python keeps it so).
-    proc = subprocess.Popen([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = popen_with_ctrl_c([sys.executable, "-c", _DRIVER, json.dumps(spec)], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, dest, log
 
 
@@ -553,15 +543,7 @@ def test_ctrl_c_of_the_pipeline_step_is_one_line_and_exit_130(tmp_path, proxyles
         traces = catalog_setup(tmp_path / "repo", url)
         traces["manifest"] = str(tmp_path / "repo" / "config" / "M.tsv")
         proc, dest, log = start_fetch_step(tmp_path, traces)
-        try:
-            deadline = time.monotonic() + 60
-            while not (log.exists() and "downloading" in log.read_text()):
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.02)
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=30)
-        finally:
-            proc.kill()
+        out, err = ctrl_c_when(proc, lambda: log.exists() and "downloading" in log.read_text())
     assert proc.returncode == 130, err
     assert err.splitlines()[-1] == "fetch_trace: interrupted" and "Traceback" not in err
     assert not dest.exists() and list(dest.parent.iterdir()) == []
