@@ -91,7 +91,7 @@ class SimResult:
 
     @engine_jobs.setter
     def engine_jobs(self, jobs) -> None:
-        self._engine_jobs = jobs
+        self._engine_jobs = jobs   # e.g. the SimGrid backend's: its Job objects stay in its child
 
     @property
     def jobs(self) -> pd.DataFrame:

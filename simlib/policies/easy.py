@@ -259,8 +259,8 @@ class EASY(QueuePolicy):
         if done is None:  # a job outside what the kernel does (it changed nothing)
             return False
         free = ledger._free
+        # Every job has ended: the count of free cores is what it was.
         free.lo, free.hi, sim.now, sim.timeline = done
-        free.count = sum(free.hi) - sum(free.lo) + len(free.lo)
         sim.execution.ran_rigid(sim.jobs)
         self.new_jobs = []
         self.ran_compiled = True
