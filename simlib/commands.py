@@ -309,14 +309,17 @@ def register_simulate(subparsers: argparse._SubParsersAction) -> None:
             "in Batsim's jobs.csv format (readable by evalys) and a Gantt chart. "
             "Exit 0 on success, 2 on bad input (one line on stderr, no output file written)."),
     )
-    p.add_argument("trace", metavar="TRACE.swf[.gz]", help="workload in the Standard Workload Format")
+    p.add_argument("trace", metavar="TRACE.swf[.gz]|W.json",
+                   help="workload in the Standard Workload Format, or a Batsim JSON workload "
+                        "(.json; delay profiles: simlib.workload.batsim)")
     p.add_argument("--policy", default="easy",
                    help="registered policy name (default easy; list: simlib policies)")
     p.add_argument("--param", dest="params", action="append", default=[], metavar="NAME=VALUE",
                    help="policy parameter, value read as YAML (cs=7, order=oldest, "
                         "expand_started_shrunk=true); repeatable")
     p.add_argument("--cpus", metavar="N",
-                   help="CPUs of the machine (default: MaxProcs, else MaxNodes, of the SWF header)")
+                   help="CPUs of the machine (default: MaxProcs, else MaxNodes, of the SWF header; "
+                        "nb_res of a Batsim workload)")
     p.add_argument("--overrun", choices=("kill", "extend"), default="kill",
                    help="a job running past its requested time is killed then (default) or "
                         "extended (the default cleaning already clips runtimes to their "
@@ -447,9 +450,9 @@ def _prepared_workload(args: argparse.Namespace, cpus: int | None, load: float |
     the summary rows saying what was done to the trace.
     """
     from simlib.workload.prepare import clean, offered_load, rescale_to_load
-    from simlib.workload.swf import max_procs, read_swf
+    from simlib.workload.swf import max_procs
 
-    workload = read_swf(args.trace, unsorted=args.unsorted)
+    workload = read_workload(args.trace, unsorted=args.unsorted)
     if workload.table.empty:
         raise ConfigError(f"{args.trace}: the trace has no jobs")
     if cpus is None:
@@ -475,6 +478,30 @@ def _prepared_workload(args: argparse.Namespace, cpus: int | None, load: float |
                                       f"was {before:.4g}, inter-arrival times x {factor:.4g})"))
         name = f"{name}@load{load:g}"
     return workload, cpus, name, notes
+
+
+def read_workload(path: str, *, unsorted: str = "sort"):
+    """An SWF trace, or a Batsim JSON workload (``.json``) as its SWF jobs.
+
+    A Batsim workload's jobs keep their file order (Batsim does not ask for
+    sorted submit times); the simulator takes them by submit time, stably.
+    """
+    from simlib.workload.batsim import is_batsim_workload, read_batsim
+    from simlib.workload.swf import read_swf
+
+    if is_batsim_workload(path):
+        return read_batsim(path).to_swf()
+    return read_swf(path, unsorted=unsorted)
+
+
+def workload_job_line(path: str, job_id: int) -> int | None:
+    """Line of job ``job_id`` in an SWF trace or a Batsim workload (for error messages)."""
+    from simlib.workload.batsim import is_batsim_workload
+    from simlib.workload.batsim import job_line as batsim_job_line
+    from simlib.workload.swf import job_line
+
+    return batsim_job_line(path, job_id) if is_batsim_workload(path) else job_line(
+        path, job_id=job_id)
 
 
 #: What the cleaning rules (simlib.workload.prepare) do about a job the
@@ -521,7 +548,6 @@ def _unusable_job_advice(exc, cleaned: bool) -> str:
 def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, name: str):
     """``(result, wall time in seconds)`` of the run, with a progress bar on a terminal."""
     from simlib.runner import UnusableJobError, job_columns, simulate
-    from simlib.workload.swf import job_line
 
     bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     t0 = time.perf_counter()
@@ -536,7 +562,7 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
     except UnusableJobError as exc:
         # The library names the row; a user reads lines of the file. Rows
         # may have been sorted or dropped (cleaning): the job's id finds its line.
-        line = job_line(args.trace, job_id=exc.job_id)
+        line = workload_job_line(args.trace, exc.job_id)
         reason = (str(exc).split(": ", 1)[1].replace(f" (row {exc.row})", "")
                   .replace("clean the trace first", _unusable_job_advice(exc, args.clean)))
         raise ConfigError(f"{args.trace}{f':{line}' if line else ''}: {reason}") from None
@@ -846,15 +872,123 @@ def _run_generate(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------
+# simlib convert
+# --------------------------------------------------------------------------
+#: The machine of a platform ``simlib convert --platform`` writes for an SWF
+#: trace: one cluster, zero latency (Batsim then adds no time to a decision),
+#: speeds and bandwidths that delay profiles do not read.
+CONVERT_PLATFORM = {"speed": 1e9, "bw": 1.25e9, "lat": 0.0, "switch_bw": 1.25e10,
+                    "switch_lat": 0.0, "backbone_bw": 1.25e10, "backbone_lat": 0.0}
+
+
+def register_convert(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``simlib convert IN OUT [--cpus N] [--platform P.xml] [--no-clean]``.
+
+    Examples
+    --------
+    >>> p = argparse.ArgumentParser(); register_convert(p.add_subparsers(dest="command"))
+    >>> a = p.parse_args(["convert", "t.swf", "w.json", "--platform", "p.xml"])
+    >>> a.source, a.target, a.platform, a.clean
+    ('t.swf', 'w.json', 'p.xml', True)
+    """
+    p = subparsers.add_parser(
+        "convert",
+        help="convert a workload between SWF and Batsim JSON",
+        description=(
+            "Convert an SWF trace (.swf, .swf.gz) to a Batsim JSON workload (.json: one delay "
+            "profile per distinct runtime, walltime = requested time, res = size), or a Batsim "
+            "workload of delay profiles to SWF. The direction follows the suffixes. An SWF "
+            "trace is cleaned first by the pipeline's rules, as simlib simulate does, so the "
+            "two files give the same schedule. Exit 0 on success, 2 on bad input (one line on "
+            "stderr, no output file written)."),
+    )
+    p.add_argument("source", metavar="IN", help="TRACE.swf[.gz] or W.json")
+    p.add_argument("target", metavar="OUT", help="W.json or TRACE.swf[.gz]")
+    p.add_argument("--cpus", metavar="N",
+                   help="machine size (nb_res; default: the SWF header's MaxProcs or MaxNodes)")
+    p.add_argument("--platform", metavar="P.xml",
+                   help="SWF to JSON: also write a Batsim platform of one cluster of N hosts "
+                        "(zero latency, host names of fixed width so that Batsim's machine ids "
+                        "are simlib's, and Batsim's master host)")
+    p.add_argument("--no-clean", dest="clean", action="store_false",
+                   help="SWF to JSON: convert the jobs as they are (every job needs a runtime "
+                        "and a size)")
+    p.add_argument("--unsorted", choices=("sort", "reject"), default="sort",
+                   help="SWF submit times going backwards: sort the jobs (stable, default) or "
+                        "reject the file")
+    _one_line_usage_errors(p)
+    p.set_defaults(func=_guarded("convert", _run_convert))
+
+
+def _run_convert(args: argparse.Namespace) -> int:
+    """Body of ``simlib convert``."""
+    from simlib.workload.batsim import is_batsim_workload
+
+    cpus = positive_int(args.cpus, "--cpus") if args.cpus is not None else None
+    swf_suffixes = (".swf", ".swf.gz")
+    if is_batsim_workload(args.source):
+        _check_output(args.target, "OUT", swf_suffixes)
+        if args.platform:
+            raise ConfigError("--platform is for SWF to JSON (a Batsim workload brings its own)")
+        return _batsim_to_swf(args)
+    _check_output(args.target, "OUT", (".json",))
+    if args.platform:
+        _check_output(args.platform, "--platform", (".xml",))
+    return _swf_to_batsim(args, cpus)
+
+
+def _batsim_to_swf(args: argparse.Namespace) -> int:
+    from simlib.workload.batsim import read_batsim
+    from simlib.workload.swf import write_swf
+
+    workload = read_batsim(args.source)
+    write_swf(workload.to_swf(), args.target)
+    print(f"wrote {args.target}: {len(workload)} jobs on {workload.nb_res} CPUs "
+          f"(from the Batsim workload {args.source})")
+    return EXIT_OK
+
+
+def _swf_to_batsim(args: argparse.Namespace, cpus: int | None) -> int:
+    from simlib.backends.simgrid import NetworkPlatform
+    from simlib.io import write_text
+    from simlib.workload.batsim import from_swf, write_batsim
+    from simlib.workload.prepare import clean
+    from simlib.workload.swf import max_procs, read_swf
+
+    workload = read_swf(args.source, unsorted=args.unsorted)
+    if cpus is None:
+        cpus = max_procs(workload)
+        if cpus is None:
+            raise ConfigError(f"{args.source}: no --cpus given and the header has no MaxProcs "
+                              "or MaxNodes; give --cpus N")
+    note = ""
+    if args.clean:
+        workload, counts = clean(workload, cpus)
+        note = f"; cleaning: {_cleaning_summary(counts)}"
+    batsim = from_swf(workload, cpus)
+    write_batsim(batsim, args.target)
+    print(f"wrote {args.target}: {len(batsim)} jobs, {len(batsim.profiles)} delay profiles, "
+          f"nb_res {cpus}{note}")
+    if args.platform:
+        net = NetworkPlatform.homogeneous(clusters=1, nodes=cpus, name="cluster",
+                                          **CONVERT_PLATFORM)
+        write_text(args.platform, net.to_xml(master="master_host", fixed_width=True))
+        print(f"wrote {args.platform}: one cluster of {cpus} hosts and Batsim's master host "
+              "(zero latency)")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``simulate``, ``policies`` and ``generate`` (the provider in SUBCOMMAND_PROVIDERS).
+    """Add ``simulate``, ``policies``, ``generate`` and ``convert`` (the provider in SUBCOMMAND_PROVIDERS).
 
     Examples
     --------
     >>> p = argparse.ArgumentParser(); register(p.add_subparsers(dest="command"))
     >>> sorted(p._subparsers._group_actions[0].choices)
-    ['generate', 'policies', 'simulate']
+    ['convert', 'generate', 'policies', 'simulate']
     """
     register_simulate(subparsers)
     register_policies(subparsers)
     register_generate(subparsers)
+    register_convert(subparsers)

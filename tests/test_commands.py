@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers_pipeline import synthetic_swf
 from helpers_signals import ctrl_c_when, popen_with_ctrl_c
 
 from simlib import commands
@@ -463,7 +464,7 @@ def test_simulate_failure_keeps_an_existing_output_untouched(tmp_path):
 def test_simulate_without_arguments_is_a_one_line_usage_error(tmp_path):
     code, out, err = simlib("simulate", cwd=tmp_path)
     assert code == 2 and out == ""
-    assert err == ("simlib simulate: the following arguments are required: TRACE.swf[.gz] "
+    assert err == ("simlib simulate: the following arguments are required: TRACE.swf[.gz]|W.json "
                    "(see simlib simulate --help)\n")
 
 
@@ -599,6 +600,77 @@ def test_generate_needs_its_arguments(tmp_path):
     code, _, err = simlib("generate", "lublin", "--jobs", 10, cwd=tmp_path)
     assert code == 2 and err.count("\n") == 1
     assert "the following arguments are required: --cpus, --seed, -o/--output" in err
+
+
+# --------------------------------------------------------------------------
+# convert, and simulate of a Batsim workload
+# --------------------------------------------------------------------------
+def _schedule_columns(path: Path) -> pd.DataFrame:
+    """A jobs table without its workload name (which names the input file)."""
+    return pd.read_csv(path).drop(columns=["workload_name"])
+
+
+@pytest.mark.parametrize("policy", ["easy", "conservative"])
+def test_convert_to_batsim_then_simulate_gives_the_schedule_of_the_swf(tmp_path, policy):
+    # The synthetic trace needs cleaning (zero and missing runtimes, too-wide jobs):
+    # convert cleans as simulate does, so the two runs see the same jobs.
+    (tmp_path / "t.swf").write_bytes(synthetic_swf(300, 128, seed=2))
+    code, out, err = simlib("convert", "t.swf", "w.json", "--platform", "p.xml", cwd=tmp_path)
+    assert code == 0, err
+    assert "wrote w.json: " in out and "nb_res 128; cleaning: " in out and "wrote p.xml" in out
+    for trace, table in (("t.swf", "a.csv"), ("w.json", "b.csv")):
+        code, out, err = simlib("simulate", trace, "--policy", policy, "-o", table, cwd=tmp_path)
+        assert code == 0, err
+    a, b = _schedule_columns(tmp_path / "a.csv"), _schedule_columns(tmp_path / "b.csv")
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["waiting_time"] > 0).sum() > 20
+    # And back to SWF: the same schedule again.
+    code, out, err = simlib("convert", "w.json", "back.swf.gz", cwd=tmp_path)
+    assert code == 0 and "wrote back.swf.gz: " in out, err
+    code, _, err = simlib("simulate", "back.swf.gz", "--policy", policy, "-o", "c.csv",
+                          cwd=tmp_path)
+    assert code == 0, err
+    pd.testing.assert_frame_equal(a, _schedule_columns(tmp_path / "c.csv"))
+
+
+def test_convert_writes_a_batsim_platform_of_the_machine(tmp_path):
+    from simlib.backends.platform_file import read_platform
+
+    _trace(tmp_path / "t.swf", max_procs=16)
+    code, _, err = simlib("convert", "t.swf", "w.json", "--platform", "p.xml", cwd=tmp_path)
+    assert code == 0, err
+    got = read_platform(tmp_path / "p.xml")
+    assert got.network.nodes == 16 and got.master == "master_host0"
+    assert got.batsim_order == list(range(16))   # Batsim's machine k is our CPU k
+    assert json.loads((tmp_path / "w.json").read_text())["nb_res"] == 16
+
+
+@pytest.mark.parametrize("files, args, message", [
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": 1, "subtime": 0, "res": 9, '
+                '"profile": "d"}\n], "profiles": {"d": {"type": "delay", "delay": 5}}}'},
+     ["simulate", "w.json", "--no-clean"], "w.json:2: job 1: field 'requested_procs': size 9 "
+                                           "is larger than the machine (4 processors)"),
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": 1, "subtime": 0, "res": 2}\n], '
+                '"profiles": {}}'},
+     ["simulate", "w.json"], "w.json:2: field 'jobs[0].profile': missing"),
+    ({"w.json": '{"nb_res": 4,'}, ["convert", "w.json", "t.swf"], "w.json:1: not valid JSON"),
+    ({"t.swf": None}, ["convert", "t.swf", "w.xml"], "OUT w.xml: the name must end in .json"),
+    ({"t.swf": None}, ["convert", "t.swf", "w.json", "--platform", "p.txt"],
+     "--platform p.txt: the name must end in .xml"),
+    ({"w.json": "{}"}, ["convert", "w.json", "t.csv"], "the name must end in .swf or .swf.gz"),
+])
+def test_batsim_bad_input_is_one_line_and_exit_2(tmp_path, files, args, message):
+    for name, text in files.items():
+        if text is None:
+            _trace(tmp_path / name)
+        else:
+            (tmp_path / name).write_text(text)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = simlib(*args, cwd=tmp_path)
+    assert code == 2 and out == "", (out, err)
+    assert err.count("\n") == 1 and err.startswith(f"simlib {args[0]}: "), err
+    assert message in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 # --------------------------------------------------------------------------

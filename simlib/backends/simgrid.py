@@ -205,7 +205,27 @@ class NetworkPlatform:
         return Platform(np.ones(self.nodes, dtype=np.int64), cluster, speed / speed.min(),
                         name=self.name)
 
-    def to_xml(self) -> str:
+    def host_names(self, *, fixed_width: bool = False) -> list[str]:
+        """Name of each node, in id order: ``node-<id>``, or fixed-width numbers.
+
+        SimGrid lists hosts, and Batsim v4.2.1 numbers them, in the
+        lexicographic order of their names, where ``node-10`` comes before
+        ``node-2``. With ``fixed_width`` every name has as many digits
+        (``node-100`` ... ``node-227`` for 128 nodes: the id plus a power of
+        ten), so that order is the id order.
+
+        Examples
+        --------
+        >>> net = NetworkPlatform.homogeneous(clusters=1, nodes=12, speed=1e9, bw=1e9, lat=0.0,
+        ...                                   switch_bw=1e9, switch_lat=0.0, backbone_bw=1e9,
+        ...                                   backbone_lat=0.0)
+        >>> net.host_names()[-3:], net.host_names(fixed_width=True)[-3:]
+        (['node-9', 'node-10', 'node-11'], ['node-109', 'node-110', 'node-111'])
+        """
+        base = 10 ** len(str(self.nodes - 1)) if fixed_width else 0
+        return [f"node-{base + i}" for i in range(self.nodes)]
+
+    def to_xml(self, *, master: str | None = None, fixed_width: bool = False) -> str:
         """SimGrid platform file (DTD version 4.1).
 
         Each cluster is a SimGrid ``<cluster>``: private links ``bw``/``lat``
@@ -215,6 +235,18 @@ class NetworkPlatform:
         share) and a backbone that plays the cluster switch
         (``bb_bw``/``bb_lat``, shared by all flows through it). Clusters talk through
         the one shared ``backbone`` link between their switches.
+
+        Parameters
+        ----------
+        master : str, optional
+            Also write Batsim's master host, under this name: a one-host
+            cluster with the property ``role=master`` (Batsim runs its own
+            processes there; jobs never do), joined to every cluster's switch
+            through its own ``master-link`` (the backbone's bandwidth and
+            latency; no job traffic crosses it).
+        fixed_width : bool
+            Host names with fixed-width numbers (:meth:`host_names`), so that
+            SimGrid's and Batsim's host order is the id order.
         """
         lines = [
             "<?xml version='1.0'?>",
@@ -224,14 +256,25 @@ class NetworkPlatform:
             "cluster order -->",
             f'  <zone id={quoteattr(self.name)} routing="Full">',
         ]
+        base = 10 ** len(str(self.nodes - 1)) if fixed_width else 0
         first = self.first_ids()
         for k, (c, lo) in enumerate(zip(self.clusters, first)):
             lines.append(
                 f'    <cluster id="cluster-{k}" prefix="node-" suffix="" '
-                f'radical="{lo}-{lo + c.nodes - 1}" speed="{_num(c.speed)}f" '
+                f'radical="{base + lo}-{base + lo + c.nodes - 1}" speed="{_num(c.speed)}f" '
                 f'bw="{_num(c.bw)}Bps" lat="{_num(c.lat)}s" bb_bw="{_num(c.switch_bw)}Bps" '
                 f'bb_lat="{_num(c.switch_lat)}s" sharing_policy="{PRIVATE_LINKS[self.private_links]}" '
                 f'bb_sharing_policy="SHARED" router_id="cluster-{k}-switch"/>')
+        if master is not None:
+            speed = _num(max(c.speed for c in self.clusters))
+            lines += [
+                f'    <cluster id="master" prefix={quoteattr(master)} suffix="" radical="0-0" '
+                f'speed="{speed}f" bw="{_num(self.backbone_bw)}Bps" lat="0.0s" '
+                f'bb_bw="{_num(self.backbone_bw)}Bps" bb_lat="0.0s" router_id="master-switch">',
+                '      <prop id="role" value="master"/>',
+                "    </cluster>",
+                f'    <link id="master-link" bandwidth="{_num(self.backbone_bw)}Bps" '
+                f'latency="{_num(self.backbone_lat)}s" sharing_policy="SHARED"/>']
         if len(self.clusters) > 1:
             lines.append(f'    <link id="backbone" bandwidth="{_num(self.backbone_bw)}Bps" '
                          f'latency="{_num(self.backbone_lat)}s" sharing_policy="SHARED"/>')
@@ -241,6 +284,11 @@ class NetworkPlatform:
                         f'    <zoneRoute src="cluster-{a}" dst="cluster-{b}" '
                         f'gw_src="cluster-{a}-switch" gw_dst="cluster-{b}-switch">'
                         '<link_ctn id="backbone"/></zoneRoute>')
+        if master is not None:
+            for a in range(len(self.clusters)):
+                lines.append(
+                    f'    <zoneRoute src="cluster-{a}" dst="master" gw_src="cluster-{a}-switch" '
+                    'gw_dst="master-switch"><link_ctn id="master-link"/></zoneRoute>')
         lines += ["  </zone>", "</platform>", ""]
         return "\n".join(lines)
 
