@@ -212,13 +212,13 @@ def _tail(path: Path, lines: int = LOG_TAIL_LINES) -> str:
 class _Child:
     """A started process reaped with ``wait4``, so its own rusage is known."""
 
-    def __init__(self, name, argv, log: Path, env):
+    def __init__(self, name, argv, log: Path, env, cwd: Path):
         self.name = name
         self.log = log
         self.started = time.perf_counter()
         with open(log, "wb") as out:
             self.proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env=env,
+                                         stdin=subprocess.DEVNULL, env=env, cwd=cwd,
                                          start_new_session=True)
         self.status: int | None = None
         self.usage: ProcessUsage | None = None
@@ -258,14 +258,16 @@ def run_batsim(workload_json, platform_xml, scheduler, outdir, *, prefix=None,
         (``easyBackfill``, ``schedFcfs``, ``fcfsSchedSleep``, ...) or a path
         to a scheduler file.
     outdir : str or os.PathLike
-        Created if needed; receives ``out_jobs.csv``, Batsim's other outputs
-        (``out_*``) and both logs (``batsim.log``, ``pybatsim.log``).
+        Created if needed, and both processes' working directory; receives
+        ``out_jobs.csv``, Batsim's other outputs (``out_*``), pybatsim's
+        (``pybatsim_*``) and both logs (``batsim.log``, ``pybatsim.log``).
     prefix : str or os.PathLike, optional
         Installation prefix (see :func:`find_batsim`).
     timeout : float
         Seconds allowed to the whole run; both processes are killed after it.
     scheduler_options : dict, optional
-        JSON options given to the scheduler (pybatsim's ``-o``).
+        JSON options given to the scheduler (pybatsim's ``-o``); its
+        ``export-prefix`` defaults to ``<outdir>/pybatsim``.
     quiet : bool
         Run Batsim with ``-q`` and pybatsim at ``warning`` level (their
         per-event logging otherwise dominates the measured times).
@@ -299,8 +301,10 @@ def run_batsim(workload_json, platform_xml, scheduler, outdir, *, prefix=None,
     jobs_csv = out / "out_jobs.csv"
     jobs_csv.unlink(missing_ok=True)
     port = free_port()
+    # pybatsim's scheduler API writes <export-prefix>_events.csv (default: ./out).
+    options = {"export-prefix": str(out / "pybatsim"), **(scheduler_options or {})}
     sched_argv = [str(install.pybatsim), scheduler, "-s", f"tcp://127.0.0.1:{port}",
-                  "-t", "0", "-o", json.dumps(scheduler_options or {})]
+                  "-t", "0", "-o", json.dumps(options)]
     batsim_argv = [str(install.batsim), "-p", str(platform_xml), "-w", str(workload_json),
                    "-e", str(out / "out"), "-s", f"tcp://localhost:{port}"]
     if quiet:
@@ -308,10 +312,10 @@ def run_batsim(workload_json, platform_xml, scheduler, outdir, *, prefix=None,
         batsim_argv += ["-q"]
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     started = time.perf_counter()
-    sched = _Child("pybatsim", sched_argv, out / "pybatsim.log", env)
+    sched = _Child("pybatsim", sched_argv, out / "pybatsim.log", env, out)
     children = [sched]
     try:
-        batsim = _Child("batsim", batsim_argv, out / "batsim.log", env)
+        batsim = _Child("batsim", batsim_argv, out / "batsim.log", env, out)
         children.append(batsim)
         failure = None
         while failure is None and any(c.poll() is None for c in children):
