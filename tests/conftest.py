@@ -15,6 +15,11 @@
   built from the current source (``pip install -e .``, which ``make``
   runs): the same rule again. The ``kernel_path`` fixture runs a test on
   the compiled kernels and on the pure-Python paths.
+* Tests marked ``batsim`` (the cross-check against Batsim) need Batsim and
+  pybatsim built by ``scripts/batsim.sh install PREFIX`` (found through
+  ``SIMLIB_BATSIM``, see :func:`simlib.batsim.run.find_batsim`). An opt-in
+  tool: not collected without it, and in CI skipped with the reason rather
+  than failed (:data:`OPTIONAL_IN_CI`).
 """
 from __future__ import annotations
 
@@ -62,6 +67,16 @@ def kernel_missing() -> str | None:
     return next((why for why in (kernels.problem(k)[1] for k in kernels.KERNELS) if why), None)
 
 
+def batsim_missing() -> str | None:
+    """Why Batsim and pybatsim cannot be used here, or None."""
+    from simlib.batsim.run import BatsimUnavailable, find_batsim
+    try:
+        find_batsim()
+    except BatsimUnavailable as exc:
+        return str(exc)
+    return None
+
+
 def _real_traces_missing() -> str | None:
     where, why = real_traces_dir()
     return None if where is not None else why
@@ -76,7 +91,13 @@ NEEDS = {
                 "sudo apt-get install python3-simgrid && make test"),
     "compiled_kernel": (kernel_missing, "the policies' compiled kernels",
                         "a C compiler and make test (it rebuilds the kernel)"),
+    "batsim": (batsim_missing, "the cross-check against Batsim",
+               "scripts/batsim.sh install PREFIX && SIMLIB_BATSIM=PREFIX make test"),
 }
+
+#: Markers whose tests CI does not require: there they are skipped with the
+#: reason instead of failing.
+OPTIONAL_IN_CI = {"batsim"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -88,8 +109,12 @@ def pytest_collection_modifyitems(config, items):
         why = missing()
         if why is None:
             continue
+        if ci and marker in OPTIONAL_IN_CI:
+            for it in wanted:
+                it.add_marker(pytest.mark.skip(reason=f"{what} not run: {why}"))
+            continue
         if ci:
-            # In CI nothing is left out: each such test fails with the reason.
+            # In CI nothing else is left out: each such test fails with the reason.
             for it in wanted:
                 it.add_marker(pytest.mark.usefixtures(f"_fail_without_{marker}"))
             continue
