@@ -536,7 +536,7 @@ def write_batsim(workload: BatsimWorkload, path: str | os.PathLike):
     return write_text(path, text)
 
 
-def from_swf(workload: Workload, nb_res: int) -> BatsimWorkload:
+def from_swf(workload: Workload, nb_res: int, *, fixed_width_ids: bool = True) -> BatsimWorkload:
     """The Batsim workload of an SWF one: ``delay`` profiles, one per distinct runtime.
 
     Each job keeps its id, submit time (subtime), requested time (walltime;
@@ -544,6 +544,13 @@ def from_swf(workload: Workload, nb_res: int) -> BatsimWorkload:
     the simulator reads them); its profile is ``delay_<runtime>``. Clean the
     workload first (:func:`simlib.workload.prepare.clean`): a job without a
     runtime or a size cannot be written.
+
+    With ``fixed_width_ids`` (the default) ids are strings of one width,
+    zero-padded (``"0042"``): Batsim v4.2.1 orders jobs submitted at the same
+    time by their id *as a string* (``"10"`` before ``"9"``), and with one
+    width that is the numeric order, which is simlib's (file order, and SWF
+    files number jobs in submission order). :meth:`BatsimWorkload.to_swf`
+    reads them back as integers.
 
     Raises
     ------
@@ -557,7 +564,7 @@ def from_swf(workload: Workload, nb_res: int) -> BatsimWorkload:
     >>> rows = [[7, 3, -1, 30, 2, -1, -1, 2, 60] + [-1] * 9]
     >>> b = from_swf(Workload(pd.DataFrame(rows, columns=SWF_FIELDS)), nb_res=4)
     >>> b.ids, b.profile, b.profiles
-    ([7], ['delay_30'], {'delay_30': {'type': 'delay', 'delay': 30}})
+    (['7'], ['delay_30'], {'delay_30': {'type': 'delay', 'delay': 30}})
     """
     t = workload.table
     run = np.asarray(t["run_time"], dtype=np.float64)
@@ -576,7 +583,11 @@ def from_swf(workload: Workload, nb_res: int) -> BatsimWorkload:
         if name not in profiles:
             profiles[name] = {"type": "delay", "delay": int(r) if r == int(r) else float(r)}
         names.append(name)
-    return BatsimWorkload(nb_res=int(nb_res), ids=[int(x) for x in t["job_id"]],
+    ids = [int(x) for x in t["job_id"]]
+    if fixed_width_ids and ids:
+        width = max(len(str(x)) for x in ids)
+        ids = [str(x).zfill(width) for x in ids]
+    return BatsimWorkload(nb_res=int(nb_res), ids=ids,
                           subtime=np.asarray(t["submit_time"], dtype=np.float64),
                           walltime=np.where(req > 0, req, -1.0), res=np.maximum(res, 0),
                           profile=names, profiles=profiles, path=workload.path)
