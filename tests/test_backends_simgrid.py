@@ -216,6 +216,19 @@ def test_later_releases_are_seen_in_simgrid_time():
 
 
 @pytest.mark.simgrid
+def test_a_job_released_on_an_idle_machine_runs_from_its_release():
+    # Nothing runs between 0 and 3, nor between 13 and 20: SimGrid's clock must
+    # still reach each release, or the job would run from an earlier clock
+    # (found by the cross-check with Batsim, whose jobs were released at 1).
+    net = homogeneous(clusters=1, nodes=2, speed=1.0)
+    res = simulate_simgrid(workload([(10, 2, 100), (5, 1, 100)], submit=[3, 20]),
+                           make_policy("fcfs"), net,
+                           lambda job: ([job.work] * len(job.alloc), [0.0] * len(job.alloc) ** 2))
+    assert res.jobs["starting_time"].tolist() == [3.0, 20.0]
+    assert res.jobs["finish_time"].tolist() == [13.0, 25.0]
+
+
+@pytest.mark.simgrid
 def test_errors_in_the_simgrid_process_reach_the_caller():
     with pytest.raises(SimulationError, match="task has 1 computation amounts"):
         simulate_simgrid(workload([(1, 2, 10)]), make_policy("fcfs"), homogeneous(),

@@ -133,8 +133,9 @@ class PlatformFile:
     network : NetworkPlatform
         The compute clusters, in node-id order, and the backbone. With one
         compute cluster no backbone link joins clusters: ``backbone_bw`` and
-        ``backbone_lat`` are then the master link's, if any, else the
-        cluster switch's bandwidth and 0 (no job crosses it).
+        ``backbone_lat`` are then the master link's, if any (``to_xml``
+        writes it with no latency), else the cluster switch's bandwidth and
+        0 (no job crosses it).
     hosts : list of str
         Compute host names by simlib node id.
     master : str or None

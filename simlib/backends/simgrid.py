@@ -242,8 +242,9 @@ class NetworkPlatform:
             Also write Batsim's master host, under this name: a one-host
             cluster with the property ``role=master`` (Batsim runs its own
             processes there; jobs never do), joined to every cluster's switch
-            through its own ``master-link`` (the backbone's bandwidth and
-            latency; no job traffic crosses it).
+            through its own ``master-link`` (the backbone's bandwidth, no
+            latency: no job traffic crosses it, and a latency there would
+            delay every message of Batsim's to and from the jobs).
         fixed_width : bool
             Host names with fixed-width numbers (:meth:`host_names`), so that
             SimGrid's and Batsim's host order is the id order.
@@ -274,7 +275,7 @@ class NetworkPlatform:
                 '      <prop id="role" value="master"/>',
                 "    </cluster>",
                 f'    <link id="master-link" bandwidth="{_num(self.backbone_bw)}Bps" '
-                f'latency="{_num(self.backbone_lat)}s" sharing_policy="SHARED"/>']
+                'latency="0.0s" sharing_policy="SHARED"/>']
         if len(self.clusters) > 1:
             lines.append(f'    <link id="backbone" bandwidth="{_num(self.backbone_bw)}Bps" '
                          f'latency="{_num(self.backbone_lat)}s" sharing_policy="SHARED"/>')
@@ -427,6 +428,14 @@ class SimGridExecution(ExecutionModel):
             # Already collected, not yet taken (the simulator's own event
             # came first): the same answer again.
             return self._done_at
+        if not running:
+            # Idle: SimGrid's clock must still reach the simulator's next
+            # event, or the jobs started then would run from an earlier
+            # clock (a workload whose machine empties before a later submit).
+            now = sg.Engine.clock
+            if now < horizon < INF:
+                sg.this_actor.sleep_for(horizon - now)
+            return INF
         if running:
             until = min(horizon, deadline)
             now = sg.Engine.clock
