@@ -324,6 +324,13 @@ def register_simulate(subparsers: argparse._SubParsersAction) -> None:
                    help="a job running past its requested time is killed then (default) or "
                         "extended (the default cleaning already clips runtimes to their "
                         "request: use with --no-clean)")
+    p.add_argument("--passes", choices=("per_timestamp", "per_event"), default="per_timestamp",
+                   help="when the policy schedules: once per timestamp, after every completion "
+                        "and submission of that time (default), or after each event alone, "
+                        "pybatsim's way (its schedulers run a pass after each event Batsim "
+                        "sends: the submissions of a time one by one, then its completions in "
+                        "launch order); per_event reproduces Batsim + pybatsim schedules and "
+                        "always runs the engine's Python loop")
     p.add_argument("--load", metavar="L",
                    help="first rescale inter-arrival times to offered load L "
                         "(sum size*runtime / (span*CPUs), span = last - first submit)")
@@ -558,7 +565,7 @@ def _timed_simulation(args: argparse.Namespace, workload, policy, cpus: int, nam
         jobs = job_columns(workload.pop(), cpus=cpus)
         res = simulate(jobs, policy, cpus=cpus, overrun=args.overrun, workload_name=name,
                        record_timeline=not policy.rigid, progress=bar, debug=args.debug,
-                       keep_jobs=False)
+                       keep_jobs=False, passes=args.passes)
     except UnusableJobError as exc:
         # The library names the row; a user reads lines of the file. Rows
         # may have been sorted or dropped (cleaning): the job's id finds its line.
@@ -588,7 +595,8 @@ def _summary_rows(args: argparse.Namespace, request: _Request, res, cpus: int,
         ("trace", f"{args.trace} ({len(jobs)} jobs, {cpus} CPUs)"),
         ("policy", f"{policy.name} " + (" ".join(f"{k}={_show(v)}" for k, v in params.items())
                                         if params else "(defaults)")
-         + f", overrun={args.overrun}"),
+         + f", overrun={args.overrun}"
+         + (f", passes={args.passes}" if args.passes != "per_timestamp" else "")),
         *notes,
         ("jobs", f"{len(jobs)}" + (f" ({killed} killed at their requested time)" if killed
                                    else "")),

@@ -587,7 +587,8 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
              platform: Platform | None = None, policy_params: dict | None = None,
              overrun: str = "kill", debug: bool = False, workload_name: str = "",
              record_timeline: bool = True, commands=(), progress=None,
-             execution=None, keep_jobs: bool = True) -> SimResult:
+             execution=None, keep_jobs: bool = True,
+             passes: str = "per_timestamp") -> SimResult:
     """Simulate ``workload`` under ``policy`` on a platform of ``cpus`` cores.
 
     Parameters
@@ -616,6 +617,11 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
     execution : ExecutionModel, optional
         When jobs end (default: the rate model, see
         :mod:`simlib.engine.execution`).
+    passes : {"per_timestamp", "per_event"}
+        When the policy is called: once per timestamp (default), or after
+        each event as pybatsim's schedulers are (see
+        :class:`~simlib.engine.simulator.Simulator`); ``"per_event"`` always
+        runs the engine's Python loop.
     keep_jobs : bool, default True
         Whether the result keeps the engine's Job objects
         (``SimResult.engine_jobs``). Without them the jobs table is made as
@@ -653,7 +659,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         commands = ()
     workload = job_columns(workload, cpus=platform.cpus)   # checked here, once
     if (not commands and not debug and overrun == "kill" and execution is None
-            and policy.columnar_run is not None):
+            and passes == "per_timestamp" and policy.columnar_run is not None):
         res = policy.columnar_run(workload, platform.cpus,
                                   record_timeline=record_timeline, progress=progress,
                                   workload_name=workload_name)
@@ -663,7 +669,7 @@ def simulate(workload, policy: str | Policy, *, cpus: int | None = None,
         jobs = jobs_from_workload(workload, cpus=platform.cpus)
         sim = Simulator(platform, jobs, policy, overrun=overrun, debug=debug,
                         record_timeline=record_timeline, commands=commands, progress=progress,
-                        execution=execution)
+                        execution=execution, passes=passes)
         if not policy.compiled_run(sim):  # EASY alone has a compiled loop
             sim.run()
         timeline = sim.timeline  # its DataFrame is made on first use

@@ -157,6 +157,31 @@ def test_simulate_overrun_extend_lets_jobs_run_past_their_request(tmp_path):
     assert (extended["execution_time"], extended["success"]) == (20.0, 1)
 
 
+def test_simulate_passes_per_event_schedules_after_each_event(tmp_path):
+    # Two jobs end at t=10 (cores 0-2 and 4-5; 3 and 6 busy, 7 free): after the
+    # first end alone (pybatsim's way) the 1-core job goes to 7 and the 2-core
+    # job to 4-5 at once; after both, to 4, and the 2-core job waits.
+    rows = [(0, 3, 10), (0, 1, 100), (0, 2, 10), (0, 1, 100), (1, 3, 50), (2, 1, 50),
+            (3, 2, 50)]
+    frame = pd.DataFrame([[i + 1, s, -1, r, p, -1, -1, p, r] + [-1] * 9
+                          for i, (s, p, r) in enumerate(rows)], columns=SWF_FIELDS)
+    write_swf(Workload(frame, header=["; MaxProcs: 8"]), tmp_path / "t.swf")
+    runs = {}
+    for passes in ("per_timestamp", "per_event"):
+        code, out, err = simlib("simulate", "t.swf", "--policy", "fcfs", "--param",
+                                "allocation=contiguous", "--passes", passes, "-o", f"{passes}.csv",
+                                cwd=tmp_path)
+        assert code == 0, err
+        runs[passes] = pd.read_csv(tmp_path / f"{passes}.csv").set_index("job_id")
+        assert ("passes=per_event" in _summary(out)["policy"]) == (passes == "per_event")
+    assert list(runs["per_timestamp"].loc[[6, 7], "allocated_resources"]) == ["4", "0-1"]
+    assert list(runs["per_event"].loc[[6, 7], "allocated_resources"]) == ["7", "4-5"]
+    assert list(runs["per_event"].loc[[6, 7], "starting_time"]) == [10.0, 10.0]
+    code, _, _ = simlib("simulate", "t.swf", "--policy", "fcfs", "--param", "allocation=contiguous",
+                        "-o", "default.csv", cwd=tmp_path)
+    assert (tmp_path / "default.csv").read_bytes() == (tmp_path / "per_timestamp.csv").read_bytes()
+
+
 def test_simulate_cleans_the_trace_first_and_says_what_it_did(tmp_path):
     trace = _trace(tmp_path / "t.swf")
     code, out, _ = simlib("simulate", trace, "--cpus", "4", cwd=tmp_path)
@@ -350,6 +375,7 @@ _STARVING = ("from simlib.policies import register\n"
     (["--cpus", "0"], "--cpus must be a positive integer, got '0'"),
     (["--load", "-0.5"], "--load must be a number > 0, got '-0.5'"),
     (["--overrun", "maybe"], "argument --overrun: invalid choice: 'maybe'"),
+    (["--passes", "per_job"], "argument --passes: invalid choice: 'per_job'"),
     (["--gantt", "g.pdf"], "--gantt g.pdf: the name must end in .png or .svg"),
     (["-o", "nodir/jobs.csv"], "nodir/jobs.csv: directory nodir does not exist (-o)"),
     (["-o", "t.swf/jobs.csv"], "t.swf/jobs.csv: directory t.swf does not exist (-o)"),

@@ -226,7 +226,8 @@ def test_compiled_run_looks_at_every_simulator_option():
     # engine option must be added to its conditions, then to this list.
     assert list(inspect.signature(Simulator.__init__).parameters) == [
         "self", "platform", "jobs", "policy", "overrun", "overrun_step", "debug",
-        "record_timeline", "commands", "progress", "progress_every", "execution", "layers"]
+        "record_timeline", "commands", "progress", "progress_every", "execution", "layers",
+        "passes"]
     assert OBSERVER_HOOKS == ("job_started", "job_resized", "job_suspended", "job_resumed",
                               "job_ended")
 

@@ -150,3 +150,59 @@ def test_a_closed_simulator_keeps_its_results_and_its_policy_usable():
     sim.close()
     assert sim.policy is None and sim.execution is None
     assert [j.finish for j in sim.jobs] == [5.0, 8.0] and pol.sim is sim
+
+
+def _contiguous_fcfs(rows, cpus, passes=None):
+    """Jobs of ``rows`` (make_jobs) run under FCFS, allocation=contiguous; ``passes`` if given."""
+    jobs = make_jobs(rows)
+    extra = {} if passes is None else {"passes": passes}
+    Simulator(Platform.homogeneous(cpus), jobs, make_policy("fcfs", allocation="contiguous"),
+              debug=True, **extra).run()
+    return [(j.start, list(j.alloc)) for j in jobs]
+
+
+# A (cores 0-2) and C (4-5) end together at t=10; B (3) and D (6) run on, 7 is free.
+# H (3 cores) blocks the queue until then. Per timestamp: H -> 0-2, J -> 4, and L (2)
+# finds no two consecutive free cores (5, 7) until H ends (t=60). Per event (pybatsim): A's
+# end alone (A was launched first) -> H 0-2, J 7; then C's end -> L 4-5 at t=10.
+_TWO_ENDS = [(0, 3, 10), (0, 1, 100), (0, 2, 10), (0, 1, 100), (1, 3, 50), (2, 1, 50),
+             (3, 2, 50)]
+
+
+def test_per_event_passes_schedule_after_each_completion_in_launch_order():
+    default = _contiguous_fcfs(_TWO_ENDS, 8)
+    assert default == _contiguous_fcfs(_TWO_ENDS, 8, "per_timestamp")
+    assert default[4:] == [(10.0, [0, 1, 2]), (10.0, [4]), (60.0, [0, 1])]
+    assert _contiguous_fcfs(_TWO_ENDS, 8, "per_event")[4:] == [
+        (10.0, [0, 1, 2]), (10.0, [7]), (10.0, [4, 5])]
+
+
+def test_per_event_passes_see_a_submission_before_a_completion_at_its_time():
+    # S arrives at t=10 as A (core 0) ends; core 2 is free. Batsim sends the
+    # submission first: pybatsim places S on 2 while A still runs.
+    rows = [(0, 1, 10), (0, 1, 100), (10, 1, 5)]
+    assert _contiguous_fcfs(rows, 3)[2] == (10.0, [0])
+    assert _contiguous_fcfs(rows, 3, "per_event")[2] == (10.0, [2])
+
+
+def test_per_event_keeps_one_timeline_row_per_timestamp():
+    jobs = make_jobs(_TWO_ENDS)
+    sim = Simulator(Platform.homogeneous(8), jobs, make_policy("fcfs"), passes="per_event")
+    sim.run()
+    times = [row[0] for row in sim.timeline]
+    assert times == sorted(set(times))
+
+
+def test_passes_must_be_known():
+    with pytest.raises(ConfigError, match="passes must be one of 'per_timestamp', 'per_event'"):
+        Simulator(Platform.homogeneous(2), make_jobs([(0, 1, 5)]), make_policy("fcfs"),
+                  passes="per_job")
+
+
+def test_per_event_runs_easy_in_the_python_loop():
+    # EASY's compiled loop does one pass per timestamp: it declines, and the
+    # engine's loop runs the passes asked for.
+    sim = Simulator(Platform.homogeneous(8), make_jobs(_TWO_ENDS), make_policy("easy"),
+                    passes="per_event")
+    assert sim.policy.compiled_run(sim) is False
+    assert not sim.unobserved_and_fresh()

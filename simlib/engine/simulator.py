@@ -50,6 +50,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 INF = math.inf
 
+#: When the policy is called (:class:`Simulator`'s ``passes``): once per
+#: timestamp (default), or after each event as Batsim + pybatsim do.
+PASSES = ("per_timestamp", "per_event")
+
 #: Hooks an observer may define (see :meth:`Simulator.observe`).
 OBSERVER_HOOKS = ("job_started", "job_resized", "job_suspended", "job_resumed", "job_ended")
 
@@ -167,6 +171,17 @@ class Simulator:
         jobs keep their cores while another virtual machine's jobs run on
         them. The policy keeps at most one *running* job per physical core
         (checked in debug mode). Timeline rows then count held ledger ids.
+    passes : {"per_timestamp", "per_event"}
+        ``"per_timestamp"`` (default): at a timestamp, every completion, then
+        every submission, then one policy round (module docstring).
+        ``"per_event"``: pybatsim's way (its schedulers run a scheduling pass
+        after each event of Batsim's message): one round per submission, in
+        job order, then one per completion, in the execution model's order
+        (the rate model's: the order in which the jobs' current rates were
+        set, i.e. launch order for jobs never changed), then one for the
+        changes and timers of that time if any. Batsim v4.2.1 delivers
+        same-time events in that order (:meth:`_run_per_event`). A policy
+        with a compiled loop (EASY) then runs in this Python loop.
 
     Notes
     -----
@@ -192,9 +207,14 @@ class Simulator:
                  commands: Sequence[tuple[float, Any]] = (),
                  progress: Callable[[int, int, float], None] | None = None,
                  progress_every: int = 4096,
-                 execution: ExecutionModel | None = None, layers: int | None = None) -> None:
+                 execution: ExecutionModel | None = None, layers: int | None = None,
+                 passes: str = "per_timestamp") -> None:
         if overrun not in ("kill", "extend"):
             raise ConfigError(f"overrun must be 'kill' or 'extend', not {overrun!r}")
+        if passes not in PASSES:
+            raise ConfigError(f"passes must be one of {', '.join(map(repr, PASSES))}, "
+                              f"not {passes!r}")
+        self.passes = passes
         self.platform = platform
         self.jobs = list(jobs)
         self.policy = policy
@@ -308,6 +328,7 @@ class Simulator:
         """
         ledger = self.ledger
         return not (self._extend or self.debug or self.events._heap or self.running
+                    or self.passes != "per_timestamp"
                     or self.timeline or len(ledger._free) != ledger.total
                     or any(getattr(self, "_on_" + hook[4:]) for hook in OBSERVER_HOOKS))
 
@@ -315,7 +336,10 @@ class Simulator:
     def run(self) -> None:
         """Simulate until every job has finished (the garbage collector paused: :func:`gc_paused`)."""
         with gc_paused():
-            self._run()
+            if self.passes == "per_event":
+                self._run_per_event()
+            else:
+                self._run()
 
     def _run(self) -> None:
         """The event loop (module docstring): one round per time where something happens.
@@ -396,6 +420,91 @@ class Simulator:
                     countdown = every
                     progress(done, n, now)
         self._end_of_run()
+
+    def _run_per_event(self) -> None:
+        """The event loop with one policy round per event (``passes="per_event"``).
+
+        At a timestamp, in the order Batsim v4.2.1 + pybatsim 3.2.1 see them:
+
+        1. each submission alone, in job order (Batsim's submitter sends the
+           jobs of one time in one message, sorted by submit time then id;
+           pybatsim schedules after each JOB_SUBMITTED);
+        2. each completion alone, in the execution model's order (launch
+           order under the rate model: SimGrid finishes same-time sleeps in
+           the order they were created). Submissions come first because a
+           job's sleep begins a little after its nominal start (the
+           scheduler's reply and Batsim's 1-byte messages take simulated
+           time), while the submitter wakes at the submit time itself;
+        3. the changes (estimate watches) and timers of that time, together.
+
+        A job that completes at ``now`` is still running during the rounds
+        of the submissions before it, as pybatsim has not heard of its end.
+        """
+        jobs = self.jobs
+        nxt = 0
+        heap = self.events._heap
+        next_completion = self.execution.next_completion_time
+        submits = [job.submit for job in jobs]
+        submits.append(INF)
+        self._countdown = self.progress_every
+        self._done = 0
+        while True:
+            t_heap = heap[0][0] if heap else INF
+            t_sub = submits[nxt]
+            horizon = t_heap if t_heap < t_sub else t_sub
+            t_end = next_completion(horizon)
+            now = t_end if t_end < horizon else horizon
+            if now == INF:
+                break
+            self.now = now
+            while submits[nxt] == now:
+                job = jobs[nxt]
+                job.state = WAITING
+                self.waiting_count += 1
+                nxt += 1
+                self._event_round(now, [], [job], [], [])
+            if t_end == now:
+                for job in self.execution.completions_at(now):
+                    self._complete(job)
+                    self._event_round(now, [job], [], [], [])
+            self._changes_and_timers(now)
+        self._end_of_run()
+
+    def _changes_and_timers(self, now: float) -> None:
+        """Apply the changes at ``now``, collect its timers; one round for them if any."""
+        events = self.events
+        heap = events._heap
+        changed: list[Job] = []
+        while heap and heap[0][0] == now and heap[0][1] < SUBMIT:
+            job = self._apply_change(events.pop()[3])
+            if job is not None:
+                changed.append(job)
+        timers = []
+        while heap and heap[0][0] == now:
+            timers.append(events.pop()[3])
+        if changed or timers:
+            self._event_round(now, [], [], timers, changed)
+
+    def _event_round(self, now: float, finished: list[Job], submitted: list[Job],
+                     timers: list[Any], changed: list[Job]) -> None:
+        """One policy round of the per-event loop, then its timeline row, checks, progress."""
+        self.policy.on_round(now, finished, submitted, timers, changed)
+        if self.record_timeline:
+            ledger = self.ledger
+            timeline = self.timeline
+            row = (now, ledger.total - len(ledger._free), self.waiting_count, self.processes)
+            if timeline and timeline[-1][0] == now:
+                timeline[-1] = row
+            else:
+                timeline.append(row)
+        if self.debug:
+            self.check_invariants()
+        if self.progress is not None:
+            self._done += len(finished)
+            self._countdown -= 1
+            if not self._countdown:
+                self._countdown = self.progress_every
+                self.progress(self._done, len(self.jobs), now)
 
     def _end_of_run(self) -> None:
         """The last progress report, then a SimulationError if a job never finished."""
