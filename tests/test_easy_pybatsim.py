@@ -2,12 +2,14 @@
 where it and Mu'alem & Feitelson's EASY start jobs differently, each for a
 stated rule of pybatsim 3.2.1's easyBackfill, and its free-space list."""
 import pytest
-from helpers_sim import assert_valid_schedule, run, schedule
+from helpers_sim import assert_valid_schedule, make_jobs, run, schedule
 
+from simlib.engine.simulator import Simulator
 from simlib.errors import ConfigError
 from simlib.policies import make_policy
 from simlib.policies.easy import EASY
 from simlib.policies.easy_pybatsim import INF, FreeSpaces
+from simlib.platform import Platform
 
 
 def both(rows, cpus):
@@ -165,3 +167,17 @@ def test_subclasses_changing_more_than_the_hooks_refuse_the_reading():
     with pytest.raises(ConfigError, match="reading 'pybatsim' is EASY's own"):
         Mine(reading="pybatsim")
     assert "reading" not in make_policy("easy_e").params
+
+
+@pytest.mark.parametrize("passes, where", [("per_timestamp", [5, 6]), ("per_event", [3, 4])])
+def test_a_pass_per_event_sees_a_submission_before_a_same_time_completion(passes, where):
+    # At 30 D (5-6) ends and E (2 CPUs) arrives; 0-4 is free, placing at its
+    # high end (B's block joined it from above at 20, D took 5-6 at 25).
+    # One pass per event, as pybatsim: E's pass comes first and E takes 3-4
+    # of 0-4. One pass for the timestamp: D's block joins 0-4 first and E
+    # takes the high end of 0-6.
+    jobs = make_jobs([(0, 4, 10), (0, 3, 20), (0, 3, 100), (25, 2, 5), (30, 2, 10)])
+    sim = Simulator(Platform.homogeneous(10), jobs, make_policy("easy", reading="pybatsim"),
+                    debug=True, passes=passes)
+    sim.run()
+    assert jobs[3].alloc == [5, 6] and jobs[4].start == 30 and jobs[4].alloc == where

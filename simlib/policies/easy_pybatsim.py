@@ -34,7 +34,8 @@ is a new space placing at its low end.
 **A pass** runs after every event, one at a time: each submission
 (``easyBackfill.py:250-258``) and each completion, after its block is
 released (``easyBackfill.py:260-267``); with ``simlib simulate --passes
-per_event`` the engine calls the policy so. A pass
+per_event`` the engine calls the policy so (at one time: each submission,
+then each completion in launch order). A pass
 (``easyBackfill.py:277-291``):
 
 1. Starts queue-head jobs in order while the head fits in a free space:
@@ -73,6 +74,15 @@ fits, in size and with ``requested_time <= `` the space's limit; the
 reservation is not recomputed after a backfilled job. Afterwards the two
 unlimited parts are dropped and the limited spaces become unlimited again,
 placing at their low end (``easyBackfill.py:441-456``).
+
+Notes
+-----
+Which of two same-time events Batsim v4.2.1 delivers first is decided by
+sub-nanosecond rounding of its clock (a job's sleep begins a little after
+its nominal start), not by the nominal times: it sometimes sends a
+completion before a submission of the same time, or two same-time
+completions against launch order. The free spaces and the placing ends
+then differ, and so may later starts.
 
 Examples
 --------
