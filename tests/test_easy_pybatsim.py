@@ -181,3 +181,21 @@ def test_a_pass_per_event_sees_a_submission_before_a_same_time_completion(passes
                     debug=True, passes=passes)
     sim.run()
     assert jobs[3].alloc == [5, 6] and jobs[4].start == 30 and jobs[4].alloc == where
+
+
+def test_the_reading_keeps_the_queue_in_a_subclass_s_order():
+    # A subclass changing only the order keeps the reading: at 10 the widest
+    # waiting jobs start first (6 CPUs on 0-5, 4 on 6-9), the 2-CPU job that
+    # came first waits; in submission order it would start with the 6-CPU
+    # job and the 4-CPU one would wait.
+    class Widest(EASY):
+        def order_key(self, job):
+            return -job.procs
+
+    rows = [(0, 10, 10), (1, 2, 10), (2, 6, 10), (3, 4, 10)]
+    jobs = make_jobs(rows)
+    Simulator(Platform.homogeneous(10), jobs, Widest(reading="pybatsim"), debug=True).run()
+    assert [j.start for j in jobs] == [0, 20, 10, 10]
+    assert [j.alloc for j in jobs[2:]] == [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9]]
+    _, fcfs, _ = both(rows, 10)
+    assert [fcfs[k][0] for k in (2, 3, 4)] == [10, 10, 20]

@@ -29,6 +29,11 @@ but the engine and this policy takes part: same rounds, same decisions,
 same cores, same timeline. The engine with this class is the reference and
 the kernel's pure-Python twin (``SIMLIB_KERNELS=python`` runs it).
 
+The ``reading`` parameter switches to EASY as pybatsim 3.2.1's
+``easyBackfill`` implements it (jobs on contiguous free spaces; the rules
+are in :mod:`simlib.policies.easy_pybatsim`), which runs in the engine's
+loop only.
+
 **Hooks for a user's variant.** Two decisions can be changed by a subclass
 without leaving the compiled loop (``docs/writing_a_policy.md``):
 
@@ -378,12 +383,12 @@ class EASY(QueuePolicy):
         self.new_jobs = sorted(new, key=lambda j: rank[j.idx])
 
     def schedule(self, now, full):
-        if self._pybatsim is not None:
-            self._pybatsim.schedule(now)
-            return
         q = self.queue
         if self._rank is not None and self.new_jobs:
             self._queue_new_jobs()
+        if self._pybatsim is not None:
+            self._pybatsim.schedule(now)
+            return
         waiting = len(q)
         free = self.start_head_jobs()
         if not q:
