@@ -128,7 +128,7 @@ def parse_params(texts, policy: str) -> dict:
     >>> parse_params(["cs=3"], "easy")
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: --param cs: policy 'easy' has no parameter 'cs'; it accepts none
+    simlib.errors.ConfigError: --param cs: policy 'easy' has no parameter 'cs'; it accepts reading
     """
     from simlib.policies import POLICIES
 

@@ -364,7 +364,7 @@ _STARVING = ("from simlib.policies import register\n"
 @pytest.mark.parametrize("args, message", [
     (["--policy", "nope"], "--policy 'nope': unknown policy; registered: conservative,"),
     (["--policy", "easy", "--param", "cs=7"],
-     "--param cs: policy 'easy' has no parameter 'cs'; it accepts none"),
+     "--param cs: policy 'easy' has no parameter 'cs'; it accepts reading"),
     (["--policy", "delayed_los", "--param", "c=7"],
      "policy 'delayed_los' has no parameter 'c'; it accepts lookahead, unit, max_freezes, tie, cs"),
     (["--policy", "delayed_los", "--param", "cs"], "--param 'cs': expected NAME=VALUE"),

@@ -3,6 +3,7 @@ import random
 import pytest
 from helpers_sim import assert_valid_schedule, run, schedule
 
+from simlib.errors import ConfigError
 from simlib.policies import make_policy
 from simlib.policies.easy import EASY
 
@@ -101,3 +102,19 @@ def test_dropping_started_jobs_one_by_one_gives_the_schedule_of_prune(seed):
     slow, _ = run(_PruningEASY(), rows, 32)
     assert schedule(fast) == schedule(slow)
     assert [j.alloc for j in fast] == [j.alloc for j in slow]
+
+
+def test_reading_is_validated_before_any_job_runs():
+    with pytest.raises(ConfigError, match="parameter reading must be one of "
+                                          "mualem_feitelson, pybatsim; not 'lifka'"):
+        make_policy("easy", reading="lifka")
+    with pytest.raises(ConfigError, match="parameter reading must be a string"):
+        make_policy("easy", reading=1)
+
+
+def test_reading_default_is_mualem_feitelson_on_counts_and_compiled():
+    pol = make_policy("easy")
+    assert pol.params == {"reading": "mualem_feitelson"} and not pol.keeps_core_state()
+    assert make_policy("easy", reading="pybatsim").keeps_core_state()
+    jobs, _ = run(pol, DELAYS_SECOND, 10, debug=False)
+    assert schedule(jobs) == {1: (0, 10), 2: (10, 20), 3: (43, 53), 4: (3, 43)}

@@ -29,6 +29,11 @@ but the engine and this policy takes part: same rounds, same decisions,
 same cores, same timeline. The engine with this class is the reference and
 the kernel's pure-Python twin (``SIMLIB_KERNELS=python`` runs it).
 
+The ``reading`` parameter switches to EASY as pybatsim 3.2.1's
+``easyBackfill`` implements it (jobs on contiguous free spaces; the rules
+are in :mod:`simlib.policies.easy_pybatsim`), which runs in the engine's
+loop only.
+
 **Hooks for a user's variant.** Two decisions can be changed by a subclass
 without leaving the compiled loop (``docs/writing_a_policy.md``):
 
@@ -50,14 +55,20 @@ from __future__ import annotations
 
 from bisect import insort
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine.job import WAITING, Job
 from ..errors import ConfigError
 from .base import QueuePolicy, shadow_time
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .easy_pybatsim import PybatsimReading
+
 #: Kernels this module runs (a code input of steps using it: simlib.codedeps).
 COMPILED_KERNELS = ("_easy_kernel",)
+
+#: Values of the ``reading`` parameter: which EASY (the default first).
+READINGS = ("mualem_feitelson", "pybatsim")
 
 #: What a subclass of EASY may define and still run in the compiled loop:
 #: its identity and parameters, the two hooks, and the class machinery
@@ -82,17 +93,58 @@ class EASY(QueuePolicy):
     Subclasses change the queue's order with :meth:`order_key` and the jobs
     that may be backfilled with :meth:`backfill_candidate`, and keep the
     compiled loop (:meth:`compiled_problem`).
+
+    Parameters
+    ----------
+    reading : str
+        Which EASY: ``"mualem_feitelson"`` (default) is the algorithm as
+        Mu'alem & Feitelson define it, on counts of processors (the shadow
+        time and the extra processors above; the compiled loop runs it).
+        ``"pybatsim"`` is EASY as pybatsim 3.2.1's ``easyBackfill``
+        scheduler implements it, the one Batsim's cross-check runs: jobs
+        are rectangles on contiguous free spaces, the head is reserved in
+        one contiguous free space, a job is backfilled into one contiguous
+        free space whose time limit it respects, and jobs are placed at the
+        low or the high end of a space (rules and line citations:
+        :mod:`simlib.policies.easy_pybatsim`). That reading keeps per-core
+        state and runs in the engine's loop, never the compiled one; run
+        it with ``--passes per_event`` for pybatsim's one pass per event.
+        Only EASY and its subclasses that change nothing but the hooks
+        take it. ``self.reservation`` is then ``(head job, shadow time,
+        (first, last) core ids of the head's block)``.
+
+    Examples
+    --------
+    >>> from simlib.policies import make_policy
+    >>> make_policy("easy", reading="pybatsim").keeps_core_state()
+    True
+    >>> make_policy("easy", reading="lifka")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: easy: parameter reading must be one of mualem_feitelson, pybatsim; not 'lifka'
     """
 
     def keeps_core_state(self) -> bool:
-        return False  # counts of free processors only
+        # Counts of free processors only; pybatsim's reading keeps its free spaces.
+        return self.params.get("reading") == "pybatsim"
 
     name = "easy"
     paper = "baseline: Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
     description = "EASY backfilling: one reservation, for the queue head"
+    defaults = {"reading": READINGS[0]}
 
     def __init__(self, **params):
         super().__init__(**params)
+        reading = self.params.get("reading", READINGS[0])
+        if reading not in READINGS:
+            raise ConfigError(f"{self.name}: parameter reading must be one of "
+                              f"{', '.join(READINGS)}; not {reading!r}")
+        if reading != READINGS[0] and type(self).compiled_problem() is not None:
+            raise ConfigError(f"{self.name}: reading {reading!r} is EASY's own; "
+                              f"{type(self).compiled_problem()}")
+        #: The pybatsim reading's state (made at ``attach``), None for Mu'alem
+        #: & Feitelson's.
+        self._pybatsim: PybatsimReading | None = None
         self.reservation = None
         self.ran_compiled = False
         #: Each job's place in the queue's order (by ``idx``), None for FCFS.
@@ -184,6 +236,14 @@ class EASY(QueuePolicy):
         # Static per-job values, once: the engine has settled each job's work
         # (overrun "kill") by now, and the compiled loop reads the same lists.
         self._rank, self._candidate = self.static_hooks(sim.jobs)
+        if self.params.get("reading") == "pybatsim":
+            from .easy_pybatsim import PybatsimReading  # only this reading needs it
+            self._pybatsim = PybatsimReading(self)
+
+    def on_round(self, now, finished, submitted, timers, changed):
+        if self._pybatsim is not None:
+            self._pybatsim.released(finished)
+        super().on_round(now, finished, submitted, timers, changed)
 
     # ------------------------------------------------------ the compiled loop
     @classmethod
@@ -244,7 +304,8 @@ class EASY(QueuePolicy):
         # moot (a progress callback hears the end once). An instance
         # attribute named as one of EASY's (a method replaced in __init__)
         # is a change the kernel would not make.
-        if (self.compiled_problem() is not None or type(sim) is not Simulator
+        if (self.params.get("reading") == "pybatsim"   # its own loop: the engine's
+                or self.compiled_problem() is not None or type(sim) is not Simulator
                 or sim.policy is not self or any(hasattr(EASY, k) for k in vars(self))
                 or self.queue or self.reservation is not None
                 or type(sim.execution) is not RateModel or sim.ledger.layers != 1
@@ -283,7 +344,8 @@ class EASY(QueuePolicy):
         """
         from ..engine.cores import FreeRuns
         from . import kernels
-        if (type(self) is not EASY or any(hasattr(EASY, k) for k in vars(self)) or self.queue
+        if (type(self) is not EASY or self.params.get("reading") == "pybatsim"
+                or any(hasattr(EASY, k) for k in vars(self)) or self.queue
                 or self.reservation is not None or self.compiled_problem() is not None):
             return None
         kernel = kernels.load(COMPILED_KERNELS[0])
@@ -324,6 +386,9 @@ class EASY(QueuePolicy):
         q = self.queue
         if self._rank is not None and self.new_jobs:
             self._queue_new_jobs()
+        if self._pybatsim is not None:
+            self._pybatsim.schedule(now)
+            return
         waiting = len(q)
         free = self.start_head_jobs()
         if not q:

@@ -257,7 +257,8 @@ def elastic_variant(base: type, label: str) -> type:
     type
         A subclass of :class:`ElasticMixin` and ``base``, named as in the
         paper without dashes (``EASYDE``), registry name ``base.name`` plus
-        ``e`` (``easy_de``), parameters ``base.defaults`` plus the processor's.
+        ``e`` (``easy_de``), parameters ``base.defaults`` (but EASY's ``reading``) plus the
+        processor's.
 
     Examples
     --------
@@ -274,7 +275,10 @@ def elastic_variant(base: type, label: str) -> type:
         "name": name,
         "paper": f"kumar: Kumar, Shae & Jamjoom, {elastic} (Table III, elastic)",
         "description": f"{label} with the ECC processor (runtime extension/reduction commands)",
-        "defaults": {**base.defaults, **ECC_DEFAULTS},
+        # EASY's ``reading`` stays EASY's own: the pybatsim reading keeps
+        # walltime-based estimates, which the processor changes.
+        "defaults": {**{k: v for k, v in base.defaults.items() if k != "reading"},
+                     **ECC_DEFAULTS},
     })
 
 
