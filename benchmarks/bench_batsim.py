@@ -17,7 +17,8 @@ zero-latency cluster, and both simulators read those same two files:
 
 * Batsim v4.2.1 with pybatsim 3.2.1's ``schedFcfs`` and ``easyBackfill``;
 * ``simlib simulate W.json`` with ``fcfs`` (counts, then ``allocation=contiguous``,
-  then also ``--passes per_event``, the rules pybatsim's FCFS follows) and ``easy``.
+  then also ``--passes per_event``, the rules pybatsim's FCFS follows) and ``easy``
+  (Mu'alem & Feitelson's, then ``reading=pybatsim`` with ``--passes per_event``).
 
 Each row gives the share of jobs whose start times are equal (within 1e-6 s),
 the first job that differs and the mean waits, and each simulator's
@@ -63,6 +64,8 @@ DELAY_RUNS = (
     ("FCFS, contiguous, per event", ["--policy", "fcfs", "--param", "allocation=contiguous",
                                      "--passes", "per_event"], "schedFcfs"),
     ("EASY", ["--policy", "easy"], "easyBackfill"),
+    ("EASY, pybatsim reading, per event", ["--policy", "easy", "--param", "reading=pybatsim",
+                                           "--passes", "per_event"], "easyBackfill"),
 )
 ATOL = 1e-6
 
