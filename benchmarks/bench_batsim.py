@@ -266,7 +266,10 @@ def section(rows: list[dict], d: dict | None, args, standin: bool, seconds: floa
     lines = [BEGIN, "## Batsim cross-check", "",
              f"Command: `SIMLIB_BATSIM=PREFIX .venv/bin/python benchmarks/bench_batsim.py "
              f"--jobs {args.jobs} --traces {' '.join(args.traces)} --d-jobs {args.d_jobs} "
-             f"--d-f-comm {args.d_f_comm:g}` ({seconds / 60:.0f} min). Machine: "
+             f"--d-f-comm {args.d_f_comm:g}` ("
+             + ("Batsim's delay-profile runs reused from an earlier run on the same files, "
+                if args.reuse_batsim else "")
+             + f"{seconds / 60:.0f} min). Machine: "
              f"{pyplatform.processor() or pyplatform.machine()}, {os.cpu_count()} CPUs, "
              f"Python {pyplatform.python_version()}; Batsim v4.2.1, pybatsim 3.2.1.", ""]
     if standin:
