@@ -497,8 +497,27 @@ def read_workload(path: str, *, unsorted: str = "sort"):
     from simlib.workload.swf import read_swf
 
     if is_batsim_workload(path):
-        return read_batsim(path).to_swf()
+        workload = read_batsim(path)
+        if unsorted == "reject":
+            check_batsim_order(workload)
+        return workload.to_swf()
     return read_swf(path, unsorted=unsorted)
+
+
+def check_batsim_order(workload) -> None:
+    """``--unsorted reject`` for a Batsim workload: submit times must not go backwards."""
+    import numpy as np
+
+    from simlib.errors import TraceFormatError
+    from simlib.workload.batsim import job_index_line
+
+    back = np.flatnonzero(np.diff(workload.subtime) < 0) if len(workload) else []
+    if len(back):
+        i = int(back[0]) + 1
+        raise TraceFormatError(workload.path, job_index_line(workload.path, i),
+                               f"jobs[{i}].subtime", f"submit time {workload.subtime[i]:g} is "
+                               f"before the previous job's ({workload.subtime[i - 1]:g}); "
+                               "--unsorted sort takes the jobs by submit time")
 
 
 def workload_job_line(path: str, job_id: int) -> int | None:
@@ -922,7 +941,7 @@ def register_convert(subparsers: argparse._SubParsersAction) -> None:
                    help="SWF to JSON: convert the jobs as they are (every job needs a runtime "
                         "and a size)")
     p.add_argument("--unsorted", choices=("sort", "reject"), default="sort",
-                   help="SWF submit times going backwards: sort the jobs (stable, default) or "
+                   help="submit times going backwards: sort the jobs (stable, default) or "
                         "reject the file")
     _one_line_usage_errors(p)
     p.set_defaults(func=_guarded("convert", _run_convert))
@@ -950,6 +969,9 @@ def _batsim_to_swf(args: argparse.Namespace) -> int:
     from simlib.workload.swf import write_swf
 
     workload = read_batsim(args.source)
+    if args.unsorted == "reject":
+        check_batsim_order(workload)
+    workload.check_whole_seconds()
     write_swf(workload.to_swf(), args.target)
     print(f"wrote {args.target}: {len(workload)} jobs on {workload.nb_res} CPUs "
           f"(from the Batsim workload {args.source})")

@@ -659,6 +659,20 @@ def test_convert_to_batsim_then_simulate_gives_the_schedule_of_the_swf(tmp_path,
     pd.testing.assert_frame_equal(a, _schedule_columns(tmp_path / "c.csv"))
 
 
+def test_a_batsim_workload_out_of_order_converts_and_simulates_by_submit_time(tmp_path):
+    (tmp_path / "w.json").write_text(
+        '{"nb_res": 4, "jobs": [{"id": 1, "subtime": 9, "res": 4, "profile": "d"}, '
+        '{"id": 2, "subtime": 3, "res": 4, "profile": "d"}], '
+        '"profiles": {"d": {"type": "delay", "delay": 5}}}')
+    code, _, err = simlib("convert", "w.json", "t.swf", cwd=tmp_path)
+    assert code == 0, err
+    assert read_swf(tmp_path / "t.swf").table["job_id"].tolist() == [2, 1]
+    code, _, err = simlib("simulate", "w.json", "-o", "jobs.csv", cwd=tmp_path)
+    assert code == 0, err
+    starts = pd.read_csv(tmp_path / "jobs.csv").set_index("job_id")["starting_time"]
+    assert starts.to_dict() == {2: 3.0, 1: 9.0}
+
+
 def test_convert_writes_a_batsim_platform_of_the_machine(tmp_path):
     from simlib.backends.platform_file import read_platform
 
@@ -684,6 +698,23 @@ def test_convert_writes_a_batsim_platform_of_the_machine(tmp_path):
     ({"t.swf": None}, ["convert", "t.swf", "w.json", "--platform", "p.txt"],
      "--platform p.txt: the name must end in .xml"),
     ({"w.json": "{}"}, ["convert", "w.json", "t.csv"], "the name must end in .swf or .swf.gz"),
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": 1, "subtime": 0.5, "res": 2, '
+                '"profile": "d"}\n], "profiles": {"d": {"type": "delay", "delay": 5}}}'},
+     ["convert", "w.json", "t.swf"], "w.json:2: field 'jobs[0].subtime': 0.5 s is not a whole "
+                                     "number of seconds, which SWF times are"),
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": 1, "subtime": 0, "res": 2, '
+                '"profile": "d"}\n], "profiles": {"d": {"type": "delay", "delay": 2.5}}}'},
+     ["convert", "w.json", "t.swf"], "field 'profiles.d.delay': 2.5 s is not a whole number"),
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": 1, "subtime": 9, "res": 2, "profile": "d"},'
+                '\n  {"id": 2, "subtime": 3, "res": 2, "profile": "d"}\n], '
+                '"profiles": {"d": {"type": "delay", "delay": 5}}}'},
+     ["simulate", "w.json", "--unsorted", "reject"],
+     "w.json:3: field 'jobs[1].subtime': submit time 3 is before the previous job's (9)"),
+    ({"w.json": '{"nb_res": 4, "jobs": [\n  {"id": "042", "subtime": 0, "res": 2, '
+                '"profile": "d"},\n  {"id": 42, "subtime": 3, "res": 2, "profile": "d"}\n], '
+                '"profiles": {"d": {"type": "delay", "delay": 5}}}'},
+     ["simulate", "w.json"], "w.json:3: field 'jobs[1].id': job id 42 is the integer of "
+                             "jobs[0].id '042'"),
 ])
 def test_batsim_bad_input_is_one_line_and_exit_2(tmp_path, files, args, message):
     for name, text in files.items():

@@ -141,6 +141,13 @@ def _file(*body: str) -> str:
      4, "radical", "not consecutive in name order"),
     (_file(CLUSTER.format(extra=""), CLUSTER.format(extra="").replace('id="c0"', 'id="c1"')),
      4, None, "host name 'n0' is used twice"),
+    (_file(CLUSTER.format(extra="")).replace('routing="Full"', 'routing="Vivaldi"'), 3,
+     "routing", "'Vivaldi': read are the zones"),
+    (_file(CLUSTER.format(extra=""), CLUSTER.format(extra="").replace('id="c0"', 'id="c1"')
+           .replace('radical="0-3"', 'radical="10-13"'),
+           '<link id="bb" bandwidth="1GBps" latency="soon"/>',
+           '<zoneRoute src="c0" dst="c1" gw_src="nc0_router" gw_dst="nc1_router">'
+           '<link_ctn id="bb"/></zoneRoute>'), 6, "latency", "'soon' is not a number"),
 ])
 def test_a_malformed_platform_names_file_line_field_and_reason(tmp_path, text, line, field,
                                                                reason):

@@ -206,3 +206,26 @@ def test_a_missing_file_is_named(tmp_path):
 
 def test_the_suffix_says_which_format():
     assert is_batsim_workload("a/b/W.JSON") and not is_batsim_workload("w.swf.gz")
+
+
+@pytest.mark.parametrize("row, message", [
+    ([7, 3, -1, 30, -1, -1, -1, -1, 60] + [-1] * 9, "job 7 (row 0) has no size"),
+    ([7, 3, -1, 30, 9, -1, -1, 9, 60] + [-1] * 9, "job 7 (row 0) asks for more than the 4 "
+                                                   "resources"),
+])
+def test_a_job_batsim_cannot_run_is_not_written(row, message):
+    import pandas as pd
+
+    from simlib.workload.swf import SWF_FIELDS, Workload
+
+    with pytest.raises(TraceFormatError) as info:
+        from_swf(Workload(pd.DataFrame([row], columns=SWF_FIELDS)), nb_res=4)
+    assert message in str(info.value)
+
+
+def test_a_time_json_cannot_hold_is_refused(tmp_path):
+    w = BatsimWorkload(nb_res=1, ids=[1], subtime=[float("nan")], walltime=[-1], res=[1],
+                       profile=["d"], profiles={"d": {"type": "delay", "delay": 1}})
+    with pytest.raises(ValueError, match="subtime nan is not a finite number"):
+        write_batsim(w, tmp_path / "w.json")
+    assert not (tmp_path / "w.json").exists()

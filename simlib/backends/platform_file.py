@@ -74,6 +74,8 @@ UNITS = {
     "time": {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0,
              "h": 3600.0, "d": 86400.0, "w": 604800.0},
 }
+#: Routing models of the top zone whose routes between clusters are its <zoneRoute>s.
+ROUTINGS = ("Full", "Floyd", "Dijkstra", "DijkstraCache")
 _QUANTITY = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z]*)\s*\Z")
 _RADICAL = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?\Z")
 
@@ -234,6 +236,10 @@ def _zone(root: _Element, fail):
     if len(zones) != 1:
         fail(root, None, f"{len(zones)} top-level zones: a platform of clusters has exactly one")
     zone = zones[0]
+    routing = zone.attrs.get("routing", "Full")
+    if routing not in ROUTINGS:
+        fail(zone, "routing", f"{routing!r}: read are the zones whose routes are the "
+                              f"<zoneRoute> elements given ({', '.join(ROUTINGS)})")
     clusters, links, routes = [], {}, []
     for el in zone.children:
         if el.tag == "cluster":
@@ -368,11 +374,13 @@ def _link(el: _Element, fail) -> tuple[float, float]:
     if a.get("sharing_policy", "SHARED") != "SHARED":
         fail(el, "sharing_policy", f"{a['sharing_policy']!r}: the backbone is read as SHARED "
                                    "only")
-    try:
-        bw = parse_quantity(a.get("bandwidth", ""), "bandwidth")
-        lat = parse_quantity(a.get("latency", "0s"), "time")
-    except ValueError as exc:
-        fail(el, "bandwidth", str(exc))
+    values = {}
+    for attr, kind, default in (("bandwidth", "bandwidth", ""), ("latency", "time", "0s")):
+        try:
+            values[attr] = parse_quantity(a.get(attr, default), kind)
+        except ValueError as exc:
+            fail(el, attr, str(exc))
+    bw, lat = values["bandwidth"], values["latency"]
     if not (bw > 0 and math.isfinite(bw)) or not (lat >= 0 and math.isfinite(lat)):
         fail(el, None, "bandwidth must be positive and latency >= 0")
     return bw, lat

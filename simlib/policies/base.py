@@ -90,6 +90,10 @@ class Policy:
     description: ClassVar[str] = ""
     #: Accepted keyword parameters and their defaults (validated by make_policy).
     defaults: ClassVar[dict[str, Any]] = {}
+    #: Parameters that choose how another simulator reads the algorithm (e.g.
+    #: EASY's ``reading``), not parameters of the paper's algorithm: tables of
+    #: a paper's algorithms leave them out.
+    simulator_switches: ClassVar[tuple[str, ...]] = ()
     #: True when jobs always run on all their processors at full speed from
     #: start to end (their execution time is then their work).
     rigid: ClassVar[bool] = True

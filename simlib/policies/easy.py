@@ -132,6 +132,7 @@ class EASY(QueuePolicy):
     paper = "baseline: Lifka 1995; Mu'alem & Feitelson, IEEE TPDS 12(6) 2001"
     description = "EASY backfilling: one reservation, for the queue head"
     defaults = {"reading": READINGS[0]}
+    simulator_switches = ("reading",)
 
     def __init__(self, **params):
         super().__init__(**params)

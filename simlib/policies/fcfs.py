@@ -57,6 +57,19 @@ class FCFS(QueuePolicy):
         self.strategy: AllocationStrategy | None = None if rule == "count" else make_rule(rule)
         self.queue = deque()
 
+    def attach(self, sim) -> None:
+        super().attach(sim)
+        if self.strategy is None:
+            return
+        # A job the rule can never place would block the queue for good.
+        widest = max((job.procs for job in sim.jobs), default=0)
+        room = self.strategy.max_size(sim.platform)
+        if widest > room:
+            job = next(j for j in sim.jobs if j.procs == widest)
+            raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
+                              f"allocation {self.strategy.name!r} can place at most "
+                              f"{room} on this platform")
+
     def keeps_core_state(self) -> bool:
         # Counts of free processors only, unless a rule places jobs on core ids.
         return self.strategy is not None

@@ -198,6 +198,7 @@ class BatsimWorkload:
                                        f"job id {job_id!r} is not an integer: SWF and simlib's "
                                        "jobs tables number jobs with integers")
             ids[i] = number
+        _refuse_equal_ids(ids, self.ids, self.path)
         delay = np.empty(len(self), dtype=np.float64)
         for i, (name, kind) in enumerate(zip(self.profile, self.profile_types())):
             if kind != "delay":
@@ -220,7 +221,35 @@ class BatsimWorkload:
         columns["allocated_procs"] = self.res.copy()
         header = [f"; MaxProcs: {self.nb_res}",
                   f"; Note: converted by simlib from the Batsim workload {self.path or '(memory)'}"]
-        return Workload(Table(columns), header=header, path=self.path)
+        table = Table(columns)
+        # Batsim takes jobs in any order; SWF lists them by submit time (stable).
+        order = np.argsort(self.subtime, kind="stable")
+        if np.any(order != np.arange(n)):
+            table = table.take(order)
+        return Workload(table, header=header, path=self.path)
+
+    def check_whole_seconds(self) -> None:
+        """Refuse times that SWF, whose times are whole seconds, cannot hold.
+
+        Raises
+        ------
+        TraceFormatError
+            Naming the first job (or its delay profile) with a fractional time.
+        """
+        where = self.path or "workload"
+        for name, values in (("subtime", self.subtime), ("walltime", self.walltime)):
+            bad = np.flatnonzero(values != np.floor(values))
+            if len(bad):
+                i = int(bad[0])
+                raise TraceFormatError(where, _job_line(self.path, i), f"jobs[{i}].{name}",
+                                       f"{float(values[i])!r} s is not a whole number of seconds, "
+                                       "which SWF times are")
+        for name in dict.fromkeys(self.profile):
+            prof = self.profiles[name]
+            if prof["type"] == "delay" and float(prof["delay"]) != math.floor(prof["delay"]):
+                raise TraceFormatError(where, None, f"profiles.{name}.delay",
+                                       f"{prof['delay']!r} s is not a whole number of seconds, "
+                                       "which SWF times are")
 
     # ------------------------------------------------------------ SimGrid
     def parallel_task(self, index: int) -> tuple[list[float], list[float]]:
@@ -248,6 +277,18 @@ class BatsimWorkload:
                     [0.0 if r == c else com for r in range(n) for c in range(n)])
         raise ValueError(f"job {self.ids[index]!r}: profile {self.profile[index]!r} is of type "
                          f"{prof['type']!r}, not a parallel task")
+
+
+def _refuse_equal_ids(numbers: np.ndarray, ids: list, path: str | None) -> None:
+    """Two ids read as the same integer (``"042"`` and ``"42"``) are an error naming both."""
+    order = np.argsort(numbers, kind="stable")
+    same = np.flatnonzero(numbers[order][1:] == numbers[order][:-1])
+    if len(same):
+        first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
+        raise TraceFormatError(path or "workload", _job_line(path, second), f"jobs[{second}].id",
+                               f"job id {ids[second]!r} is the integer of jobs[{first}].id "
+                               f"{ids[first]!r}: SWF and simlib's jobs tables need distinct "
+                               "integer ids")
 
 
 def _integer_id(job_id) -> int | None:
@@ -516,7 +557,19 @@ def _profile_json(prof: dict) -> str:
 
 
 def write_batsim(workload: BatsimWorkload, path: str | os.PathLike):
-    """Write ``workload`` as a Batsim JSON workload, atomically; returns the path."""
+    """Write ``workload`` as a Batsim JSON workload, atomically; returns the path.
+
+    Raises
+    ------
+    ValueError
+        A submit time or walltime that is not a finite number (JSON has none).
+    """
+    for name in ("subtime", "walltime"):
+        values = getattr(workload, name)
+        if len(values) and not np.all(np.isfinite(values)):
+            i = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise ValueError(f"job {workload.ids[i]!r}: {name} {float(values[i])!r} is not a finite "
+                             "number, which JSON cannot hold")
     extra_jobs = workload.extra.get("jobs", {})
     lines = []
     for i, job_id in enumerate(workload.ids):
@@ -555,7 +608,7 @@ def from_swf(workload: Workload, nb_res: int, *, fixed_width_ids: bool = True) -
     Raises
     ------
     TraceFormatError
-        A job without a runtime (-1).
+        A job without a runtime (-1), without a size, or wider than ``nb_res``.
 
     Examples
     --------
@@ -575,6 +628,13 @@ def from_swf(workload: Workload, nb_res: int, *, fixed_width_ids: bool = True) -
                                "delay profile needs one (clean the workload first)")
     requested = np.asarray(t["requested_procs"], dtype=np.int64)
     res = np.where(requested > 0, requested, np.asarray(t["allocated_procs"], dtype=np.int64))
+    for bad, why in ((res <= 0, "has no size (requested and allocated processors -1)"),
+                     (res > nb_res, f"asks for more than the {nb_res} resources")):
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise TraceFormatError(workload.path or "workload", None, "requested_procs",
+                                   f"job {int(t['job_id'][i])} (row {i}) {why}: a Batsim job "
+                                   "cannot be written (clean the workload first)")
     req = np.asarray(t["requested_time"], dtype=np.float64)
     profiles: dict[str, dict] = {}
     names = []
@@ -589,7 +649,7 @@ def from_swf(workload: Workload, nb_res: int, *, fixed_width_ids: bool = True) -
         ids = [str(x).zfill(width) for x in ids]
     return BatsimWorkload(nb_res=int(nb_res), ids=ids,
                           subtime=np.asarray(t["submit_time"], dtype=np.float64),
-                          walltime=np.where(req > 0, req, -1.0), res=np.maximum(res, 0),
+                          walltime=np.where(req > 0, req, -1.0), res=res,
                           profile=names, profiles=profiles, path=workload.path)
 
 
@@ -608,3 +668,8 @@ def job_line(path: str | os.PathLike, job_id: int) -> int | None:
         if _integer_id(x) == job_id:
             return _job_line(str(path), i)
     return None
+
+
+def job_index_line(path: str | os.PathLike | None, index: int) -> int | None:
+    """1-based line where job ``index`` (0-based, file order) starts, for error messages."""
+    return None if path is None else _job_line(str(path), index)

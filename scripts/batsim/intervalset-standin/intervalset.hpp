@@ -53,7 +53,7 @@ public:
     IntervalSet & operator=(const IntervalSet & other) = default;
     IntervalSet & operator=(const ClosedInterval & interval);
 
-    //! Parses "1-3 5 7" (sep " ", joiner "-"); any order, overlaps allowed.
+    //! Parses "1-3,5,7" (sep ",", joiner "-"); any order, overlaps allowed.
     //! Throws std::invalid_argument on a malformed string.
     static IntervalSet from_string_hyphen(const std::string & str,
                                           const std::string & sep = ",",

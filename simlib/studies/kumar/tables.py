@@ -193,7 +193,8 @@ def algorithms_frame(published: Mapping | None = None) -> pd.DataFrame:
         rows.append({
             "algorithm": row[0], "registry_name": name, "workload": row[1], "ecc_processor": row[2],
             "class": f"{cls.__module__}.{cls.__name__}",
-            "parameters": ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()) or "-",
+            "parameters": ", ".join(f"{k}={v!r}" for k, v in cls.defaults.items()
+                                    if k not in cls.simulator_switches) or "-",
             "published": "" if p is None else f"{p[0]} / {p[1]} / {p[2]}",
             "matches_published": "" if p is None else ("yes" if tuple(p[:3]) == row else "NO")})
     return pd.DataFrame(rows)
