@@ -225,9 +225,17 @@ def _policy_files(cls) -> tuple[str, ...]:
     scanned: set[str] = set()
     while todo:
         name = todo.pop()
-        if name in scanned or name not in sys.modules:
+        if name in scanned:
             continue
         scanned.add(name)
+        # Helpers imported inside a function (a reading loaded only when chosen).
+        for m in _imports(name):
+            if (_in_policies(m) and m != POLICY_PACKAGE and m not in helpers
+                    and module_file(m) is not None):
+                helpers.add(m)
+                todo.append(m)
+        if name not in sys.modules:
+            continue
         for value in vars(sys.modules[name]).values():
             owner = getattr(value, "__module__", None) or getattr(value, "__name__", "")
             if (isinstance(owner, str) and owner.startswith(POLICY_PACKAGE + ".")

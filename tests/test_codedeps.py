@@ -52,6 +52,13 @@ def test_policy_files_are_the_policy_its_bases_and_helpers():
                 "policies/_conservative_kernel.pyx"} <= names(policy_files(POLICIES[name]))
 
 
+def test_policy_files_include_helpers_imported_inside_functions():
+    # EASY loads pybatsim's reading only when it is chosen; its steps still depend on it.
+    names = {Path(f).name for f in policy_files(POLICIES["easy"])}
+    assert {"easy.py", "easy_pybatsim.py", "kernels.py"} <= names
+    assert "conservative.py" not in {Path(f).name for f in policy_files(POLICIES["fcfs"])}
+
+
 def test_policy_files_include_compiled_kernel_sources():
     # A change to the Cython source reruns conservative's steps, not EASY's.
     kernel = "policies/_conservative_kernel.pyx"

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..engine.allocation import AllocationStrategy, make_rule
+from ..engine.allocation import RULES, AllocationStrategy, make_rule
 from ..errors import ConfigError
 from .base import QueuePolicy
-from .conservative import ALLOCATIONS
+
+#: Values of the ``allocation`` parameter: counts, then paper D's five rules.
+ALLOCATIONS = ("count", *RULES)
 
 
 class FCFS(QueuePolicy):
