@@ -656,7 +656,7 @@ def check_policies(where: str, policies: Mapping[str, Mapping | None]) -> None:
     >>> check_policies("config studies.x.policies", {"easy": {"depth": 3}})
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: config studies.x.policies.easy: unknown parameter(s) depth; accepted: none
+    simlib.errors.ConfigError: config studies.x.policies.easy: unknown parameter(s) depth; accepted: reading
     """
     from ..policies import POLICIES, make_policy
     for policy, params in policies.items():

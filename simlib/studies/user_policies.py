@@ -109,7 +109,7 @@ def check_extra_policies(config: Mapping) -> None:
     >>> check_extra_policies({"extra_policies": {"easy": {"depth": 3}}})
     Traceback (most recent call last):
     ...
-    simlib.errors.ConfigError: config extra_policies.easy: unknown parameter(s) depth; accepted: none
+    simlib.errors.ConfigError: config extra_policies.easy: unknown parameter(s) depth; accepted: reading
     """
     from .base import check_policies
     check_policies(f"config {EXTRA_KEY}", extra_policies(config))
