@@ -753,6 +753,45 @@ def make_rule(name: str) -> AllocationStrategy:
     return factory()
 
 
-__all__ = ["Allocation", "AllocationStrategy", "BestEffort", "Contiguous", "LowestIds",
-           "MaskRule", "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES", "ids_of", "lowest_bits",
-           "make_rule", "mask_of", "mask_selector", "runs_of"]
+#: Values of a policy's ``allocation`` parameter: ``count`` (no rule: any
+#: free cores, counted), then paper D's five rules.
+ALLOCATIONS = ("count", *RULES)
+
+
+def allocation_strategy(policy: str, value) -> AllocationStrategy | None:
+    """The strategy a policy's ``allocation`` parameter names; None for ``count``.
+
+    Examples
+    --------
+    >>> allocation_strategy("fcfs", "count") is None, allocation_strategy("fcfs", "contiguous")
+    (True, Contiguous())
+    >>> allocation_strategy("fcfs", "nearest")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simlib.errors.ConfigError: fcfs: parameter allocation must be one of count, ...; not 'nearest'
+    """
+    if value not in ALLOCATIONS:
+        raise ConfigError(f"{policy}: parameter allocation must be one of "
+                          f"{', '.join(ALLOCATIONS)}; not {value!r}")
+    return None if value == "count" else make_rule(value)
+
+
+def check_placeable(policy: str, strategy: AllocationStrategy, platform: Platform, jobs) -> None:
+    """Refuse, before a run, a job wider than ``strategy`` can ever place on ``platform``.
+
+    Such a job would wait for good (a policy that keeps it at the head of its
+    queue would block every job behind it).
+    """
+    widest = max((job.procs for job in jobs), default=0)
+    room = strategy.max_size(platform)
+    if widest > room:
+        job = next(j for j in jobs if j.procs == widest)
+        raise ConfigError(f"{policy}: job {job.job_id} asks for {widest} processors; "
+                          f"allocation {strategy.name!r} can place at most {room} on this "
+                          "platform")
+
+
+__all__ = ["ALLOCATIONS", "Allocation", "AllocationStrategy", "BestEffort", "Contiguous",
+           "LowestIds", "MaskRule", "OneCluster", "PerCore", "PlanChoice", "Planned", "RULES",
+           "allocation_strategy", "check_placeable", "ids_of", "lowest_bits", "make_rule",
+           "mask_of", "mask_selector", "runs_of"]

@@ -40,15 +40,19 @@ set of core ids chosen by an allocation strategy
 """
 from __future__ import annotations
 
-from ..engine.allocation import RULES, AllocationStrategy, PlanChoice, Planned, ids_of, make_rule
+from ..engine.allocation import (
+    AllocationStrategy,
+    PlanChoice,
+    Planned,
+    allocation_strategy,
+    check_placeable,
+    ids_of,
+)
 from ..errors import ConfigError
 from . import kernels
 from .base import QueuePolicy
 from .profile import CountSchedule, PeakFree, PlacementProfile
 
-#: Values of the ``allocation`` parameter: today's count-based planning, then
-#: paper D's five rules.
-ALLOCATIONS = ("count", *RULES)
 #: Values of the ``recompute`` parameter: what happens to the queued jobs'
 #: reservations when a job ends before its estimate.
 RECOMPUTE = ("compress", "rebuild")
@@ -140,17 +144,14 @@ class Conservative(QueuePolicy):
 
     def __init__(self, **params):
         super().__init__(**params)
-        rule = self.params["allocation"]
-        if rule not in ALLOCATIONS:
-            raise ConfigError(f"{self.name}: parameter allocation must be one of "
-                              f"{', '.join(ALLOCATIONS)}; not {rule!r}")
+        strategy = allocation_strategy(self.name, self.params["allocation"])
         if self.params["recompute"] not in RECOMPUTE:
             raise ConfigError(f"{self.name}: parameter recompute must be one of "
                               f"{', '.join(RECOMPUTE)}; not {self.params['recompute']!r}")
         self._from_scratch = self.params["recompute"] == "rebuild"
         #: The allocation strategy, None for count-based planning. A subclass
         #: may set any :class:`AllocationStrategy` (e.g. paper Z's PerCore).
-        self.strategy: AllocationStrategy | None = None if rule == "count" else make_rule(rule)
+        self.strategy: AllocationStrategy | None = strategy
 
     def attach(self, sim):
         super().attach(sim)
@@ -170,13 +171,7 @@ class Conservative(QueuePolicy):
         # refusals remembered (the same holes come back at every completion).
         self._choose = PlanChoice(self.strategy)
         self._held = {}
-        widest = max((job.procs for job in sim.jobs), default=0)
-        room = self.strategy.max_size(sim.platform)
-        if widest > room:
-            job = next(j for j in sim.jobs if j.procs == widest)
-            raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
-                              f"allocation {self.strategy.name!r} can place at most "
-                              f"{room} on this platform")
+        check_placeable(self.name, self.strategy, sim.platform, sim.jobs)
 
     def planned_starts(self) -> dict[int, float]:
         """Each queued job's reserved start, by job idx, in queue order."""

@@ -3,12 +3,8 @@ from __future__ import annotations
 
 from collections import deque
 
-from ..engine.allocation import RULES, AllocationStrategy, make_rule
-from ..errors import ConfigError
+from ..engine.allocation import AllocationStrategy, allocation_strategy, check_placeable
 from .base import QueuePolicy
-
-#: Values of the ``allocation`` parameter: counts, then paper D's five rules.
-ALLOCATIONS = ("count", *RULES)
 
 
 class FCFS(QueuePolicy):
@@ -51,26 +47,15 @@ class FCFS(QueuePolicy):
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
-        rule = self.params["allocation"]
-        if rule not in ALLOCATIONS:
-            raise ConfigError(f"{self.name}: parameter allocation must be one of "
-                              f"{', '.join(ALLOCATIONS)}; not {rule!r}")
         #: The allocation strategy, None for counts (any free cores).
-        self.strategy: AllocationStrategy | None = None if rule == "count" else make_rule(rule)
+        self.strategy: AllocationStrategy | None = allocation_strategy(
+            self.name, self.params["allocation"])
         self.queue = deque()
 
     def attach(self, sim) -> None:
         super().attach(sim)
-        if self.strategy is None:
-            return
-        # A job the rule can never place would block the queue for good.
-        widest = max((job.procs for job in sim.jobs), default=0)
-        room = self.strategy.max_size(sim.platform)
-        if widest > room:
-            job = next(j for j in sim.jobs if j.procs == widest)
-            raise ConfigError(f"{self.name}: job {job.job_id} asks for {widest} processors; "
-                              f"allocation {self.strategy.name!r} can place at most "
-                              f"{room} on this platform")
+        if self.strategy is not None:
+            check_placeable(self.name, self.strategy, sim.platform, sim.jobs)
 
     def keeps_core_state(self) -> bool:
         # Counts of free processors only, unless a rule places jobs on core ids.
