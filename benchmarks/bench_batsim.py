@@ -43,15 +43,19 @@ import argparse
 import os
 import platform as pyplatform
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import yaml
+from process_time import time_v
 from results_file import write_section
+
+from simlib.batsim.crosscheck import FIRST_SUBMIT, delay_inputs, read_batsim_jobs
+from simlib.io import write_text
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -78,44 +82,11 @@ def trace_path(traces_dir: Path, name: str) -> Path:
     return hits[0]
 
 
-def delay_inputs(trace: Path, jobs: int, out: Path) -> tuple[Path, Path, int]:
-    """The first ``jobs`` cleaned jobs as a Batsim workload, and a one-cluster platform."""
-    from simlib.backends.simgrid import NetworkPlatform
-    from simlib.commands import CONVERT_PLATFORM
-    from simlib.workload.batsim import from_swf, write_batsim
-    from simlib.workload.prepare import clean, subset
-    from simlib.workload.swf import max_procs, read_swf
-
-    raw = read_swf(trace)
-    cpus = max_procs(raw)
-    cleaned, _ = clean(raw, cpus)
-    batsim = from_swf(subset(cleaned, n_jobs=jobs), cpus)
-    batsim.subtime = batsim.subtime - batsim.subtime.min() + 1.0
-    workload, platform = out / "workload.json", out / "platform.xml"
-    write_batsim(batsim, workload)
-    platform.write_text(NetworkPlatform.homogeneous(clusters=1, nodes=cpus, name="cluster",
-                                                    **CONVERT_PLATFORM)
-                        .to_xml(master="master_host", fixed_width=True))
-    return workload, platform, cpus
-
-
 def run_simlib(workload: Path, options: list[str], out: Path) -> tuple[Path, float, int]:
     """``simlib simulate`` under ``/usr/bin/time -v``: jobs table, wall seconds, peak KiB."""
     table = out / "jobs.csv"
-    cmd = [str(SIMLIB), "simulate", str(workload), *options, "-o", str(table)]
-    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{proc.stderr[-2000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", proc.stderr)
-    hours, minutes, seconds = wall.groups()
-    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1))
-    return table, int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds), peak
-
-
-def batsim_ids(table: pd.DataFrame) -> pd.DataFrame:
-    """Batsim's jobs table indexed by our integer job ids (``w0!0042`` -> 42)."""
-    ids = table["job_id"].astype(str).str.rsplit("!", n=1).str[-1].astype(int)
-    return table.set_index(ids)
+    wall, peak = time_v([str(SIMLIB), "simulate", str(workload), *options, "-o", str(table)])
+    return table, wall, peak
 
 
 def compare_starts(ours: pd.DataFrame, theirs: pd.DataFrame) -> dict:
@@ -139,13 +110,13 @@ def delay_rows(args, trace_name: str) -> list[dict]:
     out = Path(args.work) / trace_name
     out.mkdir(parents=True, exist_ok=True)
     workload, platform, cpus = delay_inputs(trace_path(Path(args.traces_dir), trace_name),
-                                            args.jobs, out)
+                                            args.jobs, out)   # simlib.batsim.crosscheck
     batsim_runs = {}
     rows = []
     for label, options, scheduler in DELAY_RUNS:
         if scheduler not in batsim_runs:
             run = batsim_run(workload, platform, scheduler, out / f"batsim-{scheduler}", args)
-            batsim_runs[scheduler] = (run, batsim_ids(pd.read_csv(run["jobs_csv"])))
+            batsim_runs[scheduler] = (run, read_batsim_jobs(run["jobs_csv"]))
         run, theirs = batsim_runs[scheduler]
         mine = out / re.sub(r"\W+", "-", label.lower())
         mine.mkdir(exist_ok=True)
@@ -203,12 +174,12 @@ def d_inputs(args, out: Path):
                               runtime_max=float(wcfg["runtime_max"]))
     wl = make_workload(pool, jobs=args.d_jobs, base_seed=int(wcfg["base_seed"]), seed=0,
                        order=wcfg["order"], f_w=float(wcfg["f_w"]))
-    wl.jobs["submit_time"] = 1   # schedFcfs asserts on a job submitted at 0
+    wl.jobs["submit_time"] = FIRST_SUBMIT   # schedFcfs asserts on a job submitted at 0
     t = wl.jobs
     ids = [str(int(x)).zfill(len(str(int(t["job_id"].max())))) for x in t["job_id"]]
     profiles, names = {}, []
     for job_id, size, ret in zip(ids, t["requested_procs"], t["run_time"]):
-        job = type("J", (), {"procs": int(size), "work": float(ret)})
+        job = SimpleNamespace(procs=int(size), work=float(ret))
         cpu, com = parallel_task(job, f_comp=float(tcfg["f_comp"]), f_comm=args.d_f_comm,
                                  self_communication=bool(tcfg["self_communication"]))
         names.append(f"ptask_{job_id}")
@@ -217,7 +188,7 @@ def d_inputs(args, out: Path):
                             walltime=t["requested_time"], res=t["requested_procs"],
                             profile=names, profiles=profiles)
     write_batsim(batsim, out / "workload.json")
-    (out / "platform.xml").write_text(net.to_xml(master="master_host", fixed_width=True))
+    write_text(out / "platform.xml", net.to_batsim_xml())
     return wl, net, batsim, float(tcfg["f_comp"])
 
 
@@ -245,7 +216,7 @@ def d_row(args) -> dict:
                      out / "batsim-schedFcfs", timeout=args.timeout)
     res.jobs.to_csv(out / "simlib-jobs.csv", index=False)
     ours = res.jobs.set_index(res.jobs["job_id"].astype(int))
-    theirs = batsim_ids(pd.read_csv(run.jobs_csv)).loc[ours.index]
+    theirs = read_batsim_jobs(run.jobs_csv).loc[ours.index]
     hosts = (ours["allocated_resources"].astype(str).str.strip()
              == theirs["allocated_resources"].astype(str).str.strip())
     d_start = (ours["starting_time"] - theirs["starting_time"]).abs()

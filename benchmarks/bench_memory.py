@@ -25,13 +25,12 @@ from __future__ import annotations
 import argparse
 import os
 import platform as pyplatform
-import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from process_time import time_v
 from results_file import write_section
 
 HERE = Path(__file__).resolve().parent
@@ -70,14 +69,9 @@ def measure(trace: Path, policy: str, tree: Path) -> tuple[float, float]:
     """``(wall s, peak MB)`` of one ``simlib simulate`` process."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PYTHONPATH": str(tree)}
-        cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "simlib.cli", "simulate", str(trace),
-               "--policy", policy, "-o", str(Path(tmp) / "jobs.csv")]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {proc.stderr[-2000:]}")
-    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", proc.stderr)[1]
-    secs = sum(float(x) * 60 ** i for i, x in enumerate(reversed(wall.split(":"))))
-    kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)[1])
+        cmd = [sys.executable, "-m", "simlib.cli", "simulate", str(trace), "--policy", policy,
+               "-o", str(Path(tmp) / "jobs.csv")]
+        secs, kb = time_v(cmd, env=env, cwd=tmp)
     return secs, kb / 1024
 
 

@@ -499,25 +499,9 @@ def read_workload(path: str, *, unsorted: str = "sort"):
     if is_batsim_workload(path):
         workload = read_batsim(path)
         if unsorted == "reject":
-            check_batsim_order(workload)
+            workload.check_order()
         return workload.to_swf()
     return read_swf(path, unsorted=unsorted)
-
-
-def check_batsim_order(workload) -> None:
-    """``--unsorted reject`` for a Batsim workload: submit times must not go backwards."""
-    import numpy as np
-
-    from simlib.errors import TraceFormatError
-    from simlib.workload.batsim import job_index_line
-
-    back = np.flatnonzero(np.diff(workload.subtime) < 0) if len(workload) else []
-    if len(back):
-        i = int(back[0]) + 1
-        raise TraceFormatError(workload.path, job_index_line(workload.path, i),
-                               f"jobs[{i}].subtime", f"submit time {workload.subtime[i]:g} is "
-                               f"before the previous job's ({workload.subtime[i - 1]:g}); "
-                               "--unsorted sort takes the jobs by submit time")
 
 
 def workload_job_line(path: str, job_id: int) -> int | None:
@@ -901,13 +885,6 @@ def _run_generate(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------
 # simlib convert
 # --------------------------------------------------------------------------
-#: The machine of a platform ``simlib convert --platform`` writes for an SWF
-#: trace: one cluster, zero latency (Batsim then adds no time to a decision),
-#: speeds and bandwidths that delay profiles do not read.
-CONVERT_PLATFORM = {"speed": 1e9, "bw": 1.25e9, "lat": 0.0, "switch_bw": 1.25e10,
-                    "switch_lat": 0.0, "backbone_bw": 1.25e10, "backbone_lat": 0.0}
-
-
 def register_convert(subparsers: argparse._SubParsersAction) -> None:
     """Add ``simlib convert IN OUT [--cpus N] [--platform P.xml] [--no-clean]``.
 
@@ -970,7 +947,7 @@ def _batsim_to_swf(args: argparse.Namespace) -> int:
 
     workload = read_batsim(args.source)
     if args.unsorted == "reject":
-        check_batsim_order(workload)
+        workload.check_order()
     workload.check_whole_seconds()
     write_swf(workload.to_swf(), args.target)
     print(f"wrote {args.target}: {len(workload)} jobs on {workload.nb_res} CPUs "
@@ -1000,9 +977,7 @@ def _swf_to_batsim(args: argparse.Namespace, cpus: int | None) -> int:
     print(f"wrote {args.target}: {len(batsim)} jobs, {len(batsim.profiles)} delay profiles, "
           f"nb_res {cpus}{note}")
     if args.platform:
-        net = NetworkPlatform.homogeneous(clusters=1, nodes=cpus, name="cluster",
-                                          **CONVERT_PLATFORM)
-        write_text(args.platform, net.to_xml(master="master_host", fixed_width=True))
+        write_text(args.platform, NetworkPlatform.one_cluster(cpus).to_batsim_xml())
         print(f"wrote {args.platform}: one cluster of {cpus} hosts and Batsim's master host "
               "(zero latency)")
     return EXIT_OK

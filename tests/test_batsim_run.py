@@ -248,29 +248,15 @@ def test_our_fcfs_gives_batsims_starts_on_a_real_trace_prefix(tmp_path, quiet_st
     import numpy as np
     import pandas as pd
 
-    from simlib.backends.simgrid import NetworkPlatform
-    from simlib.commands import CONVERT_PLATFORM
-    from simlib.workload.batsim import from_swf, write_batsim
-    from simlib.workload.prepare import clean, subset
-    from simlib.workload.swf import max_procs, read_swf
+    from simlib.batsim.crosscheck import delay_inputs, read_batsim_jobs
 
-    raw = read_swf(next(Path(real_traces).glob("KTH-SP2-*.swf.gz")))
-    cpus = max_procs(raw)
-    cleaned, _ = clean(raw, cpus)
-    batsim = from_swf(subset(cleaned, n_jobs=1000), cpus)
-    batsim.subtime = batsim.subtime - batsim.subtime.min() + 1.0   # schedFcfs: no job at 0
-    wl, pf = tmp_path / "w.json", tmp_path / "p.xml"
-    write_batsim(batsim, wl)
-    pf.write_text(NetworkPlatform.homogeneous(clusters=1, nodes=cpus, name="c", **CONVERT_PLATFORM)
-                  .to_xml(master="master_host", fixed_width=True))
+    wl, pf, _ = delay_inputs(next(Path(real_traces).glob("KTH-SP2-*.swf.gz")), 1000, tmp_path)
     result = run_batsim(wl, pf, "schedFcfs", tmp_path / "batsim", timeout=600)
     simlib = Path(sys.executable).with_name("simlib")
     subprocess.run([str(simlib), "simulate", str(wl), *PYBATSIM_FCFS, "-o",
                     str(tmp_path / "ours.csv")], check=True, capture_output=True)
     ours = pd.read_csv(tmp_path / "ours.csv").set_index("job_id")
-    theirs = pd.read_csv(result.jobs_csv)
-    theirs.index = theirs["job_id"].astype(str).str.rsplit("!", n=1).str[-1].astype(int)
-    theirs = theirs.loc[ours.index]
+    theirs = read_batsim_jobs(result.jobs_csv).loc[ours.index]
     assert len(ours) == 1000
     np.testing.assert_allclose(ours["starting_time"], theirs["starting_time"], rtol=0, atol=1e-6)
     assert (ours["allocated_resources"] == theirs["allocated_resources"]).all()

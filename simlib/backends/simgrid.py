@@ -130,6 +130,11 @@ class Cluster:
 PRIVATE_LINKS = {"split_duplex": "SPLITDUPLEX", "shared": "SHARED"}
 
 
+#: Speeds (flop/s), bandwidths (B/s) and latencies (s) of :meth:`NetworkPlatform.one_cluster`.
+ONE_CLUSTER = {"speed": 1e9, "bw": 1.25e9, "lat": 0.0, "switch_bw": 1.25e10, "switch_lat": 0.0,
+               "backbone_bw": 1.25e10, "backbone_lat": 0.0}
+
+
 def _num(x: float) -> str:
     """A number as SimGrid's platform parser reads it, exactly (shortest repr)."""
     return repr(float(x))
@@ -181,6 +186,19 @@ class NetworkPlatform:
         return cls(tuple(Cluster(f"c{k}", nodes, speed, bw, lat, switch_bw, switch_lat)
                          for k in range(clusters)), backbone_bw, backbone_lat, name,
                    private_links)
+
+    @classmethod
+    def one_cluster(cls, nodes: int, name: str = "cluster") -> "NetworkPlatform":
+        """One cluster of ``nodes`` hosts with zero-latency links: the machine of an SWF
+        trace for Batsim (``simlib convert --platform``). Its speeds and bandwidths are
+        not read by ``delay`` profiles; without latency, Batsim adds no time to a decision.
+        """
+        return cls.homogeneous(clusters=1, nodes=nodes, name=name, **ONE_CLUSTER)
+
+    def to_batsim_xml(self) -> str:
+        """:meth:`to_xml` for Batsim: its master host (``master_host0``) and host
+        names of one width, so that Batsim's machine ids are this platform's node ids."""
+        return self.to_xml(master="master_host", fixed_width=True)
 
     @property
     def nodes(self) -> int:

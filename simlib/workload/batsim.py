@@ -100,7 +100,7 @@ import numpy as np
 
 from simlib.errors import TraceFormatError
 from simlib.io import write_text
-from simlib.table import Table
+from simlib.table import Table, duplicated
 from simlib.workload.swf import MAX_EXACT_TIME, SWF_DTYPES, SWF_FIELDS, Workload
 
 __all__ = ["PROFILE_TYPES", "BatsimWorkload", "from_swf", "is_batsim_workload", "read_batsim",
@@ -194,7 +194,7 @@ class BatsimWorkload:
         for i, job_id in enumerate(self.ids):
             number = _integer_id(job_id)
             if number is None:
-                raise TraceFormatError(where, _job_line(self.path, i), f"jobs[{i}].id",
+                raise TraceFormatError(where, job_index_line(self.path, i), f"jobs[{i}].id",
                                        f"job id {job_id!r} is not an integer: SWF and simlib's "
                                        "jobs tables number jobs with integers")
             ids[i] = number
@@ -203,7 +203,7 @@ class BatsimWorkload:
         for i, (name, kind) in enumerate(zip(self.profile, self.profile_types())):
             if kind != "delay":
                 raise TraceFormatError(
-                    where, _job_line(self.path, i), f"jobs[{i}].profile",
+                    where, job_index_line(self.path, i), f"jobs[{i}].profile",
                     f"profile {name!r} is of type {kind!r}: its runtime depends on the "
                     "platform and the hosts, which SimGrid decides (simlib.backends.simgrid."
                     "simulate_simgrid with BatsimWorkload.parallel_task); the rate-based "
@@ -228,6 +228,22 @@ class BatsimWorkload:
             table = table.take(order)
         return Workload(table, header=header, path=self.path)
 
+    def check_order(self) -> None:
+        """Refuse submit times that go backwards (``--unsorted reject``; Batsim allows them).
+
+        Raises
+        ------
+        TraceFormatError
+            Naming the first job submitted before the job listed above it.
+        """
+        back = np.flatnonzero(np.diff(self.subtime) < 0)
+        if len(back):
+            i = int(back[0]) + 1
+            raise TraceFormatError(self.path or "workload", job_index_line(self.path, i),
+                                   f"jobs[{i}].subtime", f"submit time {self.subtime[i]:g} is "
+                                   f"before the previous job's ({self.subtime[i - 1]:g}); "
+                                   "--unsorted sort takes the jobs by submit time")
+
     def check_whole_seconds(self) -> None:
         """Refuse times that SWF, whose times are whole seconds, cannot hold.
 
@@ -241,7 +257,7 @@ class BatsimWorkload:
             bad = np.flatnonzero(values != np.floor(values))
             if len(bad):
                 i = int(bad[0])
-                raise TraceFormatError(where, _job_line(self.path, i), f"jobs[{i}].{name}",
+                raise TraceFormatError(where, job_index_line(self.path, i), f"jobs[{i}].{name}",
                                        f"{float(values[i])!r} s is not a whole number of seconds, "
                                        "which SWF times are")
         for name in dict.fromkeys(self.profile):
@@ -281,14 +297,14 @@ class BatsimWorkload:
 
 def _refuse_equal_ids(numbers: np.ndarray, ids: list, path: str | None) -> None:
     """Two ids read as the same integer (``"042"`` and ``"42"``) are an error naming both."""
-    order = np.argsort(numbers, kind="stable")
-    same = np.flatnonzero(numbers[order][1:] == numbers[order][:-1])
-    if len(same):
-        first, second = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-        raise TraceFormatError(path or "workload", _job_line(path, second), f"jobs[{second}].id",
-                               f"job id {ids[second]!r} is the integer of jobs[{first}].id "
-                               f"{ids[first]!r}: SWF and simlib's jobs tables need distinct "
-                               "integer ids")
+    again = np.flatnonzero(duplicated(numbers))
+    if len(again):
+        second = int(again[0])
+        first = int(np.flatnonzero(numbers == numbers[second])[0])
+        raise TraceFormatError(path or "workload", job_index_line(path, second),
+                               f"jobs[{second}].id", f"job id {ids[second]!r} is the integer of "
+                               f"jobs[{first}].id {ids[first]!r}: SWF and simlib's jobs tables "
+                               "need distinct integer ids")
 
 
 def _integer_id(job_id) -> int | None:
@@ -342,7 +358,7 @@ def _from_document(doc, where: str, text: str) -> BatsimWorkload:
     extra_jobs: dict[int, dict] = {}
     for i, job in enumerate(jobs):
         def bad(key, reason, i=i):
-            fail(f"jobs[{i}].{key}" if key else f"jobs[{i}]", reason, _job_line(where, i, text))
+            fail(f"jobs[{i}].{key}" if key else f"jobs[{i}]", reason, job_index_line(where, i, text))
 
         ids[i], subtime[i], walltime[i], res[i], names[i] = _read_job(job, profiles, bad)
         if str(ids[i]) in seen:
@@ -359,7 +375,7 @@ def _from_document(doc, where: str, text: str) -> BatsimWorkload:
         prof = profiles[name]
         if prof["type"] == "parallel" and len(prof["cpu"]) != res[i]:
             fail(f"jobs[{i}].res", f"asks for {res[i]} resources but its profile {name!r} "
-                 f"is a parallel task on {len(prof['cpu'])} hosts", _job_line(where, i, text))
+                 f"is a parallel task on {len(prof['cpu'])} hosts", job_index_line(where, i, text))
     extra = {"workload": {k: v for k, v in doc.items() if k not in ("nb_res", "jobs", "profiles")},
              "jobs": extra_jobs}
     return BatsimWorkload(nb_res=int(doc["nb_res"]), ids=ids, subtime=subtime,
@@ -469,8 +485,9 @@ def _key_line(text: str, key: str) -> int | None:
     return text.count("\n", 0, at) + 1 if at >= 0 else None
 
 
-def _job_line(path, index: int, text: str | None = None) -> int | None:
-    """1-based line where job ``index`` of the ``jobs`` list starts (errors only)."""
+def job_index_line(path, index: int, text: str | None = None) -> int | None:
+    """1-based line where job ``index`` (0-based, file order) of the ``jobs`` list
+    starts, for error messages; ``text``: the file's, when already read."""
     if text is None:
         if path is None:
             return None
@@ -666,10 +683,6 @@ def job_line(path: str | os.PathLike, job_id: int) -> int | None:
         return None
     for i, x in enumerate(w.ids):
         if _integer_id(x) == job_id:
-            return _job_line(str(path), i)
+            return job_index_line(str(path), i)
     return None
 
-
-def job_index_line(path: str | os.PathLike | None, index: int) -> int | None:
-    """1-based line where job ``index`` (0-based, file order) starts, for error messages."""
-    return None if path is None else _job_line(str(path), index)
