@@ -86,3 +86,16 @@ def assert_valid_schedule(jobs, cpus, sim=None):
     for t, _, d in events:
         used += d
         assert used <= cpus, f"over-allocation at t={t}: {used} > {cpus}"
+
+
+def recording(policy_name, record, **params):
+    """A policy ``policy_name`` that calls ``record(policy, now)`` after every round."""
+    pol = make_policy(policy_name, **params)
+    inner = pol.on_round
+
+    def on_round(now, *args):
+        inner(now, *args)
+        record(pol, now)
+
+    pol.on_round = on_round
+    return pol

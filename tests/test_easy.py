@@ -1,7 +1,7 @@
 import random
 
 import pytest
-from helpers_sim import assert_valid_schedule, run, schedule
+from helpers_sim import assert_valid_schedule, recording, run, schedule
 
 from simlib.errors import ConfigError
 from simlib.policies import make_policy
@@ -53,17 +53,14 @@ def test_head_retried_at_every_pass_when_jobs_end_early():
 def test_reservation_is_exposed():
     # After the round at t=2, J2 (8 CPUs) is the blocked head: shadow time 10
     # (J1 ends), extra processors 10 - 8 = 2; J3 did not backfill.
-    pol = make_policy("easy")
     seen = {}
-    inner = pol.on_round
 
-    def on_round(now, *args):
-        inner(now, *args)
+    def record(pol, now):
         if pol.reservation is not None:
             head, shadow, extra = pol.reservation
             seen[now] = (head.job_id, shadow, extra)
 
-    pol.on_round = on_round
+    pol = recording("easy", record)
     run(pol, [(0, 6, 10), (1, 8, 10), (2, 4, 20)], 10)
     assert seen[2.0] == (2, 10.0, 2)
     assert pol.reservation is None  # queue empty at the end

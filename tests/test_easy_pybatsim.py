@@ -2,7 +2,7 @@
 where it and Mu'alem & Feitelson's EASY start jobs differently, each for a
 stated rule of pybatsim 3.2.1's easyBackfill, and its free-space list."""
 import pytest
-from helpers_sim import assert_valid_schedule, make_jobs, run, schedule
+from helpers_sim import assert_valid_schedule, make_jobs, recording, run, schedule
 
 from simlib.engine.simulator import Simulator
 from simlib.errors import ConfigError
@@ -87,17 +87,14 @@ def test_a_lone_waiting_head_is_not_reserved_and_nothing_is_backfilled():
 
 
 def test_the_reservation_names_the_head_its_shadow_time_and_block():
-    pol = make_policy("easy", reading="pybatsim")
     seen = {}
-    inner = pol.on_round
 
-    def on_round(now, *args):
-        inner(now, *args)
+    def record(pol, now):
         if pol.reservation is not None:
             head, shadow, block = pol.reservation
             seen[now] = (head.job_id, shadow, block)
 
-    pol.on_round = on_round
+    pol = recording("easy", record, reading="pybatsim")
     run(pol, [(0, 4, 10), (0, 2, 100), (0, 4, 20), (1, 6, 10), (2, 4, 50)], 10)
     # At 10 A's block 0-3 is free; releasing C (6-9), then B (4-5) joins
     # 0-3 and 6-9 into 0-9, kept at the low end: H's block is 0-5.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers_errors import assert_names_where
 
 from simlib.backends.platform_file import parse_quantity, read_platform, same_structure
 from simlib.backends.simgrid import Cluster, NetworkPlatform
@@ -153,11 +154,7 @@ def test_a_malformed_platform_names_file_line_field_and_reason(tmp_path, text, l
                                                                reason):
     path = tmp_path / "bad.xml"
     path.write_text(text)
-    with pytest.raises(TraceFormatError) as info:
-        read_platform(path)
-    err = info.value
-    assert (err.path, err.line, err.field) == (str(path), line, field), str(err)
-    assert reason in err.reason, str(err)
+    assert_names_where(read_platform, path, line, field, reason)
 
 
 def test_two_masters_are_an_error(tmp_path):

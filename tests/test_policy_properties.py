@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers_sim import assert_valid_schedule, draw_rows, make_jobs, run
+from helpers_sim import assert_valid_schedule, draw_rows, make_jobs, recording, run
 
 from simlib.engine.allocation import RULES, OneCluster
 from simlib.engine.job import DONE, WAITING
@@ -304,19 +304,6 @@ def test_the_generated_features_reach_what_the_time_sliced_policies_decide():
         assert True in seen["glomarc_ts", what], what
 
 
-def _recording(policy_name, record, **params):
-    """Wrap a policy so that after every round ``record(policy, now)`` is called."""
-    pol = make_policy(policy_name, **params)
-    inner = pol.on_round
-
-    def on_round(now, *args):
-        inner(now, *args)
-        record(pol, now)
-
-    pol.on_round = on_round
-    return pol
-
-
 def _conservative_recorder():
     """``(reservations, record)``: every queued job's planned start, after every round."""
     reservations = defaultdict(list)
@@ -347,7 +334,7 @@ def test_easy_never_delays_the_head_reservation(case):
             if head.state == WAITING:
                 shadows[head.idx].append(shadow)
 
-    jobs, _ = run(_recording("easy", record), rows, cpus)
+    jobs, _ = run(recording("easy", record), rows, cpus)
     _assert_never_delayed(shadows, jobs)
 
 
@@ -358,7 +345,7 @@ def test_conservative_never_delays_any_reservation(path, case):
     cpus, rows = case
     reservations, record = _conservative_recorder()
     with mock.patch.dict(os.environ, {KERNEL_ENV: path}):
-        jobs, _ = run(_recording("conservative", record), rows, cpus)
+        jobs, _ = run(recording("conservative", record), rows, cpus)
     _assert_never_delayed(reservations, jobs)
 
 
@@ -380,7 +367,7 @@ def test_conservative_keeps_its_guarantees_with_every_allocation_rule(rule, case
     platform, rows = case
     reservations, record = _conservative_recorder()
     # debug=True: the ledger is checked after every round (no core held twice).
-    jobs, _ = run(_recording("conservative", record, allocation=rule), rows, platform.cpus,
+    jobs, _ = run(recording("conservative", record, allocation=rule), rows, platform.cpus,
                   platform=platform)
     assert_valid_schedule(jobs, platform.cpus)
     for j in jobs:

@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+from helpers_errors import assert_names_where
 from helpers_pipeline import synthetic_swf
 from simlib.errors import TraceFormatError
 from simlib.policies import make_policy
@@ -184,12 +185,7 @@ def test_a_malformed_workload_names_file_line_field_and_reason(tmp_path, text, l
                                                                reason):
     path = tmp_path / "bad.json"
     path.write_text(text)
-    with pytest.raises(TraceFormatError) as info:
-        read_batsim(path)
-    err = info.value
-    assert (err.path, err.line, err.field) == (str(path), line, field), str(err)
-    assert reason in err.reason
-    assert str(err).startswith(f"{path}:{line}:")
+    assert_names_where(read_batsim, path, line, field, reason)
 
 
 def test_an_unused_profile_of_another_type_is_not_an_error(tmp_path):
