@@ -111,13 +111,15 @@ def same_structure(a: NetworkPlatform, b: NetworkPlatform) -> bool:
 
     A platform file names its clusters ``cluster-<k>`` (:meth:`NetworkPlatform.to_xml`),
     not by :attr:`Cluster.name`, so a platform read back differs from the one
-    written only in those names.
+    written only in those names. The backbone counts only where it joins
+    clusters: a file of one cluster has none (:class:`PlatformFile`).
     """
-    def shape(net):
+    def shape(net, backbone: bool):
         return ([(c.nodes, c.speed, c.bw, c.lat, c.switch_bw, c.switch_lat) for c in net.clusters],
-                net.private_links, *(() if len(net.clusters) == 1 and len(b.clusters) == 1
-                                     else (net.backbone_bw, net.backbone_lat)))
-    return shape(a) == shape(b)
+                net.private_links, (net.backbone_bw, net.backbone_lat) if backbone else None)
+
+    backbone = len(a.clusters) > 1 or len(b.clusters) > 1
+    return shape(a, backbone) == shape(b, backbone)
 
 
 def _natural_key(name: str):
