@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 
 from helpers_los import run_k
-from helpers_sim import assert_valid_schedule, schedule
-from test_policy_properties import _recording, workloads
+from helpers_sim import assert_valid_schedule, recording, schedule
+from test_policy_properties import workloads
 
 from simlib.engine.job import WAITING
 from simlib.errors import ConfigError
@@ -225,7 +225,7 @@ def test_los_never_delays_the_head_reservation(policy, case):
         if pol.reservation is not None and pol.reservation[0].state == WAITING:
             reserved[pol.reservation[0].idx].append(pol.reservation[1])
 
-    jobs, _, _ = run_k(_recording(policy, record), rows, cpus)
+    jobs, _, _ = run_k(recording(policy, record), rows, cpus)
     for idx, seq in reserved.items():
         assert all(b <= a for a, b in zip(seq, seq[1:])), (idx, seq)
         assert jobs[idx].start <= seq[0]
